@@ -1,0 +1,41 @@
+# The two set-up commands are `make run` and `make test`; everything else is optional.
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+GEN     := $(shell command -v ninja >/dev/null 2>&1 && echo -G Ninja)
+CTEST_J ?= $(JOBS)
+
+.PHONY: all deps configure build run test stress bench tsan clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) $(GEN) -DCMAKE_BUILD_TYPE=Release
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j$(JOBS)
+
+run: build
+	./$(BUILD)/bin/asyncscope
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -LE stress -j$(CTEST_J)
+
+stress: build
+	cd $(BUILD) && ctest --output-on-failure -L stress
+
+bench: build
+	./$(BUILD)/bin/asyncscope_bench --benchmark_out=$(BUILD)/bench.json --benchmark_out_format=json $(BENCH_ARGS)
+
+# ThreadSanitizer build of the engine and trace tests (see CMakePresets.json).
+tsan: deps
+	cmake --preset tsan
+	cmake --build --preset tsan -j$(JOBS)
+	ctest --preset tsan
+
+clean:
+	rm -rf $(BUILD) build-tsan

@@ -1,0 +1,24 @@
+#include "engine/core/engine.h"
+
+#include <thread>
+
+#include "engine/core/naive_engine.h"
+#include "engine/core/threaded_engine.h"
+
+namespace asyncscope {
+
+const char* to_string(EngineKind kind) noexcept {
+  return kind == EngineKind::naive ? "naive" : "threaded";
+}
+
+int hardware_threads() noexcept {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+std::shared_ptr<Engine> make_engine(const EngineOptions& options) {
+  if (options.kind == EngineKind::naive) return std::make_shared<NaiveEngine>(options);
+  return std::make_shared<ThreadedEngine>(options);
+}
+
+}  // namespace asyncscope

@@ -1,0 +1,165 @@
+#include "engine/core/engine_base.h"
+
+#include <algorithm>
+
+#include "engine/core/errors.h"
+#include "engine/trace/clock.h"
+
+namespace asyncscope {
+
+Var* VarPool::acquire() {
+  std::lock_guard lock(mutex_);
+  if (free_ == nullptr) return &storage_.emplace_back(next_id_++);
+  Var* var = free_;
+  free_ = var->next_free_;
+  var->next_free_ = nullptr;
+  var->id_ = next_id_++;  // a recycled var is a new var to the trace
+  var->error = nullptr;
+  return var;
+}
+
+void VarPool::release(Var* var) noexcept {
+  std::lock_guard lock(mutex_);
+  var->error = nullptr;
+  var->next_free_ = free_;
+  free_ = var;
+}
+
+EngineBase::EngineBase(const EngineOptions& options)
+    : Engine(options.recorder),
+      max_inflight_(options.max_inflight),
+      cancelled_error_(std::make_exception_ptr(CancelledError())) {
+  if (options.max_inflight < 0) throw std::invalid_argument("max_inflight must be >= 0 (0 = no bound)");
+  if (recorder_) recorder_->set_first_op_id(next_op_id_.load());
+}
+
+namespace {
+
+bool contains(std::span<Var* const> vars, size_t count, Var* var) {
+  return std::find(vars.begin(), vars.begin() + static_cast<std::ptrdiff_t>(count), var) !=
+         vars.begin() + static_cast<std::ptrdiff_t>(count);
+}
+
+// Wraps what an op threw in an OpError naming the op (unless it already is
+// one, or a cancellation), and returns the text for the trace.
+std::exception_ptr attribute_error(std::exception_ptr thrown, const OpRecord& op, std::string& text) {
+  try {
+    std::rethrow_exception(thrown);
+  } catch (const OpError& e) {
+    text = e.what();
+    return thrown;
+  } catch (const CancelledError& e) {
+    text = e.what();
+    return thrown;
+  } catch (const std::exception& e) {
+    text = e.what();
+  } catch (...) {
+    text = "unknown exception (not derived from std::exception)";
+  }
+  return std::make_exception_ptr(OpError(trace::name_of(op.meta.name), op.id, text, thrown));
+}
+
+}  // namespace
+
+OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<Var* const> writes,
+                              const OpMeta& meta, OpRecord::Kind kind) {
+  for (Var* v : reads) {
+    if (v == nullptr) throw std::invalid_argument("push: null var in reads");
+  }
+  for (Var* v : writes) {
+    if (v == nullptr) throw std::invalid_argument("push: null var in writes");
+  }
+  OpRecord* op = acquire_op_record();
+  op->fn = std::move(fn);
+  op->meta = meta;
+  op->kind = kind;
+  op->owner = this;
+  op->epoch = epoch_.load(std::memory_order_relaxed);
+  op->id = kind == OpRecord::Kind::sync ? 0 : next_op_id_.fetch_add(1, std::memory_order_relaxed);
+
+  const size_t most = reads.size() + writes.size();
+  VarLink* links = op->inline_links;
+  if (most > static_cast<size_t>(OpRecord::kInlineVars)) {
+    op->heap_links = std::make_unique<VarLink[]>(most);
+    links = op->heap_links.get();
+  }
+  // Var lists are short; quadratic de-duplication beats sorting them.
+  uint16_t n = 0;
+  for (size_t i = 0; i < reads.size(); ++i) {
+    Var* v = reads[i];
+    if (contains(reads, i, v) || std::find(writes.begin(), writes.end(), v) != writes.end()) continue;
+    links[n++] = VarLink{op, v, nullptr, false};
+  }
+  op->num_reads = n;
+  for (size_t i = 0; i < writes.size(); ++i) {
+    if (contains(writes, i, writes[i])) continue;
+    links[n++] = VarLink{op, writes[i], nullptr, true};
+  }
+  op->num_writes = static_cast<uint16_t>(n - op->num_reads);
+  op->wait.store(n + 1, std::memory_order_relaxed);
+
+  if (tracing() && kind != OpRecord::Kind::sync) {
+    trace::ThreadBuffer& buffer = recorder_->local();
+    const uint64_t offset = buffer.vars.size();
+    for (uint16_t i = 0; i < n; ++i) buffer.vars.append(links[i].var->id());
+    op->enqueue_ns = trace::now_ns();
+    buffer.enqueues.append(trace::EnqueueEvent{op->id, op->enqueue_ns, meta.out_bytes, offset, meta.iteration,
+                                               meta.name, op->num_reads, op->num_writes, meta.device.kind,
+                                               meta.device.index, static_cast<uint8_t>(meta.internal)});
+  }
+  return op;
+}
+
+void EngineBase::execute(OpRecord* op, uint16_t worker, void* stream) {
+  const bool traced = tracing();
+  const int64_t start = traced ? trace::now_ns() : 0;
+  auto status = trace::OpStatus::ok;
+  std::exception_ptr error;
+
+  // Freeing memory (delete_var) is never dropped: it would leak.
+  if (op->kind != OpRecord::Kind::delete_var && op->epoch != epoch_.load(std::memory_order_relaxed)) {
+    status = trace::OpStatus::cancelled;
+    error = cancelled_error_;
+    cancelled_.fetch_add(1, std::memory_order_relaxed);
+    note_error(error);
+  } else {
+    for (int i = 0; i < op->num_reads && !error; ++i) error = op->read(i)->error;
+    if (error) {
+      status = trace::OpStatus::skipped;
+    } else {
+      try {
+        if (op->fn) op->fn(RunContext{op->meta.device, worker, op->id, stream});
+      } catch (...) {
+        std::string text;
+        error = attribute_error(std::current_exception(), *op, text);
+        status = trace::OpStatus::failed;
+        failed_.fetch_add(1, std::memory_order_relaxed);
+        note_error(error);
+        if (traced) recorder_->record_error(op->id, std::move(text));
+      }
+    }
+  }
+  for (int i = 0; i < op->num_writes; ++i) op->write(i)->error = error;
+
+  if (traced) {
+    recorder_->record_exec(trace::ExecEvent{op->id, start, trace::now_ns(), worker, op->meta.device.kind,
+                                            op->meta.device.index, status});
+  }
+}
+
+void EngineBase::record_sync(trace::SyncKind kind, uint64_t target, int64_t begin) const {
+  if (!tracing()) return;
+  recorder_->record_sync(trace::SyncEvent{begin, trace::now_ns(), target, last_op_id(), kind});
+}
+
+void EngineBase::note_error(const std::exception_ptr& error) {
+  std::lock_guard lock(errors_mutex_);
+  if (!first_error_) first_error_ = error;
+}
+
+std::exception_ptr EngineBase::take_first_error() {
+  std::lock_guard lock(errors_mutex_);
+  return std::exchange(first_error_, nullptr);
+}
+
+}  // namespace asyncscope

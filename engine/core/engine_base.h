@@ -1,0 +1,72 @@
+// EngineBase: what ThreadedEngine and NaiveEngine share: the var pool, op
+// preparation (ids, de-duplicated var links, enqueue tracing), executing one
+// op with error propagation and cancellation, and the error list wait_all
+// rethrows.
+// Threading: as Engine.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <vector>
+
+#include "engine/core/engine.h"
+#include "engine/core/op_record.h"
+
+namespace asyncscope {
+
+// Vars of one engine: allocated in blocks, recycled, freed with the engine.
+// Threading: any thread.
+class VarPool {
+ public:
+  Var* acquire();
+  void release(Var* var) noexcept;
+
+ private:
+  std::mutex mutex_;
+  std::deque<Var> storage_;  // deque: vars never move
+  Var* free_ = nullptr;
+  uint64_t next_id_ = 1;
+};
+
+class EngineBase : public Engine {
+ public:
+  Var* new_var() override { return vars_.acquire(); }
+  int64_t max_inflight() const noexcept override { return max_inflight_; }
+
+ protected:
+  explicit EngineBase(const EngineOptions& options);
+
+  // Fills an op record (wait = number of links + 1, held by the caller) and
+  // records the enqueue. Does not link it into the vars.
+  OpRecord* prepare(OpFn&& fn, std::span<Var* const> reads, std::span<Var* const> writes,
+                    const OpMeta& meta, OpRecord::Kind kind);
+  // Runs (or drops, or skips) the op, sets the errors of the vars it writes,
+  // and records the execution. Returns nothing: errors travel on the vars.
+  void execute(OpRecord* op, uint16_t worker, void* stream);
+  // Records a frontend wait.
+  void record_sync(trace::SyncKind kind, uint64_t target, int64_t begin) const;
+  // The first error since the last call (and forgets it), or null.
+  std::exception_ptr take_first_error();
+
+  bool tracing() const noexcept { return recorder_ && recorder_->enabled(); }
+  uint64_t last_op_id() const noexcept { return next_op_id_.load(std::memory_order_relaxed) - 1; }
+
+  VarPool vars_;
+  const int64_t max_inflight_;
+  std::atomic<uint32_t> epoch_{0};
+  std::atomic<uint64_t> failed_{0};
+  std::atomic<uint64_t> cancelled_{0};
+  const std::exception_ptr cancelled_error_;
+
+ private:
+  void note_error(const std::exception_ptr& error);
+
+  std::atomic<uint64_t> next_op_id_{1};
+  std::mutex errors_mutex_;
+  std::exception_ptr first_error_;
+};
+
+}  // namespace asyncscope

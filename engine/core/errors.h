@@ -1,0 +1,37 @@
+// Exceptions the engine raises at sync points.
+// Threading: plain exception types.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+namespace asyncscope {
+
+// An op's function threw. Rethrown at the sync point that depends on the op
+// (wait_for_var on a var it wrote, or any later reader of that var, or
+// wait_all), naming the op that failed.
+class OpError : public std::runtime_error {
+ public:
+  OpError(std::string op_name, uint64_t op_id, std::string reason, std::exception_ptr cause);
+  const std::string& op_name() const noexcept { return op_name_; }
+  uint64_t op_id() const noexcept { return op_id_; }
+  const std::string& reason() const noexcept { return reason_; }
+  // The exception the op threw, for callers that want its type.
+  std::exception_ptr cause() const noexcept { return cause_; }
+
+ private:
+  std::string op_name_;
+  uint64_t op_id_;
+  std::string reason_;
+  std::exception_ptr cause_;
+};
+
+// The op producing a value was dropped by Engine::cancel().
+class CancelledError : public std::runtime_error {
+ public:
+  CancelledError() : std::runtime_error("cancelled: the run was stopped before this value was computed") {}
+};
+
+}  // namespace asyncscope

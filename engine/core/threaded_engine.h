@@ -1,0 +1,81 @@
+// ThreadedEngine: runs ops on per-device worker pools (N CPU workers now; CUDA
+// stream workers join later through the same Pool seam). Dependency tracking
+// lives in Var; this class owns scheduling: ready queues, workers, waits.
+//
+// Scheduling policy: an op made ready by a worker's completion runs next on
+// that same worker when its pool's queue is empty (a chain of dependent ops
+// then runs without any queue traffic or wake-up); otherwise it goes to the
+// pool's FIFO. Idle workers spin ~50 us before sleeping, so bursts of tiny
+// ops do not pay a futex wake-up each.
+//
+// Threading: as Engine.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "engine/core/engine_base.h"
+#include "engine/core/ready_queue.h"
+
+namespace asyncscope {
+
+class ThreadedEngine final : public EngineBase {
+ public:
+  explicit ThreadedEngine(const EngineOptions& options);
+  ~ThreadedEngine() override;  // drops pending ops, finishes running ones, joins workers
+
+  void delete_var(Var* var, OpFn on_delete = {}) override;
+  uint64_t push(OpFn fn, std::span<Var* const> reads, std::span<Var* const> writes,
+                const OpMeta& meta) override;
+  using Engine::push;
+  void wait_for_var(Var* var, trace::SyncKind kind = trace::SyncKind::wait_to_read) override;
+  void wait_all() override;
+  void cancel() override;
+  EngineStats stats() const override;
+  int num_workers(Device device) const override;
+  EngineKind kind() const noexcept override { return EngineKind::threaded; }
+
+ private:
+  struct Pool;
+  struct alignas(64) Worker {  // one cache line each: counters are written by their worker only
+    std::atomic<uint64_t> finished{0};
+    std::atomic<uint32_t> running{0};
+    OpRecord* next_local = nullptr;
+    Pool* pool = nullptr;
+    ThreadedEngine* engine = nullptr;
+    uint16_t index = 0;
+    std::thread thread;
+  };
+  struct Pool {
+    Device device;
+    ReadyQueue queue;
+    std::vector<std::unique_ptr<Worker>> workers;
+  };
+
+  uint64_t submit(OpRecord* op);
+  void worker_main(Worker& worker);
+  void run(OpRecord* op, Worker& worker);
+  // Releases an op's var grants and dispatches what became ready.
+  void complete(OpRecord* op);
+  void dispatch_chain(OpRecord* ready);
+  void dispatch(OpRecord* op);
+  void signal_sync(OpRecord* op);
+  Pool& pool_for(Device device);
+
+  uint64_t finished() const noexcept;
+  uint64_t pending() const noexcept;
+  // Blocks until done() holds, woken by workers finishing ops.
+  template <class Done>
+  void wait_until(Done done);
+  void wait_idle() noexcept;
+  void wake_waiters() noexcept;
+
+  std::vector<std::unique_ptr<Pool>> pools_;
+  alignas(64) std::atomic<uint64_t> pushed_{0};  // frontend-written; apart from worker lines
+  alignas(64) std::atomic<int> waiters_{0};      // read by every worker after each op
+  std::atomic<uint32_t> wake_seq_{0};
+};
+
+}  // namespace asyncscope

@@ -1,0 +1,67 @@
+// Var: one piece of state (an NDArray's buffer) that ops read and write.
+//
+// Each Var keeps the queue of ops waiting to use it. Invariants (guarded by
+// lock_):
+//   - num_reads_ counts reads that were granted and have not completed;
+//     write_active_ is true while a granted write has not completed; never
+//     both a granted write and granted reads.
+//   - Waiting entries form a FIFO (head_..tail_) in push order. An entry waits
+//     only behind a granted or waiting write, or (a write) behind granted
+//     reads, so granting always proceeds from the head: consecutive reads
+//     together, a write alone.
+// Grants decrement the op's wait count; the op that reaches zero is dispatched
+// after the lock is released, never under it, and no thread ever holds two
+// var locks, so there is no lock-order deadlock.
+//
+// Threading: created and deleted through an Engine; id() from any thread; the
+// rest is engine-internal.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+
+#include "engine/core/spin_lock.h"
+
+namespace asyncscope {
+
+struct OpRecord;
+
+// One op's place in one var's queue; lives inside the op record.
+struct VarLink {
+  OpRecord* op = nullptr;
+  class Var* var = nullptr;
+  VarLink* next = nullptr;
+  bool write = false;
+};
+
+class Var {
+ public:
+  explicit Var(uint64_t id) : id_(id) {}
+  uint64_t id() const noexcept { return id_; }
+
+  // Dependency tracking. Each returns the ops that became ready (wait count
+  // reached zero), chained through OpRecord::next, for the caller to dispatch.
+  OpRecord* append_read(VarLink* link);
+  OpRecord* append_write(VarLink* link);
+  OpRecord* complete_read();
+  OpRecord* complete_write();
+
+  // True when no write is granted or waiting: the value can be read now.
+  bool ready_to_read();
+
+  // Set by the op that wrote the var last (null on success); read by ops and
+  // sync points holding a read grant, which orders them after that write.
+  std::exception_ptr error;
+
+ private:
+  friend class VarPool;
+  SpinLock lock_;
+  int num_reads_ = 0;
+  bool write_active_ = false;
+  VarLink* head_ = nullptr;
+  VarLink* tail_ = nullptr;
+  uint64_t id_;
+  Var* next_free_ = nullptr;
+};
+
+}  // namespace asyncscope

@@ -1,0 +1,234 @@
+#include "engine/tensor/blas.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define ASYNCSCOPE_X86 1
+#endif
+
+namespace asyncscope::blas {
+namespace {
+
+// The CBLAS ABI, declared here so the build needs no OpenBLAS headers. blasint is
+// int in libopenblas.so.0 (the 64-bit-index build has a different soname).
+enum CblasOrder : int { kRowMajor = 101 };
+enum CblasTranspose : int { kNoTrans = 111, kTrans = 112 };
+using SgemmFn = void (*)(CblasOrder, CblasTranspose, CblasTranspose, int, int, int, float, const float*, int,
+                         const float*, int, float, float*, int);
+using SetThreadsFn = void (*)(int);
+using GetThreadsFn = int (*)();
+using GetStringFn = char* (*)();
+
+constexpr const char* kSonames[] = {"libopenblas.so.0", "libopenblas.so"};
+constexpr const char* kCoreEnv = "OPENBLAS_CORETYPE";
+
+struct Choice {
+  std::string core;  // empty: let OpenBLAS decide
+  std::string reason;
+};
+
+struct Library {
+  Info info;
+  std::string error;  // non-empty if loading failed; every call rethrows it
+  SgemmFn sgemm = nullptr;
+  SetThreadsFn set_threads = nullptr;
+  GetThreadsFn get_threads = nullptr;
+};
+
+Choice choose_core() {
+#ifdef ASYNCSCOPE_X86
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(0, &a, &b, &c, &d) || a < 7) return {"", "CPU lacks CPUID leaf 7; OpenBLAS decides"};
+  char vendor[13] = {};
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  const bool amd = std::strcmp(vendor, "AuthenticAMD") == 0;
+
+  __get_cpuid(1, &a, &b, &c, &d);
+  if (!(c & bit_OSXSAVE) || !(c & bit_AVX)) return {"", "CPU or OS lacks AVX; OpenBLAS decides"};
+  const bool fma = c & bit_FMA;
+  // A CPU flag is not enough: the OS must also save the registers on context
+  // switch, which XCR0 says (bits 1-2: XMM/YMM; 5-7: opmask, ZMM_Hi256, Hi16_ZMM).
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  const std::uint64_t xcr0 = (std::uint64_t{xcr0_hi} << 32) | xcr0_lo;
+  const bool os_ymm = (xcr0 & 0x06) == 0x06;
+  const bool os_zmm = (xcr0 & 0xe6) == 0xe6;
+
+  __get_cpuid_count(7, 0, &a, &b, &c, &d);
+  const unsigned max_subleaf = a;
+  const bool avx2 = os_ymm && fma && (b & bit_AVX2);
+  constexpr unsigned kAvx512 = bit_AVX512F | bit_AVX512BW | bit_AVX512DQ | bit_AVX512VL | bit_AVX512CD;
+  const bool avx512 = avx2 && os_zmm && (b & kAvx512) == kAvx512;
+  bool bf16 = false;
+  if (max_subleaf >= 1) {
+    __get_cpuid_count(7, 1, &a, &b, &c, &d);
+    bf16 = a & bit_AVX512BF16;
+  }
+  const std::string why = "; forced because OpenBLAS 0.3.21 misdetects newer CPUs (e.g. as Prescott)";
+  // AVX-512 first, whatever the vendor: newer OpenBLAS also gives Zen 4 the Cooperlake/SkylakeX kernels.
+  if (avx512 && bf16) return {"Cooperlake", "CPU has AVX-512 with BF16" + why};
+  if (avx512) return {"SkylakeX", "CPU has AVX-512" + why};
+  if (avx2 && amd) return {"Zen", "AMD CPU has AVX2" + why};
+  if (avx2) return {"Haswell", "CPU has AVX2+FMA" + why};
+  return {"", "CPU lacks usable AVX2/FMA; OpenBLAS decides"};
+#else
+  return {"", "not an x86 CPU; OpenBLAS decides"};
+#endif
+}
+
+// dlsym returns void*; POSIX guarantees it converts to a function pointer.
+template <class Fn>
+Fn as_function(void* p) {
+  return reinterpret_cast<Fn>(p);
+}
+
+// A host may have loaded OpenBLAS already, under our sonames or another one (e.g.
+// Debian's libblas.so.3 alternative); its kernel is fixed then, so reuse it.
+void* find_loaded() {
+  for (const char* soname : kSonames) {
+    if (void* handle = dlopen(soname, RTLD_NOW | RTLD_NOLOAD)) return handle;
+  }
+  Dl_info where{};
+  void* probe = dlsym(RTLD_DEFAULT, "openblas_get_corename");
+  if (probe && dladdr(probe, &where) && where.dli_fname) return dlopen(where.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  return nullptr;
+}
+
+// Sets OPENBLAS_CORETYPE for the library's constructor, then restores the
+// user's environment so child processes do not mistake our choice for theirs.
+void* load_with_core(Info& info) {
+  const char* user = std::getenv(kCoreEnv);
+  std::optional<std::string> previous;
+  if (user) previous = user;
+  if (user && *user) {
+    info.reason = std::string(kCoreEnv) + " set by user (" + user + ")";
+  } else {
+    Choice choice = choose_core();
+    info.reason = std::move(choice.reason);
+    info.forced_core = std::move(choice.core);
+    if (!info.forced_core.empty()) setenv(kCoreEnv, info.forced_core.c_str(), 1);
+  }
+  void* handle = nullptr;
+  std::string errors;
+  for (const char* soname : kSonames) {
+    // RTLD_LOCAL keeps its CBLAS symbols from interposing on other libraries.
+    handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (handle) break;
+    const char* err = dlerror();
+    errors += std::string("; ") + (err ? err : soname);
+  }
+  if (!info.forced_core.empty()) {
+    if (previous)
+      setenv(kCoreEnv, previous->c_str(), 1);
+    else
+      unsetenv(kCoreEnv);
+  }
+  if (!handle) {
+    throw std::runtime_error("OpenBLAS not found: install libopenblas0 (apt-get install libopenblas0-pthread)" +
+                             errors);
+  }
+  return handle;
+}
+
+std::string trimmed(const char* s) {
+  std::string out = s ? s : "";
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\n')) out.pop_back();
+  return out;
+}
+
+// The handle is never dlclose()d: OpenBLAS's worker pool must outlive every caller.
+void load(Library& lib) {
+  void* handle = find_loaded();
+  if (handle) {
+    const std::string want = choose_core().core;
+    lib.info.reason = "already loaded by the host process; kernel could not be chosen";
+    if (!want.empty()) lib.info.reason += " (start the process with OPENBLAS_CORETYPE=" + want + " to choose it)";
+  } else {
+    handle = load_with_core(lib.info);
+  }
+
+  void* sgemm = dlsym(handle, "cblas_sgemm");
+  if (!sgemm) {
+    throw std::runtime_error("the loaded OpenBLAS lacks cblas_sgemm: install libopenblas0-pthread");
+  }
+  lib.sgemm = as_function<SgemmFn>(sgemm);
+  lib.set_threads = as_function<SetThreadsFn>(dlsym(handle, "openblas_set_num_threads"));
+  lib.get_threads = as_function<GetThreadsFn>(dlsym(handle, "openblas_get_num_threads"));
+  const auto corename = as_function<GetStringFn>(dlsym(handle, "openblas_get_corename"));
+  const auto config = as_function<GetStringFn>(dlsym(handle, "openblas_get_config"));
+
+  // The resolved path names the variant and version (openblas-pthread/libopenblasp-r0.3.21.so).
+  Dl_info where{};
+  lib.info.library = kSonames[0];
+  if (dladdr(sgemm, &where) && where.dli_fname) {
+    char* real = realpath(where.dli_fname, nullptr);
+    lib.info.library = real ? real : where.dli_fname;
+    std::free(real);
+  }
+  lib.info.core = corename ? trimmed(corename()) : "";
+  if (lib.info.core.empty()) lib.info.core = "unknown";
+  lib.info.config = config ? trimmed(config()) : "";
+}
+
+// Loading happens once; a failure is remembered rather than retried, so every
+// call reports the same error instead of dlopen()ing again on each sgemm. After
+// the load, call_once takes no lock (pthread_once fast path) and the pointers are plain reads.
+const Library& library() {
+  static std::once_flag once;
+  static Library lib;
+  std::call_once(once, [] {
+    try {
+      load(lib);
+    } catch (const std::exception& e) {
+      lib.error = e.what();
+    }
+  });
+  if (!lib.error.empty()) throw std::runtime_error(lib.error);
+  return lib;
+}
+
+void check(bool ok, const char* what) {
+  if (!ok) throw std::invalid_argument(std::string("blas::sgemm: ") + what);
+}
+
+}  // namespace
+
+const Info& info() { return library().info; }
+
+std::string recommended_core() { return choose_core().core; }
+
+void set_threads(int n) {
+  if (n < 1) throw std::invalid_argument("blas::set_threads: n must be at least 1, got " + std::to_string(n));
+  const Library& lib = library();
+  if (lib.set_threads) lib.set_threads(n);
+}
+
+int threads() {
+  const Library& lib = library();
+  return lib.get_threads ? lib.get_threads() : 1;
+}
+
+void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+           int ldb, float beta, float* c, int ldc) {
+  check(m >= 0 && n >= 0 && k >= 0, "m, n and k must not be negative");
+  // Row-major: the stride of a stored matrix is at least its row length.
+  check(lda >= std::max(1, trans_a ? m : k), "lda is smaller than a row of A as stored");
+  check(ldb >= std::max(1, trans_b ? k : n), "ldb is smaller than a row of B as stored");
+  check(ldc >= std::max(1, n), "ldc is smaller than n");
+  const Library& lib = library();
+  lib.sgemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans, m, n, k, alpha, a, lda, b, ldb, beta,
+            c, ldc);
+}
+
+}  // namespace asyncscope::blas

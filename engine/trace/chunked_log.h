@@ -1,0 +1,75 @@
+// Append-only log with one writer and any number of concurrent readers: the
+// building block of the per-thread trace buffers.
+//
+// Invariants: entries live in fixed-size chunks that never move, reached
+// through a directory allocated up front, so a reader that has loaded size()
+// can read entries [0, size) while the writer keeps appending. The writer
+// publishes an entry by a release store of the size after writing it; readers
+// load the size with acquire. When the capacity bound is reached, append()
+// drops the entry and counts it in dropped() instead of growing without limit.
+//
+// Threading: append() from the owning thread only; size(), operator[] and
+// dropped() from any thread.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace asyncscope::trace {
+
+template <class T>
+class ChunkedLog {
+ public:
+  static constexpr size_t kChunkShift = 12;
+  static constexpr size_t kChunkSize = size_t{1} << kChunkShift;
+
+  // capacity: the most entries ever kept (rounded up to whole chunks).
+  explicit ChunkedLog(size_t capacity)
+      : max_chunks_((capacity + kChunkSize - 1) / kChunkSize),
+        chunks_(std::make_unique<std::atomic<T*>[]>(max_chunks_)) {}
+
+  ~ChunkedLog() {
+    for (size_t i = 0; i < max_chunks_; ++i) delete[] chunks_[i].load(std::memory_order_relaxed);
+  }
+
+  ChunkedLog(const ChunkedLog&) = delete;
+  ChunkedLog& operator=(const ChunkedLog&) = delete;
+
+  // Returns false (and counts the drop) when the capacity bound is reached.
+  bool append(const T& value) {
+    const size_t n = size_.load(std::memory_order_relaxed);  // only this thread writes it
+    const size_t chunk = n >> kChunkShift;
+    if ((n & (kChunkSize - 1)) == 0) {
+      if (chunk >= max_chunks_) {
+        dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        return false;
+      }
+      if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
+        chunks_[chunk].store(new T[kChunkSize], std::memory_order_relaxed);
+      }
+    }
+    chunks_[chunk].load(std::memory_order_relaxed)[n & (kChunkSize - 1)] = value;
+    // Release: the entry (and a new chunk pointer) become visible with the size.
+    size_.store(n + 1, std::memory_order_release);
+    return true;
+  }
+
+  size_t size() const noexcept { return size_.load(std::memory_order_acquire); }
+  uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
+  size_t capacity() const noexcept { return max_chunks_ * kChunkSize; }
+
+  // Valid for i < a size() value this thread has loaded.
+  const T& operator[](size_t i) const {
+    return chunks_[i >> kChunkShift].load(std::memory_order_relaxed)[i & (kChunkSize - 1)];
+  }
+
+ private:
+  const size_t max_chunks_;
+  std::unique_ptr<std::atomic<T*>[]> chunks_;
+  std::atomic<size_t> size_{0};
+  std::atomic<uint64_t> dropped_{0};
+};
+
+}  // namespace asyncscope::trace

@@ -1,0 +1,86 @@
+// The raw event records that writers append to their per-thread buffers.
+// Times are absolute steady_clock ns (see clock.h). Plain, fixed-size structs:
+// recording one is a copy into a ChunkedLog, never an allocation.
+// Threading: plain data.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/trace/names.h"
+
+namespace asyncscope::trace {
+
+// Where an op runs. Mirrors the engine's Device without depending on it.
+enum class DeviceKind : uint8_t { cpu = 0, cuda = 1 };
+
+// Why the frontend waited.
+enum class SyncKind : uint8_t {
+  wait_to_read,   // NDArray::wait_to_read / Engine::wait_for_var
+  wait_all,       // Engine::wait_all
+  to_host,        // NDArray::to_host (asnumpy)
+  item,           // NDArray::item (asscalar)
+  print,          // operator<< on an NDArray
+  inflight_bound  // push blocked by max_inflight (backpressure)
+};
+inline constexpr int kSyncKindCount = 6;
+const char* to_string(SyncKind kind) noexcept;
+
+// How an op's execution ended.
+enum class OpStatus : uint8_t {
+  ok,
+  failed,     // its function threw; the error text is in the recorder's error table
+  skipped,    // an input carried an error, so it did not run and inherited the error
+  cancelled   // dropped by Engine::cancel()
+};
+const char* to_string(OpStatus status) noexcept;
+
+// Recorded by the pushing thread when an op enters the engine.
+struct EnqueueEvent {
+  uint64_t op = 0;
+  int64_t t = 0;
+  uint64_t out_bytes = 0;
+  uint64_t vars_offset = 0;  // index of its first var id in the thread's var log: reads, then writes
+  uint32_t iteration = 0;
+  NameId name = 0;
+  uint16_t num_reads = 0;
+  uint16_t num_writes = 0;
+  DeviceKind device = DeviceKind::cpu;
+  uint8_t device_index = 0;
+  uint8_t internal = 0;  // engine bookkeeping (e.g. freeing an array), not user work
+};
+
+// Recorded by the worker that executed (or skipped) the op.
+struct ExecEvent {
+  uint64_t op = 0;
+  int64_t start = 0;
+  int64_t end = 0;
+  uint16_t worker = 0;
+  DeviceKind device = DeviceKind::cpu;
+  uint8_t device_index = 0;
+  OpStatus status = OpStatus::ok;
+};
+
+// Recorded by the frontend around every wait.
+struct SyncEvent {
+  int64_t begin = 0;
+  int64_t end = 0;
+  uint64_t target = 0;  // var id (wait_to_read & co), 0 for wait_all / inflight_bound
+  uint64_t last_op = 0; // the last op id pushed before the wait began
+  SyncKind kind = SyncKind::wait_to_read;
+};
+
+// A named instant with a value: demo phases, iteration boundaries.
+struct MarkerEvent {
+  int64_t t = 0;
+  int64_t value = 0;
+  NameId name = 0;
+};
+
+// One row of the counter sampler: all counters read at one instant.
+inline constexpr int kMaxCounters = 8;
+struct CounterSample {
+  int64_t t = 0;
+  int64_t values[kMaxCounters] = {};
+};
+
+}  // namespace asyncscope::trace

@@ -1,0 +1,182 @@
+#include "engine/trace/model.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace asyncscope::trace {
+
+const OpInfo* TraceModel::find_op(uint64_t id) const noexcept {
+  if (id < first_op_id || id - first_op_id >= ops.size()) return nullptr;
+  const OpInfo& op = ops[id - first_op_id];
+  return op.known() ? &op : nullptr;
+}
+
+std::string_view TraceModel::name(NameId id) const noexcept {
+  return id < names.size() ? std::string_view(names[id]) : std::string_view();
+}
+
+int TraceModel::counter_index(std::string_view counter) const noexcept {
+  for (size_t i = 0; i < counter_names.size(); ++i) {
+    if (counter_names[i] == counter) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int64_t TraceModel::end_time() const noexcept {
+  int64_t t = 0;
+  for (const WorkerLane& lane : workers) {
+    if (!lane.ops.empty()) t = std::max(t, ops[lane.ops.back()].end);
+  }
+  for (const FrontendLane& lane : frontends) {
+    if (!lane.enqueues.empty()) t = std::max(t, ops[lane.enqueues.back()].enqueue);
+    if (!lane.syncs.empty()) t = std::max(t, syncs[lane.syncs.back()].end);
+  }
+  if (!counters.empty()) t = std::max(t, counters.back().t);
+  return t;
+}
+
+OpInfo& TraceReader::op_slot(TraceModel& model, uint64_t id) {
+  const uint64_t index = id - model.first_op_id;
+  if (index >= model.ops.size()) {
+    const size_t old = model.ops.size();
+    model.ops.resize(index + 1);
+    for (size_t i = old; i < model.ops.size(); ++i) model.ops[i].id = model.first_op_id + i;
+  }
+  return model.ops[index];
+}
+
+uint16_t TraceReader::worker_lane(TraceModel& model, const ExecEvent& e, const ThreadBuffer& buffer) {
+  // Lanes stay sorted by (device, device index, worker) so they draw in a stable order.
+  const auto key = [](DeviceKind d, uint8_t index, uint16_t worker) { return std::tuple(d, index, worker); };
+  const auto wanted = key(e.device, e.device_index, e.worker);
+  auto it = std::lower_bound(model.workers.begin(), model.workers.end(), wanted, [&](const WorkerLane& lane, const auto& k) {
+    return key(lane.device, lane.device_index, lane.worker) < k;
+  });
+  const auto pos = static_cast<size_t>(it - model.workers.begin());
+  if (it != model.workers.end() && key(it->device, it->device_index, it->worker) == wanted) {
+    return static_cast<uint16_t>(pos);
+  }
+  model.workers.insert(it, WorkerLane{buffer.name, e.device, e.device_index, e.worker, {}});
+  // Ops already placed on the lanes that moved down point at their new index.
+  for (size_t i = pos + 1; i < model.workers.size(); ++i) {
+    for (uint32_t op : model.workers[i].ops) model.ops[op].worker = static_cast<uint16_t>(i);
+  }
+  return static_cast<uint16_t>(pos);
+}
+
+uint32_t TraceReader::frontend_lane(TraceModel& model, Cursor& cursor, const ThreadBuffer& buffer) {
+  if (cursor.frontend < 0) {
+    cursor.frontend = static_cast<int>(model.frontends.size());
+    model.frontends.push_back(FrontendLane{buffer.name, {}, {}});
+  }
+  return static_cast<uint32_t>(cursor.frontend);
+}
+
+bool TraceReader::update(TraceModel& model) {
+  bool changed = false;
+  if (model.ops.empty()) {
+    model.origin_ns = recorder_->origin_ns();
+    model.first_op_id = recorder_->first_op_id();
+  }
+  const int64_t origin = recorder_->origin_ns();
+  const auto rel = [origin](int64_t t) { return t - origin; };
+
+  // Names first: events read below may use names interned just before them.
+  std::vector<std::string> names = all_names();
+  if (names.size() != names_read_) {
+    model.names = std::move(names);
+    names_read_ = model.names.size();
+  }
+
+  const std::vector<const ThreadBuffer*> buffers = recorder_->threads();
+  if (cursors_.size() < buffers.size()) cursors_.resize(buffers.size());
+  for (const ThreadBuffer* buffer : buffers) {
+    Cursor& cursor = cursors_[buffer->index];
+
+    const size_t num_enqueues = buffer->enqueues.size();
+    const size_t num_vars = buffer->vars.size();
+    for (; cursor.enqueues < num_enqueues; ++cursor.enqueues) {
+      const EnqueueEvent& e = buffer->enqueues[cursor.enqueues];
+      if (e.op < model.first_op_id) continue;
+      const uint32_t lane = frontend_lane(model, cursor, *buffer);
+      OpInfo& op = op_slot(model, e.op);
+      op.enqueue = rel(e.t);
+      op.out_bytes = e.out_bytes;
+      op.iteration = e.iteration;
+      op.name = e.name;
+      op.frontend = lane;
+      op.device = e.device;
+      op.device_index = e.device_index;
+      op.internal = e.internal != 0;
+      op.vars_begin = static_cast<uint32_t>(model.var_ids.size());
+      // If the var log hit its bound, the ids are missing (counted in dropped).
+      if (e.vars_offset + e.num_reads + e.num_writes <= num_vars) {
+        op.num_reads = e.num_reads;
+        op.num_writes = e.num_writes;
+        for (size_t i = 0; i < size_t{e.num_reads} + e.num_writes; ++i) {
+          model.var_ids.push_back(buffer->vars[e.vars_offset + i]);
+        }
+      }
+      model.frontends[lane].enqueues.push_back(static_cast<uint32_t>(e.op - model.first_op_id));
+      changed = true;
+    }
+
+    const size_t num_execs = buffer->execs.size();
+    for (; cursor.execs < num_execs; ++cursor.execs) {
+      const ExecEvent& e = buffer->execs[cursor.execs];
+      if (e.op < model.first_op_id) continue;
+      const uint16_t lane = worker_lane(model, e, *buffer);
+      OpInfo& op = op_slot(model, e.op);
+      op.start = rel(e.start);
+      op.end = rel(e.end);
+      op.worker = lane;
+      op.status = e.status;
+      model.workers[lane].ops.push_back(static_cast<uint32_t>(e.op - model.first_op_id));
+      changed = true;
+    }
+
+    const size_t num_syncs = buffer->syncs.size();
+    for (; cursor.syncs < num_syncs; ++cursor.syncs) {
+      const SyncEvent& e = buffer->syncs[cursor.syncs];
+      const uint32_t lane = frontend_lane(model, cursor, *buffer);
+      model.frontends[lane].syncs.push_back(static_cast<uint32_t>(model.syncs.size()));
+      model.syncs.push_back(SyncSpan{rel(e.begin), rel(e.end), e.target, e.last_op, lane, e.kind});
+      changed = true;
+    }
+
+    const size_t num_markers = buffer->markers.size();
+    for (; cursor.markers < num_markers; ++cursor.markers) {
+      const MarkerEvent& e = buffer->markers[cursor.markers];
+      const uint32_t lane = frontend_lane(model, cursor, *buffer);
+      model.markers.push_back(Marker{rel(e.t), e.value, e.name, lane});
+      changed = true;
+    }
+  }
+
+  const ChunkedLog<CounterSample>& counters = recorder_->counter_log();
+  const size_t num_counters = counters.size();
+  if (num_counters > counters_read_ && model.counter_names.empty()) model.counter_names = recorder_->counter_names();
+  for (; counters_read_ < num_counters; ++counters_read_) {
+    CounterSample s = counters[counters_read_];
+    s.t = rel(s.t);
+    model.counters.push_back(s);
+    changed = true;
+  }
+
+  for (auto& [op, text] : recorder_->errors(errors_read_)) {
+    model.errors[op] = std::move(text);
+    ++errors_read_;
+    changed = true;
+  }
+  model.dropped = recorder_->dropped();
+  return changed;
+}
+
+TraceModel snapshot(const Recorder& recorder) {
+  TraceModel model;
+  TraceReader reader(recorder);
+  reader.update(model);
+  return model;
+}
+
+}  // namespace asyncscope::trace

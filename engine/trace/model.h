@@ -1,0 +1,130 @@
+// TraceModel: the read side of the trace, plain data that widgets, exporters
+// and tests consume. Times are ns since the recorder's origin (run start).
+// TraceReader fills a model incrementally from a live Recorder, copying only
+// the events published since its last update, so a GUI can refresh it every
+// frame while the run goes on.
+//
+// Threading: a TraceModel is owned by one thread; a TraceReader updates one
+// model from one thread while writers keep recording.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/trace/events.h"
+#include "engine/trace/recorder.h"
+
+namespace asyncscope::trace {
+
+inline constexpr int64_t kNoTime = -1;
+
+struct OpInfo {
+  uint64_t id = 0;
+  int64_t enqueue = kNoTime;  // set when the enqueue was read
+  int64_t start = kNoTime;    // set when the execution was read
+  int64_t end = kNoTime;
+  uint64_t out_bytes = 0;
+  uint32_t vars_begin = 0;    // reads then writes, in TraceModel::var_ids
+  uint16_t num_reads = 0;
+  uint16_t num_writes = 0;
+  uint32_t iteration = 0;
+  NameId name = 0;
+  uint32_t frontend = 0;      // index into TraceModel::frontends
+  uint16_t worker = 0;        // index into TraceModel::workers (valid when executed())
+  DeviceKind device = DeviceKind::cpu;
+  uint8_t device_index = 0;
+  OpStatus status = OpStatus::ok;
+  bool internal = false;
+
+  bool known() const noexcept { return enqueue != kNoTime || start != kNoTime; }
+  bool executed() const noexcept { return end != kNoTime; }
+};
+
+// A thread that pushed ops or waited: one frontend lane.
+struct FrontendLane {
+  std::string name;
+  std::vector<uint32_t> enqueues;  // op indices in enqueue order (time-sorted)
+  std::vector<uint32_t> syncs;     // indices into TraceModel::syncs (time-sorted)
+};
+
+// A worker that executed ops: one worker lane.
+struct WorkerLane {
+  std::string name;  // e.g. "CPU worker 0"
+  DeviceKind device = DeviceKind::cpu;
+  uint8_t device_index = 0;
+  uint16_t worker = 0;
+  std::vector<uint32_t> ops;  // op indices in execution order (start-sorted, never overlapping)
+};
+
+struct SyncSpan {
+  int64_t begin = 0;
+  int64_t end = 0;
+  uint64_t target = 0;
+  uint64_t last_op = 0;
+  uint32_t frontend = 0;
+  SyncKind kind = SyncKind::wait_to_read;
+};
+
+struct Marker {
+  int64_t t = 0;
+  int64_t value = 0;
+  NameId name = 0;
+  uint32_t frontend = 0;
+};
+
+struct TraceModel {
+  int64_t origin_ns = 0;
+  uint64_t first_op_id = 1;
+  std::vector<OpInfo> ops;  // ops[i].id == first_op_id + i; unknown ids have known() == false
+  std::vector<uint64_t> var_ids;
+  std::vector<FrontendLane> frontends;
+  std::vector<WorkerLane> workers;
+  std::vector<SyncSpan> syncs;
+  std::vector<Marker> markers;
+  std::vector<std::string> counter_names;
+  std::vector<CounterSample> counters;  // t relative to origin, time-sorted
+  std::vector<std::string> names;       // NameId -> text
+  std::unordered_map<uint64_t, std::string> errors;  // op id -> error text
+  uint64_t dropped = 0;
+
+  const OpInfo* find_op(uint64_t id) const noexcept;
+  std::string_view name(NameId id) const noexcept;
+  std::string_view op_name(const OpInfo& op) const noexcept { return name(op.name); }
+  // Var ids an op read / wrote.
+  const uint64_t* reads_of(const OpInfo& op) const noexcept { return var_ids.data() + op.vars_begin; }
+  const uint64_t* writes_of(const OpInfo& op) const noexcept { return reads_of(op) + op.num_reads; }
+  // Index of a counter by name, or -1.
+  int counter_index(std::string_view counter) const noexcept;
+  // Latest time seen in any event (ns since origin), 0 if empty.
+  int64_t end_time() const noexcept;
+};
+
+class TraceReader {
+ public:
+  explicit TraceReader(const Recorder& recorder) : recorder_(&recorder) {}
+  // Appends everything published since the last call. Returns true if the model changed.
+  bool update(TraceModel& model);
+
+ private:
+  struct Cursor {
+    size_t enqueues = 0, execs = 0, syncs = 0, markers = 0;
+    int frontend = -1;  // lane index in the model, created on first enqueue or sync
+  };
+  OpInfo& op_slot(TraceModel& model, uint64_t id);
+  uint16_t worker_lane(TraceModel& model, const ExecEvent& e, const ThreadBuffer& buffer);
+  uint32_t frontend_lane(TraceModel& model, Cursor& cursor, const ThreadBuffer& buffer);
+
+  const Recorder* recorder_;
+  std::vector<Cursor> cursors_;  // by ThreadBuffer::index
+  size_t counters_read_ = 0;
+  size_t errors_read_ = 0;
+  size_t names_read_ = 0;
+};
+
+// A complete model of everything recorded so far.
+TraceModel snapshot(const Recorder& recorder);
+
+}  // namespace asyncscope::trace

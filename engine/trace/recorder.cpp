@@ -1,0 +1,72 @@
+#include "engine/trace/recorder.h"
+
+namespace asyncscope::trace {
+namespace {
+
+std::atomic<uint64_t> g_next_uid{1};
+thread_local std::string tls_thread_name = "frontend";
+
+}  // namespace
+
+thread_local Recorder::CacheSlot Recorder::tls_cache_[4];
+thread_local unsigned Recorder::tls_next_slot_ = 0;
+
+void set_thread_name(std::string name) { tls_thread_name = std::move(name); }
+
+Recorder::Recorder() : Recorder(Options{}) {}
+
+Recorder::Recorder(Options options)
+    : uid_(g_next_uid.fetch_add(1, std::memory_order_relaxed)),
+      origin_ns_(now_ns()),
+      options_(options),
+      enabled_(options.enabled),
+      // The sampler runs at >= 1 kHz; one sample per log slot.
+      counters_(options.max_events_per_thread) {}
+
+Recorder::~Recorder() = default;
+
+ThreadBuffer& Recorder::register_thread() {
+  std::lock_guard lock(mutex_);
+  const auto index = static_cast<uint32_t>(threads_.size());
+  threads_.push_back(std::make_unique<ThreadBuffer>(options_.max_events_per_thread, index, tls_thread_name));
+  CacheSlot& slot = tls_cache_[tls_next_slot_++ % std::size(tls_cache_)];
+  slot = CacheSlot{uid_, threads_.back().get()};
+  return *slot.buffer;
+}
+
+void Recorder::record_error(uint64_t op, std::string text) {
+  std::lock_guard lock(mutex_);
+  errors_.emplace_back(op, std::move(text));
+}
+
+void Recorder::set_counter_names(std::vector<std::string> names) {
+  std::lock_guard lock(mutex_);
+  counter_names_ = std::move(names);
+}
+
+std::vector<std::string> Recorder::counter_names() const {
+  std::lock_guard lock(mutex_);
+  return counter_names_;
+}
+
+std::vector<const ThreadBuffer*> Recorder::threads() const {
+  std::lock_guard lock(mutex_);
+  std::vector<const ThreadBuffer*> out;
+  out.reserve(threads_.size());
+  for (const auto& t : threads_) out.push_back(t.get());
+  return out;
+}
+
+std::vector<std::pair<uint64_t, std::string>> Recorder::errors(size_t from) const {
+  std::lock_guard lock(mutex_);
+  if (from >= errors_.size()) return {};
+  return {errors_.begin() + static_cast<std::ptrdiff_t>(from), errors_.end()};
+}
+
+uint64_t Recorder::dropped() const {
+  uint64_t total = counters_.dropped();
+  for (const ThreadBuffer* t : threads()) total += t->dropped();
+  return total;
+}
+
+}  // namespace asyncscope::trace

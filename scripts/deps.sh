@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian packages asyncscope needs, skipping those already present.
+# Used by `make run` / `make test`; safe to run again. Uses sudo when not root.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libopenblas-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev libstb-dev
+  libimgui-dev libglfw3-dev libgl-dev
+  xvfb xauth
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "asyncscope: missing packages (${missing[*]}) and no apt-get; install them with your package manager." >&2
+  exit 1
+fi
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then sudo=(sudo); else
+    echo "asyncscope: need root to install ${missing[*]}; run as root or install sudo." >&2
+    exit 1
+  fi
+fi
+echo "asyncscope: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,322 @@
+// The Engine contract, for both implementations where it is shared: errors
+// reach the right sync point, cancellation, destruction with work pending,
+// the in-flight bound and live statistics.
+#include "engine/core/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+#include "engine/core/errors.h"
+#include "engine/trace/model.h"
+#include "support/timeout.h"
+
+namespace asyncscope {
+namespace {
+
+using testing::eventually;
+using testing::run_with_timeout;
+
+std::shared_ptr<Engine> engine_of(EngineKind kind, int workers = 2, int64_t max_inflight = 0,
+                                  std::shared_ptr<trace::Recorder> recorder = nullptr) {
+  EngineOptions options;
+  options.kind = kind;
+  options.cpu_workers = workers;
+  options.max_inflight = max_inflight;
+  options.recorder = std::move(recorder);
+  return make_engine(options);
+}
+
+class EngineContract : public ::testing::TestWithParam<EngineKind> {};
+
+INSTANTIATE_TEST_SUITE_P(Both, EngineContract, ::testing::Values(EngineKind::threaded, EngineKind::naive),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST_P(EngineContract, ErrorIsRethrownAtTheSyncPointNamingTheOp) {
+  run_with_timeout([] {
+    auto engine = engine_of(GetParam());
+    Var* bad = engine->new_var();
+    Var* good = engine->new_var();
+    Var* downstream = engine->new_var();
+    engine->push([](const RunContext&) { throw std::runtime_error("disk on fire"); }, {}, {bad},
+                 OpMeta("explode"));
+    int good_value = 0;
+    engine->push([&good_value](const RunContext&) { good_value = 42; }, {}, {good}, OpMeta("fine"));
+    bool downstream_ran = false;
+    engine->push([&downstream_ran](const RunContext&) { downstream_ran = true; }, {bad}, {downstream},
+                 OpMeta("consumer"));
+
+    // An unrelated var is unaffected.
+    EXPECT_NO_THROW(engine->wait_for_var(good));
+    EXPECT_EQ(good_value, 42);
+    // The failing var and everything computed from it rethrow, naming the op that failed.
+    try {
+      engine->wait_for_var(bad);
+      FAIL() << "expected OpError";
+    } catch (const OpError& e) {
+      EXPECT_EQ(e.op_name(), "explode");
+      EXPECT_EQ(e.reason(), "disk on fire");
+      EXPECT_NE(std::string(e.what()).find("explode"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find("disk on fire"), std::string::npos);
+    }
+    EXPECT_THROW(engine->wait_for_var(downstream), OpError);
+    EXPECT_FALSE(downstream_ran) << "an op whose input failed must be skipped";
+    // wait_all reports it once, then forgets it.
+    EXPECT_THROW(engine->wait_all(), OpError);
+    EXPECT_NO_THROW(engine->wait_all());
+    EXPECT_EQ(engine->stats().failed, 1u);
+
+    // The engine keeps working, and a successful write clears the error.
+    bool rewritten = false;
+    engine->push([&rewritten](const RunContext&) { rewritten = true; }, {}, {bad}, OpMeta("rewrite"));
+    EXPECT_NO_THROW(engine->wait_for_var(bad));
+    EXPECT_TRUE(rewritten);
+  });
+}
+
+TEST_P(EngineContract, NonStandardExceptionsAreReportedToo) {
+  run_with_timeout([] {
+    auto engine = engine_of(GetParam());
+    Var* v = engine->new_var();
+    engine->push([](const RunContext&) { throw 7; }, {}, {v}, OpMeta("odd"));
+    try {
+      engine->wait_for_var(v);
+      FAIL() << "expected OpError";
+    } catch (const OpError& e) {
+      EXPECT_EQ(e.op_name(), "odd");
+      EXPECT_NE(e.reason().find("unknown exception"), std::string::npos);
+    }
+  });
+}
+
+TEST_P(EngineContract, DeleteVarRunsItsCallbackAfterPendingOps) {
+  run_with_timeout([] {
+    auto engine = engine_of(GetParam());
+    Var* v = engine->new_var();
+    std::atomic<int> uses{0};
+    std::atomic<int> uses_at_delete{-1};
+    for (int i = 0; i < 20; ++i) engine->push([&uses](const RunContext&) { uses.fetch_add(1); }, {v}, {}, OpMeta("use"));
+    engine->delete_var(v, [&](const RunContext&) { uses_at_delete = uses.load(); });
+    engine->wait_all();
+    EXPECT_EQ(uses_at_delete.load(), 20);
+  });
+}
+
+TEST_P(EngineContract, StatsCountEveryOp) {
+  run_with_timeout([] {
+    auto engine = engine_of(GetParam());
+    Var* v = engine->new_var();
+    for (int i = 0; i < 500; ++i) engine->push([](const RunContext&) {}, {}, {v}, OpMeta("tick"));
+    engine->wait_all();
+    const EngineStats s = engine->stats();
+    EXPECT_EQ(s.pushed, 500u);
+    EXPECT_EQ(s.finished, 500u);
+    EXPECT_EQ(s.pending, 0u);
+    EXPECT_EQ(s.running, 0u);
+  });
+}
+
+TEST_P(EngineContract, RejectsBadInput) {
+  auto engine = engine_of(GetParam());
+  EXPECT_THROW(engine->push([](const RunContext&) {}, {nullptr}, {}, OpMeta("x")), std::invalid_argument);
+  OpMeta gpu("x", Device::cuda(0));
+  Var* v = engine->new_var();
+  EXPECT_THROW(engine->push([](const RunContext&) {}, {}, {v}, gpu), std::invalid_argument);
+  EXPECT_THROW(engine->wait_for_var(nullptr), std::invalid_argument);
+  EXPECT_EQ(engine->num_workers(Device::cuda(0)), 0);
+}
+
+TEST(EngineOptions, RejectsBadOptions) {
+  EngineOptions options;
+  options.cpu_workers = -1;
+  EXPECT_THROW(make_engine(options), std::invalid_argument);
+  options.cpu_workers = 1;
+  options.max_inflight = -5;
+  EXPECT_THROW(make_engine(options), std::invalid_argument);
+  options.max_inflight = 0;
+  EXPECT_EQ(make_engine(options)->num_workers(Device::cpu()), 1);
+  EXPECT_EQ(make_engine(EngineOptions{})->num_workers(Device::cpu()), hardware_threads());
+}
+
+TEST(ThreadedEngine, PushNeverRunsTheOpOnTheCallingThread) {
+  run_with_timeout([] {
+    auto engine = engine_of(EngineKind::threaded, 2);
+    Var* v = engine->new_var();
+    const auto frontend = std::this_thread::get_id();
+    std::atomic<int> on_frontend{0};
+    for (int i = 0; i < 2000; ++i) {
+      engine->push([&](const RunContext&) { on_frontend += std::this_thread::get_id() == frontend; }, {}, {v},
+                   OpMeta("op"));
+    }
+    engine->wait_all();
+    EXPECT_EQ(on_frontend.load(), 0);
+  });
+}
+
+TEST(NaiveEngine, RunsEachOpOnThePushingThread) {
+  auto engine = engine_of(EngineKind::naive);
+  Var* v = engine->new_var();
+  std::thread::id ran_on;
+  engine->push([&ran_on](const RunContext&) { ran_on = std::this_thread::get_id(); }, {}, {v}, OpMeta("op"));
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+}
+
+// Holds a worker inside an op until released, so tests can build a backlog.
+struct Gate {
+  std::atomic<bool> open{false};
+  std::atomic<bool> entered{false};
+  OpFn op() {
+    return [this](const RunContext&) {
+      entered = true;
+      eventually([this] { return open.load(); });
+    };
+  }
+};
+
+TEST(ThreadedEngine, CancelDropsPendingOpsAndLetsTheRunningOneFinish) {
+  run_with_timeout([] {
+    auto recorder = std::make_shared<trace::Recorder>();
+    auto engine = engine_of(EngineKind::threaded, 1, 0, recorder);
+    Var* v = engine->new_var();
+    Gate gate;
+    bool running_finished = false;
+    engine->push([&](const RunContext& ctx) {
+      gate.op()(ctx);
+      running_finished = true;
+    }, {}, {v}, OpMeta("running"));
+    std::atomic<int> dropped_ran{0};
+    for (int i = 0; i < 100; ++i) {
+      engine->push([&dropped_ran](const RunContext&) { dropped_ran++; }, {v}, {v}, OpMeta("pending"));
+    }
+    ASSERT_TRUE(eventually([&] { return gate.entered.load(); }));
+    engine->cancel();
+    gate.open = true;
+    EXPECT_THROW(engine->wait_for_var(v), CancelledError);
+    EXPECT_THROW(engine->wait_all(), CancelledError);
+    EXPECT_TRUE(running_finished);
+    EXPECT_EQ(dropped_ran.load(), 0);
+    EXPECT_EQ(engine->stats().cancelled, 100u);
+
+    // Reusable: new work runs normally and clears the var.
+    bool ran = false;
+    engine->push([&ran](const RunContext&) { ran = true; }, {}, {v}, OpMeta("after"));
+    EXPECT_NO_THROW(engine->wait_for_var(v));
+    EXPECT_NO_THROW(engine->wait_all());
+    EXPECT_TRUE(ran);
+
+    const auto m = trace::snapshot(*recorder);
+    size_t cancelled = 0;
+    for (const auto& op : m.ops) cancelled += op.status == trace::OpStatus::cancelled;
+    EXPECT_EQ(cancelled, 100u);
+  });
+}
+
+TEST(ThreadedEngine, CancelWakesAFrontendBlockedOnASyncPoint) {
+  run_with_timeout([] {
+    auto engine = engine_of(EngineKind::threaded, 1);
+    Var* v = engine->new_var();
+    Var* out = engine->new_var();
+    Gate gate;
+    engine->push(gate.op(), {}, {v}, OpMeta("slow"));
+    engine->push([](const RunContext&) {}, {v}, {out}, OpMeta("waited-on"));
+    std::thread stopper([&] {
+      eventually([&] { return gate.entered.load(); });
+      engine->cancel();
+      gate.open = true;
+    });
+    EXPECT_THROW(engine->wait_for_var(out), CancelledError);
+    stopper.join();
+  });
+}
+
+TEST(ThreadedEngine, DestroyingWithPendingWorkDoesNotHang) {
+  run_with_timeout([] {
+    std::atomic<int> ran{0};
+    {
+      auto engine = engine_of(EngineKind::threaded, 2);
+      std::vector<Var*> vars;
+      for (int i = 0; i < 8; ++i) vars.push_back(engine->new_var());
+      for (int i = 0; i < 20000; ++i) {
+        engine->push([&ran](const RunContext&) { ran++; }, {vars[static_cast<size_t>(i) % 8]},
+                     {vars[static_cast<size_t>(i + 3) % 8]}, OpMeta("work"));
+      }
+    }
+    EXPECT_LE(ran.load(), 20000);
+  });
+}
+
+TEST(ThreadedEngine, InflightBoundBlocksPushAndRecordsTheWait) {
+  run_with_timeout([] {
+    auto recorder = std::make_shared<trace::Recorder>();
+    auto engine = engine_of(EngineKind::threaded, 2, 4, recorder);
+    std::atomic<uint64_t> max_seen{0};
+    std::vector<Var*> vars;
+    for (int i = 0; i < 16; ++i) vars.push_back(engine->new_var());
+    for (int i = 0; i < 400; ++i) {
+      engine->push([](const RunContext&) {
+        volatile int x = 0;
+        for (int k = 0; k < 20000; ++k) x = x + k;
+      }, {}, {vars[static_cast<size_t>(i) % 16]}, OpMeta("work"));
+      // Right after push returns, at most the bound plus the op just pushed are pending.
+      const uint64_t pending = engine->stats().pending;
+      uint64_t prev = max_seen.load();
+      while (pending > prev && !max_seen.compare_exchange_weak(prev, pending)) {}
+    }
+    engine->wait_all();
+    EXPECT_LE(max_seen.load(), 5u);
+    const auto m = trace::snapshot(*recorder);
+    size_t bound_waits = 0;
+    for (const auto& s : m.syncs) bound_waits += s.kind == trace::SyncKind::inflight_bound;
+    EXPECT_GT(bound_waits, 0u) << "400 slow ops through a bound of 4 must block the frontend";
+  });
+}
+
+TEST(ThreadedEngine, InflightBoundUnblocksWhenOpsAreCancelled) {
+  run_with_timeout([] {
+    auto engine = engine_of(EngineKind::threaded, 1, 2);
+    Var* v = engine->new_var();
+    Gate gate;
+    engine->push(gate.op(), {}, {v}, OpMeta("slow"));
+    engine->push([](const RunContext&) {}, {}, {v}, OpMeta("queued"));
+    std::thread stopper([&] {
+      eventually([&] { return gate.entered.load(); });
+      engine->cancel();
+      gate.open = true;
+    });
+    engine->push([](const RunContext&) {}, {}, {v}, OpMeta("blocked"));  // blocks until the cancel drains
+    stopper.join();
+    EXPECT_THROW(engine->wait_all(), CancelledError);
+  });
+}
+
+TEST(ThreadedEngine, ManyFrontendThreadsCanPushAndWait) {
+  run_with_timeout([] {
+    auto engine = engine_of(EngineKind::threaded, 2);
+    std::vector<std::thread> frontends;
+    std::atomic<int> total{0};
+    for (int t = 0; t < 4; ++t) {
+      frontends.emplace_back([&] {
+        Var* v = engine->new_var();
+        int local = 0;
+        for (int i = 0; i < 2000; ++i) {
+          engine->push([&local, &total](const RunContext&) {
+            ++local;
+            total++;
+          }, {}, {v}, OpMeta("inc"));
+          if (i % 100 == 0) engine->wait_for_var(v);
+        }
+        engine->wait_for_var(v);
+        EXPECT_EQ(local, 2000);
+        engine->delete_var(v);
+      });
+    }
+    for (auto& f : frontends) f.join();
+    engine->wait_all();
+    EXPECT_EQ(total.load(), 8000);
+  });
+}
+
+}  // namespace
+}  // namespace asyncscope
