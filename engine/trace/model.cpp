@@ -168,7 +168,11 @@ bool TraceReader::update(TraceModel& model) {
     ++errors_read_;
     changed = true;
   }
-  model.dropped = recorder_->dropped();
+  // Once a log is full, new events only raise this count: still a change to show.
+  if (const uint64_t dropped = recorder_->dropped(); dropped != model.dropped) {
+    model.dropped = dropped;
+    changed = true;
+  }
   return changed;
 }
 

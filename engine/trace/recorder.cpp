@@ -4,7 +4,15 @@ namespace asyncscope::trace {
 namespace {
 
 std::atomic<uint64_t> g_next_uid{1};
+std::atomic<uint64_t> g_next_thread_uid{1};
 thread_local std::string tls_thread_name = "frontend";
+
+// Names the calling thread in recorders' registries. Unlike std::thread::id it
+// is never reused, so a new thread can never be handed an exited one's buffer.
+uint64_t this_thread_uid() {
+  thread_local const uint64_t uid = g_next_thread_uid.fetch_add(1, std::memory_order_relaxed);
+  return uid;
+}
 
 }  // namespace
 
@@ -27,11 +35,15 @@ Recorder::~Recorder() = default;
 
 ThreadBuffer& Recorder::register_thread() {
   std::lock_guard lock(mutex_);
-  const auto index = static_cast<uint32_t>(threads_.size());
-  threads_.push_back(std::make_unique<ThreadBuffer>(options_.max_events_per_thread, index, tls_thread_name));
+  ThreadBuffer*& buffer = by_thread_[this_thread_uid()];
+  if (buffer == nullptr) {
+    const auto index = static_cast<uint32_t>(threads_.size());
+    threads_.push_back(std::make_unique<ThreadBuffer>(options_.max_events_per_thread, index, tls_thread_name));
+    buffer = threads_.back().get();
+  }
   CacheSlot& slot = tls_cache_[tls_next_slot_++ % std::size(tls_cache_)];
-  slot = CacheSlot{uid_, threads_.back().get()};
-  return *slot.buffer;
+  slot = CacheSlot{uid_, buffer};
+  return *buffer;
 }
 
 void Recorder::record_error(uint64_t op, std::string text) {

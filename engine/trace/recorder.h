@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -107,6 +108,9 @@ class Recorder {
     uint64_t uid = 0;
     ThreadBuffer* buffer = nullptr;
   };
+  // Cache miss: finds the calling thread's buffer (or creates it on first use)
+  // and caches it. A thread alternating between more recorders than the cache
+  // holds misses often, but still keeps one buffer per recorder.
   ThreadBuffer& register_thread();
 
   static thread_local CacheSlot tls_cache_[4];
@@ -120,6 +124,7 @@ class Recorder {
 
   mutable std::mutex mutex_;  // guards the registry below, never held while recording
   std::vector<std::unique_ptr<ThreadBuffer>> threads_;
+  std::unordered_map<uint64_t, ThreadBuffer*> by_thread_;  // thread uid (never reused) -> its buffer
   std::vector<std::pair<uint64_t, std::string>> errors_;
   std::vector<std::string> counter_names_;
   ChunkedLog<CounterSample> counters_;

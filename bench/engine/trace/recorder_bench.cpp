@@ -1,0 +1,33 @@
+// Cost of recording one trace event on the hot path.
+#include <benchmark/benchmark.h>
+
+#include "engine/trace/recorder.h"
+
+namespace asyncscope::trace {
+namespace {
+
+// Appending an execution event (the timestamp is taken by the caller anyway).
+void BM_TraceRecordExec(benchmark::State& state) {
+  Recorder recorder;
+  ExecEvent e{1, 100, 200, 0, DeviceKind::cpu, 0, OpStatus::ok};
+  for (auto _ : state) {
+    ++e.op;
+    recorder.record_exec(e);
+  }
+}
+BENCHMARK(BM_TraceRecordExec)->Iterations(8 << 20);
+
+// The same with a fresh steady_clock reading per event.
+void BM_TraceRecordExecWithClock(benchmark::State& state) {
+  Recorder recorder;
+  ExecEvent e{1, 0, 0, 0, DeviceKind::cpu, 0, OpStatus::ok};
+  for (auto _ : state) {
+    ++e.op;
+    e.end = now_ns();
+    recorder.record_exec(e);
+  }
+}
+BENCHMARK(BM_TraceRecordExecWithClock)->Iterations(8 << 20);
+
+}  // namespace
+}  // namespace asyncscope::trace

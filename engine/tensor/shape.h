@@ -1,0 +1,62 @@
+// Shape: the dimensions of an NDArray (up to 4), stored inline so creating an
+// array allocates nothing for its shape.
+// Threading: plain value type.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+
+namespace asyncscope {
+
+class Shape {
+ public:
+  static constexpr int kMaxDims = 4;
+
+  Shape() = default;
+  Shape(std::initializer_list<int64_t> dims) {
+    if (dims.size() > kMaxDims) throw std::invalid_argument("shape: at most 4 dimensions");
+    for (int64_t d : dims) {
+      if (d < 0) throw std::invalid_argument("shape: dimensions must be >= 0, got " + std::to_string(d));
+      dims_[ndim_++] = d;
+    }
+  }
+
+  int ndim() const noexcept { return ndim_; }
+  int64_t operator[](int i) const noexcept { return dims_[i]; }
+  const int64_t* begin() const noexcept { return dims_; }
+  const int64_t* end() const noexcept { return dims_ + ndim_; }
+
+  // Number of elements (1 for a 0-d scalar).
+  int64_t size() const noexcept {
+    int64_t n = 1;
+    for (int i = 0; i < ndim_; ++i) n *= dims_[i];
+    return n;
+  }
+
+  friend bool operator==(const Shape& a, const Shape& b) noexcept {
+    if (a.ndim_ != b.ndim_) return false;
+    for (int i = 0; i < a.ndim_; ++i) {
+      if (a.dims_[i] != b.dims_[i]) return false;
+    }
+    return true;
+  }
+
+  // "2000x2000"; "scalar" for 0-d.
+  std::string to_string() const {
+    if (ndim_ == 0) return "scalar";
+    std::string s;
+    for (int i = 0; i < ndim_; ++i) {
+      if (i > 0) s.push_back('x');
+      s.append(std::to_string(dims_[i]));
+    }
+    return s;
+  }
+
+ private:
+  int64_t dims_[kMaxDims] = {};
+  int ndim_ = 0;
+};
+
+}  // namespace asyncscope
