@@ -100,12 +100,16 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
 
   if (tracing() && kind != OpRecord::Kind::sync) {
     trace::ThreadBuffer& buffer = recorder_->local();
-    const uint64_t offset = buffer.vars.size();
-    for (uint16_t i = 0; i < n; ++i) buffer.vars.append(links[i].var->id());
-    op->enqueue_ns = trace::now_ns();
-    buffer.enqueues.append(trace::EnqueueEvent{op->id, op->enqueue_ns, meta.out_bytes, offset, meta.iteration,
-                                               meta.name, op->num_reads, op->num_writes, meta.device.kind,
-                                               meta.device.index, static_cast<uint8_t>(meta.internal)});
+    trace::EnqueueEvent e{op->id, 0, meta.out_bytes, 0, {}, meta.iteration, meta.name, op->num_reads, op->num_writes,
+                          meta.device.kind, meta.device.index, static_cast<uint8_t>(meta.internal)};
+    if (n <= trace::kInlineVarIds) {
+      for (uint16_t i = 0; i < n; ++i) e.inline_vars[i] = links[i].var->id();
+    } else {
+      e.vars_offset = buffer.vars.size();
+      for (uint16_t i = 0; i < n; ++i) buffer.vars.append(links[i].var->id());
+    }
+    op->enqueue_ns = e.t = trace::now_ns();
+    buffer.enqueues.append(e);
   }
   return op;
 }

@@ -12,15 +12,22 @@
 // dropped() from any thread.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <type_traits>
 
 namespace asyncscope::trace {
 
 template <class T>
 class ChunkedLog {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                "log entries are plain records");
+
  public:
   static constexpr size_t kChunkShift = 12;
   static constexpr size_t kChunkSize = size_t{1} << kChunkShift;
@@ -31,7 +38,9 @@ class ChunkedLog {
         chunks_(std::make_unique<std::atomic<T*>[]>(max_chunks_)) {}
 
   ~ChunkedLog() {
-    for (size_t i = 0; i < max_chunks_; ++i) delete[] chunks_[i].load(std::memory_order_relaxed);
+    for (size_t i = 0; i < max_chunks_; ++i) {
+      if (T* chunk = chunks_[i].load(std::memory_order_relaxed)) ::munmap(chunk, kChunkBytes);
+    }
   }
 
   ChunkedLog(const ChunkedLog&) = delete;
@@ -47,7 +56,7 @@ class ChunkedLog {
         return false;
       }
       if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
-        chunks_[chunk].store(new T[kChunkSize], std::memory_order_relaxed);
+        chunks_[chunk].store(allocate_chunk(), std::memory_order_relaxed);
       }
     }
     chunks_[chunk].load(std::memory_order_relaxed)[n & (kChunkSize - 1)] = value;
@@ -66,6 +75,16 @@ class ChunkedLog {
   }
 
  private:
+  static constexpr size_t kChunkBytes = kChunkSize * sizeof(T);
+
+  // Pre-faulted in one call (MAP_POPULATE): recording then never takes a page
+  // fault per 4 KiB, which at a million ops a second is a visible cost.
+  static T* allocate_chunk() {
+    void* p = ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+
   const size_t max_chunks_;
   std::unique_ptr<std::atomic<T*>[]> chunks_;
   std::atomic<size_t> size_{0};

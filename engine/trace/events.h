@@ -34,12 +34,16 @@ enum class OpStatus : uint8_t {
 };
 const char* to_string(OpStatus status) noexcept;
 
-// Recorded by the pushing thread when an op enters the engine.
+// Recorded by the pushing thread when an op enters the engine. Var ids (reads,
+// then writes) are stored inline when there are at most kInlineVarIds of
+// them (the common case: one append per op), else in the thread's var log.
+inline constexpr int kInlineVarIds = 4;
 struct EnqueueEvent {
   uint64_t op = 0;
   int64_t t = 0;
   uint64_t out_bytes = 0;
-  uint64_t vars_offset = 0;  // index of its first var id in the thread's var log: reads, then writes
+  uint64_t vars_offset = 0;  // with more than kInlineVarIds: index of the first id in the var log
+  uint64_t inline_vars[kInlineVarIds] = {};
   uint32_t iteration = 0;
   NameId name = 0;
   uint16_t num_reads = 0;

@@ -109,13 +109,15 @@ bool TraceReader::update(TraceModel& model) {
       op.device_index = e.device_index;
       op.internal = e.internal != 0;
       op.vars_begin = static_cast<uint32_t>(model.var_ids.size());
-      // If the var log hit its bound, the ids are missing (counted in dropped).
-      if (e.vars_offset + e.num_reads + e.num_writes <= num_vars) {
+      const size_t num_ids = size_t{e.num_reads} + e.num_writes;
+      if (num_ids <= static_cast<size_t>(kInlineVarIds)) {
         op.num_reads = e.num_reads;
         op.num_writes = e.num_writes;
-        for (size_t i = 0; i < size_t{e.num_reads} + e.num_writes; ++i) {
-          model.var_ids.push_back(buffer->vars[e.vars_offset + i]);
-        }
+        model.var_ids.insert(model.var_ids.end(), e.inline_vars, e.inline_vars + num_ids);
+      } else if (e.vars_offset + num_ids <= num_vars) {  // else the var log hit its bound (counted in dropped)
+        op.num_reads = e.num_reads;
+        op.num_writes = e.num_writes;
+        for (size_t i = 0; i < num_ids; ++i) model.var_ids.push_back(buffer->vars[e.vars_offset + i]);
       }
       model.frontends[lane].enqueues.push_back(static_cast<uint32_t>(e.op - model.first_op_id));
       changed = true;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <memory>
 #include <stdexcept>
@@ -27,18 +29,22 @@ using testing::run_with_timeout;
 
 // Hand-written recorder contents.
 
-// Appends an enqueue (and its var ids) to the calling thread's buffer; t is
-// relative to the recorder's origin.
+// Appends an enqueue (and its var ids, inline or in the var log as the engine
+// does) to the calling thread's buffer; t is relative to the recorder's origin.
 void enqueue(Recorder& r, uint64_t op, int64_t t, std::vector<uint64_t> reads, std::vector<uint64_t> writes,
              NameId name = 0) {
   ThreadBuffer& b = r.local();
-  const uint64_t offset = b.vars.size();
-  for (uint64_t v : reads) b.vars.append(v);
-  for (uint64_t v : writes) b.vars.append(v);
+  std::vector<uint64_t> ids = reads;
+  ids.insert(ids.end(), writes.begin(), writes.end());
   EnqueueEvent e;
+  if (ids.size() <= static_cast<size_t>(kInlineVarIds)) {
+    std::copy(ids.begin(), ids.end(), e.inline_vars);
+  } else {
+    e.vars_offset = b.vars.size();
+    for (uint64_t v : ids) b.vars.append(v);
+  }
   e.op = op;
   e.t = r.origin_ns() + t;
-  e.vars_offset = offset;
   e.name = name;
   e.num_reads = static_cast<uint16_t>(reads.size());
   e.num_writes = static_cast<uint16_t>(writes.size());
@@ -215,14 +221,14 @@ TEST(TraceReader, OpWhoseVarIdsWereDroppedHasNone) {
     Recorder r(Recorder::Options{.max_events_per_thread = 1});
     ThreadBuffer& b = r.local();
     while (b.vars.size() + 1 < b.vars.capacity()) b.vars.append(0);
-    enqueue(r, 1, 5, {10}, {11});  // the second id no longer fits
+    enqueue(r, 1, 5, {10, 11, 12}, {13, 14});  // more than fit inline; the second id no longer fits the log
     const TraceModel m = snapshot(r);
     const OpInfo* op = m.find_op(1);
     ASSERT_NE(op, nullptr);
     EXPECT_EQ(op->enqueue, 5);
     EXPECT_EQ(op->num_reads, 0);
     EXPECT_EQ(op->num_writes, 0);
-    EXPECT_EQ(m.dropped, 1u);
+    EXPECT_EQ(m.dropped, 4u);  // the four ids that did not fit
   });
 }
 
