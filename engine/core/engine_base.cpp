@@ -8,7 +8,7 @@
 namespace asyncscope {
 
 Var* VarPool::acquire() {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(lock_);
   if (free_ == nullptr) return &storage_.emplace_back(next_id_++);
   Var* var = free_;
   free_ = var->next_free_;
@@ -19,7 +19,7 @@ Var* VarPool::acquire() {
 }
 
 void VarPool::release(Var* var) noexcept {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(lock_);
   var->error = nullptr;
   var->next_free_ = free_;
   free_ = var;

@@ -14,10 +14,13 @@
 
 #include "engine/core/engine.h"
 #include "engine/core/op_record.h"
+#include "engine/core/spin_lock.h"
 
 namespace asyncscope {
 
 // Vars of one engine: allocated in blocks, recycled, freed with the engine.
+// A spin lock: the frontend acquires while workers release, and the critical
+// section is a few pointer updates.
 // Threading: any thread.
 class VarPool {
  public:
@@ -25,7 +28,7 @@ class VarPool {
   void release(Var* var) noexcept;
 
  private:
-  std::mutex mutex_;
+  SpinLock lock_;
   std::deque<Var> storage_;  // deque: vars never move
   Var* free_ = nullptr;
   uint64_t next_id_ = 1;

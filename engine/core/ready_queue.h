@@ -1,15 +1,18 @@
 // ReadyQueue: ops whose dependencies are all granted, waiting for a worker of
 // one device pool. A FIFO linked through OpRecord::next (no allocation) under
-// a mutex; workers that find it empty spin briefly on size_ and then sleep on
-// the condition variable, and push notifies only when someone sleeps.
+// a spin lock: the frontend pushes and workers pop a few pointers at a time,
+// and a blocking mutex here turned contention into futex sleeps. Workers that
+// find it empty spin briefly on size_, then sleep on a futex word (C++20
+// atomic wait); push wakes one only when someone sleeps.
 // Threading: any thread.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
+#include <cstdint>
 #include <mutex>
 
 #include "engine/core/op_record.h"
+#include "engine/core/spin_lock.h"
 
 namespace asyncscope {
 
@@ -17,48 +20,23 @@ class ReadyQueue {
  public:
   void push(OpRecord* op) {
     op->next = nullptr;
-    bool wake;
     {
-      std::lock_guard lock(mutex_);
+      std::lock_guard lock(lock_);
       if (tail_) {
         tail_ = tail_->next = op;
       } else {
         head_ = tail_ = op;
       }
-      size_.fetch_add(1, std::memory_order_relaxed);
-      wake = sleepers_ > 0;  // read under the lock: a sleeper registers under it too
+      // seq_cst with sleepers_ below: either a worker about to sleep sees
+      // this op, or we see it registered and wake it (Dekker).
+      size_.fetch_add(1, std::memory_order_seq_cst);
     }
-    if (wake) cv_.notify_one();
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) wake_one();
   }
 
   OpRecord* try_pop() {
-    if (size_.load(std::memory_order_relaxed) == 0) return nullptr;
-    std::lock_guard lock(mutex_);
-    return pop_locked();
-  }
-
-  // Sleeps until an op arrives; returns null once stop() was called and the queue is empty.
-  OpRecord* pop_or_sleep() {
-    std::unique_lock lock(mutex_);
-    ++sleepers_;
-    cv_.wait(lock, [this] { return head_ != nullptr || stopped_; });
-    --sleepers_;
-    return pop_locked();
-  }
-
-  // A hint for spinning workers; may be stale.
-  bool maybe_nonempty() const noexcept { return size_.load(std::memory_order_relaxed) > 0; }
-
-  void stop() {
-    {
-      std::lock_guard lock(mutex_);
-      stopped_ = true;
-    }
-    cv_.notify_all();
-  }
-
- private:
-  OpRecord* pop_locked() {
+    if (size_.load(std::memory_order_seq_cst) == 0) return nullptr;
+    std::lock_guard lock(lock_);
     OpRecord* op = head_;
     if (op) {
       head_ = op->next;
@@ -68,13 +46,41 @@ class ReadyQueue {
     return op;
   }
 
-  std::mutex mutex_;
-  std::condition_variable cv_;
+  // Sleeps until an op arrives; returns null once stop() was called and the queue is empty.
+  OpRecord* pop_or_sleep() {
+    for (;;) {
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      const uint32_t seen = signal_.load(std::memory_order_seq_cst);
+      OpRecord* op = try_pop();
+      if (op == nullptr && !stopped_.load(std::memory_order_seq_cst)) signal_.wait(seen, std::memory_order_seq_cst);
+      sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      if (op != nullptr) return op;
+      if (stopped_.load(std::memory_order_seq_cst)) return try_pop();
+    }
+  }
+
+  // A hint for spinning workers; may be stale.
+  bool maybe_nonempty() const noexcept { return size_.load(std::memory_order_relaxed) > 0; }
+
+  void stop() {
+    stopped_.store(true, std::memory_order_seq_cst);
+    signal_.fetch_add(1, std::memory_order_seq_cst);
+    signal_.notify_all();
+  }
+
+ private:
+  void wake_one() {
+    signal_.fetch_add(1, std::memory_order_seq_cst);
+    signal_.notify_one();
+  }
+
+  SpinLock lock_;
   OpRecord* head_ = nullptr;
   OpRecord* tail_ = nullptr;
-  int sleepers_ = 0;
-  bool stopped_ = false;
+  std::atomic<bool> stopped_{false};
   alignas(64) std::atomic<int64_t> size_{0};  // read by spinning workers; apart from the lock's line
+  alignas(64) std::atomic<int> sleepers_{0};
+  std::atomic<uint32_t> signal_{0};  // futex word: bumped to wake sleepers
 };
 
 }  // namespace asyncscope
