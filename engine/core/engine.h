@@ -41,6 +41,9 @@ struct EngineOptions {
 };
 
 // Live counts, readable from any thread at any time. pending = pushed - finished.
+// An op counts as finished just after it released its vars, so right after
+// wait_for_var returns the counts may lag for a moment; after wait_all they
+// are exact (pending == 0).
 struct EngineStats {
   uint64_t pushed = 0;
   uint64_t finished = 0;  // includes failed, skipped and cancelled ops

@@ -55,7 +55,9 @@ class EngineBase : public Engine {
   std::exception_ptr take_first_error();
 
   bool tracing() const noexcept { return recorder_ && recorder_->enabled(); }
-  uint64_t last_op_id() const noexcept { return next_op_id_.load(std::memory_order_relaxed) - 1; }
+  // Ids are dense and assigned in prepare(), before an op can finish, so the
+  // last id is also the number of ops pushed.
+  uint64_t last_op_id() const noexcept { return next_op_id_.load(std::memory_order_seq_cst) - 1; }
 
   VarPool vars_;
   const int64_t max_inflight_;
@@ -67,8 +69,8 @@ class EngineBase : public Engine {
  private:
   void note_error(const std::exception_ptr& error);
 
-  std::atomic<uint64_t> next_op_id_{1};
-  std::mutex errors_mutex_;
+  alignas(64) std::atomic<uint64_t> next_op_id_{1};  // written per push: apart from epoch_, read per op
+  alignas(64) std::mutex errors_mutex_;
   std::exception_ptr first_error_;
 };
 

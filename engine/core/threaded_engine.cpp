@@ -79,8 +79,6 @@ void ThreadedEngine::delete_var(Var* var, OpFn on_delete) {
 
 uint64_t ThreadedEngine::submit(OpRecord* op) {
   const uint64_t id = op->id;
-  // Counted before it can finish, so pending never underflows.
-  pushed_.fetch_add(1, std::memory_order_relaxed);
   VarLink* links = op->links();
   for (int i = 0; i < op->num_reads + op->num_writes; ++i) {
     if (links[i].write) {
@@ -184,7 +182,7 @@ uint64_t ThreadedEngine::finished() const noexcept {
 
 uint64_t ThreadedEngine::pending() const noexcept {
   // pushed first: a finish counted after this load can only make pending smaller.
-  const uint64_t pushed = pushed_.load(std::memory_order_seq_cst);
+  const uint64_t pushed = last_op_id();
   const uint64_t done = finished();
   return pushed > done ? pushed - done : 0;
 }
@@ -242,7 +240,7 @@ void ThreadedEngine::cancel() { epoch_.fetch_add(1, std::memory_order_relaxed); 
 
 EngineStats ThreadedEngine::stats() const {
   EngineStats s;
-  s.pushed = pushed_.load(std::memory_order_relaxed);
+  s.pushed = last_op_id();
   for (const auto& pool : pools_) {
     for (const auto& w : pool->workers) {
       s.finished += w->finished.load(std::memory_order_relaxed);

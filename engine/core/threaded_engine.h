@@ -73,7 +73,6 @@ class ThreadedEngine final : public EngineBase {
   void wake_waiters() noexcept;
 
   std::vector<std::unique_ptr<Pool>> pools_;
-  alignas(64) std::atomic<uint64_t> pushed_{0};  // frontend-written; apart from worker lines
   alignas(64) std::atomic<int> waiters_{0};      // read by every worker after each op
   std::atomic<uint32_t> wake_seq_{0};
 };
