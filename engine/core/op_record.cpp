@@ -66,6 +66,13 @@ OpRecord* acquire_op_record() {
   cache.head = op->next;
   --cache.size;
   op->next = nullptr;
+  // Records come back from the workers, so their lines sit in another core's
+  // cache; fetching the next one for writing now hides that transfer from the
+  // next push (otherwise its first atomic waits for these stores to land).
+  if (OpRecord* next = cache.head) {
+    const char* p = reinterpret_cast<const char*>(next);
+    for (size_t offset = 0; offset < sizeof(OpRecord); offset += 64) __builtin_prefetch(p + offset, 1, 3);
+  }
   return op;
 }
 
