@@ -1,15 +1,6 @@
-// asyncscope command line. The GUI and the demo runner arrive with later
-// issues; for now it reports the version and the engine's environment.
-#include <CLI/CLI.hpp>
-
+// asyncscope: the command line (and, with the App issue, the desktop GUI).
 #include <iostream>
 
-#include "engine/core/engine.h"
+#include "app/cli.h"
 
-int main(int argc, char** argv) {
-  CLI::App app{"asyncscope: watch asynchronous execution happen"};
-  app.set_version_flag("--version", std::string("asyncscope ") + ASYNCSCOPE_VERSION);
-  CLI11_PARSE(app, argc, argv);
-  std::cout << app.help();
-  return 0;
-}
+int main(int argc, char** argv) { return asyncscope::app::run_cli(argc, argv, std::cout, std::cerr); }

@@ -18,14 +18,19 @@ namespace asyncscope {
 
 class ReadyQueue {
  public:
-  void push(OpRecord* op) {
+  // Appends op; at_front puts it before everything waiting (used for freeing
+  // memory, which is cheap and lets the ops behind it reuse the buffers).
+  void push(OpRecord* op, bool at_front = false) {
     op->next = nullptr;
     {
       std::lock_guard lock(lock_);
-      if (tail_) {
-        tail_ = tail_->next = op;
-      } else {
+      if (head_ == nullptr) {
         head_ = tail_ = op;
+      } else if (at_front) {
+        op->next = head_;
+        head_ = op;
+      } else {
+        tail_ = tail_->next = op;
       }
       // seq_cst with sleepers_ below: either a worker about to sleep sees
       // this op, or we see it registered and wake it (Dekker).

@@ -99,10 +99,15 @@ void ThreadedEngine::dispatch(OpRecord* op) {
   }
   Pool& pool = pool_for(op->meta.device);
   auto* self = static_cast<Worker*>(tls_worker);
-  if (self != nullptr && self->pool == &pool && self->next_local == nullptr && !pool.queue.maybe_nonempty()) {
+  const bool frees = op->kind == OpRecord::Kind::delete_var;
+  if (self != nullptr && self->pool == &pool && self->next_local == nullptr &&
+      (frees || !pool.queue.maybe_nonempty())) {
     self->next_local = op;
   } else {
-    pool.queue.push(op);
+    // A free jumps the queue: when the frontend runs ahead, hundreds of ready
+    // ops may wait, and each would otherwise get fresh (page-faulting)
+    // memory while the finished buffers wait behind them to be returned.
+    pool.queue.push(op, frees);
   }
 }
 

@@ -61,4 +61,6 @@ class Context {
   int blas_threads_ = 1;
 };
 
+using ContextPtr = std::shared_ptr<Context>;
+
 }  // namespace asyncscope

@@ -14,8 +14,6 @@
 
 namespace asyncscope {
 
-using ContextPtr = std::shared_ptr<Context>;
-
 // Creation.
 NDArray zeros(const ContextPtr& ctx, const Shape& shape);
 NDArray ones(const ContextPtr& ctx, const Shape& shape);

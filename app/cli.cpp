@@ -1,0 +1,291 @@
+#include "app/cli.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+
+#include "app/output_file.h"
+#include "engine/core/errors.h"
+#include "engine/demos/demo.h"
+#include "engine/tensor/allocator.h"
+#include "engine/trace/chrome_trace.h"
+#include "engine/trace/model.h"
+
+namespace asyncscope::app {
+namespace {
+
+// Four significant digits, no exponent for the magnitudes a table shows.
+std::string format_value(double v) {
+  char buf[64];
+  if (v == std::floor(v) && std::abs(v) < 1e15) {
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
+  } else if (std::abs(v) >= 1000) {
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
+  } else if (std::abs(v) >= 1e-3) {
+    std::snprintf(buf, sizeof(buf), "%.4g", v);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.3e", v);
+  }
+  return buf;
+}
+
+// A table cell: times scaled to a readable unit (the JSON keeps the raw value).
+std::string format_cell(double v, const std::string& unit) {
+  double scaled = v;
+  std::string shown = unit;
+  if (unit == "s" || unit == "us") {
+    const double seconds = unit == "s" ? v : v * 1e-6;
+    if (std::abs(seconds) >= 1 || seconds == 0) {
+      scaled = seconds, shown = "s";
+    } else if (std::abs(seconds) >= 1e-3) {
+      scaled = seconds * 1e3, shown = "ms";
+    } else {
+      scaled = seconds * 1e6, shown = "us";
+    }
+  }
+  return format_value(scaled) + (shown.empty() ? "" : " " + shown);
+}
+
+std::string default_text(const demos::Param& p) {
+  if (p.kind == demos::Param::Kind::choice) return p.default_choice;
+  return format_value(p.default_value);
+}
+
+void print_list(std::ostream& out) {
+  for (const auto& demo : demos::all_demos()) {
+    out << demo->name() << "\n  " << demo->summary() << "\n";
+    for (const demos::Param& p : demo->params()) {
+      std::string flag = "--" + p.name;
+      if (p.kind == demos::Param::Kind::choice) {
+        std::string choices;
+        for (const auto& c : p.choices) choices += (choices.empty() ? "" : "|") + c;
+        flag += " " + choices;
+      } else {
+        flag += p.kind == demos::Param::Kind::integer ? " N" : " X";
+      }
+      out << "    " << std::left << std::setw(26) << flag << p.help << " (default " << default_text(p) << ")\n";
+    }
+  }
+}
+
+void print_results(std::ostream& out, const demos::Demo& demo, const demos::ParamValues& values,
+                   const demos::Results& results) {
+  out << demo.name() << " (";
+  bool first = true;
+  for (const demos::Param& p : values.specs()) {
+    out << (first ? "" : " ") << p.name << "=" << values.text(p.name);
+    first = false;
+  }
+  out << ")\n";
+  size_t width = 0;
+  for (const auto& row : results.rows) width = std::max(width, row.label.size());
+  for (const auto& row : results.rows) {
+    out << "  " << std::left << std::setw(static_cast<int>(width) + 2) << row.label << std::right << std::setw(14)
+        << format_cell(row.value, row.unit) << "\n";
+  }
+  for (const auto& note : results.notes) out << "  " << note << "\n";
+}
+
+std::string results_json(const demos::Demo& demo, const demos::ParamValues& values, const demos::Results& results) {
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [name, value] : values.values()) {
+    std::visit([&params, &name](const auto& v) { params[name] = v; }, value);
+  }
+  nlohmann::json rows = nlohmann::json::object();
+  for (const auto& row : results.rows) rows[row.key] = row.value;
+  nlohmann::json doc = {{"demo", demo.name()}, {"params", params}, {"results", rows}, {"notes", results.notes}};
+  return doc.dump(2) + "\n";
+}
+
+// Progress on stderr, but only once a run has taken more than a second.
+class Progress {
+ public:
+  explicit Progress(std::ostream& err) : err_(err), tty_(::isatty(STDERR_FILENO) != 0) {}
+  ~Progress() {
+    if (shown_ && tty_) err_ << "\r\033[K" << std::flush;
+  }
+  void operator()(double fraction, const std::string& what) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start_ < std::chrono::seconds(1)) return;
+    const int percent = static_cast<int>(fraction * 100);
+    if (tty_) {
+      if (now - last_ < std::chrono::milliseconds(100)) return;
+      err_ << "\r\033[K" << percent << "% " << what << std::flush;
+    } else {
+      if (percent / 10 == last_decile_) return;  // a line per 10% when not a terminal
+      last_decile_ = percent / 10;
+      err_ << percent << "% " << what << "\n";
+    }
+    last_ = now;
+    shown_ = true;
+  }
+
+ private:
+  std::ostream& err_;
+  const bool tty_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_{};
+  int last_decile_ = -1;
+  bool shown_ = false;
+};
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+int run_demo(const demos::Demo& demo, const demos::ParamValues& values, const std::string& trace_path,
+             const std::string& json_path, std::ostream& out, std::ostream& err);
+
+// Reads a saved trace and prints what it holds (the GUI will draw it).
+int describe_trace(const std::string& path, std::ostream& out, std::ostream& err) {
+  trace::TraceModel m;
+  try {
+    m = trace::read_chrome_trace(path);
+  } catch (const std::exception& e) {
+    err << "asyncscope: " << e.what() << "\n";
+    return 2;
+  }
+  size_t ops = 0, failed = 0;
+  for (const auto& op : m.ops) {
+    if (!op.known() || op.internal) continue;
+    ++ops;
+    failed += op.status == trace::OpStatus::failed;
+  }
+  out << path << ": " << ops << " ops, " << m.syncs.size() << " waits, " << m.counters.size()
+      << " counter samples over " << format_cell(static_cast<double>(m.end_time()) * 1e-9, "s") << "\n";
+  for (const auto& lane : m.frontends) {
+    out << "  " << lane.name << ": " << lane.enqueues.size() << " enqueues, " << lane.syncs.size() << " waits\n";
+  }
+  for (const auto& lane : m.workers) out << "  " << lane.name << ": " << lane.ops.size() << " ops\n";
+  if (failed > 0) out << "  " << failed << " ops failed\n";
+  if (m.dropped > 0) out << "  " << m.dropped << " events were dropped when the recorder's bound was hit\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"asyncscope: watch asynchronous execution happen.\n"
+               "Runs the built-in demos of a real dependency engine and records what the frontend enqueued, "
+               "what each worker ran, and when the frontend waited.",
+               "asyncscope"};
+  app.set_version_flag("--version", std::string("asyncscope ") + ASYNCSCOPE_VERSION);
+  app.require_subcommand(0, 1);
+
+  app.add_subcommand("list", "List the demos and their parameters");
+  std::string view_path;
+  CLI::App* view = app.add_subcommand("view", "Open a saved trace (our own Chrome-trace export) and describe it");
+  view->add_option("FILE", view_path, "trace written by 'asyncscope run ... --trace FILE'")->required();
+  CLI::App* run = app.add_subcommand("run", "Run a demo headless and print its result table");
+  run->require_subcommand(1);
+  std::string trace_path, json_path;
+  std::map<std::string, std::map<std::string, std::string>> raw;  // demo -> param -> text
+  for (const auto& demo : demos::all_demos()) {
+    CLI::App* sub = run->add_subcommand(demo->name(), demo->summary());
+    for (const demos::Param& p : demo->params()) {
+      sub->add_option("--" + p.name, raw[demo->name()][p.name], p.help)->default_str(default_text(p));
+    }
+    sub->add_option("--trace", trace_path, "write the run's timeline as Chrome trace JSON (Perfetto, chrome://tracing)");
+    sub->add_option("--json", json_path, "write the parameters and results as JSON");
+  }
+
+  // An unknown demo deserves a better message than "unexpected argument".
+  if (argc >= 3 && std::string(argv[1]) == "run" && argv[2][0] != '-' && !demos::find_demo(argv[2])) {
+    err << "asyncscope: unknown demo '" << argv[2] << "'; run 'asyncscope list' to see the demos\n";
+    return 2;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    std::string message = e.what();
+    if (const auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
+    err << "asyncscope: " << message << " (see asyncscope --help)\n";
+    return 2;
+  }
+
+  if (app.got_subcommand("list")) {
+    print_list(out);
+    return 0;
+  }
+  if (app.got_subcommand("view")) return describe_trace(view_path, out, err);
+  if (!app.got_subcommand("run")) {
+    out << app.help();
+    return 0;
+  }
+  const demos::Demo* demo = nullptr;
+  for (const auto& d : demos::all_demos()) {
+    if (run->got_subcommand(d->name())) demo = d.get();
+  }
+  CLI::App* sub = run->get_subcommand(demo->name());
+  demos::ParamValues values = demo->defaults();
+  try {
+    for (const demos::Param& p : demo->params()) {
+      if (sub->count("--" + p.name) > 0) values.set(p.name, raw[demo->name()][p.name]);
+    }
+    for (const auto& [flag, path] : {std::pair{"--trace", &trace_path}, {"--json", &json_path}}) {
+      if (sub->count(flag) == 0) continue;
+      if (const std::string why = check_writable(*path); !why.empty()) {
+        throw BadInput(std::string("cannot write ") + flag + " " + *path + ": " + why);
+      }
+    }
+    const int64_t need = demo->estimate_bytes(values);
+    const int64_t budget = PooledAllocator::default_budget_bytes();
+    if (need > budget) {
+      std::ostringstream msg;
+      msg << "these parameters need about " << format_value(static_cast<double>(need) / 1e9)
+          << " GB of arrays, more than the memory budget of " << format_value(static_cast<double>(budget) / 1e9)
+          << " GB; choose smaller sizes (or raise ASYNCSCOPE_MEMORY_BUDGET_MB)";
+      throw BadInput(msg.str());
+    }
+    return run_demo(*demo, values, sub->count("--trace") ? trace_path : "", sub->count("--json") ? json_path : "",
+                    out, err);
+  } catch (const std::invalid_argument& e) {
+    err << "asyncscope: " << e.what() << "\n";
+    return 2;
+  } catch (const BadInput& e) {
+    err << "asyncscope: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+namespace {
+
+int run_demo(const demos::Demo& demo, const demos::ParamValues& values, const std::string& trace_path,
+             const std::string& json_path, std::ostream& out, std::ostream& err) {
+  demos::RunEnv env;
+  Progress progress(err);
+  env.progress = [&progress](double f, const std::string& what) { progress(f, what); };
+  demos::Results results;
+  try {
+    results = demo.run(values, env);
+  } catch (const std::invalid_argument&) {
+    throw;  // a parameter combination the demo cannot run: bad input
+  } catch (const std::exception& e) {
+    err << "asyncscope: " << demo.name() << " failed: " << e.what() << "\n";
+    return 1;
+  }
+  print_results(out, demo, values, results);
+  try {
+    if (!json_path.empty()) write_file_atomically(json_path, results_json(demo, values, results));
+    if (!trace_path.empty()) trace::write_chrome_trace(trace::snapshot(*env.recorder), trace_path);
+  } catch (const std::exception& e) {
+    err << "asyncscope: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace asyncscope::app

@@ -1,0 +1,142 @@
+#include "engine/demos/demo.h"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "engine/demos/registry.h"
+
+namespace asyncscope::demos {
+namespace {
+
+std::string format_number(double v) {
+  if (v == std::floor(v) && std::abs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+std::string allowed(const Param& p) {
+  if (p.kind == Param::Kind::choice) {
+    std::string s;
+    for (const auto& c : p.choices) s += (s.empty() ? "" : "|") + c;
+    return s;
+  }
+  return format_number(p.min) + ".." + format_number(p.max);
+}
+
+}  // namespace
+
+ParamValues::ParamValues(std::vector<Param> specs) : specs_(std::move(specs)) {
+  for (const Param& p : specs_) {
+    switch (p.kind) {
+      case Param::Kind::integer: values_[p.name] = static_cast<int64_t>(p.default_value); break;
+      case Param::Kind::number: values_[p.name] = p.default_value; break;
+      case Param::Kind::choice: values_[p.name] = p.default_choice; break;
+    }
+  }
+}
+
+const Param& ParamValues::spec(const std::string& name) const {
+  for (const Param& p : specs_) {
+    if (p.name == name) return p;
+  }
+  throw std::invalid_argument("unknown parameter '" + name + "'");
+}
+
+void ParamValues::set(const std::string& name, const std::string& text) {
+  const Param& p = spec(name);
+  const std::string what = "--" + name + " " + (text.empty() ? "''" : text);
+  switch (p.kind) {
+    case Param::Kind::integer: {
+      int64_t v = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || end != text.data() + text.size()) {
+        throw std::invalid_argument(what + ": not a whole number (allowed: " + allowed(p) + ")");
+      }
+      set_integer(name, v);
+      return;
+    }
+    case Param::Kind::number: {
+      double v = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
+        throw std::invalid_argument(what + ": not a number (allowed: " + allowed(p) + ")");
+      }
+      if (v < p.min || v > p.max) throw std::invalid_argument(what + ": out of range (allowed: " + allowed(p) + ")");
+      values_[name] = v;
+      return;
+    }
+    case Param::Kind::choice: set_choice(name, text); return;
+  }
+}
+
+void ParamValues::set_integer(const std::string& name, int64_t value) {
+  const Param& p = spec(name);
+  if (p.kind != Param::Kind::integer) throw std::invalid_argument("--" + name + " is not a whole-number parameter");
+  if (static_cast<double>(value) < p.min || static_cast<double>(value) > p.max) {
+    throw std::invalid_argument("--" + name + " " + std::to_string(value) + ": out of range (allowed: " +
+                                allowed(p) + ")");
+  }
+  values_[name] = value;
+}
+
+void ParamValues::set_choice(const std::string& name, const std::string& value) {
+  const Param& p = spec(name);
+  if (p.kind != Param::Kind::choice) throw std::invalid_argument("--" + name + " is not a choice parameter");
+  for (const auto& c : p.choices) {
+    if (c == value) {
+      values_[name] = value;
+      return;
+    }
+  }
+  throw std::invalid_argument("--" + name + " " + (value.empty() ? "''" : value) + ": not one of " + allowed(p));
+}
+
+int64_t ParamValues::integer(const std::string& name) const { return std::get<int64_t>(values_.at(spec(name).name)); }
+double ParamValues::number(const std::string& name) const { return std::get<double>(values_.at(spec(name).name)); }
+const std::string& ParamValues::choice(const std::string& name) const {
+  return std::get<std::string>(values_.at(spec(name).name));
+}
+
+std::string ParamValues::text(const std::string& name) const {
+  const Value& v = values_.at(spec(name).name);
+  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&v)) return format_number(*d);
+  return std::get<std::string>(v);
+}
+
+double Results::value(std::string_view key) const {
+  for (const Result& r : rows) {
+    if (r.key == key) return r.value;
+  }
+  throw std::out_of_range("no result named '" + std::string(key) + "'");
+}
+
+int64_t Demo::estimate_bytes(const ParamValues&) const { return 0; }
+
+Param workers_param() {
+  return Param{"workers", "CPU worker threads of the engine (0 = one per core)", Param::Kind::integer, 0, 0, 256, {}, {}};
+}
+
+Param device_param() {
+  return Param{"device", "where the arrays live and the ops run", Param::Kind::choice, 0, 0, 0, {"cpu", "cuda"}, "cpu"};
+}
+
+Param seed_param() {
+  return Param{"seed", "seed of the random arrays", Param::Kind::integer, 0, 0, 9007199254740991.0, {}, {}};
+}
+
+const std::vector<std::unique_ptr<Demo>>& all_demos() {
+  static const std::vector<std::unique_ptr<Demo>> demos = make_builtin_demos();
+  return demos;
+}
+
+const Demo* find_demo(std::string_view name) {
+  for (const auto& d : all_demos()) {
+    if (d->name() == name) return d.get();
+  }
+  return nullptr;
+}
+
+}  // namespace asyncscope::demos

@@ -1,0 +1,63 @@
+// Chrome trace-event JSON export and import of a TraceModel: the file opens in
+// Perfetto UI and chrome://tracing, and read_chrome_trace() turns one of our
+// own exports back into the model it was written from, to the nanosecond.
+//
+// What a viewer sees (one process, one thread per lane, sorted frontend lanes
+// first, then workers, then counters):
+//   - frontend lanes: each enqueue as a zero-length `X` (an instant: the
+//     moment the op entered the engine, no invented duration), each sync wait
+//     as an `X` named after its kind, markers as thread-scoped `i` events;
+//   - worker lanes: each executed op as an `X`, its args carrying id, var ids
+//     read and written, bytes, iteration, status and error text;
+//   - counters as `C` events, one track per name in model.counter_names
+//     (sample values past the named counters are not written);
+//   - flow arrows enqueue -> execution, and op -> the sync wait that waited
+//     for it, both as v1 `s`/`f` pairs and as v2 `bind_id` + `flow_in` /
+//     `flow_out` on the `X` events.
+// Times are microseconds with nanosecond decimals, chosen so that a reader
+// that truncates (or rounds) ts * 1000 gets the exact nanosecond; the exact
+// integers are also in args (ns_ts, ns_dur), which the import uses. The
+// import relies on the order of events within a lane, which the export keeps.
+//
+// Threading: all functions are reentrant; the model must not change while it
+// is exported.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+
+#include "engine/trace/model.h"
+
+namespace asyncscope::trace {
+
+// Version of the asyncscope-specific content (otherData.asyncscope_version).
+inline constexpr int kChromeTraceVersion = 1;
+
+struct ExportOptions {
+  std::string run_label;  // shown in the process name ("asyncscope: label") and kept in otherData
+  int indent = -1;        // -1: compact; >= 0: pretty-printed with this indent (bigger file)
+};
+
+// Writes the trace as JSON to `out`. Throws std::runtime_error if the model
+// holds a time outside [0, 2^50) ns (it cannot be written exactly) or the
+// stream fails.
+void write_chrome_trace(const TraceModel& model, std::ostream& out, const ExportOptions& options = {});
+std::string to_chrome_trace_json(const TraceModel& model, const ExportOptions& options = {});
+
+// Writes to a temporary file in the same folder, then renames it over `path`,
+// so a failure never leaves a truncated file or clobbers an existing one.
+// Throws std::runtime_error naming the path and the reason.
+void write_chrome_trace(const TraceModel& model, const std::string& path, const ExportOptions& options = {});
+
+// Reads an export back. Throws std::runtime_error with a one-line message on
+// anything it cannot read: "cannot read trace PATH: <errno text>" for a
+// missing or unreadable file; "PATH: <what is wrong>" (source_name for
+// parse_chrome_trace) for invalid JSON, a Chrome trace not written by
+// asyncscope, a newer format version, missing or mistyped fields, or
+// out-of-range values.
+// Text that was not valid UTF-8 was written with U+FFFD replacements.
+TraceModel read_chrome_trace(const std::string& path);
+TraceModel parse_chrome_trace(std::string_view json, std::string_view source_name = "trace");
+
+}  // namespace asyncscope::trace

@@ -1,0 +1,417 @@
+// Export half of chrome_trace.h. Events are serialised one at a time, so a
+// trace of millions of ops never exists as one JSON tree in memory.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/trace/chrome_trace.h"
+
+namespace asyncscope::trace {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kPid = 1;
+// Times at or past 2^50 ns (13 days since run start) would lose nanoseconds
+// as microsecond doubles; no run is that long, so such a time is a bad model.
+constexpr int64_t kMaxTimeNs = int64_t{1} << 50;
+// v2 flow ids live beside the ids a viewer allocates for v1 flows; keep them apart.
+constexpr uint64_t kBindIdBase = uint64_t{1} << 40;
+
+const char* device_name(DeviceKind d) { return d == DeviceKind::cuda ? "cuda" : "cpu"; }
+
+// Microseconds as a double for an exact ns count, nudged up when needed so
+// that both truncating (older Perfetto) and rounding (newer Perfetto)
+// value * 1000 give back ns exactly: end = start + dur holds in ns for every
+// reader, and spans that touch never overlap by a rounding nanosecond.
+double micros(int64_t ns) {
+  double us = static_cast<double>(ns) / 1000.0;
+  while (static_cast<int64_t>(us * 1000.0) < ns) us = std::nextafter(us, std::numeric_limits<double>::infinity());
+  return us;
+}
+
+class Exporter {
+ public:
+  Exporter(const TraceModel& m, const ExportOptions& options, std::ostream& out)
+      : m_(m), options_(options), out_(out) {}
+
+  void run() {
+    index_waits();
+    out_ << "{\"displayTimeUnit\":\"ns\",\"otherData\":";
+    out_ << dump(other_data());
+    out_ << ",\"traceEvents\":[";
+    metadata_events();
+    for (uint32_t lane = 0; lane < m_.frontends.size(); ++lane) frontend_lane(lane);
+    for (uint32_t lane = 0; lane < m_.workers.size(); ++lane) worker_lane(lane);
+    marker_events();
+    counter_events();
+    out_ << "\n]}\n";
+    if (!out_) throw std::runtime_error("cannot write the trace: the output stream failed");
+  }
+
+ private:
+  std::string dump(const json& j) const {
+    // Invalid UTF-8 (an exception text from a foreign library) becomes U+FFFD instead of failing the export.
+    return j.dump(options_.indent, ' ', false, json::error_handler_t::replace);
+  }
+
+  void emit(const json& event) {
+    out_ << (first_event_ ? "\n" : ",\n") << dump(event);
+    first_event_ = false;
+  }
+
+  int64_t checked(int64_t t, const char* what, uint64_t id) const {
+    if (t < 0 || t >= kMaxTimeNs) {
+      throw std::runtime_error("cannot export the trace: " + std::string(what) + " " + std::to_string(id) +
+                               " has time " + std::to_string(t) + " ns, outside [0, 2^50) ns since run start");
+    }
+    return t;
+  }
+
+  int frontend_tid(uint32_t lane) const { return 1 + static_cast<int>(lane); }
+  int worker_tid(uint32_t lane) const { return 1 + static_cast<int>(m_.frontends.size() + lane); }
+  int counters_tid() const { return 1 + static_cast<int>(m_.frontends.size() + m_.workers.size()); }
+  uint64_t enqueue_flow_id(const OpInfo& op) const { return op.id - m_.first_op_id + 1; }
+  uint64_t wait_flow_id(uint32_t sync) const { return m_.ops.size() + sync + 1; }
+
+  json base(const char* ph, const std::string& name, const char* cat, int tid, int64_t t) const {
+    return json{{"ph", ph}, {"name", name}, {"cat", cat}, {"pid", kPid}, {"tid", tid}, {"ts", micros(t)}};
+  }
+
+  // Which executed op each sync waited for: for a var, the last op pushed
+  // before the wait that wrote it; for wait_all, the last op pushed before
+  // it; for the in-flight bound, the op whose end freed a slot: the last to
+  // end before the wait did (it may have ended just before the wait began
+  // and counted as finished just after).
+  void index_waits() {
+    std::unordered_map<uint64_t, std::vector<uint64_t>> writers;  // var id -> op ids, ascending
+    std::vector<std::pair<int64_t, uint64_t>> ends;                // (end, op id) of executed ops
+    for (const OpInfo& op : m_.ops) {
+      if (!op.known()) continue;
+      for (uint16_t w = 0; w < op.num_writes; ++w) writers[m_.writes_of(op)[w]].push_back(op.id);
+      if (op.executed()) ends.emplace_back(op.end, op.id);
+    }
+    std::sort(ends.begin(), ends.end());
+    waited_.assign(m_.syncs.size(), nullptr);
+    waiters_.assign(m_.ops.size(), {});
+    for (uint32_t s = 0; s < m_.syncs.size(); ++s) {
+      const SyncSpan& sync = m_.syncs[s];
+      const OpInfo* op = nullptr;
+      if (sync.kind == SyncKind::inflight_bound) {
+        auto after = std::upper_bound(ends.begin(), ends.end(), std::pair(sync.end, UINT64_MAX));
+        if (after != ends.begin()) op = m_.find_op((after - 1)->second);
+      } else if (sync.target == 0) {
+        op = m_.find_op(sync.last_op);
+      } else if (auto it = writers.find(sync.target); it != writers.end()) {
+        auto after = std::upper_bound(it->second.begin(), it->second.end(), sync.last_op);
+        if (after != it->second.begin()) op = m_.find_op(*(after - 1));
+      }
+      // An arrow must not point back in time (only a hand-made model could ask for that).
+      if (op == nullptr || !op->executed() || op->start > sync.end) continue;
+      waited_[s] = op;
+      waiters_[op->id - m_.first_op_id].push_back(s);
+    }
+  }
+
+  json other_data() const {
+    // Errors of ops that have no event to carry them, sorted so that equal models give equal files.
+    std::vector<std::pair<uint64_t, const std::string*>> orphans;
+    for (const auto& [id, text] : m_.errors) {
+      const OpInfo* op = m_.find_op(id);
+      if (op == nullptr || (op->enqueue == kNoTime && !op->executed())) orphans.emplace_back(id, &text);
+    }
+    std::sort(orphans.begin(), orphans.end());
+    json errors_without_events = json::array();
+    for (const auto& [id, text] : orphans) errors_without_events.push_back({{"op", id}, {"error", *text}});
+    return json{{"asyncscope_version", kChromeTraceVersion},
+                {"run_label", options_.run_label},
+                {"origin_ns", m_.origin_ns},
+                {"first_op_id", m_.first_op_id},
+                {"num_ops", m_.ops.size()},
+                {"dropped", m_.dropped},
+                {"counter_names", m_.counter_names},
+                {"names", m_.names},
+                {"errors_without_events", std::move(errors_without_events)}};
+  }
+
+  void lane_metadata(int tid, int sort_index, json lane_args) {
+    emit(json{{"ph", "M"}, {"name", "thread_name"}, {"pid", kPid}, {"tid", tid}, {"args", std::move(lane_args)}});
+    emit(json{{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", kPid}, {"tid", tid},
+              {"args", {{"sort_index", sort_index}}}});
+  }
+
+  void metadata_events() {
+    const std::string process = options_.run_label.empty() ? "asyncscope" : "asyncscope: " + options_.run_label;
+    emit(json{{"ph", "M"}, {"name", "process_name"}, {"pid", kPid}, {"args", {{"name", process}}}});
+    int sort = 0;
+    for (uint32_t i = 0; i < m_.frontends.size(); ++i) {
+      lane_metadata(frontend_tid(i), sort++, {{"name", m_.frontends[i].name}, {"lane", "frontend"}, {"index", i}});
+    }
+    for (uint32_t i = 0; i < m_.workers.size(); ++i) {
+      const WorkerLane& w = m_.workers[i];
+      lane_metadata(worker_tid(i), sort++,
+                    {{"name", w.name}, {"lane", "worker"}, {"index", i}, {"device", device_name(w.device)},
+                     {"device_index", w.device_index}, {"worker", w.worker}});
+    }
+    if (!m_.counter_names.empty() || !m_.counters.empty()) {
+      lane_metadata(counters_tid(), sort, {{"name", "counters"}, {"lane", "counters"}, {"index", 0}});
+    }
+  }
+
+  // What the frontend said about an op when it pushed it; on both of its events.
+  json op_args(const OpInfo& op) const {
+    json args{{"id", op.id},
+              {"name_id", op.name},
+              {"reads", std::vector<uint64_t>(m_.reads_of(op), m_.reads_of(op) + op.num_reads)},
+              {"writes", std::vector<uint64_t>(m_.writes_of(op), m_.writes_of(op) + op.num_writes)},
+              {"bytes", op.out_bytes},
+              {"iteration", op.iteration},
+              {"device", device_name(op.device)},
+              {"device_index", op.device_index},
+              {"internal", op.internal}};
+    if (auto it = m_.errors.find(op.id); it != m_.errors.end()) args["error"] = it->second;
+    return args;
+  }
+
+  void flow(const char* ph, uint64_t id, const char* name, int tid, int64_t t) {
+    json e = base(ph, name, "flow", tid, t);
+    e["id"] = id;
+    if (ph[0] == 'f') e["bp"] = "e";  // bind to the enclosing slice, not the next one
+    emit(e);
+  }
+
+  void enqueue_event(const OpInfo& op, uint32_t lane) {
+    const int tid = frontend_tid(lane);
+    const int64_t t = checked(op.enqueue, "the enqueue of op", op.id);
+    json e = base("X", std::string(m_.op_name(op)), "enqueue", tid, t);
+    e["dur"] = 0.0;  // the moment the op entered the engine: a true instant, no invented width
+    json args = op_args(op);
+    args["ns_ts"] = t;
+    e["args"] = std::move(args);
+    if (op.executed()) {
+      e["bind_id"] = kBindIdBase + enqueue_flow_id(op);
+      e["flow_out"] = true;
+    }
+    emit(e);
+    if (op.executed()) flow("s", enqueue_flow_id(op), "enqueue", tid, t);
+  }
+
+  void sync_event(uint32_t index, uint32_t lane) {
+    const SyncSpan& s = m_.syncs[index];
+    const int tid = frontend_tid(lane);
+    const int64_t begin = checked(s.begin, "sync", index);
+    const int64_t end = checked(s.end, "sync", index);
+    if (end < begin) throw std::runtime_error("cannot export the trace: sync " + std::to_string(index) + " ends before it begins");
+    json e = base("X", to_string(s.kind), "sync", tid, begin);
+    e["dur"] = micros(end - begin);
+    json args{{"index", index}, {"kind", to_string(s.kind)}, {"target", s.target}, {"last_op", s.last_op},
+              {"ns_ts", begin}, {"ns_dur", end - begin}};
+    const OpInfo* op = waited_[index];
+    if (op != nullptr) {
+      args["waited_for"] = op->id;
+      // v2 flows bind as slices begin: only a wait that began after the op
+      // started can take the op's outgoing flow (v1 below has every arrow).
+      if (op->start < begin) {
+        e["bind_id"] = kBindIdBase + enqueue_flow_id(*op);
+        e["flow_in"] = true;
+      }
+    }
+    e["args"] = std::move(args);
+    emit(e);
+    // The arrow lands where the wait was released: when the op ended, within the wait.
+    if (op != nullptr) flow("f", wait_flow_id(index), "wait", tid, std::clamp(op->end, begin, end));
+  }
+
+  // Enqueues and syncs of one thread, merged by time; at equal times the
+  // longer span comes first, so viewers nest them the same way.
+  void frontend_lane(uint32_t lane) {
+    const FrontendLane& f = m_.frontends[lane];
+    size_t e = 0, s = 0;
+    while (e < f.enqueues.size() || s < f.syncs.size()) {
+      const bool take_sync = e == f.enqueues.size() ||
+                             (s < f.syncs.size() && m_.syncs[f.syncs[s]].begin <= m_.ops[f.enqueues[e]].enqueue);
+      if (take_sync) {
+        sync_event(f.syncs[s++], lane);
+      } else {
+        enqueue_event(m_.ops[f.enqueues[e++]], lane);
+      }
+    }
+  }
+
+  void worker_lane(uint32_t lane) {
+    const int tid = worker_tid(lane);
+    for (uint32_t index : m_.workers[lane].ops) {
+      const OpInfo& op = m_.ops[index];
+      const int64_t start = checked(op.start, "the start of op", op.id);
+      const int64_t end = checked(op.end, "the end of op", op.id);
+      if (end < start) throw std::runtime_error("cannot export the trace: op " + std::to_string(op.id) + " ends before it starts");
+      json e = base("X", std::string(m_.op_name(op)), "op", tid, start);
+      e["dur"] = micros(end - start);
+      json args = op_args(op);
+      args["status"] = to_string(op.status);
+      args["worker_lane"] = m_.workers[lane].name;
+      args["ns_ts"] = start;
+      args["ns_dur"] = end - start;
+      if (op.enqueue != kNoTime) args["ns_queued"] = start - op.enqueue;
+      e["args"] = std::move(args);
+      const std::vector<uint32_t>& waiters = waiters_[index];
+      const bool has_v2_waiter =
+          std::any_of(waiters.begin(), waiters.end(), [&](uint32_t s) { return start < m_.syncs[s].begin; });
+      if (op.enqueue != kNoTime || has_v2_waiter) {
+        e["bind_id"] = kBindIdBase + enqueue_flow_id(op);
+        if (op.enqueue != kNoTime) e["flow_in"] = true;
+        if (has_v2_waiter) e["flow_out"] = true;
+      }
+      emit(e);
+      if (op.enqueue != kNoTime) flow("f", enqueue_flow_id(op), "enqueue", tid, start);
+      for (uint32_t s : waiters) flow("s", wait_flow_id(s), "wait", tid, start);
+    }
+  }
+
+  void marker_events() {
+    for (size_t i = 0; i < m_.markers.size(); ++i) {
+      const Marker& mk = m_.markers[i];
+      const int64_t t = checked(mk.t, "marker", i);
+      json e = base("i", std::string(m_.name(mk.name)), "marker", frontend_tid(mk.frontend), t);
+      e["s"] = "t";
+      e["args"] = json{{"value", mk.value}, {"name_id", mk.name}, {"frontend", mk.frontend}, {"ns_ts", t}};
+      emit(e);
+    }
+  }
+
+  // One C event per counter and sample, so each counter gets its own track
+  // and scale. Their args are the plotted series, so the exact time goes in
+  // an event field of our own (viewers ignore unknown fields).
+  void counter_events() {
+    const size_t n = std::min(m_.counter_names.size(), static_cast<size_t>(kMaxCounters));
+    for (size_t i = 0; i < m_.counters.size(); ++i) {
+      const CounterSample& s = m_.counters[i];
+      const int64_t t = checked(s.t, "counter sample", i);
+      for (size_t c = 0; c < n; ++c) {
+        json e = base("C", m_.counter_names[c], "counter", counters_tid(), t);
+        e["args"] = json{{"value", s.values[c]}};
+        e["ns_ts"] = t;
+        emit(e);
+      }
+    }
+  }
+
+  const TraceModel& m_;
+  const ExportOptions& options_;
+  std::ostream& out_;
+  bool first_event_ = true;
+  std::vector<const OpInfo*> waited_;           // by sync index: the op it waited for, or null
+  std::vector<std::vector<uint32_t>> waiters_;  // by op index: the syncs that waited for it
+};
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// An ostream over a file descriptor that remembers the first write error.
+class FdBuf : public std::streambuf {
+ public:
+  explicit FdBuf(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof(buffer_)); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (sync() != 0) return traits_type::eof();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  int sync() override {
+    const char* p = pbase();
+    while (p < pptr()) {
+      const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        if (error_ == 0) error_ = n < 0 ? errno : EIO;
+        return -1;
+      }
+      p += n;
+    }
+    setp(buffer_, buffer_ + sizeof(buffer_));
+    return 0;
+  }
+
+ private:
+  int fd_;
+  int error_ = 0;
+  char buffer_[1 << 16];
+};
+
+}  // namespace
+
+void write_chrome_trace(const TraceModel& model, std::ostream& out, const ExportOptions& options) {
+  Exporter(model, options, out).run();
+}
+
+std::string to_chrome_trace_json(const TraceModel& model, const ExportOptions& options) {
+  std::ostringstream out;
+  write_chrome_trace(model, out, options);
+  return std::move(out).str();
+}
+
+void write_chrome_trace(const TraceModel& model, const std::string& path, const ExportOptions& options) {
+  const auto fail = [&path](const std::string& reason) {
+    return std::runtime_error("cannot write trace " + path + ": " + reason);
+  };
+  if (path.empty()) throw fail("empty file name");
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  std::string tmp_name(".");  // hidden, beside the target: rename() then stays within one file system
+  tmp_name.append(target.filename().string()).append(".tmp-XXXXXX");
+  std::string tmp = (dir / tmp_name).string();
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw fail(errno_text(errno) + " (creating a temporary file in " + dir.string() + ")");
+  // A replaced file keeps its permissions; a new one gets the usual 0644, not mkstemp's 0600.
+  struct stat existing {};
+  ::fchmod(fd, ::stat(path.c_str(), &existing) == 0 ? existing.st_mode & 07777 : 0644);
+
+  const auto discard = [&](const std::string& reason) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return fail(reason);
+  };
+  FdBuf buf(fd);
+  {
+    std::ostream out(&buf);
+    try {
+      write_chrome_trace(model, out, options);
+    } catch (const std::exception& e) {
+      if (buf.error() != 0) throw discard(errno_text(buf.error()));
+      throw discard(e.what());
+    }
+    out.flush();
+    if (!out || buf.error() != 0) throw discard(errno_text(buf.error() != 0 ? buf.error() : EIO));
+  }
+  if (::fsync(fd) != 0) throw discard(errno_text(errno));
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw fail(errno_text(err));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw fail(errno_text(err));
+  }
+}
+
+}  // namespace asyncscope::trace

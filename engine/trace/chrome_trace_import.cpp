@@ -1,0 +1,555 @@
+// Import half of chrome_trace.h. The JSON is parsed with a callback that
+// hands over one trace event at a time and then drops it, so reading a large
+// export holds the model and one event, not the whole document. Events are
+// first staged as read (metadata may come before or after them), then
+// checked against each other and assembled into the model.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/trace/chrome_trace.h"
+
+namespace asyncscope::trace {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kMaxTimeNs = int64_t{1} << 50;  // as in the export
+constexpr uint64_t kMaxLaneTid = uint64_t{1} << 31;
+constexpr const char* kForeign = "not an asyncscope trace (no asyncscope metadata); it can be opened in Perfetto "
+                                 "or chrome://tracing but not here";
+
+// "an object", "a string": for messages about JSON types.
+std::string a_json(const json& v) {
+  const std::string type = v.type_name();
+  return (type[0] == 'o' || type[0] == 'a' ? "an " : "a ") + type;
+}
+
+struct StagedLane {
+  size_t event = 0;
+  int64_t tid = 0;
+  std::string kind;
+  uint64_t index = 0;
+  std::string name;
+  DeviceKind device = DeviceKind::cpu;
+  uint8_t device_index = 0;
+  uint16_t worker = 0;
+};
+
+struct StagedEnqueue {
+  size_t event = 0;
+  int64_t tid = 0;
+  OpInfo op;
+  std::vector<uint64_t> vars;  // reads, then writes
+  std::optional<std::string> error;
+};
+
+struct StagedExec {
+  size_t event = 0;
+  int64_t tid = 0;
+  uint64_t id = 0;
+  int64_t start = 0, end = 0;
+  OpStatus status = OpStatus::ok;
+  std::optional<std::string> error;
+};
+
+struct StagedSync {
+  size_t event = 0;
+  int64_t tid = 0;
+  uint64_t index = 0;
+  SyncSpan span;
+};
+
+struct StagedMarker {
+  size_t event = 0;
+  int64_t tid = 0;
+  Marker marker;
+};
+
+struct StagedCounter {
+  size_t event = 0;
+  std::string name;
+  int64_t t = 0, value = 0;
+};
+
+class Importer {
+ public:
+  explicit Importer(std::string_view source) : source_(source) {}
+
+  TraceModel run(std::string_view text) {
+    json doc;
+    try {
+      doc = json::parse(text.begin(), text.end(), [this](int depth, json::parse_event_t event, json& parsed) {
+        return on_parse_event(depth, event, parsed);
+      });
+    } catch (const json::exception& e) {
+      fail_plain("not valid JSON (" + without_prefix(e.what()) + ")");
+    }
+    if (!doc.is_object()) fail_plain(std::string(kForeign) + " (the file is " + a_json(doc) + ")");
+    if (!meta_seen_) fail_plain(kForeign);
+    if (!events_seen_) fail_plain("no traceEvents array");
+    // Events that came before the metadata were kept in the document; read them now.
+    if (const auto it = doc.find("traceEvents"); it != doc.end()) {
+      if (!it->is_array()) fail_plain("traceEvents is " + a_json(*it) + ", not an array");
+      for (const json& e : *it) stage_event(e);
+    }
+    return assemble();
+  }
+
+ private:
+  // --- errors ---------------------------------------------------------------
+
+  [[noreturn]] void fail_plain(const std::string& what) const {
+    throw std::runtime_error(std::string(source_) + ": " + what);
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    fail_plain(where_.empty() ? what : where_ + ": " + what);
+  }
+  static std::string without_prefix(std::string message) {
+    if (message.rfind("[json.exception.", 0) == 0) {
+      if (const size_t end = message.find("] "); end != std::string::npos) message.erase(0, end + 2);
+    }
+    return message;
+  }
+
+  // --- typed field access -----------------------------------------------------
+
+  const json& field(const json& obj, const char* key) const {
+    if (!obj.is_object()) fail("expected an object, found " + a_json(obj));
+    const auto it = obj.find(key);
+    if (it == obj.end()) fail(std::string("missing field \"") + key + "\"");
+    return *it;
+  }
+  [[noreturn]] void wrong_type(const char* key, const char* wanted, const json& v) const {
+    fail(std::string("field \"") + key + "\" must be " + wanted + ", not " + a_json(v));
+  }
+  uint64_t get_uint(const json& obj, const char* key, uint64_t max = std::numeric_limits<uint64_t>::max()) const {
+    const json& v = field(obj, key);
+    if (!v.is_number_integer()) wrong_type(key, "an integer", v);
+    if (!v.is_number_unsigned() || v.get<uint64_t>() > max) {
+      fail(std::string("field \"") + key + "\" is " + v.dump() + ", outside [0, " + std::to_string(max) + "]");
+    }
+    return v.get<uint64_t>();
+  }
+  int64_t get_int(const json& obj, const char* key, int64_t min = std::numeric_limits<int64_t>::min(),
+                  int64_t max = std::numeric_limits<int64_t>::max()) const {
+    const json& v = field(obj, key);
+    if (!v.is_number_integer()) wrong_type(key, "an integer", v);
+    const bool in_range = v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(max)
+                                                 : v.get<int64_t>() >= min && v.get<int64_t>() <= max;
+    if (!in_range) {
+      fail(std::string("field \"") + key + "\" is " + v.dump() + ", outside [" + std::to_string(min) + ", " +
+           std::to_string(max) + "]");
+    }
+    return v.get<int64_t>();
+  }
+  int64_t get_time(const json& obj, const char* key) const { return get_int(obj, key, 0, kMaxTimeNs - 1); }
+  const std::string& get_string(const json& obj, const char* key) const {
+    const json& v = field(obj, key);
+    if (!v.is_string()) wrong_type(key, "a string", v);
+    return v.get_ref<const std::string&>();
+  }
+  bool get_bool(const json& obj, const char* key) const {
+    const json& v = field(obj, key);
+    if (!v.is_boolean()) wrong_type(key, "true or false", v);
+    return v.get<bool>();
+  }
+  std::vector<std::string> get_strings(const json& obj, const char* key, size_t max) const {
+    const json& v = field(obj, key);
+    if (!v.is_array()) wrong_type(key, "an array of strings", v);
+    if (v.size() > max) fail(std::string("field \"") + key + "\" has more than " + std::to_string(max) + " entries");
+    std::vector<std::string> out;
+    for (const json& s : v) {
+      if (!s.is_string()) wrong_type(key, "an array of strings", v);
+      out.push_back(s.get<std::string>());
+    }
+    return out;
+  }
+  void append_ids(const json& obj, const char* key, std::vector<uint64_t>& out, uint16_t& count) const {
+    const json& v = field(obj, key);
+    if (!v.is_array()) wrong_type(key, "an array of var ids", v);
+    if (v.size() > std::numeric_limits<uint16_t>::max()) fail(std::string("field \"") + key + "\" has too many var ids");
+    for (const json& id : v) {
+      if (!id.is_number_unsigned()) wrong_type(key, "an array of var ids (unsigned integers)", v);
+      out.push_back(id.get<uint64_t>());
+    }
+    count = static_cast<uint16_t>(v.size());
+  }
+  std::optional<std::string> get_error(const json& args) const {
+    if (!args.contains("error")) return std::nullopt;
+    return get_string(args, "error");
+  }
+  DeviceKind get_device(const json& obj) const {
+    const std::string& d = get_string(obj, "device");
+    if (d == "cpu") return DeviceKind::cpu;
+    if (d == "cuda") return DeviceKind::cuda;
+    fail("unknown device \"" + d + "\"");
+  }
+
+  // --- streaming ---------------------------------------------------------------
+
+  bool on_parse_event(int depth, json::parse_event_t event, json& parsed) {
+    using E = json::parse_event_t;
+    if (depth == 0 && event == E::array_start) {
+      fail_plain(std::string(kForeign) + " (a bare array of trace events)");
+    }
+    if (depth == 1 && event == E::key) {
+      top_key_ = parsed.get<std::string>();
+      if (top_key_ == "traceEvents" && std::exchange(events_seen_, true)) fail_plain("traceEvents appears twice");
+      if (top_key_ == "otherData" && meta_seen_) fail_plain("otherData appears twice");
+      return true;
+    }
+    if (depth == 1 && event == E::array_start && top_key_ == "traceEvents") events_array_ = true;
+    if (depth == 1 && top_key_ == "otherData" && (event == E::object_end || event == E::value || event == E::array_end)) {
+      read_metadata(parsed);
+      return false;
+    }
+    const bool event_done = event == E::object_end || event == E::value || event == E::array_end;
+    if (depth == 2 && top_key_ == "traceEvents" && events_array_ && event_done && meta_seen_) {
+      stage_event(parsed);
+      return false;  // processed: drop it from the document
+    }
+    return true;
+  }
+
+  void read_metadata(const json& meta) {
+    where_ = "otherData";
+    if (!meta.is_object() || !meta.contains("asyncscope_version")) fail_plain(kForeign);
+    const int64_t version = get_int(meta, "asyncscope_version");
+    if (version > kChromeTraceVersion) {
+      fail("written by a newer asyncscope (format version " + std::to_string(version) + "; this build reads version " +
+           std::to_string(kChromeTraceVersion) + ")");
+    }
+    if (version != kChromeTraceVersion) fail("unknown format version " + std::to_string(version));
+    model_.origin_ns = get_int(meta, "origin_ns");
+    model_.first_op_id = get_uint(meta, "first_op_id");
+    num_ops_ = get_uint(meta, "num_ops", std::numeric_limits<uint32_t>::max());
+    model_.dropped = get_uint(meta, "dropped");
+    model_.counter_names = get_strings(meta, "counter_names", kMaxCounters);
+    model_.names = get_strings(meta, "names", std::numeric_limits<NameId>::max());
+    const json& orphans = field(meta, "errors_without_events");
+    if (!orphans.is_array()) wrong_type("errors_without_events", "an array", orphans);
+    for (const json& e : orphans) orphan_errors_.emplace_back(get_uint(e, "op"), get_string(e, "error"));
+    meta_seen_ = true;
+    where_.clear();
+  }
+
+  void stage_event(const json& e) {
+    const size_t index = num_events_++;
+    where_ = "event #" + std::to_string(index);
+    if (!e.is_object()) fail("expected an object, found " + a_json(e));
+    const std::string& ph = get_string(e, "ph");
+    where_ += " (ph \"" + ph + "\")";
+    if (ph == "M") {
+      if (get_string(e, "name") == "thread_name") stage_lane(e, index);
+    } else if (ph == "X") {
+      const std::string& cat = get_string(e, "cat");
+      const json& args = args_of(e);
+      const int64_t tid = get_int(e, "tid");
+      if (cat == "enqueue") {
+        stage_enqueue(args, tid, index);
+      } else if (cat == "op") {
+        StagedExec x{index, tid, get_uint(args, "id"), get_time(args, "ns_ts"), 0, get_status(args), get_error(args)};
+        x.end = x.start + get_time(args, "ns_dur");
+        execs_.push_back(std::move(x));
+      } else if (cat == "sync") {
+        stage_sync(args, tid, index);
+      } else {
+        fail("unexpected X event category \"" + cat + "\"");
+      }
+    } else if (ph == "i") {
+      const json& args = args_of(e);
+      markers_.push_back(StagedMarker{index, get_int(e, "tid"),
+                                      Marker{get_time(args, "ns_ts"), get_int(args, "value"),
+                                             static_cast<NameId>(get_uint(args, "name_id", UINT32_MAX)), 0}});
+    } else if (ph == "C") {
+      counters_.push_back(StagedCounter{index, get_string(e, "name"), get_time(e, "ns_ts"), get_int(args_of(e), "value")});
+    } else if (ph != "s" && ph != "f") {  // flow arrows are derived from the model, not read
+      fail("unexpected event phase \"" + ph + "\"");
+    }
+    where_.clear();
+  }
+
+  const json& args_of(const json& e) const {
+    const json& args = field(e, "args");
+    if (!args.is_object()) wrong_type("args", "an object", args);
+    return args;
+  }
+
+  OpStatus get_status(const json& args) const {
+    const std::string& s = get_string(args, "status");
+    for (OpStatus status : {OpStatus::ok, OpStatus::failed, OpStatus::skipped, OpStatus::cancelled}) {
+      if (s == to_string(status)) return status;
+    }
+    fail("unknown op status \"" + s + "\"");
+  }
+
+  void stage_lane(const json& e, size_t index) {
+    const json& args = args_of(e);
+    StagedLane lane;
+    lane.event = index;
+    lane.tid = get_int(e, "tid", 1, static_cast<int64_t>(kMaxLaneTid));
+    lane.kind = get_string(args, "lane");
+    if (lane.kind == "frontend" || lane.kind == "worker") {
+      lane.index = get_uint(args, "index", lane.kind == "worker" ? UINT16_MAX : UINT32_MAX);
+      lane.name = get_string(args, "name");
+    } else if (lane.kind != "counters") {
+      fail("unknown lane kind \"" + lane.kind + "\"");
+    }
+    if (lane.kind == "worker") {
+      lane.device = get_device(args);
+      lane.device_index = static_cast<uint8_t>(get_uint(args, "device_index", UINT8_MAX));
+      lane.worker = static_cast<uint16_t>(get_uint(args, "worker", UINT16_MAX));
+    }
+    lanes_.push_back(std::move(lane));
+  }
+
+  void stage_enqueue(const json& args, int64_t tid, size_t index) {
+    StagedEnqueue s{index, tid, {}, {}, get_error(args)};
+    OpInfo& op = s.op;
+    op.id = get_uint(args, "id");
+    op.enqueue = get_time(args, "ns_ts");
+    op.name = static_cast<NameId>(get_uint(args, "name_id", UINT32_MAX));
+    append_ids(args, "reads", s.vars, op.num_reads);
+    append_ids(args, "writes", s.vars, op.num_writes);
+    op.out_bytes = get_uint(args, "bytes");
+    op.iteration = static_cast<uint32_t>(get_uint(args, "iteration", UINT32_MAX));
+    op.device = get_device(args);
+    op.device_index = static_cast<uint8_t>(get_uint(args, "device_index", UINT8_MAX));
+    op.internal = get_bool(args, "internal");
+    enqueues_.push_back(std::move(s));
+  }
+
+  void stage_sync(const json& args, int64_t tid, size_t index) {
+    SyncSpan s;
+    const std::string& kind = get_string(args, "kind");
+    bool known = false;
+    for (int k = 0; k < kSyncKindCount && !known; ++k) {
+      s.kind = static_cast<SyncKind>(k);
+      known = kind == to_string(s.kind);
+    }
+    if (!known) fail("unknown sync kind \"" + kind + "\"");
+    s.begin = get_time(args, "ns_ts");
+    s.end = s.begin + get_time(args, "ns_dur");
+    s.target = get_uint(args, "target");
+    s.last_op = get_uint(args, "last_op");
+    syncs_.push_back(StagedSync{index, tid, get_uint(args, "index", UINT32_MAX), s});
+  }
+
+  // --- assembly ------------------------------------------------------------------
+
+  void at_event(size_t event) { where_ = "event #" + std::to_string(event); }
+
+  // Lanes of each kind must be numbered 0..n-1, each named once.
+  void assemble_lanes() {
+    size_t frontends = 0, workers = 0;
+    for (const StagedLane& lane : lanes_) {
+      frontends += lane.kind == "frontend";
+      workers += lane.kind == "worker";
+    }
+    model_.frontends.resize(frontends);
+    model_.workers.resize(workers);
+    std::vector<bool> named(frontends + workers, false);
+    for (StagedLane& lane : lanes_) {
+      at_event(lane.event);
+      if (!tid_lane_.emplace(lane.tid, std::pair(lane.kind, static_cast<uint32_t>(lane.index))).second) {
+        fail("a second thread_name event for tid " + std::to_string(lane.tid));
+      }
+      if (lane.kind == "counters") continue;
+      const bool worker = lane.kind == "worker";
+      if (lane.index >= (worker ? workers : frontends) || named[(worker ? frontends : 0) + lane.index]) {
+        fail(lane.kind + " lane " + std::to_string(lane.index) + " is out of range or named twice");
+      }
+      named[(worker ? frontends : 0) + lane.index] = true;
+      if (worker) {
+        model_.workers[lane.index] = WorkerLane{std::move(lane.name), lane.device, lane.device_index, lane.worker, {}};
+      } else {
+        model_.frontends[lane.index].name = std::move(lane.name);
+      }
+    }
+  }
+
+  uint32_t lane_of(int64_t tid, const char* kind) const {
+    const auto it = tid_lane_.find(tid);
+    if (it == tid_lane_.end() || it->second.first != kind) {
+      fail("tid " + std::to_string(tid) + " is not a " + kind + " lane");
+    }
+    return it->second.second;
+  }
+
+  OpInfo& op_at(uint64_t id) {
+    if (id < model_.first_op_id || id - model_.first_op_id >= model_.ops.size()) {
+      fail("op id " + std::to_string(id) + " is outside the trace's ops [" + std::to_string(model_.first_op_id) + ", " +
+           std::to_string(model_.first_op_id + model_.ops.size()) + ")");
+    }
+    return model_.ops[id - model_.first_op_id];
+  }
+
+  void check_name(NameId name) const {
+    if (name >= model_.names.size()) fail("name id " + std::to_string(name) + " is not in otherData.names");
+  }
+
+  void add_error(uint64_t op, std::optional<std::string>& text) {
+    if (!text) return;
+    if (const auto it = model_.errors.find(op); it != model_.errors.end() && it->second != *text) {
+      fail("op " + std::to_string(op) + " has two different error texts");
+    }
+    model_.errors[op] = std::move(*text);
+  }
+
+  void assemble_ops() {
+    // Holes (ids never seen) are rare: only where the recorder dropped events.
+    const size_t events = enqueues_.size() + execs_.size();
+    if (num_ops_ > 4 * events + 1024) {
+      fail_plain("otherData.num_ops (" + std::to_string(num_ops_) + ") is far more than the " + std::to_string(events) +
+                 " op events in the file");
+    }
+    model_.ops.resize(num_ops_);
+    for (size_t i = 0; i < model_.ops.size(); ++i) model_.ops[i].id = model_.first_op_id + i;
+    for (StagedEnqueue& s : enqueues_) {
+      at_event(s.event);
+      OpInfo& op = op_at(s.op.id);
+      if (op.enqueue != kNoTime) fail("op " + std::to_string(s.op.id) + " has a second enqueue event");
+      check_name(s.op.name);
+      op = s.op;
+      op.frontend = lane_of(s.tid, "frontend");
+      op.vars_begin = static_cast<uint32_t>(model_.var_ids.size());
+      model_.var_ids.insert(model_.var_ids.end(), s.vars.begin(), s.vars.end());
+      model_.frontends[op.frontend].enqueues.push_back(static_cast<uint32_t>(op.id - model_.first_op_id));
+      add_error(op.id, s.error);
+    }
+    for (StagedExec& x : execs_) {
+      at_event(x.event);
+      OpInfo& op = op_at(x.id);
+      if (op.end != kNoTime) fail("op " + std::to_string(x.id) + " has a second execution event");
+      op.start = x.start;
+      op.end = x.end;
+      op.status = x.status;
+      op.worker = static_cast<uint16_t>(lane_of(x.tid, "worker"));
+      model_.workers[op.worker].ops.push_back(static_cast<uint32_t>(x.id - model_.first_op_id));
+      add_error(x.id, x.error);
+    }
+  }
+
+  void assemble_syncs_and_markers() {
+    model_.syncs.resize(syncs_.size());
+    std::vector<bool> placed(syncs_.size(), false);
+    for (StagedSync& s : syncs_) {
+      at_event(s.event);
+      if (s.index >= syncs_.size() || placed[s.index]) {
+        fail("sync index " + std::to_string(s.index) + " is out of range or used twice");
+      }
+      placed[s.index] = true;
+      s.span.frontend = lane_of(s.tid, "frontend");
+      model_.syncs[s.index] = s.span;
+    }
+    // Lanes list their syncs in recording order, which is index order.
+    for (uint32_t i = 0; i < model_.syncs.size(); ++i) model_.frontends[model_.syncs[i].frontend].syncs.push_back(i);
+    for (StagedMarker& m : markers_) {
+      at_event(m.event);
+      check_name(m.marker.name);
+      m.marker.frontend = lane_of(m.tid, "frontend");
+      model_.markers.push_back(m.marker);
+    }
+  }
+
+  // Each sample is written as one C event per counter, in counter order.
+  void assemble_counters() {
+    const size_t n = model_.counter_names.size();
+    size_t next = 0;  // the counter expected next within the current sample
+    for (const StagedCounter& c : counters_) {
+      at_event(c.event);
+      const int index = model_.counter_index(c.name);
+      if (index < 0) fail("counter \"" + c.name + "\" is not in otherData.counter_names");
+      if (static_cast<size_t>(index) != next) fail("counter \"" + c.name + "\" is out of order within its sample");
+      if (next == 0) {
+        model_.counters.push_back(CounterSample{c.t, {}});
+      } else if (c.t != model_.counters.back().t) {
+        fail("counter \"" + c.name + "\" has another time than the rest of its sample");
+      }
+      model_.counters.back().values[index] = c.value;
+      next = (next + 1) % n;
+    }
+    where_.clear();
+    if (next != 0) fail_plain("the last counter sample is incomplete");
+  }
+
+  TraceModel assemble() {
+    assemble_lanes();
+    assemble_ops();
+    assemble_syncs_and_markers();
+    assemble_counters();
+    where_ = "otherData.errors_without_events";
+    for (auto& [op, text] : orphan_errors_) {
+      std::optional<std::string> t = std::move(text);
+      add_error(op, t);
+    }
+    return std::move(model_);
+  }
+
+  std::string source_;
+  std::string where_;  // context for messages: the event or section being read
+  std::string top_key_;
+  bool meta_seen_ = false;
+  bool events_seen_ = false;
+  bool events_array_ = false;  // traceEvents turned out to be an array: its elements are events
+  size_t num_events_ = 0;
+  uint64_t num_ops_ = 0;
+  TraceModel model_;
+  std::vector<StagedLane> lanes_;
+  std::unordered_map<int64_t, std::pair<std::string, uint32_t>> tid_lane_;  // tid -> (lane kind, index)
+  std::vector<StagedEnqueue> enqueues_;
+  std::vector<StagedExec> execs_;
+  std::vector<StagedSync> syncs_;
+  std::vector<StagedMarker> markers_;
+  std::vector<StagedCounter> counters_;
+  std::vector<std::pair<uint64_t, std::string>> orphan_errors_;
+};
+
+}  // namespace
+
+TraceModel parse_chrome_trace(std::string_view json_text, std::string_view source_name) {
+  return Importer(source_name).run(json_text);
+}
+
+TraceModel read_chrome_trace(const std::string& path) {
+  const auto fail = [&path](int err) {
+    return std::runtime_error("cannot read trace " + path + ": " + std::strerror(err));
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw fail(errno);
+  std::string text;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw fail(EISDIR);
+  }
+  if (st.st_size > 0) text.reserve(static_cast<size_t>(st.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw fail(err);
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return parse_chrome_trace(text, path);
+}
+
+}  // namespace asyncscope::trace

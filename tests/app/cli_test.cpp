@@ -1,0 +1,137 @@
+// The command line, driven in-process: exit codes, one-line messages for bad
+// input, result files, and that nothing is clobbered on failure.
+#include "app/cli.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+namespace asyncscope::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+CliResult cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "asyncscope");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  CliResult r;
+  r.code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string scratch(const std::string& name) {
+  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  fs::create_directories(dir);
+  return (dir / name).string();
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Bad input: exit 2, exactly one line on stderr, nothing on stdout.
+void expect_bad_input(const std::vector<std::string>& args, const std::string& fragment) {
+  const CliResult r = cli(args);
+  std::string joined;
+  for (const auto& a : args) joined += a + " ";
+  EXPECT_EQ(r.code, 2) << joined << "\n" << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << joined << "\nstderr: " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << joined << "\nstderr: " << r.err;
+  EXPECT_TRUE(r.out.empty()) << joined;
+}
+
+TEST(Cli, HelpVersionAndList) {
+  const CliResult help = cli({"--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("run"), std::string::npos);
+  const CliResult version = cli({"--version"});
+  EXPECT_EQ(version.code, 0);
+  EXPECT_NE(version.out.find("asyncscope "), std::string::npos);
+  const CliResult list = cli({"list"});
+  EXPECT_EQ(list.code, 0);
+  for (const char* demo : {"queued-vs-finished", "sync-functions", "sync-vs-async", "dependency-graph",
+                           "host-vs-gpu", "--iterations N", "(default 1000)"}) {
+    EXPECT_NE(list.out.find(demo), std::string::npos) << demo;
+  }
+  const CliResult demo_help = cli({"run", "sync-vs-async", "--help"});
+  EXPECT_EQ(demo_help.code, 0);
+  EXPECT_NE(demo_help.out.find("--iterations"), std::string::npos);
+}
+
+TEST(Cli, BadInputGivesOneLineAndExitTwo) {
+  expect_bad_input({"run", "nope"}, "unknown demo 'nope'");
+  expect_bad_input({"frobnicate"}, "asyncscope:");
+  expect_bad_input({"run", "sync-vs-async", "--colour", "red"}, "--colour");
+  expect_bad_input({"run", "sync-vs-async", "--iterations", "ten"}, "not a whole number");
+  expect_bad_input({"run", "sync-vs-async", "--iterations", "0"}, "out of range");
+  expect_bad_input({"run", "sync-vs-async", "--size", "-5"}, "out of range");
+  expect_bad_input({"run", "sync-vs-async", "--iterations"}, "--iterations");
+  expect_bad_input({"run", "sync-vs-async", "--device", "tpu"}, "not one of cpu|cuda");
+  expect_bad_input({"run", "queued-vs-finished", "--size", "60000"}, "memory budget");
+  expect_bad_input({"run", "queued-vs-finished", "--size", "8", "--device", "cuda"}, "CUDA is not available");
+  expect_bad_input({"run", "queued-vs-finished", "--size", "8", "--json", "/nonexistent/dir/r.json"},
+                   "does not exist");
+  const std::string folder = fs::path(scratch("x")).parent_path().string();
+  expect_bad_input({"run", "queued-vs-finished", "--size", "8", "--trace", folder}, "it is a folder");
+}
+
+TEST(Cli, BadInputLeavesExistingFilesUntouched) {
+  const std::string json = scratch("keep.json");
+  { std::ofstream(json) << "precious"; }
+  const CliResult r = cli({"run", "sync-vs-async", "--iterations", "zero", "--json", json});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(read(json), "precious");
+}
+
+TEST(Cli, RunPrintsTheTableAndWritesResultsJson) {
+  const std::string json = scratch("results.json");
+  const CliResult r = cli({"run", "sync-vs-async", "--iterations", "20", "--size", "16", "--json", json});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("sync-vs-async (iterations=20 size=16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("model t1 + n t2 + t3"), std::string::npos) << r.out;
+  const nlohmann::json doc = nlohmann::json::parse(read(json));
+  EXPECT_EQ(doc["demo"], "sync-vs-async");
+  EXPECT_EQ(doc["params"]["iterations"], 20);
+  EXPECT_EQ(doc["params"]["device"], "cpu");
+  for (const char* key : {"sync_s", "async_s", "t1_us", "t2_us", "t3_us", "model_sync_s", "model_async_s"}) {
+    EXPECT_TRUE(doc["results"].contains(key)) << key;
+    EXPECT_TRUE(doc["results"][key].is_number()) << key;
+  }
+  EXPECT_FALSE(fs::exists(json + ".tmp-" + std::to_string(::getpid())));
+}
+
+TEST(Cli, ResultsJsonKeysOfQueuedVsFinished) {
+  const std::string json = scratch("q.json");
+  const CliResult r = cli({"run", "queued-vs-finished", "--size", "64", "--json", json});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(read(json));
+  EXPECT_TRUE(doc["results"]["queued_s"].is_number());
+  EXPECT_TRUE(doc["results"]["finished_s"].is_number());
+}
+
+TEST(Cli, TraceFileIsWrittenAndParses) {
+  const std::string trace = scratch("trace.json");
+  const CliResult r = cli({"run", "dependency-graph", "--size", "32", "--trace", trace});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(read(trace));
+  EXPECT_TRUE(doc.contains("traceEvents"));
+  EXPECT_GT(doc["traceEvents"].size(), 10u);
+}
+
+}  // namespace
+}  // namespace asyncscope::app

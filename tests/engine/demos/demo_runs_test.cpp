@@ -1,0 +1,179 @@
+// Each demo in a small configuration, its qualitative result asserted from
+// the trace (ordering and counts), never from wall-clock ratios.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engine/demos/demo.h"
+#include "engine/trace/model.h"
+#include "engine/trace/op_graph.h"
+#include "support/timeout.h"
+
+namespace asyncscope::demos {
+namespace {
+
+struct DemoRun {
+  Results results;
+  trace::TraceModel model;
+};
+
+DemoRun run_demo(const std::string& name, std::vector<std::pair<std::string, std::string>> settings) {
+  const Demo* demo = find_demo(name);
+  EXPECT_NE(demo, nullptr);
+  ParamValues v = demo->defaults();
+  for (const auto& [k, val] : settings) v.set(k, val);
+  RunEnv env;
+  DemoRun run;
+  testing::run_with_timeout([&] { run.results = demo->run(v, env); });
+  run.model = trace::snapshot(*env.recorder);
+  return run;
+}
+
+std::vector<const trace::OpInfo*> ops_named(const trace::TraceModel& m, std::string_view name) {
+  std::vector<const trace::OpInfo*> out;
+  for (const auto& op : m.ops) {
+    if (op.known() && m.op_name(op) == name) out.push_back(&op);
+  }
+  return out;
+}
+
+int64_t marker_time(const trace::TraceModel& m, std::string_view name) {
+  for (const auto& mk : m.markers) {
+    if (m.name(mk.name) == name) return mk.t;
+  }
+  ADD_FAILURE() << "no marker " << name;
+  return 0;
+}
+
+TEST(DemoRuns, QueuedVsFinishedEnqueuesEverythingBeforeTheGemmEnds) {
+  const DemoRun r = run_demo("queued-vs-finished", {{"size", "400"}, {"workers", "2"}});
+  const auto dots = ops_named(r.model, "dot");
+  ASSERT_EQ(dots.size(), 2u);  // the warm-up and the demo's
+  const trace::OpInfo* gemm = dots.back();
+  for (const char* op : {"uniform", "sum"}) {
+    const auto found = ops_named(r.model, op);
+    ASSERT_FALSE(found.empty());
+    EXPECT_LT(found.back()->enqueue, gemm->end) << op << " was enqueued after the GEMM ended";
+  }
+  EXPECT_LT(gemm->enqueue, gemm->end);
+  EXPECT_LT(r.results.value("queued_s"), r.results.value("finished_s"));
+  EXPECT_GT(r.results.value("gemm_s"), 0);
+  EXPECT_NEAR(r.results.value("y"), 400.0 * 400 * 400 * 0.25, 400.0 * 400 * 400 * 0.25 * 0.05);  // E[x]^2 n^3
+}
+
+TEST(DemoRuns, SyncFunctionsEachWaitForTheirOwnInputs) {
+  const DemoRun r = run_demo("sync-functions", {{"size", "256"}, {"unrelated", "2"}, {"workers", "2"}});
+  std::vector<trace::SyncKind> kinds;
+  for (const auto& s : r.model.syncs) {
+    if (s.kind != trace::SyncKind::wait_all || kinds.empty() || kinds.back() != trace::SyncKind::wait_all) {
+      kinds.push_back(s.kind);
+    }
+  }
+  // Every sync function appears in the trace, in the demo's order.
+  for (trace::SyncKind k : {trace::SyncKind::wait_to_read, trace::SyncKind::to_host, trace::SyncKind::item,
+                            trace::SyncKind::print}) {
+    EXPECT_NE(std::find(kinds.begin(), kinds.end(), k), kinds.end()) << trace::to_string(k);
+  }
+  EXPECT_EQ(r.results.value("wait_all_waited_for_unrelated"), 1.0);
+  for (const char* k : {"wait_to_read_s", "wait_all_s", "to_host_s", "item_s", "print_s"}) {
+    EXPECT_GT(r.results.value(k), 0) << k;
+  }
+  // Each wait on y ended after y's sum ran, i.e. it waited for its input.
+  const auto sums = ops_named(r.model, "sum");
+  for (const auto& s : r.model.syncs) {
+    if (s.kind == trace::SyncKind::wait_all) continue;
+    const trace::OpInfo* last_sum = nullptr;
+    for (const auto* op : sums) {
+      if (op->enqueue < s.begin) last_sum = op;
+    }
+    ASSERT_NE(last_sum, nullptr);
+    EXPECT_GE(s.end, last_sum->end) << trace::to_string(s.kind) << " returned before its input was computed";
+  }
+}
+
+TEST(DemoRuns, SyncVsAsyncSerialisesWithSyncAndRunsAheadWithout) {
+  const DemoRun r = run_demo("sync-vs-async", {{"iterations", "60"}, {"size", "256"}, {"workers", "2"}});
+  const int64_t sync_from = marker_time(r.model, "sync loop");
+  const int64_t async_from = marker_time(r.model, "async loop");
+  std::vector<const trace::OpInfo*> sync_ops, async_ops;
+  for (const auto* op : ops_named(r.model, "add_scalar")) {
+    if (op->enqueue >= async_from) {
+      async_ops.push_back(op);
+    } else if (op->enqueue >= sync_from) {
+      sync_ops.push_back(op);
+    }
+  }
+  ASSERT_EQ(sync_ops.size(), 60u);
+  ASSERT_EQ(async_ops.size(), 60u);
+  // With a wait per iteration, op i+1 is enqueued only after op i ended.
+  for (size_t i = 1; i < sync_ops.size(); ++i) EXPECT_GE(sync_ops[i]->enqueue, sync_ops[i - 1]->end) << i;
+  // Without, the frontend runs ahead: most ops are enqueued before their predecessor ends.
+  size_t ahead = 0;
+  for (size_t i = 1; i < async_ops.size(); ++i) ahead += async_ops[i]->enqueue < async_ops[i - 1]->end;
+  EXPECT_GT(ahead, async_ops.size() / 2);
+  for (const char* k : {"sync_s", "async_s", "t1_us", "t2_us", "t3_us", "model_sync_s", "model_async_s"}) {
+    EXPECT_GT(r.results.value(k), 0) << k;
+  }
+}
+
+TEST(DemoRuns, DependencyGraphHasTheExpectedShapeAndOrder) {
+  const DemoRun r = run_demo("dependency-graph", {{"size", "64"}, {"workers", "2"}});
+  EXPECT_EQ(r.results.value("ops"), 8);
+  EXPECT_EQ(r.results.value("edges"), 7);
+  EXPECT_EQ(r.results.value("critical_path"), 3);
+  EXPECT_EQ(r.results.value("z"), 3.0f);
+  EXPECT_EQ(r.results.value("d"), 4.0f);
+  // Every dependent op started after all its inputs ended.
+  const trace::OpGraph g = trace::build_op_graph(r.model);
+  for (const auto& e : g.edges) {
+    const auto& from = r.model.ops[g.nodes[e.from].op];
+    const auto& to = r.model.ops[g.nodes[e.to].op];
+    EXPECT_GE(to.start, from.end) << r.model.op_name(from) << " -> " << r.model.op_name(to);
+  }
+}
+
+TEST(DemoRuns, MemoryAndSyncPilesUpBatchesOnlyWithoutASync) {
+  // Many small batches: the pile-up of generated inputs (batches x input)
+  // must dominate the activations of the batch in flight (about 10 inputs).
+  const std::vector<std::pair<std::string, std::string>> small = {{"batches", "64"}, {"batch-size", "64"}};
+  auto with = [&small](std::string key, std::string value) {
+    auto settings = small;
+    settings.emplace_back(std::move(key), std::move(value));
+    return settings;
+  };
+  const DemoRun none = run_demo("memory-and-sync", with("sync", "none"));
+  const DemoRun item = run_demo("memory-and-sync", with("sync", "item"));
+  const DemoRun bounded = run_demo("memory-and-sync", with("max-inflight", "100"));  // about 1.5 batches of ops
+  const double batch_mb = 64.0 * 512 * 4 / (1024.0 * 1024.0);
+  EXPECT_GT(none.results.value("peak_live_mb"), item.results.value("peak_live_mb") + 4 * batch_mb);
+  EXPECT_GT(none.results.value("peak_live_mb"), bounded.results.value("peak_live_mb") + 4 * batch_mb);
+  // Same seed, same data, same training, whatever the sync mode.
+  EXPECT_EQ(none.results.value("loss_last"), item.results.value("loss_last"));
+  // With item(), batch i+1's input is generated only after batch i's loss was read.
+  std::vector<const trace::OpInfo*> generated;
+  for (const auto* op : ops_named(item.model, "normal")) generated.push_back(op);
+  ASSERT_EQ(generated.size(), 64u);
+  size_t item_waits = 0;
+  for (const auto& s : item.model.syncs) {
+    if (s.kind != trace::SyncKind::item) continue;
+    ++item_waits;
+    size_t generated_before = 0;
+    for (const auto* op : generated) generated_before += op->enqueue < s.end;
+    EXPECT_LE(generated_before, item_waits) << "a batch was generated ahead of the previous loss";
+  }
+  EXPECT_GE(item_waits, 64u);
+}
+
+TEST(DemoRuns, HostVsGpuEnqueuesFasterThanItSynchronises) {
+  const DemoRun r = run_demo("host-vs-gpu", {{"repeats", "3"}, {"size", "200"}});
+  EXPECT_GT(r.results.value("host_s"), 0);
+  EXPECT_LE(r.results.value("device_enqueue_s"), r.results.value("device_synced_s"));
+  const auto dots = ops_named(r.model, "dot");
+  ASSERT_EQ(dots.size(), 3u);
+  // The last push happened before the first product finished.
+  const auto normals = ops_named(r.model, "normal");
+  EXPECT_LT(normals.back()->enqueue, dots.back()->end);
+}
+
+}  // namespace
+}  // namespace asyncscope::demos

@@ -1,0 +1,85 @@
+// The demo framework: parameter specs and validation, the registry, cancellation.
+#include "engine/demos/demo.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "support/timeout.h"
+
+namespace asyncscope::demos {
+namespace {
+
+TEST(Demos, RegistryHasTheTeachingDemosWithValidDefaults) {
+  std::set<std::string> names;
+  for (const auto& d : all_demos()) {
+    EXPECT_TRUE(names.insert(d->name()).second) << "duplicate " << d->name();
+    EXPECT_FALSE(d->title().empty());
+    EXPECT_FALSE(d->summary().empty());
+    const ParamValues defaults = d->defaults();
+    for (const Param& p : d->params()) EXPECT_NO_THROW(defaults.text(p.name)) << d->name() << " --" << p.name;
+    EXPECT_EQ(find_demo(d->name()), d.get());
+  }
+  for (const char* n : {"queued-vs-finished", "sync-functions", "sync-vs-async", "dependency-graph", "host-vs-gpu"}) {
+    EXPECT_NE(find_demo(n), nullptr) << n;
+  }
+  EXPECT_EQ(find_demo("nope"), nullptr);
+}
+
+TEST(Demos, ParamValuesRejectBadTextWithAOneLineReason) {
+  ParamValues v(find_demo("sync-vs-async")->params());
+  EXPECT_EQ(v.integer("iterations"), 1000);
+  v.set("iterations", "25");
+  EXPECT_EQ(v.integer("iterations"), 25);
+  auto message = [&v](const std::string& name, const std::string& text) {
+    try {
+      v.set(name, text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("iterations", "ten").find("not a whole number"), std::string::npos);
+  EXPECT_NE(message("iterations", "1.5").find("not a whole number"), std::string::npos);
+  EXPECT_NE(message("iterations", "0").find("out of range (allowed: 1..1000000)"), std::string::npos);
+  EXPECT_NE(message("iterations", "-3").find("out of range"), std::string::npos);
+  EXPECT_NE(message("device", "tpu").find("not one of cpu|cuda"), std::string::npos);
+  EXPECT_NE(message("colour", "red").find("unknown parameter"), std::string::npos);
+  for (const std::string& m : {message("iterations", "ten"), message("device", "tpu")}) {
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  EXPECT_EQ(v.integer("iterations"), 25) << "a rejected value leaves the old one";
+}
+
+TEST(Demos, CudaIsRefusedWithTheReason) {
+  const Demo* demo = find_demo("queued-vs-finished");
+  ParamValues v = demo->defaults();
+  v.set("device", "cuda");
+  v.set("size", "8");
+  RunEnv env;
+  try {
+    demo->run(v, env);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("CUDA is not available"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Demos, AStopRequestEndsARunWithDemoCancelled) {
+  testing::run_with_timeout([] {
+    const Demo* demo = find_demo("sync-vs-async");
+    ParamValues v = demo->defaults();
+    v.set("iterations", "1000000");
+    v.set("size", "16");
+    std::atomic<bool> stop{false};
+    RunEnv env;
+    env.stop = &stop;
+    env.progress = [&stop](double fraction, const std::string&) {
+      if (fraction > 0.001) stop = true;
+    };
+    EXPECT_THROW(demo->run(v, env), DemoCancelled);
+  });
+}
+
+}  // namespace
+}  // namespace asyncscope::demos

@@ -1,0 +1,689 @@
+// Chrome trace export/import: the file is well-formed for Perfetto and
+// chrome://tracing (spans nest per thread, every flow start has its end,
+// names and sort order present, exact times), reads back into the model it
+// was written from, and bad input or a failed write gives a clear error.
+#include "engine/trace/chrome_trace.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/core/engine.h"
+#include "engine/core/errors.h"
+#include "engine/trace/counter_sampler.h"
+#include "engine/trace/model_checks.h"
+#include "support/timeout.h"
+
+namespace asyncscope::trace {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::run_with_timeout;
+
+// A scratch folder per test, removed afterwards.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = fs::temp_directory_path() /
+            ("asyncscope_chrome_trace_" + std::to_string(::getpid()) + "_" + (info ? info->name() : "test"));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// What a viewer computes from a µs double: older Perfetto truncates, newer rounds.
+int64_t truncated_ns(const json& us) { return static_cast<int64_t>(us.get<double>() * 1000.0); }
+int64_t rounded_ns(const json& us) { return std::llround(us.get<double>() * 1000.0); }
+
+struct Span {
+  int64_t start, end;
+};
+
+// X spans per tid, in ns as a truncating viewer sees them; checks each
+// against the exact ns in args and the rounding reading.
+std::map<int64_t, std::vector<Span>> spans_by_tid(const json& doc) {
+  std::map<int64_t, std::vector<Span>> out;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const int64_t start = truncated_ns(e["ts"]);
+    const int64_t dur = truncated_ns(e["dur"]);
+    EXPECT_EQ(start, rounded_ns(e["ts"])) << e.dump();
+    EXPECT_EQ(dur, rounded_ns(e["dur"])) << e.dump();
+    EXPECT_EQ(start, e["args"]["ns_ts"].get<int64_t>()) << e.dump();
+    EXPECT_EQ(dur, e["args"].value("ns_dur", int64_t{0})) << e.dump();
+    out[e["tid"].get<int64_t>()].push_back(Span{start, start + dur});
+  }
+  return out;
+}
+
+// Spans on one thread must nest or be disjoint, never overlap partially.
+void expect_spans_nest(const std::map<int64_t, std::vector<Span>>& by_tid) {
+  for (auto [tid, spans] : by_tid) {
+    std::sort(spans.begin(), spans.end(),
+              [](const Span& a, const Span& b) { return std::tie(a.start, b.end) < std::tie(b.start, a.end); });
+    std::vector<Span> open;
+    for (const Span& s : spans) {
+      while (!open.empty() && open.back().end <= s.start) open.pop_back();
+      if (!open.empty()) {
+        EXPECT_LE(s.end, open.back().end) << "tid " << tid << ": [" << s.start << ", " << s.end
+                                          << "] overlaps [" << open.back().start << ", " << open.back().end << "]";
+      }
+      open.push_back(s);
+    }
+  }
+}
+
+// v1: every `s` has exactly one `f` (same id, cat and name), not earlier, and
+// both sit inside a span of their thread (what they bind to). v2: taking the
+// X events of one bind_id in the order a viewer does (by start), every
+// flow_in has a flow_out before it and every flow_out a flow_in after it.
+void expect_flows_pair_up(const json& doc, const std::map<int64_t, std::vector<Span>>& spans) {
+  std::map<std::tuple<uint64_t, std::string, std::string>, std::pair<std::vector<int64_t>, std::vector<int64_t>>> v1;
+  struct Bound {
+    int64_t start;
+    bool out, in;
+  };
+  std::map<uint64_t, std::vector<Bound>> v2;
+  for (const json& e : doc["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "s" || ph == "f") {
+      auto& [starts, ends] = v1[{e["id"].get<uint64_t>(), e["cat"], e["name"]}];
+      const int64_t t = truncated_ns(e["ts"]);
+      (ph == "s" ? starts : ends).push_back(t);
+      if (ph == "f") {
+        EXPECT_EQ(e["bp"], "e");
+      }
+      const auto& lane = spans.at(e["tid"].get<int64_t>());
+      EXPECT_TRUE(std::any_of(lane.begin(), lane.end(), [t](const Span& s) { return s.start <= t && t <= s.end; }))
+          << "flow event outside every span of its thread: " << e.dump();
+    }
+    if (ph == "X" && e.contains("bind_id")) {
+      v2[e["bind_id"].get<uint64_t>()].push_back(
+          Bound{truncated_ns(e["ts"]), e.value("flow_out", false), e.value("flow_in", false)});
+    }
+  }
+  for (const auto& [key, flow] : v1) {
+    ASSERT_EQ(flow.first.size(), 1u) << std::get<0>(key) << " " << std::get<2>(key);
+    ASSERT_EQ(flow.second.size(), 1u) << std::get<0>(key) << " " << std::get<2>(key);
+    EXPECT_LE(flow.first[0], flow.second[0]);
+  }
+  for (auto [id, chain] : v2) {
+    std::stable_sort(chain.begin(), chain.end(), [](const Bound& a, const Bound& b) { return a.start < b.start; });
+    bool open = false;  // a flow_out not yet followed by a flow_in
+    bool any_out = false;
+    for (const Bound& b : chain) {
+      if (b.in) {
+        EXPECT_TRUE(any_out) << "bind_id " << id << ": flow_in before any flow_out";
+        open = false;
+      }
+      if (b.out) open = any_out = true;
+    }
+    EXPECT_FALSE(open) << "bind_id " << id << ": flow_out that nothing flows into";
+  }
+}
+
+size_t count_events(const json& doc, const std::string& ph, const std::string& name) {
+  return static_cast<size_t>(std::count_if(doc["traceEvents"].begin(), doc["traceEvents"].end(),
+                                           [&](const json& e) { return e["ph"] == ph && e.value("name", "") == name; }));
+}
+
+const json* find_event(const json& doc, const std::function<bool(const json&)>& pred) {
+  for (const json& e : doc["traceEvents"]) {
+    if (pred(e)) return &e;
+  }
+  return nullptr;
+}
+
+// --- a real run --------------------------------------------------------------
+
+struct Traced {
+  std::shared_ptr<Recorder> recorder = std::make_shared<Recorder>();
+  std::shared_ptr<Engine> engine;
+  Traced(int workers, int64_t max_inflight) {
+    EngineOptions options;
+    options.cpu_workers = workers;
+    options.max_inflight = max_inflight;
+    options.recorder = recorder;
+    engine = make_engine(options);
+  }
+};
+
+OpFn spin(int iterations = 20000) {
+  return [iterations](const RunContext&) {
+    volatile uint64_t x = 0;
+    for (int i = 0; i < iterations; ++i) x = x + static_cast<uint64_t>(i);
+  };
+}
+
+struct RealRun {
+  TraceModel model;
+  uint64_t last_writer_of_b = 0;  // what the wait_for_var(b) waited for
+  uint64_t last_pushed = 0;       // what the final wait_all waited for
+};
+
+RealRun real_run() {
+  RealRun run;
+  Traced t(3, 8);  // the bound makes pushes wait too: inflight_bound spans just before enqueues
+  Engine& engine = *t.engine;
+  CounterSampler sampler(t.recorder, {rss_counter(), Counter{"pending", [&engine] {
+                                        return static_cast<int64_t>(engine.stats().pending);
+                                      }},
+                                      Counter{"running", [&engine] {
+                                        return static_cast<int64_t>(engine.stats().running);
+                                      }}});
+  sampler.start();
+  Var* a = engine.new_var();
+  Var* b = engine.new_var();
+  Var* c = engine.new_var();
+  Var* bad = engine.new_var();
+  t.recorder->record_marker(intern("chrome_trace_test.phase"), 1);
+  for (int i = 0; i < 60; ++i) {
+    OpMeta meta(i % 2 == 0 ? "chrome_trace_test.even" : "chrome_trace_test.odd");
+    meta.iteration = static_cast<uint32_t>(i);
+    meta.out_bytes = 1024u * static_cast<uint64_t>(i);
+    Var* w = i % 3 == 0 ? b : (i % 3 == 1 ? c : a);
+    const uint64_t id = engine.push(spin(), {i % 2 == 0 ? a : c}, {w}, meta);
+    if (w == b) run.last_writer_of_b = id;
+  }
+  engine.push([](const RunContext&) { throw std::runtime_error("chrome_trace_test: \"boom\"\nsecond line"); }, {a},
+              {bad}, OpMeta("chrome_trace_test.fails"));
+  engine.wait_for_var(b);
+  for (int i = 0; i < 20; ++i) engine.push(spin(), {b}, {c}, OpMeta("chrome_trace_test.after"));
+  EXPECT_THROW(engine.wait_for_var(bad, SyncKind::to_host), OpError);
+  t.recorder->record_marker(intern("chrome_trace_test.phase"), 2);
+  run.last_pushed = engine.push(spin(), {c}, {a}, OpMeta("chrome_trace_test.last"));
+  EXPECT_THROW(engine.wait_all(), OpError);
+  sampler.stop();
+  run.model = snapshot(*t.recorder);
+  return run;
+}
+
+TEST(ChromeTrace, RealRunExportIsAWellFormedTraceAndReadsBackExactly) {
+  run_with_timeout([] {
+    const RealRun run = real_run();
+    const TraceModel& m = run.model;
+    ASSERT_GE(m.workers.size(), 1u);
+    ASSERT_EQ(m.frontends.size(), 1u);
+    ASSERT_GE(m.syncs.size(), 3u);
+    EXPECT_TRUE(std::any_of(m.syncs.begin(), m.syncs.end(),
+                            [](const SyncSpan& s) { return s.kind == SyncKind::inflight_bound; }));
+    ASSERT_FALSE(m.counters.empty());
+    ScratchDir dir;
+    const std::string path = dir.file("run.json");
+    write_chrome_trace(m, path, ExportOptions{"real run"});
+    const std::string text = read_text(path);
+    EXPECT_EQ(text, to_chrome_trace_json(m, ExportOptions{"real run"}));
+    const json doc = json::parse(text);
+
+    ASSERT_TRUE(doc.is_object());
+    EXPECT_EQ(doc["displayTimeUnit"], "ns");
+    EXPECT_EQ(doc["otherData"]["asyncscope_version"], kChromeTraceVersion);
+    ASSERT_TRUE(doc["traceEvents"].is_array());
+
+    // Names and order of the lanes.
+    EXPECT_EQ(count_events(doc, "M", "process_name"), 1u);
+    EXPECT_EQ(find_event(doc, [](const json& e) { return e["name"] == "process_name"; })->at("args")["name"],
+              "asyncscope: real run");
+    std::map<int64_t, std::string> thread_names;
+    std::map<int64_t, int64_t> sort_index;
+    for (const json& e : doc["traceEvents"]) {
+      if (e["ph"] != "M") continue;
+      if (e["name"] == "thread_name") thread_names[e["tid"]] = e["args"]["name"];
+      if (e["name"] == "thread_sort_index") sort_index[e["tid"]] = e["args"]["sort_index"];
+    }
+    ASSERT_EQ(thread_names.size(), m.frontends.size() + m.workers.size() + 1);
+    ASSERT_EQ(sort_index.size(), thread_names.size());
+    std::vector<std::pair<int64_t, std::string>> by_sort;
+    for (const auto& [tid, name] : thread_names) by_sort.emplace_back(sort_index.at(tid), name);
+    std::sort(by_sort.begin(), by_sort.end());
+    EXPECT_EQ(by_sort.front().second, "frontend");
+    for (size_t i = 0; i < m.workers.size(); ++i) EXPECT_EQ(by_sort[1 + i].second, m.workers[i].name);
+    EXPECT_EQ(by_sort.back().second, "counters");
+
+    const auto spans = spans_by_tid(doc);
+    expect_spans_nest(spans);
+    expect_flows_pair_up(doc, spans);
+
+    // One enqueue flow per executed op; one wait flow per sync that waited for an op.
+    size_t executed = 0;
+    for (const OpInfo& op : m.ops) executed += op.executed() && op.enqueue != kNoTime;
+    EXPECT_EQ(count_events(doc, "s", "enqueue"), executed);
+    EXPECT_EQ(count_events(doc, "f", "enqueue"), executed);
+    EXPECT_EQ(count_events(doc, "s", "wait"), m.syncs.size());
+    const json* wait_b = find_event(doc, [](const json& e) { return e["ph"] == "X" && e["name"] == "wait_to_read"; });
+    ASSERT_NE(wait_b, nullptr);
+    EXPECT_EQ(wait_b->at("args")["waited_for"], run.last_writer_of_b);
+    const json* wait_all = find_event(doc, [](const json& e) { return e["ph"] == "X" && e["name"] == "wait_all"; });
+    ASSERT_NE(wait_all, nullptr);
+    EXPECT_EQ(wait_all->at("args")["waited_for"], run.last_pushed);
+
+    // The failed op carries its status and error text.
+    const json* failed = find_event(
+        doc, [](const json& e) { return e["ph"] == "X" && e["name"] == "chrome_trace_test.fails"; });
+    ASSERT_NE(failed, nullptr);
+    EXPECT_EQ(failed->at("cat"), "enqueue");  // the enqueue comes first in the file
+    failed = find_event(doc, [](const json& e) {
+      return e["ph"] == "X" && e["cat"] == "op" && e["name"] == "chrome_trace_test.fails";
+    });
+    ASSERT_NE(failed, nullptr);
+    EXPECT_EQ(failed->at("args")["status"], "failed");
+    EXPECT_EQ(failed->at("args")["error"], "chrome_trace_test: \"boom\"\nsecond line");
+
+    // Every counter column, every sample; markers as instants.
+    for (const std::string& name : m.counter_names) EXPECT_EQ(count_events(doc, "C", name), m.counters.size()) << name;
+    EXPECT_EQ(count_events(doc, "i", "chrome_trace_test.phase"), 2u);
+
+    const TraceModel back = read_chrome_trace(path);
+    expect_same_model(m, back);
+    EXPECT_EQ(back.names, m.names);
+    expect_worker_lanes_consistent(back, 0);
+  });
+}
+
+// --- hand-built models: every corner of the model, exactly ----------------------
+
+TraceModel hand_model() {
+  TraceModel m;
+  m.origin_ns = 987654321012;
+  m.first_op_id = 10;
+  m.names = {"", "op \"quoted\"", "back\\slash\nnew line\ttab", "unicode naïve ✓ 日本 🎉", "marker \"m\" \\ \x01"};
+  m.frontends = {FrontendLane{"frontend", {}, {}}, FrontendLane{"thread \"two\"\n", {}, {}}};
+  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, {}},
+               WorkerLane{"CUDA \\ stream ✓", DeviceKind::cuda, 1, 3, {}}};
+  m.counter_names = {"rss_bytes", "queue \"depth\""};
+  m.ops.resize(6);
+  for (size_t i = 0; i < m.ops.size(); ++i) m.ops[i].id = m.first_op_id + i;
+  const auto vars = [&m](OpInfo& op, std::vector<uint64_t> reads, std::vector<uint64_t> writes) {
+    op.vars_begin = static_cast<uint32_t>(m.var_ids.size());
+    op.num_reads = static_cast<uint16_t>(reads.size());
+    op.num_writes = static_cast<uint16_t>(writes.size());
+    m.var_ids.insert(m.var_ids.end(), reads.begin(), reads.end());
+    m.var_ids.insert(m.var_ids.end(), writes.begin(), writes.end());
+  };
+  OpInfo& a = m.ops[0];  // enqueued and executed
+  a.enqueue = 100, a.start = 200, a.end = 300, a.name = 1, a.out_bytes = 4096, a.iteration = 3;
+  vars(a, {1}, {2});
+  // m.ops[1]: never seen, a hole.
+  OpInfo& b = m.ops[2];  // on the second frontend, zero-length, failed, on the GPU lane
+  b.enqueue = 150, b.start = 250, b.end = 250, b.name = 3, b.frontend = 1, b.worker = 1;
+  b.device = DeviceKind::cuda, b.device_index = 1, b.status = OpStatus::failed, b.internal = true;
+  b.out_bytes = UINT64_MAX, b.iteration = UINT32_MAX;
+  vars(b, {2}, {3});
+  OpInfo& c = m.ops[3];  // executed, its enqueue never read; starts when a ends
+  c.start = 300, c.end = 400;
+  OpInfo& d = m.ops[4];  // enqueued, never executed; more vars than fit inline
+  d.enqueue = 500, d.name = 2;
+  vars(d, {5, 6, 7, 8, 9}, {10, UINT64_MAX});
+  OpInfo& e = m.ops[5];  // enqueued right when a backpressure wait ended
+  e.enqueue = 600, e.start = 700, e.end = 1700, e.name = 1, e.status = OpStatus::skipped;
+  vars(e, {}, {2});
+  m.frontends[0].enqueues = {0, 4, 5};
+  m.frontends[1].enqueues = {2};
+  m.workers[0].ops = {0, 3, 5};
+  m.workers[1].ops = {2};
+  m.syncs = {SyncSpan{160, 310, 2, 10, 0, SyncKind::wait_to_read}, SyncSpan{320, 330, 0, 13, 1, SyncKind::wait_all},
+             SyncSpan{590, 600, 0, 14, 0, SyncKind::inflight_bound}, SyncSpan{1800, 1800, 2, 15, 0, SyncKind::item}};
+  m.frontends[0].syncs = {0, 2, 3};
+  m.frontends[1].syncs = {1};
+  m.markers = {Marker{50, -7, 4, 1}, Marker{55, INT64_MAX, 0, 0}, Marker{55, INT64_MIN, 4, 0}};
+  CounterSample s0{0, {1000, 0}}, s1{1000, {2000, 3}}, s2{1000, {-2001, INT64_MAX}};
+  m.counters = {s0, s1, s2};
+  m.errors = {{12, "boom \"quoted\" \\ back\nline ✓ 🎉"}, {11, "error of an op never seen"}, {99, "orphan"}};
+  m.dropped = 17;
+  return m;
+}
+
+TEST(ChromeTrace, HandBuiltModelWithEveryCornerRoundTrips) {
+  const TraceModel m = hand_model();
+  const std::string text = to_chrome_trace_json(m);
+  const json doc = json::parse(text);
+  const auto spans = spans_by_tid(doc);
+  expect_spans_nest(spans);
+  expect_flows_pair_up(doc, spans);
+  const TraceModel back = parse_chrome_trace(text, "hand.json");
+  expect_same_model(m, back);
+  EXPECT_EQ(back.names, m.names);
+  for (size_t i = 0; i < m.frontends.size(); ++i) EXPECT_EQ(back.frontends[i].name, m.frontends[i].name);
+  // Exporting what was read gives the same file.
+  EXPECT_EQ(to_chrome_trace_json(back), text);
+}
+
+TEST(ChromeTrace, TextWithQuotesBackslashesNewlinesAndUnicodeSurvives) {
+  const TraceModel m = hand_model();
+  const std::string text = to_chrome_trace_json(m, ExportOptions{"label \"x\"\n✓", 2});
+  const json doc = json::parse(text);  // valid JSON: everything escaped
+  const json* failed = find_event(doc, [](const json& e) { return e["ph"] == "X" && e["cat"] == "op" && e["args"]["id"] == 12; });
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->at("name"), "unicode naïve ✓ 日本 🎉");
+  EXPECT_EQ(failed->at("args")["error"], "boom \"quoted\" \\ back\nline ✓ 🎉");
+  EXPECT_EQ(doc["otherData"]["run_label"], "label \"x\"\n✓");
+  const TraceModel back = parse_chrome_trace(text);
+  EXPECT_EQ(back.errors.at(12), m.errors.at(12));
+  EXPECT_EQ(back.op_name(*back.find_op(14)), "back\\slash\nnew line\ttab");
+  EXPECT_EQ(back.frontends[1].name, "thread \"two\"\n");
+  EXPECT_EQ(back.workers[1].name, "CUDA \\ stream ✓");
+  EXPECT_EQ(back.counter_names[1], "queue \"depth\"");
+}
+
+TEST(ChromeTrace, InvalidUtf8IsReplacedNotFatal) {
+  TraceModel m = hand_model();
+  m.names[1] = "bad \xff\xfe byte";
+  m.errors[12] = "error \xc3";
+  const TraceModel back = parse_chrome_trace(to_chrome_trace_json(m));
+  EXPECT_EQ(back.name(1), "bad \xEF\xBF\xBD\xEF\xBF\xBD byte");
+  EXPECT_EQ(back.errors.at(12), "error \xEF\xBF\xBD");
+}
+
+TEST(ChromeTrace, EmptyModelRoundTrips) {
+  const TraceModel m;
+  const std::string text = to_chrome_trace_json(m);
+  const json doc = json::parse(text);
+  EXPECT_EQ(count_events(doc, "M", "process_name"), 1u);
+  expect_same_model(m, parse_chrome_trace(text));
+}
+
+// Every time becomes a µs double that a truncating or rounding reader turns
+// back into the same ns, up to the largest exportable time.
+TEST(ChromeTrace, MicrosecondTimesConvertBackToExactNanoseconds) {
+  TraceModel m;
+  m.names = {""};
+  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, {}}};
+  std::mt19937_64 rng(7);
+  std::vector<int64_t> times = {0, 1, 999, 1000, 1001, 1005, 4095, 1234567, (int64_t{1} << 50) - 2};
+  for (int i = 0; i < 4000; ++i) times.push_back(static_cast<int64_t>(rng() % (uint64_t{1} << (10 + i % 40))));
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  for (size_t i = 0; i + 1 < times.size(); i += 2) {
+    OpInfo op;
+    op.id = m.first_op_id + m.ops.size();
+    op.start = times[i];
+    op.end = times[i + 1];
+    m.workers[0].ops.push_back(static_cast<uint32_t>(m.ops.size()));
+    m.ops.push_back(op);
+  }
+  const json doc = json::parse(to_chrome_trace_json(m));
+  expect_spans_nest(spans_by_tid(doc));  // also checks each ts/dur against its exact ns
+  expect_same_model(m, parse_chrome_trace(doc.dump()));
+}
+
+// --- bad input -----------------------------------------------------------------
+
+std::string import_error(std::string_view text) {
+  try {
+    parse_chrome_trace(text, "bad.json");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+void expect_rejected(std::string_view text, const std::string& expected) {
+  const std::string message = import_error(text);
+  EXPECT_EQ(message.rfind("bad.json: ", 0), 0u) << message;
+  EXPECT_NE(message.find(expected), std::string::npos) << "expected \"" << expected << "\" in: " << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+// A valid export with one change applied to its first event that matches.
+std::string with_event_changed(const std::function<bool(const json&)>& which, const std::function<void(json&)>& change) {
+  json doc = json::parse(to_chrome_trace_json(hand_model()));
+  for (json& e : doc["traceEvents"]) {
+    if (which(e)) {
+      change(e);
+      return doc.dump();
+    }
+  }
+  ADD_FAILURE() << "no such event";
+  return "";
+}
+
+std::string with_metadata_changed(const std::function<void(json&)>& change) {
+  json doc = json::parse(to_chrome_trace_json(hand_model()));
+  change(doc["otherData"]);
+  return doc.dump();
+}
+
+bool is_exec(const json& e) { return e["ph"] == "X" && e["cat"] == "op"; }
+bool is_enqueue(const json& e) { return e["ph"] == "X" && e["cat"] == "enqueue"; }
+
+TEST(ChromeTrace, MalformedJsonIsRejected) {
+  expect_rejected("", "not valid JSON");
+  expect_rejected("this is not json", "not valid JSON");
+  const std::string good = to_chrome_trace_json(hand_model());
+  expect_rejected(good.substr(0, good.size() / 2), "not valid JSON");
+  expect_rejected(good + "}", "not valid JSON");
+  expect_rejected(R"({"otherData": {"asyncscope_version": 1e999}})", "not valid JSON");
+}
+
+TEST(ChromeTrace, ForeignTracesAreRecognised) {
+  expect_rejected("[]", "not an asyncscope trace");
+  expect_rejected(R"([{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}])", "not an asyncscope trace");
+  expect_rejected(R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}]})",
+                  "not an asyncscope trace (no asyncscope metadata); it can be opened in Perfetto");
+  expect_rejected(R"({"traceEvents":[],"otherData":{"version":"Chrome 120"}})", "not an asyncscope trace");
+  expect_rejected(R"({"traceEvents":[],"otherData":"x"})", "not an asyncscope trace");
+  expect_rejected("42", "not an asyncscope trace");
+  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 2; }),
+                  "written by a newer asyncscope (format version 2; this build reads version 1)");
+  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 0; }), "unknown format version 0");
+  json doc = json::parse(to_chrome_trace_json(hand_model()));
+  doc.erase("traceEvents");
+  expect_rejected(doc.dump(), "no traceEvents array");
+  doc["traceEvents"] = {{"ph", "X"}};
+  expect_rejected(doc.dump(), "traceEvents is an object, not an array");
+  doc["traceEvents"] = json::array({json::object(), 7});
+  expect_rejected(doc.dump(), "event #0: missing field \"ph\"");
+  doc["traceEvents"] = json::array({7});
+  expect_rejected(doc.dump(), "event #0: expected an object, found a number");
+}
+
+// Deeply nested or huge values neither crash nor pass unnoticed.
+TEST(ChromeTrace, PathologicalInputIsHandledCleanly) {
+  const std::string meta = json::parse(to_chrome_trace_json(TraceModel{}))["otherData"].dump();
+  const std::string nested = std::string(100000, '[') + std::string(100000, ']');
+  // An unknown metadata event is ignored, however deep its payload.
+  EXPECT_NO_THROW(parse_chrome_trace("{\"otherData\":" + meta +
+                                     ",\"traceEvents\":[{\"ph\":\"M\",\"name\":\"x\",\"args\":" + nested + "}]}"));
+  expect_rejected("{\"otherData\":" + meta + ",\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"op\",\"tid\":1,\"args\":" +
+                      nested + "}]}",
+                  "field \"args\" must be an object, not an array");
+  expect_rejected(std::string(100000, '['), "not an asyncscope trace");
+  expect_rejected("{\"a\":" + std::string(100000, '['), "not valid JSON");
+  expect_rejected("{\"otherData\":" + meta + ",\"traceEvents\":[{\"ph\":\"X\",\"ts\":1e400}]}",
+                  "not valid JSON (number overflow parsing '1e400')");
+}
+
+TEST(ChromeTrace, WrongFieldsAreRejectedWithTheirName) {
+  expect_rejected(with_event_changed(is_exec, [](json& e) { e["args"]["ns_ts"] = "200"; }),
+                  "field \"ns_ts\" must be an integer, not a string");
+  expect_rejected(with_event_changed(is_exec, [](json& e) { e["args"]["ns_ts"] = 1e30; }),
+                  "field \"ns_ts\" must be an integer, not a number");
+  expect_rejected(with_event_changed(is_exec, [](json& e) { e["args"]["ns_dur"] = -5; }), "field \"ns_dur\" is -5, outside");
+  expect_rejected(with_event_changed(is_exec, [](json& e) { e["args"]["ns_ts"] = UINT64_MAX; }),
+                  "field \"ns_ts\" is 18446744073709551615, outside");
+  expect_rejected(with_event_changed(is_exec, [](json& e) { e["args"].erase("id"); }), "missing field \"id\"");
+  expect_rejected(with_event_changed(is_exec, [](json& e) { e["args"] = "x"; }), "field \"args\" must be an object");
+  expect_rejected(with_event_changed(is_exec, [](json& e) { e["args"]["status"] = "exploded"; }),
+                  "unknown op status \"exploded\"");
+  expect_rejected(with_event_changed(is_exec, [](json& e) { e["tid"] = 1; }), "tid 1 is not a worker lane");
+  expect_rejected(with_event_changed(is_exec, [](json& e) { e["args"]["id"] = 1000; }), "op id 1000 is outside");
+  expect_rejected(with_event_changed(is_enqueue, [](json& e) { e["args"]["reads"] = {1, -2}; }),
+                  "field \"reads\" must be an array of var ids");
+  expect_rejected(with_event_changed(is_enqueue, [](json& e) { e["args"]["iteration"] = uint64_t{1} << 32; }),
+                  "field \"iteration\" is 4294967296, outside [0, 4294967295]");
+  expect_rejected(with_event_changed(is_enqueue, [](json& e) { e["args"]["name_id"] = 77; }),
+                  "name id 77 is not in otherData.names");
+  expect_rejected(with_event_changed(is_enqueue, [](json& e) { e["args"]["device"] = "tpu"; }), "unknown device \"tpu\"");
+  expect_rejected(with_event_changed([](const json& e) { return e["ph"] == "X" && e["cat"] == "sync"; },
+                                     [](json& e) { e["args"]["kind"] = "nap"; }),
+                  "unknown sync kind \"nap\"");
+  expect_rejected(with_event_changed([](const json& e) { return e["ph"] == "C"; }, [](json& e) { e["name"] = "volts"; }),
+                  "counter \"volts\" is not in otherData.counter_names");
+  expect_rejected(with_event_changed([](const json& e) { return e["ph"] == "X"; }, [](json& e) { e["ph"] = 5; }),
+                  "field \"ph\" must be a string, not a number");
+  expect_rejected(with_event_changed([](const json& e) { return e["ph"] == "X"; }, [](json& e) { e["ph"] = "Q"; }),
+                  "unexpected event phase \"Q\"");
+  expect_rejected(with_metadata_changed([](json& o) { o["num_ops"] = 1e12; }), "field \"num_ops\" must be an integer");
+  expect_rejected(with_metadata_changed([](json& o) { o["num_ops"] = 4000000000u; }), "far more than");
+  expect_rejected(with_metadata_changed([](json& o) { o["names"] = {"", 3}; }), "field \"names\" must be an array of strings");
+  expect_rejected(with_metadata_changed([](json& o) { o.erase("first_op_id"); }), "otherData: missing field \"first_op_id\"");
+
+  // The event number in the message points at the culprit.
+  json doc = json::parse(to_chrome_trace_json(hand_model()));
+  doc["traceEvents"].push_back(doc["traceEvents"][doc["traceEvents"].size() - 1]);
+  doc["traceEvents"].push_back(json{{"ph", "X"}, {"cat", "op"}, {"args", json::object()}, {"tid", 3}});
+  expect_rejected(doc.dump(), "event #" + std::to_string(doc["traceEvents"].size() - 1) + " (ph \"X\"): missing field");
+}
+
+TEST(ChromeTrace, DuplicatedEventsAreRejected) {
+  json doc = json::parse(to_chrome_trace_json(hand_model()));
+  for (const json& e : json(doc["traceEvents"])) {
+    if (is_enqueue(e)) {
+      doc["traceEvents"].push_back(e);
+      break;
+    }
+  }
+  expect_rejected(doc.dump(), "has a second enqueue event");
+}
+
+// Metadata after the events (a tool that rewrote the file) is still read.
+TEST(ChromeTrace, KeyOrderDoesNotMatter) {
+  const TraceModel m = hand_model();
+  const json doc = json::parse(to_chrome_trace_json(m));
+  const std::string events_first =
+      "{\"traceEvents\":" + doc["traceEvents"].dump() + ",\"otherData\":" + doc["otherData"].dump() + "}";
+  expect_same_model(m, parse_chrome_trace(events_first));
+}
+
+std::string read_error(const std::string& path) {
+  try {
+    read_chrome_trace(path);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ChromeTrace, MissingFileOrFolderGivesTheReason) {
+  ScratchDir dir;
+  EXPECT_EQ(read_error(dir.file("missing.json")),
+            "cannot read trace " + dir.file("missing.json") + ": No such file or directory");
+  fs::create_directory(dir.file("folder.json"));
+  EXPECT_EQ(read_error(dir.file("folder.json")), "cannot read trace " + dir.file("folder.json") + ": Is a directory");
+  write_text(dir.file("bad.json"), "{\"traceEvents\": [");
+  const std::string message = read_error(dir.file("bad.json"));
+  EXPECT_EQ(message.rfind(dir.file("bad.json") + ": not valid JSON (parse error at line 1", 0), 0u) << message;
+}
+
+// --- failed writes ---------------------------------------------------------------
+
+std::string write_error(const TraceModel& m, const std::string& path) {
+  try {
+    write_chrome_trace(m, path);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ChromeTrace, FailedWritesThrowAndLeaveExistingFilesUntouched) {
+  ScratchDir dir;
+  const TraceModel m = hand_model();
+  std::string message = write_error(m, dir.file("no_such_folder/t.json"));
+  EXPECT_EQ(message.rfind("cannot write trace " + dir.file("no_such_folder/t.json") + ": No such file or directory", 0),
+            0u)
+      << message;
+
+  write_text(dir.file("file"), "a file, not a folder");
+  message = write_error(m, dir.file("file/t.json"));
+  EXPECT_NE(message.find("Not a directory"), std::string::npos) << message;
+
+  fs::create_directory(dir.file("folder.json"));
+  message = write_error(m, dir.file("folder.json"));
+  EXPECT_NE(message.find("Is a directory"), std::string::npos) << message;
+
+  // A model that cannot be written fails half way: the old file stays as it was.
+  write_text(dir.file("old.json"), "the previous trace");
+  TraceModel bad = m;
+  bad.ops[5].end = -3;
+  message = write_error(bad, dir.file("old.json"));
+  EXPECT_NE(message.find("op 15"), std::string::npos) << message;
+  EXPECT_EQ(read_text(dir.file("old.json")), "the previous trace");
+
+  // A folder this process may not write to (permissions do not stop root).
+  if (::geteuid() != 0) {
+    fs::create_directory(dir.file("locked"));
+    write_text(dir.file("locked/t.json"), "locked trace");
+    fs::permissions(dir.file("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+    message = write_error(m, dir.file("locked/t.json"));
+    EXPECT_NE(message.find("Permission denied"), std::string::npos) << message;
+    fs::permissions(dir.file("locked"), fs::perms::owner_all);
+    EXPECT_EQ(read_text(dir.file("locked/t.json")), "locked trace");
+  }
+
+  // No temporary files left behind.
+  std::vector<std::string> expected = {"file", "folder.json", "old.json"};
+  if (::geteuid() != 0) expected = {"file", "folder.json", "locked", "old.json"};
+  EXPECT_EQ(dir.entries(), expected);
+}
+
+TEST(ChromeTrace, WriteReplacesAnExistingFileAndKeepsItsMode) {
+  ScratchDir dir;
+  const std::string path = dir.file("t.json");
+  write_text(path, "old");
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  write_chrome_trace(hand_model(), path);
+  EXPECT_EQ(read_text(path), to_chrome_trace_json(hand_model()));
+  EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  write_chrome_trace(hand_model(), dir.file("new.json"));
+  EXPECT_EQ(fs::status(dir.file("new.json")).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"new.json", "t.json"}));
+}
+
+}  // namespace
+}  // namespace asyncscope::trace
