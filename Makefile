@@ -4,7 +4,7 @@ JOBS    ?= $(shell nproc)
 GEN     := $(shell command -v ninja >/dev/null 2>&1 && echo -G Ninja)
 CTEST_J ?= $(JOBS)
 
-.PHONY: all deps configure build run test stress bench tsan clean
+.PHONY: all deps configure build run test stress bench tsan screenshots clean
 
 all: build
 
@@ -36,6 +36,14 @@ tsan: deps
 	cmake --preset tsan
 	cmake --build --preset tsan -j$(JOBS)
 	ctest --preset tsan
+
+# The README's pictures, taken by the app itself in a virtual X server.
+SHOT = xvfb-run -a -s '-screen 0 1600x1000x24' ./$(BUILD)/bin/asyncscope
+screenshots: build
+	$(SHOT) --demo memory-and-sync --batches 40 --run --quit-after-run --screenshot docs/memory-and-sync.png
+	$(SHOT) --demo memory-and-sync --batches 40 --sync item --run --quit-after-run --screenshot docs/memory-and-sync-item.png
+	$(SHOT) --demo sync-vs-async --run --quit-after-run --screenshot docs/sync-vs-async.png
+	$(SHOT) --demo dependency-graph --size 1000 --workers 2 --run --quit-after-run --screenshot docs/dependency-graph.png
 
 clean:
 	rm -rf $(BUILD) build-tsan

@@ -15,6 +15,7 @@
 #include "app/output_file.h"
 #include "engine/core/errors.h"
 #include "engine/demos/demo.h"
+#include "engine/demos/session.h"
 #include "engine/tensor/allocator.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/model.h"
@@ -144,7 +145,51 @@ struct BadInput : std::runtime_error {
 int run_demo(const demos::Demo& demo, const demos::ParamValues& values, const std::string& trace_path,
              const std::string& json_path, std::ostream& out, std::ostream& err);
 
-// Reads a saved trace and prints what it holds (the GUI will draw it).
+// The GUI with a demo and its options from the command line, checked first
+// so bad input is reported here (one line, exit 2) rather than in a window.
+int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::ostream& err,
+             const GuiLauncher& launch_gui) {
+  const std::string name = request.demo.empty() ? "sync-vs-async" : request.demo;
+  const demos::Demo* demo = demos::find_demo(name);
+  if (demo == nullptr) {
+    err << "asyncscope: unknown demo '" << name << "'; run 'asyncscope list' to see the demos\n";
+    return 2;
+  }
+  demos::ParamValues values = demo->defaults();
+  try {
+    for (size_t i = 0; i < extras.size(); ++i) {
+      const std::string& flag = extras[i];
+      if (flag.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + flag + "' (see asyncscope --help)");
+      std::string param = flag.substr(2), text;
+      if (const auto eq = param.find('='); eq != std::string::npos) {
+        text = param.substr(eq + 1);
+        param.resize(eq);
+      } else if (i + 1 < extras.size()) {
+        text = extras[++i];
+      } else {
+        throw std::invalid_argument(flag + " needs a value");
+      }
+      bool known = false;
+      for (const demos::Param& p : demo->params()) known = known || p.name == param;
+      if (!known) throw std::invalid_argument("--" + param + " is not an option of " + demo->name() + " (see asyncscope list)");
+      values.set(param, text);
+      request.params.emplace_back(param, text);
+    }
+    if (!request.screenshot.empty()) {
+      if (const std::string why = check_writable(request.screenshot); !why.empty()) {
+        throw std::invalid_argument("cannot write --screenshot " + request.screenshot + ": " + why);
+      }
+    }
+    if (request.run) demos::session_options(values);  // an unavailable device is bad input too
+  } catch (const std::invalid_argument& e) {
+    err << "asyncscope: " << e.what() << "\n";
+    return 2;
+  }
+  request.demo = name;
+  return launch_gui(request);
+}
+
+// Reads a saved trace and prints what it holds.
 int describe_trace(const std::string& path, std::ostream& out, std::ostream& err) {
   trace::TraceModel m;
   try {
@@ -172,18 +217,33 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
 
 }  // namespace
 
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
   CLI::App app{"asyncscope: watch asynchronous execution happen.\n"
                "Runs the built-in demos of a real dependency engine and records what the frontend enqueued, "
                "what each worker ran, and when the frontend waited.",
                "asyncscope"};
   app.set_version_flag("--version", std::string("asyncscope ") + ASYNCSCOPE_VERSION);
   app.require_subcommand(0, 1);
+  // Without a subcommand the desktop app opens; these options script it.
+  GuiRequest gui;
+  app.add_option("--demo", gui.demo, "open the app on this demo (see 'asyncscope list')");
+  app.add_flag("--run", gui.run, "start the demo at once");
+  app.add_option("--screenshot", gui.screenshot, "save a PNG of the window once the run is done (or at once)");
+  app.add_flag("--quit-after-run", gui.quit_after_run, "exit when the run (and the screenshot) is done");
+  app.add_option("--window-size", [&gui](const CLI::results_t& r) {
+    return std::sscanf(r[0].c_str(), "%dx%d", &gui.width, &gui.height) == 2 && gui.width >= 320 && gui.height >= 240;
+  }, "window size WIDTHxHEIGHT (default 1280x800)");
 
   app.add_subcommand("list", "List the demos and their parameters");
   std::string view_path;
-  CLI::App* view = app.add_subcommand("view", "Open a saved trace (our own Chrome-trace export) and describe it");
-  view->add_option("FILE", view_path, "trace written by 'asyncscope run ... --trace FILE'")->required();
+  bool view_print = false;
+  CLI::App* view = app.add_subcommand("view", "Open a saved trace (our own Chrome-trace export) in the app");
+  view->add_option("FILE", view_path, "trace written by 'asyncscope run ... --trace FILE' or the app's export")->required();
+  view->add_flag("--print", view_print, "describe the trace on the terminal instead of opening the window");
+  std::string view_screenshot;
+  bool view_quit = false;
+  view->add_option("--screenshot", view_screenshot, "save a PNG of the window once it is drawn");
+  view->add_flag("--quit-after-run", view_quit, "exit after the screenshot");
   CLI::App* run = app.add_subcommand("run", "Run a demo headless and print its result table");
   run->require_subcommand(1);
   std::string trace_path, json_path;
@@ -196,6 +256,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     sub->add_option("--trace", trace_path, "write the run's timeline as Chrome trace JSON (Perfetto, chrome://tracing)");
     sub->add_option("--json", json_path, "write the parameters and results as JSON");
   }
+
+  // The app's demo options are checked against the demo's parameters below.
+  // Set last: subcommands created after it would inherit it.
+  app.allow_extras();
 
   // An unknown demo deserves a better message than "unexpected argument".
   if (argc >= 3 && std::string(argv[1]) == "run" && argv[2][0] != '-' && !demos::find_demo(argv[2])) {
@@ -219,11 +283,27 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     print_list(out);
     return 0;
   }
-  if (app.got_subcommand("view")) return describe_trace(view_path, out, err);
-  if (!app.got_subcommand("run")) {
-    out << app.help();
-    return 0;
+  if (app.got_subcommand("view")) {
+    if (view_print) return describe_trace(view_path, out, err);
+    try {
+      trace::read_chrome_trace(view_path);  // a bad file is bad input: say so here, before a window opens
+    } catch (const std::exception& e) {
+      err << "asyncscope: " << e.what() << "\n";
+      return 2;
+    }
+    GuiRequest request;
+    request.view_file = view_path;
+    request.screenshot = view_screenshot;
+    request.quit_after_run = view_quit;
+    if (!view_screenshot.empty()) {
+      if (const std::string why = check_writable(view_screenshot); !why.empty()) {
+        err << "asyncscope: cannot write --screenshot " << view_screenshot << ": " << why << "\n";
+        return 2;
+      }
+    }
+    return launch_gui(request);
   }
+  if (!app.got_subcommand("run")) return open_gui(app.remaining(), gui, err, launch_gui);
   const demos::Demo* demo = nullptr;
   for (const auto& d : demos::all_demos()) {
     if (run->got_subcommand(d->name())) demo = d.get();

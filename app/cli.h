@@ -5,10 +5,18 @@
 // Threading: main thread only.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
+
+#include "app/gui/gui.h"
 
 namespace asyncscope::app {
 
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+// Opens the desktop app for a request and returns its exit code.
+using GuiLauncher = std::function<int(const GuiRequest&)>;
+
+// With no subcommand (or `view FILE`), the window opens through launch_gui:
+//   asyncscope [--demo NAME] [demo options] [--run] [--screenshot FILE.png] [--quit-after-run]
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui);
 
 }  // namespace asyncscope::app

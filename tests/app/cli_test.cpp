@@ -19,6 +19,7 @@ struct CliResult {
   int code = -1;
   std::string out;
   std::string err;
+  std::vector<GuiRequest> windows;  // what the app was asked to open
 };
 
 CliResult cli(std::vector<std::string> args) {
@@ -27,7 +28,10 @@ CliResult cli(std::vector<std::string> args) {
   for (const auto& a : args) argv.push_back(a.c_str());
   std::ostringstream out, err;
   CliResult r;
-  r.code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err, [&r](const GuiRequest& request) {
+    r.windows.push_back(request);
+    return 0;
+  });
   r.out = out.str();
   r.err = err.str();
   return r;
@@ -122,6 +126,60 @@ TEST(Cli, ResultsJsonKeysOfQueuedVsFinished) {
   const nlohmann::json doc = nlohmann::json::parse(read(json));
   EXPECT_TRUE(doc["results"]["queued_s"].is_number());
   EXPECT_TRUE(doc["results"]["finished_s"].is_number());
+}
+
+TEST(Cli, NoSubcommandOpensTheAppWithTheDemoAndItsOptions) {
+  const CliResult plain = cli({});
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  ASSERT_EQ(plain.windows.size(), 1u);
+  EXPECT_EQ(plain.windows[0].demo, "sync-vs-async");
+  EXPECT_FALSE(plain.windows[0].run);
+
+  const std::string png = scratch("shot.png");
+  const CliResult scripted = cli({"--demo", "memory-and-sync", "--batches", "5", "--sync=item", "--run", "--screenshot",
+                                  png, "--quit-after-run", "--window-size", "1024x700"});
+  ASSERT_EQ(scripted.code, 0) << scripted.err;
+  ASSERT_EQ(scripted.windows.size(), 1u);
+  const GuiRequest& r = scripted.windows[0];
+  EXPECT_EQ(r.demo, "memory-and-sync");
+  EXPECT_TRUE(r.run);
+  EXPECT_TRUE(r.quit_after_run);
+  EXPECT_EQ(r.screenshot, png);
+  EXPECT_EQ(r.width, 1024);
+  EXPECT_EQ(r.height, 700);
+  const std::vector<std::pair<std::string, std::string>> want = {{"batches", "5"}, {"sync", "item"}};
+  EXPECT_EQ(r.params, want);
+}
+
+TEST(Cli, BadAppOptionsAreBadInputBeforeAnyWindowOpens) {
+  for (const auto& [args, fragment] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--demo", "nope"}, "unknown demo 'nope'"},
+           {{"--demo", "memory-and-sync", "--iterations", "3"}, "not an option of memory-and-sync"},
+           {{"--demo", "memory-and-sync", "--batches", "many"}, "not a whole number"},
+           {{"--batches"}, "needs a value"},
+           {{"--demo", "queued-vs-finished", "--device", "cuda", "--run"}, "CUDA is not available"},
+           {{"--screenshot", "/nonexistent/x.png"}, "does not exist"},
+           {{"view", "/nonexistent/trace.json"}, "cannot read trace"},
+       }) {
+    const CliResult r = cli(args);
+    EXPECT_EQ(r.code, 2) << fragment;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+    EXPECT_TRUE(r.windows.empty()) << fragment;
+  }
+}
+
+TEST(Cli, ViewOpensASavedTraceAndPrintDescribesIt) {
+  const std::string trace = scratch("view.json");
+  ASSERT_EQ(cli({"run", "dependency-graph", "--size", "16", "--trace", trace}).code, 0);
+  const CliResult opened = cli({"view", trace});
+  ASSERT_EQ(opened.code, 0) << opened.err;
+  ASSERT_EQ(opened.windows.size(), 1u);
+  EXPECT_EQ(opened.windows[0].view_file, trace);
+  const CliResult printed = cli({"view", trace, "--print"});
+  ASSERT_EQ(printed.code, 0) << printed.err;
+  EXPECT_NE(printed.out.find("8 ops"), std::string::npos) << printed.out;
+  EXPECT_NE(printed.out.find("CPU worker 0"), std::string::npos) << printed.out;
+  EXPECT_TRUE(printed.windows.empty());
 }
 
 TEST(Cli, TraceFileIsWrittenAndParses) {

@@ -1,0 +1,28 @@
+// The desktop app's entry point and what the command line asks of it.
+// Threading: main thread only.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace asyncscope::app {
+
+struct GuiRequest {
+  std::string demo;  // "" = the first demo to show (sync-vs-async)
+  std::vector<std::pair<std::string, std::string>> params;  // demo parameter overrides, validated already
+  bool run = false;             // start the demo at once
+  std::string screenshot;       // after the run (or at once without --run), save a PNG of the window here
+  bool quit_after_run = false;  // exit once the run (and screenshot) is done
+  std::string view_file;        // open this saved trace
+  int width = 1280;
+  int height = 800;
+};
+
+// Opens the window and runs until it is closed. Returns the exit code: 0, or
+// 1 if the window could not be opened, the run failed under --quit-after-run,
+// or the screenshot could not be written (the reason goes to err).
+int run_gui(const GuiRequest& request, std::ostream& err);
+
+}  // namespace asyncscope::app

@@ -1,0 +1,57 @@
+// DemoRunner: runs one demo on its own frontend thread, so the GUI thread
+// never blocks on the engine. The GUI reads the run's trace as it grows
+// (through the recorder, which never blocks its writers) and polls the state.
+// Threading: every member from the UI thread; the demo runs on the runner's thread.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "engine/demos/demo.h"
+#include "engine/trace/recorder.h"
+
+namespace asyncscope::app {
+
+class DemoRunner {
+ public:
+  enum class State { idle, running, finished, failed, cancelled };
+
+  DemoRunner() = default;
+  ~DemoRunner();  // stops and joins a run still going
+  DemoRunner(const DemoRunner&) = delete;
+  DemoRunner& operator=(const DemoRunner&) = delete;
+
+  // Starts a run (there must be none running). The recorder is created here
+  // and is available at once, so the GUI can draw from the first event.
+  void start(const demos::Demo& demo, const demos::ParamValues& values);
+  // Asks the run to stop: pending ops are dropped, running ones finish.
+  void stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
+
+  State state() const noexcept { return state_.load(std::memory_order_acquire); }
+  bool busy() const noexcept { return state() == State::running; }
+  const std::shared_ptr<trace::Recorder>& recorder() const noexcept { return recorder_; }
+  double progress() const noexcept { return progress_.load(std::memory_order_relaxed); }
+  std::string progress_text() const;
+  // Once finished: the results; once failed: the error.
+  std::optional<demos::Results> results() const;
+  std::string error() const;
+  // Joins the thread of a run that ended (call before reading a finished run's trace for good).
+  void join();
+
+ private:
+  std::thread thread_;
+  std::shared_ptr<trace::Recorder> recorder_;
+  std::atomic<State> state_{State::idle};
+  std::atomic<bool> stop_{false};
+  std::atomic<double> progress_{0};
+  mutable std::mutex mutex_;  // guards the strings and results below
+  std::string progress_text_;
+  std::optional<demos::Results> results_;
+  std::string error_;
+};
+
+}  // namespace asyncscope::app

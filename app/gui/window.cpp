@@ -1,0 +1,196 @@
+#include "app/gui/window.h"
+
+#define GLFW_INCLUDE_NONE
+#include <GL/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <stb/stb_image_write.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "backends/imgui_impl_glfw.h"
+#include "backends/imgui_impl_opengl3.h"
+#include "app/output_file.h"
+
+namespace asyncscope::app {
+namespace {
+
+std::string glfw_error;
+
+void on_glfw_error(int code, const char* description) {
+  glfw_error = description ? description : ("GLFW error " + std::to_string(code));
+}
+
+// $XDG_CONFIG_HOME/asyncscope (or ~/.config/asyncscope), created on demand; "" if impossible.
+std::string config_dir() {
+  std::filesystem::path base;
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) {
+    base = xdg;
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    base = std::filesystem::path(home) / ".config";
+  } else {
+    return "";
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(base / "asyncscope", ec);
+  return ec ? "" : (base / "asyncscope").string();
+}
+
+const char* first_existing(std::initializer_list<const char*> paths) {
+  for (const char* p : paths) {
+    if (std::filesystem::exists(p)) return p;
+  }
+  return nullptr;
+}
+
+void apply_style(float scale) {
+  ImGui::StyleColorsDark();
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.WindowRounding = 4;
+  style.FrameRounding = 3;
+  style.GrabRounding = 3;
+  style.TabRounding = 3;
+  style.WindowPadding = ImVec2(10, 10);
+  style.FramePadding = ImVec2(8, 4);
+  style.ItemSpacing = ImVec2(8, 6);
+  ImVec4* c = style.Colors;
+  c[ImGuiCol_WindowBg] = ImVec4(0.105f, 0.11f, 0.125f, 1.0f);
+  c[ImGuiCol_ChildBg] = ImVec4(0.09f, 0.095f, 0.11f, 1.0f);
+  c[ImGuiCol_MenuBarBg] = ImVec4(0.13f, 0.135f, 0.155f, 1.0f);
+  c[ImGuiCol_Header] = ImVec4(0.22f, 0.32f, 0.48f, 0.75f);
+  c[ImGuiCol_Button] = ImVec4(0.20f, 0.30f, 0.46f, 0.85f);
+  c[ImGuiCol_ButtonHovered] = ImVec4(0.26f, 0.40f, 0.62f, 1.0f);
+  style.ScaleAllSizes(scale);
+}
+
+}  // namespace
+
+Window::Window(const char* title, int width, int height) {
+  glfwSetErrorCallback(on_glfw_error);
+  if (!glfwInit()) {
+    throw std::runtime_error("cannot open a window: " + (glfw_error.empty() ? "no display" : glfw_error) +
+                             " (is DISPLAY set? for a headless machine use xvfb-run)");
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  window_ = glfwCreateWindow(width, height, title, nullptr, nullptr);
+  if (!window_) {
+    const std::string why = glfw_error;
+    glfwTerminate();
+    throw std::runtime_error("cannot open a window: " + (why.empty() ? "unknown GLFW error" : why));
+  }
+  glfwMakeContextCurrent(window_);
+  glfwSwapInterval(1);
+  float sx = 1, sy = 1;
+  glfwGetWindowContentScale(window_, &sx, &sy);
+  scale_ = std::clamp(std::max(sx, sy), 1.0f, 4.0f);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  if (const std::string dir = config_dir(); !dir.empty()) {
+    ini_path_ = dir + "/layout.ini";
+    io.IniFilename = ini_path_.c_str();
+  } else {
+    io.IniFilename = nullptr;
+  }
+  // Latin-1 plus the symbols the tables and tooltips use (µ, ×, arrows, dashes).
+  static const ImWchar ranges[] = {0x0020, 0x00FF, 0x2010, 0x2044, 0x2190, 0x21FF, 0x2200, 0x22FF, 0};
+  const float size = 15.0f * scale_;
+  if (const char* sans = first_existing({"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"})) {
+    io.Fonts->AddFontFromFileTTF(sans, size, nullptr, ranges);
+  } else {
+    ImFontConfig config;
+    config.SizePixels = 13.0f * scale_;
+    io.Fonts->AddFontDefault(&config);
+  }
+  if (const char* mono = first_existing({"/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"})) {
+    mono_ = io.Fonts->AddFontFromFileTTF(mono, size * 0.95f, nullptr, ranges);
+  }
+  apply_style(scale_);
+  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  ImGui_ImplOpenGL3_Init("#version 130");
+  last_frame_ = glfwGetTime();
+}
+
+Window::~Window() {
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window_);
+  glfwTerminate();
+}
+
+bool Window::should_close() const { return glfwWindowShouldClose(window_) != 0; }
+void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+void Window::set_title(const std::string& title) { glfwSetWindowTitle(window_, title.c_str()); }
+
+void Window::wait_for_frame(bool animating, int fps) {
+  if (animating) {
+    glfwPollEvents();
+    // Sleep out the rest of the frame slot ourselves: the swap interval is not always honoured.
+    const double slot = 1.0 / fps;
+    const double wait = last_frame_ + slot - glfwGetTime();
+    if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+  } else {
+    glfwWaitEventsTimeout(0.25);
+  }
+  last_frame_ = glfwGetTime();
+}
+
+void Window::begin_frame() {
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+}
+
+std::string Window::end_frame(const std::string& screenshot_path) {
+  ImGui::Render();
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window_, &w, &h);
+  glViewport(0, 0, w, h);
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  glClearColor(bg.x, bg.y, bg.z, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  std::string error;
+  if (!screenshot_path.empty()) error = save_framebuffer_png(screenshot_path, w, h);
+  glfwSwapBuffers(window_);
+  return error;
+}
+
+std::string save_framebuffer_png(const std::string& path, int width, int height) {
+  if (const std::string why = check_writable(path); !why.empty()) return "cannot write " + path + ": " + why;
+  std::vector<unsigned char> pixels(static_cast<size_t>(width) * height * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  // OpenGL's rows go bottom-up; PNG's top-down.
+  std::vector<unsigned char> flipped(pixels.size());
+  const size_t row = static_cast<size_t>(width) * 4;
+  for (int y = 0; y < height; ++y) {
+    std::memcpy(flipped.data() + static_cast<size_t>(y) * row, pixels.data() + static_cast<size_t>(height - 1 - y) * row,
+                row);
+  }
+  for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // opaque, whatever the framebuffer's alpha
+  const std::string tmp = path + ".tmp.png";
+  if (!stbi_write_png(tmp.c_str(), width, height, 4, flipped.data(), static_cast<int>(row))) {
+    return "cannot write " + path + ": PNG encoding or writing failed";
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return "cannot write " + path + ": " + why;
+  }
+  return "";
+}
+
+}  // namespace asyncscope::app

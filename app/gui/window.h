@@ -1,0 +1,50 @@
+// Window: the desktop window and its ImGui context: GLFW (platform) +
+// OpenGL 3 (renderer), fonts scaled to the monitor's content scale, ImGui's
+// layout file under the XDG config folder, a frame limiter (Xvfb and some
+// drivers ignore the swap interval) with idle throttling, and PNG screenshots.
+// Threading: UI thread only.
+#pragma once
+
+#include <string>
+
+struct GLFWwindow;
+struct ImFont;
+
+namespace asyncscope::app {
+
+class Window {
+ public:
+  // Throws std::runtime_error with the reason if no window can be opened
+  // (e.g. no display).
+  Window(const char* title, int width, int height);
+  ~Window();
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+
+  bool should_close() const;
+  void request_close();
+  // Waits for input or the next frame slot: at most `fps` frames a second
+  // while `animating` (a run is live), otherwise until an event arrives (or
+  // a quarter second passes), so an idle app costs nothing.
+  void wait_for_frame(bool animating, int fps = 60);
+  void begin_frame();
+  // Renders the frame; if `screenshot_path` is set, saves the frame to it
+  // first (PNG). Returns "" or the error of a failed screenshot.
+  std::string end_frame(const std::string& screenshot_path = "");
+
+  float scale() const noexcept { return scale_; }
+  ImFont* mono_font() const noexcept { return mono_; }
+  void set_title(const std::string& title);
+
+ private:
+  GLFWwindow* window_ = nullptr;
+  float scale_ = 1.0f;
+  ImFont* mono_ = nullptr;
+  std::string ini_path_;
+  double last_frame_ = 0;
+};
+
+// Saves the current framebuffer (width x height) as PNG; "" or the reason it failed.
+std::string save_framebuffer_png(const std::string& path, int width, int height);
+
+}  // namespace asyncscope::app

@@ -1,0 +1,107 @@
+// The real app in a real window (under Xvfb): run a demo, screenshot the
+// window with the app's own --screenshot, and check the picture: the window
+// size, and the op colours of the demo's spans in the lane area.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <stb/stb_image.h>
+
+#include "widgets/colors.h"
+
+namespace asyncscope::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool have_xvfb() { return std::system("command -v xvfb-run > /dev/null 2>&1") == 0; }
+
+std::string scratch(const std::string& name) {
+  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui";
+  fs::create_directories(dir);
+  const fs::path p = dir / name;
+  fs::remove(p);
+  return p.string();
+}
+
+// Runs the app under a private X server (its output in LOG); returns its exit code.
+int run_app(const std::string& args, const std::string& log) {
+  const std::string cmd =
+      "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(ASYNCSCOPE_EXE) + " " + args + " > " + log + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<unsigned char> rgb;
+  // Pixels within `tolerance` of colour c in the box [x0,x1) x [y0,y1) (fractions of the size).
+  int count(ImU32 c, float x0, float y0, float x1, float y1, int tolerance = 6) const {
+    const int r = static_cast<int>(c & 0xff), g = static_cast<int>((c >> 8) & 0xff), b = static_cast<int>((c >> 16) & 0xff);
+    int n = 0;
+    for (int y = static_cast<int>(y0 * height); y < static_cast<int>(y1 * height); ++y) {
+      for (int x = static_cast<int>(x0 * width); x < static_cast<int>(x1 * width); ++x) {
+        const unsigned char* p = &rgb[(static_cast<size_t>(y) * width + x) * 3];
+        n += std::abs(p[0] - r) <= tolerance && std::abs(p[1] - g) <= tolerance && std::abs(p[2] - b) <= tolerance;
+      }
+    }
+    return n;
+  }
+};
+
+Image load(const std::string& path) {
+  Image img;
+  int channels = 0;
+  unsigned char* data = stbi_load(path.c_str(), &img.width, &img.height, &channels, 3);
+  if (data) {
+    img.rgb.assign(data, data + static_cast<size_t>(img.width) * img.height * 3);
+    stbi_image_free(data);
+  }
+  return img;
+}
+
+// The lane area: right of the left panel, above the results table.
+int lane_pixels(const Image& img, const char* op) { return img.count(widgets::OpColor(op), 0.28f, 0.05f, 1.0f, 0.72f); }
+
+TEST(GuiSmoke, SyncVsAsyncRunsAndTheScreenshotShowsItsSpans) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (make test installs it)";
+  const std::string png = scratch("sync-vs-async.png");
+  ASSERT_EQ(run_app("--demo sync-vs-async --iterations 200 --run --screenshot " + png + " --quit-after-run", png + ".log"), 0)
+      << "see " << png << ".log";
+  const Image img = load(png);
+  ASSERT_EQ(img.width, 1280);
+  ASSERT_EQ(img.height, 800);
+  EXPECT_GT(lane_pixels(img, "add_scalar"), 50) << "no add_scalar spans drawn";
+}
+
+TEST(GuiSmoke, MemoryAndSyncSmallRunShowsTraining) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (make test installs it)";
+  const std::string png = scratch("memory-and-sync.png");
+  ASSERT_EQ(run_app("--demo memory-and-sync --batches 4 --batch-size 64 --run --screenshot " + png +
+                        " --quit-after-run",
+                    png + ".log"),
+            0)
+      << "see " << png << ".log";
+  const Image img = load(png);
+  ASSERT_EQ(img.width, 1280);
+  EXPECT_GT(lane_pixels(img, "dot"), 20) << "no matrix products drawn";
+}
+
+TEST(GuiSmoke, ViewRendersTheLanesOfAnExportedTrace) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (make test installs it)";
+  const std::string trace = scratch("exported.json");
+  const std::string png = scratch("view.png");
+  ASSERT_EQ(std::system((std::string(ASYNCSCOPE_EXE) + " run sync-vs-async --iterations 200 --trace " + trace +
+                         " > /dev/null").c_str()),
+            0);
+  ASSERT_EQ(run_app("view " + trace + " --screenshot " + png + " --quit-after-run", png + ".log"), 0)
+      << "see " << png << ".log";
+  const Image img = load(png);
+  ASSERT_EQ(img.width, 1280);
+  EXPECT_GT(lane_pixels(img, "add_scalar"), 50);
+}
+
+}  // namespace
+}  // namespace asyncscope::app

@@ -1,0 +1,51 @@
+// ResultsTable: the result tables of the session's runs side by side, one
+// column per run, rows the union of their keys, the current run highlighted
+// and later runs hinting at their change against the first.
+// Threading: UI thread only.
+#pragma once
+
+#include <imgui.h>
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace asyncscope::widgets {
+
+// One number of one run. unit: "s", "us", "MB", "x", "GFLOP/s", "%" or "".
+struct ResultCell {
+  std::string key, label;
+  double value = 0;
+  std::string unit;
+};
+
+// One run: title e.g. "run 3: memory-and-sync", subtitle its parameters.
+struct ResultColumn {
+  std::string title;
+  std::string subtitle;
+  std::vector<ResultCell> cells;
+  bool current = false;
+};
+
+// Draws the table in the available region (or `size`): a frozen label column,
+// a frozen header row, resizable run columns that scroll horizontally when
+// they do not fit. Draws a short hint instead when there are no columns.
+void ResultsTable(const char* id, std::span<const ResultColumn> columns, ImVec2 size = ImVec2(0, 0));
+
+// A value as the table shows it: 4 significant digits, never an exponent;
+// seconds ("s"; "us", "ms", "ns" converted) scaled to s / ms / µs / ns; integral
+// unitless values in full. "183.6 ms", "255.6 MB", "2.7 µs", "1999540480",
+// "3.2×"; NaN and infinities as "—".
+std::string FormatValue(double value, std::string_view unit);
+
+// The change of `value` against `first` for the "vs first" hint: "+412%",
+// "-35%", or a factor "×0.21" / "×12" when the change is large; "" when a
+// hint would not help (equal within 1%, a zero or non-finite reference, or a
+// change of sign).
+std::string FormatChange(double value, double first);
+
+// Row keys in column order of first appearance (what the table's rows are).
+std::vector<std::string> ResultRowKeys(std::span<const ResultColumn> columns);
+
+}  // namespace asyncscope::widgets
