@@ -40,8 +40,7 @@ tsan: deps
 # The README's pictures, taken by the app itself in a virtual X server.
 SHOT = xvfb-run -a -s '-screen 0 1600x1000x24' ./$(BUILD)/bin/asyncscope
 screenshots: build
-	$(SHOT) --demo memory-and-sync --batches 40 --run --quit-after-run --screenshot docs/memory-and-sync.png
-	$(SHOT) --demo memory-and-sync --batches 40 --sync item --run --quit-after-run --screenshot docs/memory-and-sync-item.png
+	$(SHOT) --demo memory-and-sync --batches 40 --vary sync=none,item --run --quit-after-run --screenshot docs/memory-and-sync.png
 	$(SHOT) --demo sync-vs-async --run --quit-after-run --screenshot docs/sync-vs-async.png
 	$(SHOT) --demo dependency-graph --size 1000 --workers 2 --run --quit-after-run --screenshot docs/dependency-graph.png
 

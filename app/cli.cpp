@@ -180,6 +180,12 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
         throw std::invalid_argument("cannot write --screenshot " + request.screenshot + ": " + why);
       }
     }
+    for (const std::string& v : request.vary_values) {
+      demos::ParamValues probe = values;
+      probe.set(request.vary, v);  // each value must be valid for the demo
+      if (request.run) demos::session_options(probe);
+    }
+    if (!request.vary.empty() && !request.run) throw std::invalid_argument("--vary needs --run");
     if (request.run) demos::session_options(values);  // an unavailable device is bad input too
   } catch (const std::invalid_argument& e) {
     err << "asyncscope: " << e.what() << "\n";
@@ -230,6 +236,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.add_flag("--run", gui.run, "start the demo at once");
   app.add_option("--screenshot", gui.screenshot, "save a PNG of the window once the run is done (or at once)");
   app.add_flag("--quit-after-run", gui.quit_after_run, "exit when the run (and the screenshot) is done");
+  std::string vary;
+  app.add_option("--vary", vary, "with --run: one run per value, e.g. --vary sync=none,item (compared side by side)");
   app.add_option("--window-size", [&gui](const CLI::results_t& r) {
     return std::sscanf(r[0].c_str(), "%dx%d", &gui.width, &gui.height) == 2 && gui.width >= 320 && gui.height >= 240;
   }, "window size WIDTHxHEIGHT (default 1280x800)");
@@ -303,7 +311,19 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     return launch_gui(request);
   }
-  if (!app.got_subcommand("run")) return open_gui(app.remaining(), gui, err, launch_gui);
+  if (!app.got_subcommand("run")) {
+    if (!vary.empty()) {
+      const auto eq = vary.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == vary.size()) {
+        err << "asyncscope: --vary needs NAME=VALUE,VALUE,... (e.g. --vary sync=none,item)\n";
+        return 2;
+      }
+      gui.vary = vary.substr(0, eq);
+      std::stringstream list(vary.substr(eq + 1));
+      for (std::string v; std::getline(list, v, ',');) gui.vary_values.push_back(v);
+    }
+    return open_gui(app.remaining(), gui, err, launch_gui);
+  }
   const demos::Demo* demo = nullptr;
   for (const auto& d : demos::all_demos()) {
     if (run->got_subcommand(d->name())) demo = d.get();

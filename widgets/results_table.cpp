@@ -173,7 +173,12 @@ void ResultsTable(const char* id, std::span<const ResultColumn> columns, ImVec2 
   const ImGuiTableFlags flags = ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                                 ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_BordersOuter |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoSavedSettings;
+  // ImGui applies a fixed column's width only when the table is created, so a
+  // table first drawn with no rows (a run just started) would keep a label
+  // column sized for "result". A new shape (rows, runs) makes a new table.
+  ImGui::PushID(static_cast<int>(grid.keys.size() * 1000 + ncols));
   if (!ImGui::BeginTable("##results", static_cast<int>(ncols) + 1, flags, size)) {
+    ImGui::PopID();
     ImGui::PopID();
     return;
   }
@@ -243,6 +248,7 @@ void ResultsTable(const char* id, std::span<const ResultColumn> columns, ImVec2 
     }
   }
   ImGui::EndTable();
+  ImGui::PopID();  // the shape ID
   ImGui::PopID();
 }
 

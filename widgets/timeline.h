@@ -72,7 +72,7 @@ struct TimelineHit {
   enum class Kind : uint8_t { none, op, folded_ops, enqueue, folded_enqueues, sync, folded_syncs, counter };
   Kind kind = Kind::none;
   int lane = -1;       // into TimelineFrame::lanes
-  int64_t op = -1;     // op / enqueue: the op; folded enqueues: the nearest one
+  int64_t op = -1;     // op / enqueue: the op; folded enqueues: the first in the pixel column
   int64_t sync = -1;   // into model.syncs
   uint32_t first = 0;  // folded kinds: position of the first item in the lane's list
   uint32_t count = 0;  // items under the point (1 for a single one)

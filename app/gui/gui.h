@@ -13,6 +13,10 @@ struct GuiRequest {
   std::string demo;  // "" = the first demo to show (sync-vs-async)
   std::vector<std::pair<std::string, std::string>> params;  // demo parameter overrides, validated already
   bool run = false;             // start the demo at once
+  // With --run: one run per value of this parameter, in order, in one
+  // session (the last is shown over the one before it, results side by side).
+  std::string vary;
+  std::vector<std::string> vary_values;
   std::string screenshot;       // after the run (or at once without --run), save a PNG of the window here
   bool quit_after_run = false;  // exit once the run (and screenshot) is done
   std::string view_file;        // open this saved trace

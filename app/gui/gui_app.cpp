@@ -67,11 +67,19 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
   select_demo(demo_or_default(request.demo));
   for (const auto& [name, text] : request.params) values_->set(name, text);
   if (!request.view_file.empty()) open_trace(request.view_file);
-  if (request.run) start_run();
+  if (request.run) {
+    if (!request.vary.empty()) values_->set(request.vary, request.vary_values[next_vary_++]);
+    start_run();
+  }
   quit_when_done_ = request.quit_after_run;
   // A scripted screenshot has no user: ignore the pointer, wherever the X
   // server left it, so no hover tooltip lands in the picture.
-  if (!request.screenshot.empty()) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;
+  // It also neither reads nor writes the user's saved layout, so pictures
+  // are reproducible.
+  if (!request.screenshot.empty()) {
+    ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;
+    ImGui::GetIO().IniFilename = nullptr;
+  }
   if (!request.screenshot.empty() && !request.run) pending_screenshot_frames_ = 3;
 }
 
@@ -143,6 +151,11 @@ void GuiApp::poll_run() {
       break;
   }
   widgets::FitTimeline(run->timeline, run->model);
+  if (runner_.state() == DemoRunner::State::finished && next_vary_ < request_.vary_values.size()) {
+    values_->set(request_.vary, request_.vary_values[next_vary_++]);
+    start_run();
+    return;
+  }
   if (!request_.screenshot.empty() || quit_when_done_) pending_screenshot_frames_ = 3;
 }
 

@@ -83,6 +83,7 @@ class GuiApp {
   int current_ = -1;
   int compare_ = -1;
   int next_run_number_ = 1;
+  size_t next_vary_ = 0;  // index of the next --vary value to run
   widgets::OpGraphViewState graph_state_;
   trace::OpGraph graph_;
   size_t graph_ops_seen_ = 0;

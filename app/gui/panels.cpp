@@ -292,8 +292,11 @@ void GuiApp::draw_centre(float height) {
   }
   widgets::TimelineOptions options;
   options.live = run->live;
+  // Titles are kept here: the options hold pointers to them for the call.
+  const std::string run_title = run->title();
+  const std::string other_title = other ? other->title() : std::string();
   if (other != nullptr) {
-    options.title = run->title().c_str();
+    options.title = run_title.c_str();
     options.height = timeline_height * 0.5f - ImGui::GetStyle().ItemSpacing.y;
     const widgets::TimeView before = run->timeline.view;
     widgets::Timeline("timeline", run->model, run->timeline, options);
@@ -301,7 +304,7 @@ void GuiApp::draw_centre(float height) {
     const bool moved = run->timeline.view.begin_ns != before.begin_ns || run->timeline.view.end_ns != before.end_ns;
     if (moved) other->timeline.view = run->timeline.view;
     widgets::TimelineOptions other_options;
-    other_options.title = other->title().c_str();
+    other_options.title = other_title.c_str();
     const widgets::TimeView before_other = other->timeline.view;
     widgets::Timeline("compare", other->model, other->timeline, other_options);
     if (other->timeline.view.begin_ns != before_other.begin_ns || other->timeline.view.end_ns != before_other.end_ns) {

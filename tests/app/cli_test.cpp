@@ -151,6 +151,14 @@ TEST(Cli, NoSubcommandOpensTheAppWithTheDemoAndItsOptions) {
   EXPECT_EQ(r.params, want);
 }
 
+TEST(Cli, VaryRunsTheDemoOncePerValue) {
+  const CliResult r = cli({"--demo", "memory-and-sync", "--batches", "4", "--vary", "sync=none,item", "--run"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.windows.size(), 1u);
+  EXPECT_EQ(r.windows[0].vary, "sync");
+  EXPECT_EQ(r.windows[0].vary_values, (std::vector<std::string>{"none", "item"}));
+}
+
 TEST(Cli, BadAppOptionsAreBadInputBeforeAnyWindowOpens) {
   for (const auto& [args, fragment] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--demo", "nope"}, "unknown demo 'nope'"},
@@ -160,6 +168,9 @@ TEST(Cli, BadAppOptionsAreBadInputBeforeAnyWindowOpens) {
            {{"--demo", "queued-vs-finished", "--device", "cuda", "--run"}, "CUDA is not available"},
            {{"--screenshot", "/nonexistent/x.png"}, "does not exist"},
            {{"view", "/nonexistent/trace.json"}, "cannot read trace"},
+           {{"--demo", "memory-and-sync", "--vary", "sync=none,sometimes", "--run"}, "not one of"},
+           {{"--demo", "memory-and-sync", "--vary", "sync", "--run"}, "--vary needs NAME=VALUE"},
+           {{"--demo", "memory-and-sync", "--vary", "sync=none,item"}, "--vary needs --run"},
        }) {
     const CliResult r = cli(args);
     EXPECT_EQ(r.code, 2) << fragment;
