@@ -200,9 +200,10 @@ void GuiApp::export_trace(const std::string& path) {
 
 std::string GuiApp::take_screenshot_request() {
   if (pending_screenshot_frames_ > 0 && --pending_screenshot_frames_ == 0) {
-    if (!request_.screenshot.empty()) return request_.screenshot;
+    if (!request_.screenshot.empty()) return last_screenshot_ = request_.screenshot;
     if (quit_when_done_) quit_ = true;
   }
+  if (!screenshot_request_.empty()) last_screenshot_ = screenshot_request_;
   return std::exchange(screenshot_request_, "");
 }
 
@@ -212,38 +213,41 @@ void GuiApp::screenshot_done(const std::string& error) {
     status_is_error_ = true;
     exit_code_ = 1;
   } else if (popup_ == Popup::none) {
-    status_ = "Screenshot saved.";
+    status_ = "Saved a screenshot to " + std::filesystem::absolute(last_screenshot_).string() + ".";
     status_is_error_ = false;
   }
   if (quit_when_done_ && !runner_.busy()) quit_ = true;
 }
 
-// Debian's Dear ImGui 1.86 indexes keys by the backend's key codes; GLFW's
-// code for a letter is its ASCII capital.
-static bool letter_pressed(char capital) { return ImGui::IsKeyPressed(static_cast<int>(capital), false); }
-
 void GuiApp::handle_shortcuts() {
+  presses_ = window_.take_key_presses();
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || popup_ != Popup::none) return;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) runner_.busy() ? runner_.stop() : start_run();
-  if (RunRecord* run = current()) {
-    if (letter_pressed('F')) {
+  // GLFW's key codes: letters are their ASCII capitals, space is ' '.
+  for (const KeyPress& k : presses_) {
+    if (k.ctrl) {
+      if (k.key == 'S') {
+        popup_ = Popup::export_trace;
+        std::snprintf(path_buffer_, sizeof(path_buffer_), "%s",
+                      default_file_name("asyncscope-" + (current() ? current()->demo : demo_->name()), ".json").c_str());
+      } else if (k.key == 'O') {
+        popup_ = Popup::open;
+        path_buffer_[0] = '\0';
+      } else if (k.key == 'P') {
+        screenshot_request_ = default_file_name("asyncscope", ".png");
+      } else if (k.key == 'Q') {
+        quit_ = true;
+      }
+      continue;
+    }
+    if (k.key == ' ') {
+      runner_.busy() ? runner_.stop() : start_run();
+    } else if (RunRecord* run = current(); run && k.key == 'F') {
       widgets::FitTimeline(run->timeline, run->model);
       run->timeline.follow_live = false;
+    } else if (run && k.key == 'L') {
+      run->timeline.follow_live = !run->timeline.follow_live;
     }
-    if (letter_pressed('L')) run->timeline.follow_live = !run->timeline.follow_live;
-  }
-  if (io.KeyCtrl && letter_pressed('S')) {
-    popup_ = Popup::export_trace;
-    std::snprintf(path_buffer_, sizeof(path_buffer_), "%s",
-                  default_file_name("asyncscope-" + (current() ? current()->demo : demo_->name()), ".json").c_str());
-  }
-  if (io.KeyCtrl && letter_pressed('O')) {
-    popup_ = Popup::open;
-    path_buffer_[0] = '\0';
-  }
-  if (io.KeyCtrl && letter_pressed('P')) {
-    screenshot_request_ = default_file_name("asyncscope", ".png");
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "app/gui/gui.h"
 #include "app/gui/runner.h"
+#include "app/gui/window.h"
 #include "engine/demos/demo.h"
 #include "engine/trace/model.h"
 #include "engine/trace/op_graph.h"
@@ -91,6 +92,7 @@ class GuiApp {
   std::string status_;  // the last message for the user (errors in red)
   bool status_is_error_ = false;
   std::string screenshot_request_;
+  std::string last_screenshot_;  // the file the pending screenshot goes to
   int pending_screenshot_frames_ = 0;  // frames to draw before the scripted screenshot
   bool quit_when_done_ = false;
   bool quit_ = false;
@@ -100,6 +102,7 @@ class GuiApp {
   Popup popup_ = Popup::none;
   char path_buffer_[1024] = {};
   std::string popup_error_;
+  std::vector<KeyPress> presses_;  // this frame's key presses (see Window::take_key_presses)
 };
 
 }  // namespace asyncscope::app

@@ -1,6 +1,7 @@
 // The panels of GuiApp: menu, left panel with knobs, centre views, results, popups.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <sstream>
@@ -148,7 +149,6 @@ void GuiApp::draw_menu() {
     if (ImGui::MenuItem("About asyncscope")) popup_ = Popup::about;
     ImGui::EndMenu();
   }
-  if (ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(static_cast<int>('Q'), false)) quit_ = true;
   ImGui::EndMenuBar();
 }
 
@@ -366,8 +366,15 @@ void GuiApp::draw_popups() {
                                                    : "Write the current run's trace to:");
       ImGui::SetNextItemWidth(-1);
       if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+      // Enter and Escape from the key queue: a quick tap can fall between two
+      // frames, where ImGui 1.86's IsKeyPressed does not see it.
+      const auto pressed = [this](int key) {
+        return std::any_of(presses_.begin(), presses_.end(), [key](const KeyPress& k) { return k.key == key; });
+      };
+      constexpr int kEnter = 257, kKeypadEnter = 335, kEscape = 256;  // GLFW key codes
       const bool entered =
-          ImGui::InputText("##path", path_buffer_, sizeof(path_buffer_), ImGuiInputTextFlags_EnterReturnsTrue);
+          ImGui::InputText("##path", path_buffer_, sizeof(path_buffer_), ImGuiInputTextFlags_EnterReturnsTrue) ||
+          pressed(kEnter) || pressed(kKeypadEnter);
       if (!popup_error_.empty()) {
         ImGui::PushTextWrapPos(0);
         ImGui::TextColored(kErrorColor, "%s", popup_error_.c_str());
@@ -382,7 +389,7 @@ void GuiApp::draw_popups() {
         }
       }
       ImGui::SameLine();
-      if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) popup_ = Popup::none;
+      if (ImGui::Button("Cancel") || pressed(kEscape)) popup_ = Popup::none;
     }
     if (popup_ == Popup::none) {
       popup_error_.clear();

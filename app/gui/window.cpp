@@ -89,6 +89,13 @@ Window::Window(const char* title, int width, int height) {
   }
   glfwMakeContextCurrent(window_);
   glfwSwapInterval(1);
+  // Installed before ImGui's backend, which chains to it.
+  glfwSetWindowUserPointer(window_, this);
+  glfwSetKeyCallback(window_, [](GLFWwindow* w, int key, int, int action, int mods) {
+    if (action == GLFW_PRESS) {
+      static_cast<Window*>(glfwGetWindowUserPointer(w))->key_presses_.push_back({key, (mods & GLFW_MOD_CONTROL) != 0});
+    }
+  });
   float sx = 1, sy = 1;
   glfwGetWindowContentScale(window_, &sx, &sy);
   scale_ = std::clamp(std::max(sx, sy), 1.0f, 4.0f);

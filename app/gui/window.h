@@ -6,11 +6,19 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 struct GLFWwindow;
 struct ImFont;
 
 namespace asyncscope::app {
+
+// A key press as the platform reported it (GLFW key code and modifiers).
+struct KeyPress {
+  int key = 0;
+  bool ctrl = false;
+};
 
 class Window {
  public:
@@ -32,6 +40,11 @@ class Window {
   // first (PNG). Returns "" or the error of a failed screenshot.
   std::string end_frame(const std::string& screenshot_path = "");
 
+  // Key presses since the last call, in order. Dear ImGui 1.86 only keeps
+  // which keys are down at each frame, so a tap shorter than a frame (an
+  // idle app draws only on events) would be missed by IsKeyPressed.
+  std::vector<KeyPress> take_key_presses() { return std::exchange(key_presses_, {}); }
+
   float scale() const noexcept { return scale_; }
   ImFont* mono_font() const noexcept { return mono_; }
   void set_title(const std::string& title);
@@ -41,6 +54,7 @@ class Window {
   float scale_ = 1.0f;
   ImFont* mono_ = nullptr;
   std::string ini_path_;
+  std::vector<KeyPress> key_presses_;
   double last_frame_ = 0;
 };
 

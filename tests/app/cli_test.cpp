@@ -189,7 +189,7 @@ TEST(Cli, ViewOpensASavedTraceAndPrintDescribesIt) {
   const CliResult printed = cli({"view", trace, "--print"});
   ASSERT_EQ(printed.code, 0) << printed.err;
   EXPECT_NE(printed.out.find("8 ops"), std::string::npos) << printed.out;
-  EXPECT_NE(printed.out.find("CPU worker 0"), std::string::npos) << printed.out;
+  EXPECT_NE(printed.out.find("CPU worker "), std::string::npos) << printed.out;  // which worker ran them varies
   EXPECT_TRUE(printed.windows.empty());
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <stb/stb_image.h>
@@ -87,6 +88,58 @@ TEST(GuiSmoke, MemoryAndSyncSmallRunShowsTraining) {
   const Image img = load(png);
   ASSERT_EQ(img.width, 1280);
   EXPECT_GT(lane_pixels(img, "dot"), 20) << "no matrix products drawn";
+}
+
+TEST(GuiSmoke, VaryStacksTwoRunsToCompare) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (make test installs it)";
+  const std::string png = scratch("vary.png");
+  ASSERT_EQ(run_app("--demo memory-and-sync --batches 4 --batch-size 64 --vary sync=none,item --run --screenshot " +
+                        png + " --quit-after-run",
+                    png + ".log"),
+            0)
+      << "see " << png << ".log";
+  const Image img = load(png);
+  ASSERT_EQ(img.width, 1280);
+  // Two timelines, one above the other, both with matrix products drawn.
+  const ImU32 dot = widgets::OpColor("dot");
+  EXPECT_GT(img.count(dot, 0.28f, 0.05f, 1.0f, 0.40f), 10) << "no spans in the upper (current) timeline";
+  EXPECT_GT(img.count(dot, 0.28f, 0.42f, 1.0f, 0.72f), 10) << "no spans in the lower (compared) timeline";
+}
+
+// A person at the keyboard: Space runs the demo, Ctrl+S then Enter exports
+// the trace, Ctrl+P saves a screenshot. Key taps are sent by xdotool, as
+// fast as a script can, which also checks no tap falls between two frames.
+TEST(GuiSmoke, KeyboardShortcutsRunExportAndScreenshot) {
+  if (!have_xvfb() || std::system("command -v xdotool > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  }
+  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / "keys";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string script = (dir / "keys.sh").string();
+  {
+    std::ofstream out(script);
+    out << "cd " << dir << "\n"
+        << ASYNCSCOPE_EXE << " --demo queued-vs-finished --size 200 &\n"
+        << "app=$!\n"
+        << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
+        << "sleep 1\n"
+        << "xdotool key --window $wid space; sleep 2\n"
+        << "xdotool key --window $wid ctrl+s; sleep 0.5\n"
+        << "xdotool key --window $wid Return; sleep 0.5\n"
+        << "xdotool key --window $wid ctrl+p; sleep 1\n"
+        << "kill $app; wait $app\n";
+  }
+  std::system(("xvfb-run -a -s '-screen 0 1600x1000x24' bash " + script + " > " + (dir / "keys.log").string() +
+               " 2>&1").c_str());
+  int json = 0, png = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    json += name.rfind("asyncscope-queued-vs-finished-", 0) == 0 && entry.path().extension() == ".json";
+    png += name.rfind("asyncscope-", 0) == 0 && entry.path().extension() == ".png";
+  }
+  EXPECT_EQ(json, 1) << "Ctrl+S, Enter did not export the run's trace (see " << dir << "/keys.log)";
+  EXPECT_EQ(png, 1) << "Ctrl+P did not save a screenshot";
 }
 
 TEST(GuiSmoke, ViewRendersTheLanesOfAnExportedTrace) {
