@@ -15,6 +15,7 @@
 #include "app/output_file.h"
 #include "engine/core/errors.h"
 #include "engine/demos/demo.h"
+#include "engine/demos/format.h"
 #include "engine/demos/session.h"
 #include "engine/tensor/allocator.h"
 #include "engine/trace/chrome_trace.h"
@@ -23,41 +24,9 @@
 namespace asyncscope::app {
 namespace {
 
-// Four significant digits, no exponent for the magnitudes a table shows.
-std::string format_value(double v) {
-  char buf[64];
-  if (v == std::floor(v) && std::abs(v) < 1e15) {
-    std::snprintf(buf, sizeof(buf), "%.0f", v);
-  } else if (std::abs(v) >= 1000) {
-    std::snprintf(buf, sizeof(buf), "%.0f", v);
-  } else if (std::abs(v) >= 1e-3) {
-    std::snprintf(buf, sizeof(buf), "%.4g", v);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.3e", v);
-  }
-  return buf;
-}
-
-// A table cell: times scaled to a readable unit (the JSON keeps the raw value).
-std::string format_cell(double v, const std::string& unit) {
-  double scaled = v;
-  std::string shown = unit;
-  if (unit == "s" || unit == "us") {
-    const double seconds = unit == "s" ? v : v * 1e-6;
-    if (std::abs(seconds) >= 1 || seconds == 0) {
-      scaled = seconds, shown = "s";
-    } else if (std::abs(seconds) >= 1e-3) {
-      scaled = seconds * 1e3, shown = "ms";
-    } else {
-      scaled = seconds * 1e6, shown = "us";
-    }
-  }
-  return format_value(scaled) + (shown.empty() ? "" : " " + shown);
-}
-
 std::string default_text(const demos::Param& p) {
   if (p.kind == demos::Param::Kind::choice) return p.default_choice;
-  return format_value(p.default_value);
+  return demos::format_value(p.default_value, "");
 }
 
 void print_list(std::ostream& out) {
@@ -90,7 +59,7 @@ void print_results(std::ostream& out, const demos::Demo& demo, const demos::Para
   for (const auto& row : results.rows) width = std::max(width, row.label.size());
   for (const auto& row : results.rows) {
     out << "  " << std::left << std::setw(static_cast<int>(width) + 2) << row.label << std::right << std::setw(14)
-        << format_cell(row.value, row.unit) << "\n";
+        << demos::format_value(row.value, row.unit) << "\n";
   }
   for (const auto& note : results.notes) out << "  " << note << "\n";
 }
@@ -211,7 +180,7 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
     failed += op.status == trace::OpStatus::failed;
   }
   out << path << ": " << ops << " ops, " << m.syncs.size() << " waits, " << m.counters.size()
-      << " counter samples over " << format_cell(static_cast<double>(m.end_time()) * 1e-9, "s") << "\n";
+      << " counter samples over " << demos::format_value(static_cast<double>(m.end_time()) * 1e-9, "s") << "\n";
   for (const auto& lane : m.frontends) {
     out << "  " << lane.name << ": " << lane.enqueues.size() << " enqueues, " << lane.syncs.size() << " waits\n";
   }
@@ -344,9 +313,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     const int64_t budget = PooledAllocator::default_budget_bytes();
     if (need > budget) {
       std::ostringstream msg;
-      msg << "these parameters need about " << format_value(static_cast<double>(need) / 1e9)
-          << " GB of arrays, more than the memory budget of " << format_value(static_cast<double>(budget) / 1e9)
-          << " GB; choose smaller sizes (or raise ASYNCSCOPE_MEMORY_BUDGET_MB)";
+      msg << "these parameters need about " << demos::format_value(static_cast<double>(need) / 1e9, "GB")
+          << " of arrays, more than the memory budget of " << demos::format_value(static_cast<double>(budget) / 1e9, "GB")
+          << "; choose smaller sizes (or raise ASYNCSCOPE_MEMORY_BUDGET_MB)";
       throw BadInput(msg.str());
     }
     return run_demo(*demo, values, sub->count("--trace") ? trace_path : "", sub->count("--json") ? json_path : "",

@@ -9,46 +9,8 @@
 namespace asyncscope::widgets {
 namespace {
 
-constexpr const char* kDash = "\xE2\x80\x94";  // — (U+2014)
-constexpr const char* kTimes = "\xC3\x97";     // × (U+00D7)
-constexpr float kMaxSubtitleWidth = 260.0f;    // longer parameter lists wrap
-
-// `v` rounded to `digits` significant digits, printed without an exponent and
-// without trailing zeros; %e rounds first so 999.96 becomes "1000", not "1000.0".
-// Integer digits are never replaced by zeros: 12345.6 is "12346", not "12350".
-std::string significant(double v, int digits = 4) {
-  if (v == 0) return "0";
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
-  const double rounded = std::strtod(buf, nullptr);
-  const int exp10 = static_cast<int>(std::floor(std::log10(std::fabs(rounded))));
-  const int decimals = std::clamp(digits - 1 - exp10, 0, 15);
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, decimals == 0 ? v : rounded);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    s.erase(s.find_last_not_of('0') + 1);
-    if (s.back() == '.') s.pop_back();
-  }
-  if (s == "-0") s = "0";
-  return s;
-}
-
-// Seconds scaled to the largest unit that keeps the number at or above 1.
-std::string format_seconds(double seconds) {
-  if (seconds == 0) return "0 s";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3e", seconds);  // the scale follows the rounded value
-  const double a = std::fabs(std::strtod(buf, nullptr));
-  struct Scale {
-    double factor;
-    const char* suffix;
-  };
-  static const Scale kScales[] = {{1, " s"}, {1e3, " ms"}, {1e6, " \xC2\xB5s"}, {1e9, " ns"}};  // \xC2\xB5 = µ
-  for (const Scale& s : kScales) {
-    if (a * s.factor >= 1 - 1e-9 || s.factor == 1e9) return significant(seconds * s.factor) + s.suffix;
-  }
-  return significant(seconds) + " s";
-}
+constexpr const char* kDash = "\xE2\x80\x94";  // — (U+2014), a missing cell
+constexpr float kMaxSubtitleWidth = 260.0f;     // longer parameter lists wrap
 
 struct Grid {
   std::vector<std::string> keys;
@@ -99,38 +61,6 @@ void cell_tooltip(const ResultColumn& column, const ResultCell& cell, const Resu
 }
 
 }  // namespace
-
-std::string FormatValue(double value, std::string_view unit) {
-  if (!std::isfinite(value)) return kDash;
-  if (unit == "s") return format_seconds(value);
-  if (unit == "us") return format_seconds(value * 1e-6);
-  if (unit == "ms") return format_seconds(value * 1e-3);
-  if (unit == "ns") return format_seconds(value * 1e-9);
-  if (unit == "x") return significant(value) + kTimes;
-  if (unit == "%") return significant(value) + "%";
-  if (unit.empty()) {
-    // Counts and checksums are quoted in full; 1e15 is where doubles stop being exact integers.
-    if (value == std::floor(value) && std::fabs(value) < 1e15) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.0f", value);
-      return std::string(buf) == "-0" ? "0" : buf;
-    }
-    return significant(value);
-  }
-  return significant(value) + " " + std::string(unit);
-}
-
-std::string FormatChange(double value, double first) {
-  if (!std::isfinite(value) || !std::isfinite(first) || first == 0) return "";
-  const double r = value / first;
-  if (r < 0 || std::fabs(r - 1) < 0.01) return "";
-  if (r == 0) return "-100%";
-  if (r < 0.5 || r >= 10) return std::string(kTimes) + significant(r, 2);
-  const double pct = (r - 1) * 100;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, std::fabs(pct) >= 10 ? "%+.0f%%" : "%+.1f%%", pct);
-  return buf;
-}
 
 std::vector<std::string> ResultRowKeys(std::span<const ResultColumn> columns) { return build_grid(columns).keys; }
 

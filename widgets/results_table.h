@@ -4,6 +4,7 @@
 // Threading: UI thread only.
 #pragma once
 
+#include "engine/demos/format.h"
 #include <imgui.h>
 
 #include <span>
@@ -33,17 +34,10 @@ struct ResultColumn {
 // they do not fit. Draws a short hint instead when there are no columns.
 void ResultsTable(const char* id, std::span<const ResultColumn> columns, ImVec2 size = ImVec2(0, 0));
 
-// A value as the table shows it: 4 significant digits, never an exponent;
-// seconds ("s"; "us", "ms", "ns" converted) scaled to s / ms / µs / ns; integral
-// unitless values in full. "183.6 ms", "255.6 MB", "2.7 µs", "1999540480",
-// "3.2×"; NaN and infinities as "—".
-std::string FormatValue(double value, std::string_view unit);
-
-// The change of `value` against `first` for the "vs first" hint: "+412%",
-// "-35%", or a factor "×0.21" / "×12" when the change is large; "" when a
-// hint would not help (equal within 1%, a zero or non-finite reference, or a
-// change of sign).
-std::string FormatChange(double value, double first);
+// The table's formatting is the project's one result formatter (the CLI
+// prints the same text): see engine/demos/format.h.
+inline std::string FormatValue(double value, std::string_view unit) { return demos::format_value(value, unit); }
+inline std::string FormatChange(double value, double first) { return demos::format_change(value, first); }
 
 // Row keys in column order of first appearance (what the table's rows are).
 std::vector<std::string> ResultRowKeys(std::span<const ResultColumn> columns);

@@ -12,7 +12,6 @@
 #include "app/gui/window.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/tensor/allocator.h"
-#include "widgets/results_table.h"
 
 namespace asyncscope::app {
 namespace {
@@ -119,8 +118,7 @@ void GuiApp::start_run() {
   runs_.push_back(std::move(record));
   // The previous run becomes the comparison by default, when it is the same demo.
   if (current_ >= 0 && runs_[static_cast<size_t>(current_)]->demo == demo_->name()) compare_ = current_;
-  current_ = static_cast<int>(runs_.size()) - 1;
-  graph_ops_seen_ = 0;
+  show_run(static_cast<int>(runs_.size()) - 1);
   status_ = "Running " + demo_->name() + "…";
   status_is_error_ = false;
 }
@@ -151,12 +149,38 @@ void GuiApp::poll_run() {
       break;
   }
   widgets::FitTimeline(run->timeline, run->model);
+  rebuild_result_columns();
   if (runner_.state() == DemoRunner::State::finished && next_vary_ < request_.vary_values.size()) {
     values_->set(request_.vary, request_.vary_values[next_vary_++]);
     start_run();
     return;
   }
   if (!request_.screenshot.empty() || quit_when_done_) pending_screenshot_frames_ = 3;
+}
+
+void GuiApp::show_run(int index) {
+  current_ = index;
+  graph_ops_seen_ = 0;
+  rebuild_result_columns();
+}
+
+void GuiApp::rebuild_result_columns() {
+  result_columns_.clear();
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    const RunRecord& r = *runs_[i];
+    widgets::ResultColumn column;
+    column.title = r.title();
+    column.subtitle = r.live ? "running…" : r.error.empty() ? r.params_text : "failed: " + r.error;
+    column.current = static_cast<int>(i) == current_;
+    if (r.results) {
+      for (const demos::Result& row : r.results->rows) column.cells.push_back({row.key, row.label, row.value, row.unit});
+    }
+    if (!r.source.empty()) {
+      column.subtitle = r.source;
+      column.cells.push_back({"ops", "ops in the trace", static_cast<double>(r.model.ops.size()), ""});
+    }
+    result_columns_.push_back(std::move(column));
+  }
 }
 
 void GuiApp::open_trace(const std::string& path) {
@@ -169,8 +193,7 @@ void GuiApp::open_trace(const std::string& path) {
     widgets::FitTimeline(record->timeline, record->model);
     record->timeline.follow_live = false;
     runs_.push_back(std::move(record));
-    current_ = static_cast<int>(runs_.size()) - 1;
-    graph_ops_seen_ = 0;
+    show_run(static_cast<int>(runs_.size()) - 1);
     status_ = "Opened " + path + ".";
     status_is_error_ = false;
     popup_error_.clear();
@@ -219,34 +242,57 @@ void GuiApp::screenshot_done(const std::string& error) {
   if (quit_when_done_ && !runner_.busy()) quit_ = true;
 }
 
+void GuiApp::act(Action action) {
+  RunRecord* run = current();
+  switch (action) {
+    case Action::toggle_run:
+      runner_.busy() ? runner_.stop() : start_run();
+      break;
+    case Action::fit:
+      if (run) {
+        widgets::FitTimeline(run->timeline, run->model);
+        run->timeline.follow_live = false;
+      }
+      break;
+    case Action::toggle_follow:
+      if (run) run->timeline.follow_live = !run->timeline.follow_live;
+      break;
+    case Action::export_trace:
+      popup_ = Popup::export_trace;
+      std::snprintf(path_buffer_, sizeof(path_buffer_), "%s",
+                    default_file_name("asyncscope-" + (run ? run->demo : demo_->name()), ".json").c_str());
+      break;
+    case Action::open_trace:
+      popup_ = Popup::open;
+      path_buffer_[0] = '\0';
+      break;
+    case Action::screenshot:
+      screenshot_request_ = default_file_name("asyncscope", ".png");
+      break;
+    case Action::quit:
+      quit_ = true;
+      break;
+  }
+}
+
 void GuiApp::handle_shortcuts() {
   presses_ = window_.take_key_presses();
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || popup_ != Popup::none) return;
   // GLFW's key codes: letters are their ASCII capitals, space is ' '.
+  struct Binding {
+    bool ctrl;
+    int key;
+    Action action;
+  };
+  static constexpr Binding kBindings[] = {
+      {false, ' ', Action::toggle_run},  {false, 'F', Action::fit},        {false, 'L', Action::toggle_follow},
+      {true, 'S', Action::export_trace}, {true, 'O', Action::open_trace},  {true, 'P', Action::screenshot},
+      {true, 'Q', Action::quit},
+  };
   for (const KeyPress& k : presses_) {
-    if (k.ctrl) {
-      if (k.key == 'S') {
-        popup_ = Popup::export_trace;
-        std::snprintf(path_buffer_, sizeof(path_buffer_), "%s",
-                      default_file_name("asyncscope-" + (current() ? current()->demo : demo_->name()), ".json").c_str());
-      } else if (k.key == 'O') {
-        popup_ = Popup::open;
-        path_buffer_[0] = '\0';
-      } else if (k.key == 'P') {
-        screenshot_request_ = default_file_name("asyncscope", ".png");
-      } else if (k.key == 'Q') {
-        quit_ = true;
-      }
-      continue;
-    }
-    if (k.key == ' ') {
-      runner_.busy() ? runner_.stop() : start_run();
-    } else if (RunRecord* run = current(); run && k.key == 'F') {
-      widgets::FitTimeline(run->timeline, run->model);
-      run->timeline.follow_live = false;
-    } else if (run && k.key == 'L') {
-      run->timeline.follow_live = !run->timeline.follow_live;
+    for (const Binding& b : kBindings) {
+      if (b.ctrl == k.ctrl && b.key == k.key) act(b.action);
     }
   }
 }

@@ -19,6 +19,7 @@
 #include "engine/trace/model.h"
 #include "engine/trace/op_graph.h"
 #include "widgets/op_graph_view.h"
+#include "widgets/results_table.h"
 #include "widgets/timeline.h"
 
 namespace asyncscope::app {
@@ -60,7 +61,15 @@ class GuiApp {
   void start_run();
   void poll_run();
   void open_trace(const std::string& path);
+  // Makes run `index` the one shown, and refreshes what depends on that.
+  void show_run(int index);
+  // The result table's columns change only when runs start, end or are shown:
+  // built then, not every frame.
+  void rebuild_result_columns();
   void export_trace(const std::string& path);
+  // What the menu, the buttons and the shortcuts can do: one place each.
+  enum class Action { toggle_run, fit, toggle_follow, export_trace, open_trace, screenshot, quit };
+  void act(Action action);
   void handle_shortcuts();
 
   void draw_menu();
@@ -85,6 +94,7 @@ class GuiApp {
   int compare_ = -1;
   int next_run_number_ = 1;
   size_t next_vary_ = 0;  // index of the next --vary value to run
+  std::vector<widgets::ResultColumn> result_columns_;
   widgets::OpGraphViewState graph_state_;
   trace::OpGraph graph_;
   size_t graph_ops_seen_ = 0;

@@ -11,7 +11,6 @@
 #include "app/gui/window.h"
 #include "engine/demos/session.h"
 #include "engine/tensor/blas.h"
-#include "widgets/results_table.h"
 
 namespace asyncscope::app {
 namespace {
@@ -97,32 +96,21 @@ void draw_explanation(const std::string& text) {
 void GuiApp::draw_menu() {
   if (!ImGui::BeginMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Open trace…", "Ctrl+O")) {
-      popup_ = Popup::open;
-      path_buffer_[0] = '\0';
-    }
-    if (ImGui::MenuItem("Export trace…", "Ctrl+S", false, current() != nullptr)) {
-      popup_ = Popup::export_trace;
-      std::snprintf(path_buffer_, sizeof(path_buffer_), "asyncscope-%s.json", current()->demo.c_str());
-    }
-    if (ImGui::MenuItem("Save screenshot", "Ctrl+P")) screenshot_request_ = "asyncscope-screenshot.png";
+    if (ImGui::MenuItem("Open trace…", "Ctrl+O")) act(Action::open_trace);
+    if (ImGui::MenuItem("Export trace…", "Ctrl+S", false, current() != nullptr)) act(Action::export_trace);
+    if (ImGui::MenuItem("Save screenshot", "Ctrl+P")) act(Action::screenshot);
     ImGui::Separator();
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) act(Action::quit);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Run")) {
-    if (ImGui::MenuItem(runner_.busy() ? "Stop" : "Run", "Space")) runner_.busy() ? runner_.stop() : start_run();
+    if (ImGui::MenuItem(runner_.busy() ? "Stop" : "Run", "Space")) act(Action::toggle_run);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
     RunRecord* run = current();
-    if (ImGui::MenuItem("Fit the run", "F", false, run != nullptr)) {
-      widgets::FitTimeline(run->timeline, run->model);
-      run->timeline.follow_live = false;
-    }
-    if (run && ImGui::MenuItem("Follow live", "L", run->timeline.follow_live)) {
-      run->timeline.follow_live = !run->timeline.follow_live;
-    }
+    if (ImGui::MenuItem("Fit the run", "F", false, run != nullptr)) act(Action::fit);
+    if (run && ImGui::MenuItem("Follow live", "L", run->timeline.follow_live)) act(Action::toggle_follow);
     ImGui::Separator();
     if (ImGui::BeginMenu("Compare with", runs_.size() > 1)) {
       if (ImGui::MenuItem("Nothing", nullptr, compare_ < 0)) compare_ = -1;
@@ -137,8 +125,7 @@ void GuiApp::draw_menu() {
     if (ImGui::BeginMenu("Show run", !runs_.empty())) {
       for (size_t i = 0; i < runs_.size(); ++i) {
         if (ImGui::MenuItem(runs_[i]->title().c_str(), nullptr, current_ == static_cast<int>(i))) {
-          current_ = static_cast<int>(i);
-          graph_ops_seen_ = 0;
+          show_run(static_cast<int>(i));
         }
       }
       ImGui::EndMenu();
@@ -318,27 +305,11 @@ void GuiApp::draw_centre(float height) {
 }
 
 void GuiApp::draw_results(float height) {
-  std::vector<widgets::ResultColumn> columns;
-  for (size_t i = 0; i < runs_.size(); ++i) {
-    const RunRecord& r = *runs_[i];
-    widgets::ResultColumn column;
-    column.title = r.title();
-    column.subtitle = r.live ? "running…" : r.error.empty() ? r.params_text : "failed: " + r.error;
-    column.current = static_cast<int>(i) == current_;
-    if (r.results) {
-      for (const demos::Result& row : r.results->rows) column.cells.push_back({row.key, row.label, row.value, row.unit});
-    }
-    if (!r.source.empty()) {
-      column.subtitle = r.source;
-      column.cells.push_back({"ops", "ops in the trace", static_cast<double>(r.model.ops.size()), ""});
-    }
-    columns.push_back(std::move(column));
-  }
   ImGui::BeginChild("results", ImVec2(0, height), true);
-  if (columns.empty()) {
+  if (result_columns_.empty()) {
     ImGui::TextColored(kMutedColor, "Results of this session's runs appear here, side by side.");
   } else {
-    widgets::ResultsTable("results", columns);
+    widgets::ResultsTable("results", result_columns_);
   }
   ImGui::EndChild();
 }

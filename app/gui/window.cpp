@@ -119,9 +119,6 @@ Window::Window(const char* title, int width, int height) {
     config.SizePixels = 13.0f * scale_;
     io.Fonts->AddFontDefault(&config);
   }
-  if (const char* mono = first_existing({"/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"})) {
-    mono_ = io.Fonts->AddFontFromFileTTF(mono, size * 0.95f, nullptr, ranges);
-  }
   apply_style(scale_);
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 130");
@@ -137,7 +134,6 @@ Window::~Window() {
 }
 
 bool Window::should_close() const { return glfwWindowShouldClose(window_) != 0; }
-void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 void Window::set_title(const std::string& title) { glfwSetWindowTitle(window_, title.c_str()); }
 
 void Window::wait_for_frame(bool animating, int fps) {

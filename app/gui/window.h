@@ -10,7 +10,6 @@
 #include <vector>
 
 struct GLFWwindow;
-struct ImFont;
 
 namespace asyncscope::app {
 
@@ -30,7 +29,6 @@ class Window {
   Window& operator=(const Window&) = delete;
 
   bool should_close() const;
-  void request_close();
   // Waits for input or the next frame slot: at most `fps` frames a second
   // while `animating` (a run is live), otherwise until an event arrives (or
   // a quarter second passes), so an idle app costs nothing.
@@ -46,13 +44,11 @@ class Window {
   std::vector<KeyPress> take_key_presses() { return std::exchange(key_presses_, {}); }
 
   float scale() const noexcept { return scale_; }
-  ImFont* mono_font() const noexcept { return mono_; }
   void set_title(const std::string& title);
 
  private:
   GLFWwindow* window_ = nullptr;
   float scale_ = 1.0f;
-  ImFont* mono_ = nullptr;
   std::string ini_path_;
   std::vector<KeyPress> key_presses_;
   double last_frame_ = 0;

@@ -108,7 +108,7 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
       e.vars_offset = buffer.vars.size();
       for (uint16_t i = 0; i < n; ++i) buffer.vars.append(links[i].var->id());
     }
-    op->enqueue_ns = e.t = trace::now_ns();
+    e.t = trace::now_ns();
     buffer.enqueues.append(e);
   }
   return op;

@@ -28,7 +28,6 @@ struct OpRecord {
   std::atomic<int> wait{0};  // grants still missing, +1 held by push until it is done
   uint64_t id = 0;
   OpMeta meta;
-  int64_t enqueue_ns = 0;
   uint32_t epoch = 0;      // cancel() generation at push; stale ones are dropped
   uint16_t num_reads = 0;  // links: reads first, then writes
   uint16_t num_writes = 0;

@@ -25,7 +25,6 @@ ThreadedEngine::ThreadedEngine(const EngineOptions& options) : EngineBase(option
   for (int i = 0; i < n; ++i) {
     auto w = std::make_unique<Worker>();
     w->pool = cpu.get();
-    w->engine = this;
     w->index = static_cast<uint16_t>(i);
     cpu->workers.push_back(std::move(w));
   }

@@ -45,7 +45,6 @@ class ThreadedEngine final : public EngineBase {
     std::atomic<uint32_t> running{0};
     OpRecord* next_local = nullptr;
     Pool* pool = nullptr;
-    ThreadedEngine* engine = nullptr;
     uint16_t index = 0;
     std::thread thread;
   };

@@ -4,17 +4,11 @@
 #include <cmath>
 #include <sstream>
 
+#include "engine/demos/format.h"
 #include "engine/demos/registry.h"
 
 namespace asyncscope::demos {
 namespace {
-
-std::string format_number(double v) {
-  if (v == std::floor(v) && std::abs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
-  std::ostringstream out;
-  out << v;
-  return out.str();
-}
 
 std::string allowed(const Param& p) {
   if (p.kind == Param::Kind::choice) {
@@ -22,7 +16,7 @@ std::string allowed(const Param& p) {
     for (const auto& c : p.choices) s += (s.empty() ? "" : "|") + c;
     return s;
   }
-  return format_number(p.min) + ".." + format_number(p.max);
+  return format_value(p.min, "") + ".." + format_value(p.max, "");
 }
 
 }  // namespace
@@ -102,7 +96,11 @@ const std::string& ParamValues::choice(const std::string& name) const {
 std::string ParamValues::text(const std::string& name) const {
   const Value& v = values_.at(spec(name).name);
   if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  if (const auto* d = std::get_if<double>(&v)) return format_number(*d);
+  if (const auto* d = std::get_if<double>(&v)) {
+    std::ostringstream out;  // as given, not rounded for a table
+    out << *d;
+    return out.str();
+  }
   return std::get<std::string>(v);
 }
 

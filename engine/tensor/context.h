@@ -37,7 +37,6 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   Engine& engine() const noexcept { return *engine_; }
-  const std::shared_ptr<Engine>& engine_ptr() const noexcept { return engine_; }
   PooledAllocator& allocator() const noexcept { return *allocator_; }
   int blas_threads() const noexcept { return blas_threads_; }
 
