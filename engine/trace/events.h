@@ -53,15 +53,25 @@ struct EnqueueEvent {
   uint8_t internal = 0;  // engine bookkeeping (e.g. freeing an array), not user work
 };
 
-// Recorded by the worker that executed (or skipped) the op.
+// Which part of an op's life an ExecEvent spans. A CPU op has one span, its
+// execution on a worker. A GPU op has two: `launch`, on the host thread of the
+// stream worker that submitted its kernels (host clock), and `execute`, the
+// time its work ran on the GPU stream, measured with CUDA events on the
+// device and mapped onto the host clock.
+enum class SpanKind : uint8_t { execute = 0, launch = 1 };
+
+// Recorded by the worker that executed (or skipped) the op; for a GPU op, the
+// launch span by the stream's host thread and the execute span by the thread
+// that saw the stream's events complete.
 struct ExecEvent {
   uint64_t op = 0;
   int64_t start = 0;
   int64_t end = 0;
-  uint16_t worker = 0;
+  uint16_t worker = 0;  // index within the device's pool (GPU: the stream)
   DeviceKind device = DeviceKind::cpu;
   uint8_t device_index = 0;
   OpStatus status = OpStatus::ok;
+  SpanKind span = SpanKind::execute;
 };
 
 // Recorded by the frontend around every wait.
