@@ -1,5 +1,7 @@
 #include "engine/core/engine.h"
 
+#include <stdexcept>
+
 #include <thread>
 
 #include "engine/core/naive_engine.h"
@@ -17,7 +19,12 @@ int hardware_threads() noexcept {
 }
 
 std::shared_ptr<Engine> make_engine(const EngineOptions& options) {
-  if (options.kind == EngineKind::naive) return std::make_shared<NaiveEngine>(options);
+  if (options.kind == EngineKind::naive) {
+    if (options.gpu_streams != 0) {
+      throw std::invalid_argument("gpu_streams needs the threaded engine (the naive engine runs every op on the caller)");
+    }
+    return std::make_shared<NaiveEngine>(options);
+  }
   return std::make_shared<ThreadedEngine>(options);
 }
 

@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 
+#include "engine/core/device_stream.h"
 #include "engine/core/op.h"
 #include "engine/core/var.h"
 #include "engine/trace/recorder.h"
@@ -34,6 +35,13 @@ struct EngineOptions {
   EngineKind kind = EngineKind::threaded;
   // CPU worker threads; 0 = one per hardware thread.
   int cpu_workers = 0;
+  // Stream workers for gpu_device, one per stream (0 = none: ops on that
+  // device are refused at push). ThreadedEngine only.
+  int gpu_streams = 0;
+  Device gpu_device = Device::cuda(0);
+  // Makes the streams; null = the CUDA backend (cuda::make_stream), which
+  // throws, saying why, when CUDA is not available.
+  StreamFactory stream_factory;
   // push blocks while this many ops are pushed but unfinished; 0 = no bound.
   int64_t max_inflight = 0;
   // Where ops, syncs and enqueues are recorded; null = no tracing.

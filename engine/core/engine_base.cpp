@@ -114,37 +114,55 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
   return op;
 }
 
-void EngineBase::execute(OpRecord* op, uint16_t worker, void* stream) {
-  const bool traced = tracing();
-  const int64_t start = traced ? trace::now_ns() : 0;
-  auto status = trace::OpStatus::ok;
-  std::exception_ptr error;
-
+bool EngineBase::admit(OpRecord* op, std::exception_ptr& error, trace::OpStatus& status) {
   // Freeing memory (delete_var) is never dropped: it would leak.
   if (op->kind != OpRecord::Kind::delete_var && op->epoch != epoch_.load(std::memory_order_relaxed)) {
     status = trace::OpStatus::cancelled;
     error = cancelled_error_;
     cancelled_.fetch_add(1, std::memory_order_relaxed);
     note_error(error);
-  } else {
-    for (int i = 0; i < op->num_reads && !error; ++i) error = op->read(i)->error;
-    if (error) {
-      status = trace::OpStatus::skipped;
-    } else {
-      try {
-        if (op->fn) op->fn(RunContext{op->meta.device, worker, op->id, stream});
-      } catch (...) {
-        std::string text;
-        error = attribute_error(std::current_exception(), *op, text);
-        status = trace::OpStatus::failed;
-        failed_.fetch_add(1, std::memory_order_relaxed);
-        note_error(error);
-        if (traced) recorder_->record_error(op->id, std::move(text));
-      }
-    }
+    return false;
   }
-  for (int i = 0; i < op->num_writes; ++i) op->write(i)->error = error;
+  for (int i = 0; i < op->num_reads && !error; ++i) error = op->read(i)->error;
+  if (error) {
+    status = trace::OpStatus::skipped;
+    return false;
+  }
+  return true;
+}
 
+std::exception_ptr EngineBase::call(OpRecord* op, uint16_t worker, void* stream) {
+  try {
+    if (op->fn) op->fn(RunContext{op->meta.device, worker, op->id, stream});
+    return nullptr;
+  } catch (...) {
+    return fail(op, std::current_exception());
+  }
+}
+
+std::exception_ptr EngineBase::fail(OpRecord* op, std::exception_ptr thrown) {
+  std::string text;
+  std::exception_ptr error = attribute_error(std::move(thrown), *op, text);
+  failed_.fetch_add(1, std::memory_order_relaxed);
+  note_error(error);
+  if (tracing()) recorder_->record_error(op->id, std::move(text));
+  return error;
+}
+
+void EngineBase::set_errors(OpRecord* op, const std::exception_ptr& error) noexcept {
+  for (int i = 0; i < op->num_writes; ++i) op->write(i)->error = error;
+}
+
+void EngineBase::execute(OpRecord* op, uint16_t worker) {
+  const bool traced = tracing();
+  const int64_t start = traced ? trace::now_ns() : 0;
+  auto status = trace::OpStatus::ok;
+  std::exception_ptr error;
+  if (admit(op, error, status)) {
+    error = call(op, worker, nullptr);
+    if (error) status = trace::OpStatus::failed;
+  }
+  set_errors(op, error);
   if (traced) {
     recorder_->record_exec(trace::ExecEvent{op->id, start, trace::now_ns(), worker, op->meta.device.kind,
                                             op->meta.device.index, status});

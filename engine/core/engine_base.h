@@ -48,7 +48,20 @@ class EngineBase : public Engine {
                     const OpMeta& meta, OpRecord::Kind kind);
   // Runs (or drops, or skips) the op, sets the errors of the vars it writes,
   // and records the execution. Returns nothing: errors travel on the vars.
-  void execute(OpRecord* op, uint16_t worker, void* stream);
+  void execute(OpRecord* op, uint16_t worker);
+  // The pieces of execute(), also used by the GPU path, which runs an op's
+  // function on one thread and finishes it on another:
+  // admit() returns false, with the error and status to give the op, if it
+  // must not run (cancelled, or an input carries an error);
+  bool admit(OpRecord* op, std::exception_ptr& error, trace::OpStatus& status);
+  // call() runs the function; if it throws, returns the error naming the op
+  // (also counted, kept for wait_all and recorded in the trace).
+  std::exception_ptr call(OpRecord* op, uint16_t worker, void* stream);
+  // fail() counts and keeps an error that arose outside the function (a
+  // device error seen when the op's work finished) and returns it named.
+  std::exception_ptr fail(OpRecord* op, std::exception_ptr thrown);
+  // set_errors() attaches the outcome to the vars the op writes.
+  static void set_errors(OpRecord* op, const std::exception_ptr& error) noexcept;
   // Records a frontend wait.
   void record_sync(trace::SyncKind kind, uint64_t target, int64_t begin) const;
   // The first error since the last call (and forgets it), or null.

@@ -1,9 +1,11 @@
 #include "engine/core/threaded_engine.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include "engine/core/wait_slot.h"
+#include "engine/cuda/cuda.h"
 #include "engine/trace/clock.h"
 
 namespace asyncscope {
@@ -17,6 +19,28 @@ thread_local void* tls_worker = nullptr;
 
 }  // namespace
 
+// A GPU worker's stream and the ops submitted to it, in submission order,
+// waiting for its completer.
+struct ThreadedEngine::Stream {
+  struct Submitted {
+    OpRecord* op = nullptr;
+    DeviceStream::Token token = 0;
+    bool on_device = false;  // false: not admitted, nothing was submitted
+    trace::OpStatus status = trace::OpStatus::ok;
+    std::exception_ptr error;
+    int64_t launch_begin = 0;
+    int64_t launch_end = 0;
+  };
+
+  std::unique_ptr<DeviceStream> device;
+  std::thread completer;
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<Submitted> submitted;  // guarded by mutex
+  bool stopping = false;            // guarded by mutex
+  int64_t last_end = 0;             // completer only: keeps the GPU lane ordered
+};
+
 ThreadedEngine::ThreadedEngine(const EngineOptions& options) : EngineBase(options) {
   const int n = options.cpu_workers == 0 ? hardware_threads() : options.cpu_workers;
   if (n < 1 || n > 1024) throw std::invalid_argument("cpu_workers must be between 1 and 1024 (0 = one per core)");
@@ -29,23 +53,59 @@ ThreadedEngine::ThreadedEngine(const EngineOptions& options) : EngineBase(option
     cpu->workers.push_back(std::move(w));
   }
   pools_.push_back(std::move(cpu));
+  if (options.gpu_streams != 0) start_gpu_pool(options);  // may throw: no thread started yet
   for (auto& pool : pools_) {
-    for (auto& w : pool->workers) w->thread = std::thread([this, w = w.get()] { worker_main(*w); });
+    for (auto& w : pool->workers) {
+      w->thread = std::thread([this, w = w.get()] { worker_main(*w); });
+      if (w->stream) w->stream->completer = std::thread([this, w = w.get()] { completer_main(*w); });
+    }
   }
+}
+
+void ThreadedEngine::start_gpu_pool(const EngineOptions& options) {
+  if (options.gpu_streams < 0 || options.gpu_streams > 64) {
+    throw std::invalid_argument("gpu_streams must be between 0 and 64");
+  }
+  if (options.gpu_device.kind == DeviceKind::cpu) throw std::invalid_argument("gpu_device must be a GPU device");
+  const StreamFactory& make = options.stream_factory ? options.stream_factory : StreamFactory(cuda::make_stream);
+  auto pool = std::make_unique<Pool>();
+  pool->device = options.gpu_device;
+  for (int i = 0; i < options.gpu_streams; ++i) {
+    auto w = std::make_unique<Worker>();
+    w->pool = pool.get();
+    w->index = static_cast<uint16_t>(i);
+    w->stream = std::make_unique<Stream>();
+    w->stream->device = make(options.gpu_device, i);
+    pool->workers.push_back(std::move(w));
+  }
+  pools_.push_back(std::move(pool));
 }
 
 ThreadedEngine::~ThreadedEngine() {
   cancel();
-  wait_idle();
+  wait_idle();  // also waits for the ops on the devices
   for (auto& pool : pools_) pool->queue.stop();
   for (auto& pool : pools_) {
-    for (auto& w : pool->workers) w->thread.join();
+    for (auto& w : pool->workers) {
+      w->thread.join();
+      if (!w->stream) continue;
+      {
+        std::lock_guard lock(w->stream->mutex);
+        w->stream->stopping = true;
+      }
+      w->stream->ready.notify_one();
+      w->stream->completer.join();
+    }
   }
 }
 
 ThreadedEngine::Pool& ThreadedEngine::pool_for(Device device) {
   for (auto& pool : pools_) {
     if (pool->device == device) return *pool;
+  }
+  if (device.kind != DeviceKind::cpu) {
+    throw std::invalid_argument("no stream workers for device " + to_string(device) +
+                                " in this engine (EngineOptions::gpu_streams is 0 or names another device)");
   }
   throw std::invalid_argument("no workers for device " + to_string(device) + " in this engine");
 }
@@ -146,21 +206,115 @@ void ThreadedEngine::complete(OpRecord* op) {
 }
 
 void ThreadedEngine::run(OpRecord* op, Worker& worker) {
+  if (worker.stream) {
+    launch(op, worker);
+    return;
+  }
   worker.running.store(1, std::memory_order_relaxed);
-  execute(op, worker.index, nullptr);
+  execute(op, worker.index);
   worker.running.store(0, std::memory_order_relaxed);
   complete(op);
   release_op_record(op);
+  retire(worker);
+}
+
+void ThreadedEngine::retire(Worker& worker) noexcept {
   // seq_cst pairs with wait_until(): either the waiter sees this count, or we
   // see its registration in waiters_ and wake it.
   worker.finished.fetch_add(1, std::memory_order_seq_cst);
   if (waiters_.load(std::memory_order_seq_cst) > 0) wake_waiters();
 }
 
+void ThreadedEngine::launch(OpRecord* op, Worker& worker) {
+  Stream& stream = *worker.stream;
+  worker.running.fetch_add(1, std::memory_order_relaxed);
+  Stream::Submitted s;
+  s.op = op;
+  s.launch_begin = trace::now_ns();
+  if (admit(op, s.error, s.status)) {
+    // Every begun op goes to the completer, also one whose function threw
+    // after submitting part of its work: its vars are released only once the
+    // device is done with them.
+    s.on_device = true;
+    try {
+      s.token = stream.device->begin_op();
+    } catch (...) {
+      s.on_device = false;
+      s.error = fail(op, std::current_exception());
+    }
+    if (s.on_device) {
+      s.error = call(op, worker.index, stream.device->native());
+      try {
+        stream.device->end_op(s.token);
+      } catch (...) {
+        if (!s.error) s.error = fail(op, std::current_exception());
+      }
+    }
+    if (s.error) s.status = trace::OpStatus::failed;
+  }
+  s.launch_end = trace::now_ns();
+  if (tracing()) {
+    recorder_->record_exec(trace::ExecEvent{op->id, s.launch_begin, s.launch_end, worker.index, op->meta.device.kind,
+                                            op->meta.device.index, s.status, trace::SpanKind::launch});
+  }
+  {
+    std::lock_guard lock(stream.mutex);
+    stream.submitted.push_back(std::move(s));
+  }
+  stream.ready.notify_one();
+}
+
+void ThreadedEngine::completer_main(Worker& worker) {
+  Stream& stream = *worker.stream;
+  const Device device = worker.pool->device;
+  trace::set_thread_name(to_string(device) + " stream " + std::to_string(worker.index));
+  for (;;) {
+    Stream::Submitted s;
+    {
+      std::unique_lock lock(stream.mutex);
+      stream.ready.wait(lock, [&stream] { return stream.stopping || !stream.submitted.empty(); });
+      if (stream.submitted.empty()) return;  // stopping, and nothing left
+      s = std::move(stream.submitted.front());
+      stream.submitted.pop_front();
+    }
+    OpRecord* op = s.op;
+    DeviceStream::Span span{s.launch_end, s.launch_end};
+    if (s.on_device) {
+      try {
+        span = stream.device->wait(s.token);
+      } catch (...) {
+        // The device failed this op's work (or an earlier one's, for a sticky error).
+        if (!s.error) {
+          s.error = fail(op, std::current_exception());
+          s.status = trace::OpStatus::failed;
+        }
+      }
+    }
+    set_errors(op, s.error);
+    if (tracing()) {
+      // Device times are mapped onto the host clock; keep the picture causal:
+      // not before the launch began or the previous op on this stream ended,
+      // not after we saw it finish.
+      const int64_t seen = trace::now_ns();
+      int64_t start = std::max({span.start_ns, s.launch_begin, stream.last_end});
+      int64_t end = std::max(span.end_ns, start);
+      end = std::min(end, seen);
+      start = std::min(start, end);
+      stream.last_end = end;
+      recorder_->record_exec(trace::ExecEvent{op->id, start, end, worker.index, op->meta.device.kind,
+                                              op->meta.device.index, s.status, trace::SpanKind::execute});
+    }
+    complete(op);
+    release_op_record(op);
+    worker.running.fetch_sub(1, std::memory_order_relaxed);
+    retire(worker);
+  }
+}
+
 void ThreadedEngine::worker_main(Worker& worker) {
   const Device device = worker.pool->device;
   trace::set_thread_name(device.kind == DeviceKind::cpu ? "CPU worker " + std::to_string(worker.index)
-                                                        : to_string(device) + " stream " + std::to_string(worker.index));
+                                                        : to_string(device) + " launch " + std::to_string(worker.index));
   tls_worker = &worker;
   ReadyQueue& queue = worker.pool->queue;
   for (;;) {

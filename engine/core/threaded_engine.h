@@ -1,6 +1,13 @@
-// ThreadedEngine: runs ops on per-device worker pools (N CPU workers now; CUDA
-// stream workers join later through the same Pool seam). Dependency tracking
-// lives in Var; this class owns scheduling: ready queues, workers, waits.
+// ThreadedEngine: runs ops on per-device worker pools: N CPU workers, and
+// optionally one stream worker per GPU stream. Dependency tracking lives in
+// Var; this class owns scheduling: ready queues, workers, waits.
+//
+// GPU ops (see DeviceStream): a stream worker runs the op's function, which
+// submits device work and returns, and hands the op to its stream's completer
+// thread without waiting; the completer releases the op's vars once the
+// device has finished it. Ops that depend on a GPU op therefore start only
+// after its results exist (on the host or on any stream), while independent
+// GPU ops are submitted back to back and queue up on the device.
 //
 // Scheduling policy: an op made ready by a worker's completion runs next on
 // that same worker when its pool's queue is empty (a chain of dependent ops
@@ -13,7 +20,11 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -40,13 +51,15 @@ class ThreadedEngine final : public EngineBase {
 
  private:
   struct Pool;
+  struct Stream;
   struct alignas(64) Worker {  // one cache line each: counters are written by their worker only
-    std::atomic<uint64_t> finished{0};
-    std::atomic<uint32_t> running{0};
+    std::atomic<uint64_t> finished{0};  // GPU workers: written by the completer only
+    std::atomic<uint32_t> running{0};   // GPU workers: ops submitted and not yet finished
     OpRecord* next_local = nullptr;
     Pool* pool = nullptr;
     uint16_t index = 0;
     std::thread thread;
+    std::unique_ptr<Stream> stream;  // GPU workers only
   };
   struct Pool {
     Device device;
@@ -57,6 +70,11 @@ class ThreadedEngine final : public EngineBase {
   uint64_t submit(OpRecord* op);
   void worker_main(Worker& worker);
   void run(OpRecord* op, Worker& worker);
+  // GPU workers: runs the op's function on the stream and queues it for the completer.
+  void launch(OpRecord* op, Worker& worker);
+  void completer_main(Worker& worker);
+  // Counts a finished op (its vars already released) and wakes waiters.
+  void retire(Worker& worker) noexcept;
   // Releases an op's var grants and dispatches what became ready.
   void complete(OpRecord* op);
   void dispatch_chain(OpRecord* ready);
@@ -71,6 +89,8 @@ class ThreadedEngine final : public EngineBase {
   void wait_until(Done done);
   void wait_idle() noexcept;
   void wake_waiters() noexcept;
+
+  void start_gpu_pool(const EngineOptions& options);
 
   std::vector<std::unique_ptr<Pool>> pools_;
   alignas(64) std::atomic<int> waiters_{0};      // read by every worker after each op

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "engine/core/errors.h"
+#include "engine/cuda/cuda.h"
 
 #include "engine/trace/clock.h"
 
@@ -15,8 +16,13 @@ namespace asyncscope::demos {
 Device device_from(const ParamValues& values) {
   const std::string& name = values.choice("device");
   if (name == "cpu") return Device::cpu();
-  // The CUDA backend arrives with the GPU issue; until then say so plainly.
-  throw std::invalid_argument("--device cuda: CUDA is not available (this build has no CUDA backend); use --device cpu");
+  const Device gpu = Device::cuda(0);
+  try {
+    cuda::require(gpu);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("--device " + name + ": " + e.what() + "; use --device cpu");
+  }
+  return gpu;
 }
 
 SessionOptions session_options(const ParamValues& values) {
@@ -38,6 +44,11 @@ Session::Session(const SessionOptions& options, RunEnv& env) : env_(env) {
   context.engine.recorder = env_.recorder;
   context.seed = options.seed;
   context.allocator = allocator_.get();
+  context.device = options.device;
+  if (options.device.kind != DeviceKind::cpu) {
+    device_allocator_ = cuda::make_device_allocator(options.device);
+    context.device_allocator = device_allocator_.get();
+  }
   ctx_ = Context::create(context);
 
   PooledAllocator* alloc = allocator_.get();
@@ -49,6 +60,10 @@ Session::Session(const SessionOptions& options, RunEnv& env) : env_(env) {
   counters.push_back({kPooledCounter, [alloc] { return alloc->pooled_bytes(); }});
   counters.push_back({kQueueCounter, [engine] { return static_cast<int64_t>(engine->stats().pending); }});
   counters.push_back({kRunningCounter, [engine] { return static_cast<int64_t>(engine->stats().running); }});
+  if (PooledAllocator* device = device_allocator_.get()) {
+    counters.push_back({kDeviceLiveCounter, [device] { return device->live_bytes(); }});
+    counters.push_back({kDevicePooledCounter, [device] { return device->pooled_bytes(); }});
+  }
   sampler_ = std::make_unique<trace::CounterSampler>(env_.recorder, std::move(counters), env_.sample_rate_hz);
   sampler_->start();
 }

@@ -1,7 +1,7 @@
-// Session: one demo run's machinery: its own allocator (so live and peak
-// bytes start at zero), a Context on an engine traced into the run's
-// recorder, and a CounterSampler recording RSS, live and pooled bytes, queue
-// depth and running ops.
+// Session: one demo run's machinery: its own allocators (so live and peak
+// bytes start at zero; a device pool too on a GPU), a Context on an engine
+// traced into the run's recorder, and a CounterSampler recording RSS, live
+// and pooled bytes, queue depth and running ops (and device bytes on a GPU).
 // Threading: frontend only (the demo's thread); the sampler runs on its own.
 #pragma once
 
@@ -29,6 +29,9 @@ inline constexpr const char* kLiveCounter = "live_bytes";
 inline constexpr const char* kPooledCounter = "pooled_bytes";
 inline constexpr const char* kQueueCounter = "queue_depth";
 inline constexpr const char* kRunningCounter = "running_ops";
+// Only in runs on a GPU: the device memory pool's live and cached bytes.
+inline constexpr const char* kDeviceLiveCounter = "device_live_bytes";
+inline constexpr const char* kDevicePooledCounter = "device_pooled_bytes";
 
 // The device a demo's --device asks for; std::invalid_argument, saying why,
 // if it is not available in this build or on this machine.
@@ -47,6 +50,8 @@ class Session {
   Engine& engine() const noexcept { return ctx_->engine(); }
   trace::Recorder& recorder() const noexcept { return *env_.recorder; }
   PooledAllocator& allocator() const noexcept { return *allocator_; }
+  // The device memory pool, or null when the run is on the CPU.
+  PooledAllocator* device_allocator() const noexcept { return device_allocator_.get(); }
 
   // A named instant on the frontend lane (phase boundaries, iterations).
   void mark(std::string_view name, int64_t value = 0);
@@ -65,6 +70,7 @@ class Session {
  private:
   RunEnv& env_;
   std::unique_ptr<PooledAllocator> allocator_;
+  std::unique_ptr<PooledAllocator> device_allocator_;  // before ctx_: outlives the engine
   ContextPtr ctx_;
   std::unique_ptr<trace::CounterSampler> sampler_;
 };

@@ -27,17 +27,20 @@ const float* Chunk::data_for_read() const {
 
 NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& shape, Device device) {
   if (!context) throw std::invalid_argument("NDArray: null context");
-  if (device != Device::cpu()) {
-    throw std::invalid_argument("device " + to_string(device) + " is not available: this build has no CUDA backend");
-  }
+  PooledAllocator& allocator = context->allocator_for(device);  // throws if the device cannot be used
   auto* chunk = new detail::Chunk;
   chunk->context = context;
-  chunk->allocator = &context->allocator();
+  chunk->allocator = &allocator;
   chunk->shape = shape;
   chunk->device = device;
   chunk->bytes = static_cast<size_t>(shape.size()) * sizeof(float);
   chunk->var = context->engine().new_var();
   return NDArray(chunk);
+}
+
+NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& shape) {
+  if (!context) throw std::invalid_argument("NDArray: null context");
+  return empty(context, shape, context->device());
 }
 
 NDArray::NDArray(const NDArray& other) noexcept : chunk_(other.chunk_) {
@@ -86,9 +89,17 @@ const std::shared_ptr<Context>& NDArray::context_ptr() const { return chunk()->c
 
 void NDArray::wait_to_read() const { context().engine().wait_for_var(var(), trace::SyncKind::wait_to_read); }
 
+NDArray NDArray::readable_on_host(trace::SyncKind kind) const {
+  // A device array is first copied to host memory by an op on its stream;
+  // the wait then covers the device work and the copy.
+  NDArray host = device().kind == DeviceKind::cpu ? *this : to(*this, Device::cpu());
+  context().engine().wait_for_var(host.var(), kind);
+  return host;
+}
+
 std::vector<float> NDArray::to_host() const {
-  context().engine().wait_for_var(var(), trace::SyncKind::to_host);
-  const detail::Chunk* c = chunk();
+  const NDArray host = readable_on_host(trace::SyncKind::to_host);
+  const detail::Chunk* c = host.chunk();
   const float* data = c->data_for_read();
   return std::vector<float>(data, data + c->shape.size());
 }
@@ -97,16 +108,15 @@ float NDArray::item() const {
   if (size() != 1) {
     throw std::invalid_argument("item() needs a one-element array, this one is " + shape().to_string());
   }
-  context().engine().wait_for_var(var(), trace::SyncKind::item);
-  return chunk()->data_for_read()[0];
+  return readable_on_host(trace::SyncKind::item).chunk()->data_for_read()[0];
 }
 
 std::ostream& operator<<(std::ostream& out, const NDArray& array) {
   if (array.is_null()) return out << "<NDArray null>";
-  array.context().engine().wait_for_var(array.var(), trace::SyncKind::print);
-  const detail::Chunk* c = array.chunk();
+  const NDArray host = array.readable_on_host(trace::SyncKind::print);
+  const detail::Chunk* c = host.chunk();
   return out << format_values(c->shape, c->data_for_read()) << " <NDArray " << c->shape.to_string() << " @"
-             << to_string(c->device) << ">";
+             << to_string(array.device()) << ">";
 }
 
 namespace {

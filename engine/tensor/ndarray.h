@@ -61,10 +61,12 @@ class NDArray {
   NDArray& operator=(NDArray&& other) noexcept;
   ~NDArray() { release(); }
 
-  // A new array of this shape on the context's device, not yet written by any op
+  // A new array of this shape on `device`, not yet written by any op
   // (reading it before an op writes it is an error at the reading op).
-  static NDArray empty(const std::shared_ptr<Context>& context, const Shape& shape,
-                       Device device = Device::cpu());
+  // std::invalid_argument if the context cannot use the device.
+  static NDArray empty(const std::shared_ptr<Context>& context, const Shape& shape, Device device);
+  // The same on the context's device.
+  static NDArray empty(const std::shared_ptr<Context>& context, const Shape& shape);
 
   bool is_null() const noexcept { return chunk_ == nullptr; }
   const Shape& shape() const;
@@ -77,6 +79,8 @@ class NDArray {
 
   // Sync points: block until every op pushed so far that writes this array has
   // finished; rethrow its error (OpError naming the op, or CancelledError).
+  // For an array on a GPU, to_host(), item() and printing first push a copy
+  // to host memory onto the array's stream, and wait for that.
   void wait_to_read() const;
   std::vector<float> to_host() const;
   // The single value of a one-element array (std::invalid_argument otherwise).
@@ -96,6 +100,9 @@ class NDArray {
  private:
   explicit NDArray(detail::Chunk* chunk) noexcept : chunk_(chunk) {}
   void release() noexcept;
+  // Waits (recorded as `kind`) until this array's values are readable on the
+  // host, and returns the host array that holds them (this one on the CPU).
+  NDArray readable_on_host(trace::SyncKind kind) const;
   detail::Chunk* chunk_ = nullptr;
 };
 

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/cuda/cuda.h"
+#include "engine/cuda/kernels.h"
 #include "engine/tensor/blas.h"
 #include "engine/tensor/random.h"
 
@@ -43,6 +45,8 @@ struct OpNames {
   const trace::NameId sum = trace::intern("sum");
   const trace::NameId sum_axis0 = trace::intern("sum_axis0");
   const trace::NameId sum_axis1 = trace::intern("sum_axis1");
+  const trace::NameId to_device = trace::intern("to_device");
+  const trace::NameId to_host = trace::intern("to_host");
   const trace::NameId transpose = trace::intern("transpose");
   const trace::NameId uniform = trace::intern("uniform");
   const trace::NameId zeros = trace::intern("zeros");
@@ -56,18 +60,27 @@ void same_context(const NDArray& a, const NDArray& b, const char* op) {
   if (&a.context() != &b.context()) {
     throw std::invalid_argument(std::string(op) + ": arrays belong to different contexts");
   }
+  if (a.device() != b.device()) {
+    throw std::invalid_argument(std::string(op) + ": arrays are on different devices (" + to_string(a.device()) +
+                                " and " + to_string(b.device()) + "); move one with to()");
+  }
 }
 
-// Pushes fn reading `in` and writing `out`, tagged for the trace.
+bool on_gpu(const NDArray& a) { return a.device().kind != DeviceKind::cpu; }
+bool on_gpu(const Chunk* c) { return c->device.kind != DeviceKind::cpu; }
+
+// Pushes fn reading `in` and writing `out`, tagged for the trace. It runs on
+// the device of the first output, or on `device` when given (copies between
+// devices run on the GPU's stream).
 template <class F>
 void launch(trace::NameId name, std::initializer_list<const NDArray*> in, std::initializer_list<const NDArray*> out,
-            F&& fn) {
+            F&& fn, const Device* device = nullptr) {
   const NDArray& first = **out.begin();
   Context& ctx = first.context();
   Var* reads[4];
   Var* writes[2];
   size_t nr = 0, nw = 0;
-  OpMeta meta(name, first.device());
+  OpMeta meta(name, device ? *device : first.device());
   meta.iteration = ctx.iteration();
   for (const NDArray* a : in) reads[nr++] = a->var();
   for (const NDArray* a : out) {
@@ -80,6 +93,12 @@ void launch(trace::NameId name, std::initializer_list<const NDArray*> in, std::i
 NDArray fill_op(const ContextPtr& ctx, const Shape& shape, float value, trace::NameId name) {
   NDArray out = NDArray::empty(ctx, shape);
   Chunk* o = out.chunk();
+  if (on_gpu(o)) {
+    launch(name, {}, {&out}, [o, value](const RunContext& rc) {
+      cuda::fill(rc.stream, o->data_for_write(), o->shape.size(), value);
+    });
+    return out;
+  }
   launch(name, {}, {&out}, [o, value](const RunContext&) {
     float* y = o->data_for_write();
     const int64_t n = o->shape.size();
@@ -155,17 +174,38 @@ NDArray binary(const NDArray& a, const NDArray& b, trace::NameId name, const cha
   };
   NDArray out = NDArray::empty(a.context_ptr(), shape, a.device());
   Chunk* o = out.chunk();
+  if (on_gpu(o)) {
+    constexpr auto kGpuOp = kOp == Binary::add   ? cuda::BinaryOp::add
+                            : kOp == Binary::sub ? cuda::BinaryOp::sub
+                            : kOp == Binary::mul ? cuda::BinaryOp::mul
+                                                 : cuda::BinaryOp::div;
+    launch(name, {&a, &b}, {&out}, [o, oa = operand(a), ob = operand(b)](const RunContext& rc) {
+      const int64_t c = last_dim(o->shape);
+      const int64_t rows = c == 0 ? 0 : o->shape.size() / c;
+      cuda::binary(rc.stream, kGpuOp, o->data_for_write(), rows, c,
+                   cuda::StridedOperand{oa.chunk->data_for_read(), oa.row_stride, oa.col_stride},
+                   cuda::StridedOperand{ob.chunk->data_for_read(), ob.row_stride, ob.col_stride});
+    });
+    return out;
+  }
   launch(name, {&a, &b}, {&out}, [o, oa = operand(a), ob = operand(b)](const RunContext&) {
     binary_kernel<kOp>(o, oa, ob);
   });
   return out;
 }
 
+// y = f(x) elementwise; on a GPU the same function is cuda::unary(gpu_op, s).
 template <class F>
-NDArray unary(const NDArray& a, trace::NameId name, F f) {
+NDArray unary(const NDArray& a, trace::NameId name, cuda::UnaryOp gpu_op, float s, F f) {
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device());
   Chunk* o = out.chunk();
   const Chunk* x = a.chunk();
+  if (on_gpu(o)) {
+    launch(name, {&a}, {&out}, [o, x, gpu_op, s](const RunContext& rc) {
+      cuda::unary(rc.stream, gpu_op, o->data_for_write(), x->data_for_read(), o->shape.size(), s);
+    });
+    return out;
+  }
   launch(name, {&a}, {&out}, [o, x, f](const RunContext&) {
     float* y = o->data_for_write();
     const float* p = x->data_for_read();
@@ -182,10 +222,16 @@ void require_2d(const NDArray& a, const char* op) {
 }
 
 template <class F>
-NDArray reduce_all(const NDArray& a, trace::NameId name, F finish) {
+NDArray reduce_all(const NDArray& a, trace::NameId name, cuda::ReduceOp gpu_op, F finish) {
   NDArray out = NDArray::empty(a.context_ptr(), Shape{}, a.device());
   Chunk* o = out.chunk();
   const Chunk* x = a.chunk();
+  if (on_gpu(o)) {
+    launch(name, {&a}, {&out}, [o, x, gpu_op](const RunContext& rc) {
+      cuda::reduce_all(rc.stream, gpu_op, o->data_for_write(), x->data_for_read(), x->shape.size());
+    });
+    return out;
+  }
   launch(name, {&a}, {&out}, [o, x, finish](const RunContext&) {
     const float* p = x->data_for_read();
     const int64_t n = x->shape.size();
@@ -201,7 +247,8 @@ NDArray reduce_all(const NDArray& a, trace::NameId name, F finish) {
 }
 
 template <class F>
-NDArray& update_in_place(NDArray& self, const NDArray& other, trace::NameId name, F f) {
+NDArray& update_in_place(NDArray& self, const NDArray& other, trace::NameId name, cuda::UpdateOp gpu_op, float s,
+                         F f) {
   same_context(self, other, "in-place update");
   if (!(self.shape() == other.shape())) {
     throw std::invalid_argument("in-place update: shapes " + self.shape().to_string() + " and " +
@@ -209,6 +256,12 @@ NDArray& update_in_place(NDArray& self, const NDArray& other, trace::NameId name
   }
   Chunk* o = self.chunk();
   const Chunk* x = other.chunk();
+  if (on_gpu(o)) {
+    launch(name, {&other}, {&self}, [o, x, gpu_op, s](const RunContext& rc) {
+      cuda::update(rc.stream, gpu_op, o->data_for_update(), x->data_for_read(), o->shape.size(), s);
+    });
+    return self;
+  }
   launch(name, {&other}, {&self}, [o, x, f](const RunContext&) {
     float* y = o->data_for_update();
     const float* p = x->data_for_read();
@@ -230,7 +283,14 @@ NDArray uniform(const ContextPtr& ctx, const Shape& shape, float low, float high
   if (!(low < high)) throw std::invalid_argument("uniform: need low < high");
   NDArray out = NDArray::empty(ctx, shape);
   Chunk* o = out.chunk();
-  launch(op_names().uniform, {}, {&out}, [o, key = ctx->next_random_key(), low, high](const RunContext&) {
+  const uint64_t key = ctx->next_random_key();
+  if (on_gpu(o)) {
+    launch(op_names().uniform, {}, {&out}, [o, key, low, high](const RunContext& rc) {
+      cuda::fill_uniform(rc.stream, o->data_for_write(), o->shape.size(), key, low, high);
+    });
+    return out;
+  }
+  launch(op_names().uniform, {}, {&out}, [o, key, low, high](const RunContext&) {
     random::fill_uniform(o->data_for_write(), o->shape.size(), key, low, high);
   });
   return out;
@@ -240,7 +300,14 @@ NDArray normal(const ContextPtr& ctx, const Shape& shape, float mean, float std_
   if (!(std_dev >= 0.0f)) throw std::invalid_argument("normal: need std_dev >= 0");
   NDArray out = NDArray::empty(ctx, shape);
   Chunk* o = out.chunk();
-  launch(op_names().normal, {}, {&out}, [o, key = ctx->next_random_key(), mean, std_dev](const RunContext&) {
+  const uint64_t key = ctx->next_random_key();
+  if (on_gpu(o)) {
+    launch(op_names().normal, {}, {&out}, [o, key, mean, std_dev](const RunContext& rc) {
+      cuda::fill_normal(rc.stream, o->data_for_write(), o->shape.size(), key, mean, std_dev);
+    });
+    return out;
+  }
+  launch(op_names().normal, {}, {&out}, [o, key, mean, std_dev](const RunContext&) {
     random::fill_normal(o->data_for_write(), o->shape.size(), key, mean, std_dev);
   });
   return out;
@@ -253,6 +320,14 @@ NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> 
   }
   NDArray out = NDArray::empty(ctx, shape);
   Chunk* o = out.chunk();
+  if (on_gpu(o)) {
+    // From pageable memory the runtime stages the values before returning, so
+    // the vector may go when the op's function does.
+    launch(op_names().from_host, {}, {&out}, [o, v = std::move(values)](const RunContext& rc) {
+      cuda::copy_to_device(rc.stream, o->data_for_write(), v.data(), v.size() * sizeof(float));
+    });
+    return out;
+  }
   launch(op_names().from_host, {}, {&out}, [o, v = std::move(values)](const RunContext&) {
     if (!v.empty()) std::memcpy(o->data_for_write(), v.data(), v.size() * sizeof(float));
   });
@@ -260,7 +335,33 @@ NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> 
 }
 
 NDArray copy(const NDArray& a) {
-  return unary(a, op_names().copy, [](float x) { return x; });
+  return unary(a, op_names().copy, cuda::UnaryOp::copy, 0.0f, [](float x) { return x; });
+}
+
+NDArray to(const NDArray& a, Device device) {
+  if (a.device() == device) return copy(a);
+  if (on_gpu(a) && device.kind != DeviceKind::cpu) {
+    throw std::invalid_argument("to(): copies between two GPUs are not supported (" + to_string(a.device()) + " to " +
+                                to_string(device) + "); go through the host");
+  }
+  const Chunk* x = a.chunk();
+  if (on_gpu(a)) {
+    // Device to host: into page-locked memory, so the copy is asynchronous too.
+    NDArray out = NDArray::empty(a.context_ptr(), a.shape(), device);
+    Chunk* o = out.chunk();
+    o->allocator = &cuda::pinned_allocator();
+    const Device stream_device = a.device();
+    launch(op_names().to_host, {&a}, {&out}, [o, x](const RunContext& rc) {
+      cuda::copy_to_host(rc.stream, o->data_for_write(), x->data_for_read(), o->bytes);
+    }, &stream_device);
+    return out;
+  }
+  NDArray out = NDArray::empty(a.context_ptr(), a.shape(), device);
+  Chunk* o = out.chunk();
+  launch(op_names().to_device, {&a}, {&out}, [o, x](const RunContext& rc) {
+    cuda::copy_to_device(rc.stream, o->data_for_write(), x->data_for_read(), o->bytes);
+  });
+  return out;
 }
 
 NDArray operator+(const NDArray& a, const NDArray& b) { return binary<Binary::add>(a, b, op_names().add, "add"); }
@@ -269,30 +370,30 @@ NDArray operator*(const NDArray& a, const NDArray& b) { return binary<Binary::mu
 NDArray operator/(const NDArray& a, const NDArray& b) { return binary<Binary::div>(a, b, op_names().div, "div"); }
 
 NDArray operator+(const NDArray& a, float s) {
-  return unary(a, op_names().add_scalar, [s](float x) { return x + s; });
+  return unary(a, op_names().add_scalar, cuda::UnaryOp::add_scalar, s, [s](float x) { return x + s; });
 }
 NDArray operator-(const NDArray& a, float s) {
-  return unary(a, op_names().sub_scalar, [s](float x) { return x - s; });
+  return unary(a, op_names().sub_scalar, cuda::UnaryOp::sub_scalar, s, [s](float x) { return x - s; });
 }
 NDArray operator*(const NDArray& a, float s) {
-  return unary(a, op_names().mul_scalar, [s](float x) { return x * s; });
+  return unary(a, op_names().mul_scalar, cuda::UnaryOp::mul_scalar, s, [s](float x) { return x * s; });
 }
 NDArray operator/(const NDArray& a, float s) {
-  return unary(a, op_names().div_scalar, [s](float x) { return x / s; });
+  return unary(a, op_names().div_scalar, cuda::UnaryOp::div_scalar, s, [s](float x) { return x / s; });
 }
 NDArray operator+(float s, const NDArray& a) { return a + s; }
 NDArray operator*(float s, const NDArray& a) { return a * s; }
 NDArray operator-(float s, const NDArray& a) {
-  return unary(a, op_names().rsub_scalar, [s](float x) { return s - x; });
+  return unary(a, op_names().rsub_scalar, cuda::UnaryOp::rsub_scalar, s, [s](float x) { return s - x; });
 }
 NDArray operator/(float s, const NDArray& a) {
-  return unary(a, op_names().rdiv_scalar, [s](float x) { return s / x; });
+  return unary(a, op_names().rdiv_scalar, cuda::UnaryOp::rdiv_scalar, s, [s](float x) { return s / x; });
 }
 NDArray operator-(const NDArray& a) {
-  return unary(a, op_names().negative, [](float x) { return -x; });
+  return unary(a, op_names().negative, cuda::UnaryOp::negative, 0.0f, [](float x) { return -x; });
 }
 NDArray relu(const NDArray& a) {
-  return unary(a, op_names().relu, [](float x) { return x > 0.0f ? x : 0.0f; });
+  return unary(a, op_names().relu, cuda::UnaryOp::relu, 0.0f, [](float x) { return x > 0.0f ? x : 0.0f; });
 }
 
 NDArray relu_grad(const NDArray& x, const NDArray& dy) {
@@ -300,6 +401,12 @@ NDArray relu_grad(const NDArray& x, const NDArray& dy) {
   if (!(x.shape() == dy.shape())) throw std::invalid_argument("relu_grad: shapes differ");
   NDArray out = NDArray::empty(x.context_ptr(), x.shape(), x.device());
   Chunk* o = out.chunk();
+  if (on_gpu(o)) {
+    launch(op_names().relu_grad, {&x, &dy}, {&out}, [o, px = x.chunk(), pd = dy.chunk()](const RunContext& rc) {
+      cuda::relu_grad(rc.stream, o->data_for_write(), px->data_for_read(), pd->data_for_read(), o->shape.size());
+    });
+    return out;
+  }
   launch(op_names().relu_grad, {&x, &dy}, {&out}, [o, px = x.chunk(), pd = dy.chunk()](const RunContext&) {
     float* y = o->data_for_write();
     const float* a = px->data_for_read();
@@ -325,6 +432,21 @@ NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose
   }
   NDArray out = NDArray::empty(a.context_ptr(), Shape{m, n}, a.device());
   Chunk* o = out.chunk();
+  if (on_gpu(o)) {
+    launch(op_names().dot, {&a, &b}, {&out},
+           [o, pa = a.chunk(), pb = b.chunk(), transpose_a, transpose_b, m, n, k](const RunContext& rc) {
+             float* c = o->data_for_write();
+             if (m == 0 || n == 0) return;
+             if (k == 0) {
+               cuda::fill(rc.stream, c, m * n, 0.0f);
+               return;
+             }
+             cuda::sgemm(rc.stream, transpose_a, transpose_b, static_cast<int>(m), static_cast<int>(n),
+                         static_cast<int>(k), 1.0f, pa->data_for_read(), static_cast<int>(pa->shape[1]),
+                         pb->data_for_read(), static_cast<int>(pb->shape[1]), 0.0f, c, static_cast<int>(n));
+           });
+    return out;
+  }
   launch(op_names().dot, {&a, &b}, {&out},
          [o, pa = a.chunk(), pb = b.chunk(), transpose_a, transpose_b, m, n, k](const RunContext&) {
            float* c = o->data_for_write();
@@ -342,6 +464,12 @@ NDArray transpose(const NDArray& a) {
   const int64_t cols = a.shape()[1];
   NDArray out = NDArray::empty(a.context_ptr(), Shape{cols, rows}, a.device());
   Chunk* o = out.chunk();
+  if (on_gpu(o)) {
+    launch(op_names().transpose, {&a}, {&out}, [o, x = a.chunk(), rows, cols](const RunContext& rc) {
+      cuda::transpose(rc.stream, o->data_for_write(), x->data_for_read(), rows, cols);
+    });
+    return out;
+  }
   launch(op_names().transpose, {&a}, {&out}, [o, x = a.chunk(), rows, cols](const RunContext&) {
     float* y = o->data_for_write();
     const float* p = x->data_for_read();
@@ -353,13 +481,13 @@ NDArray transpose(const NDArray& a) {
 }
 
 NDArray sum(const NDArray& a) {
-  return reduce_all(a, op_names().sum, [](double s, double, int64_t) { return s; });
+  return reduce_all(a, op_names().sum, cuda::ReduceOp::sum, [](double s, double, int64_t) { return s; });
 }
 NDArray mean(const NDArray& a) {
-  return reduce_all(a, op_names().mean, [](double s, double, int64_t n) { return n ? s / static_cast<double>(n) : 0.0; });
+  return reduce_all(a, op_names().mean, cuda::ReduceOp::mean, [](double s, double, int64_t n) { return n ? s / static_cast<double>(n) : 0.0; });
 }
 NDArray norm(const NDArray& a) {
-  return reduce_all(a, op_names().norm, [](double, double sq, int64_t) { return std::sqrt(sq); });
+  return reduce_all(a, op_names().norm, cuda::ReduceOp::norm, [](double, double sq, int64_t) { return std::sqrt(sq); });
 }
 
 NDArray sum(const NDArray& a, int axis) {
@@ -369,6 +497,13 @@ NDArray sum(const NDArray& a, int axis) {
   const int64_t cols = a.shape()[1];
   NDArray out = NDArray::empty(a.context_ptr(), Shape{axis == 0 ? cols : rows}, a.device());
   Chunk* o = out.chunk();
+  if (on_gpu(o)) {
+    launch(axis == 0 ? op_names().sum_axis0 : op_names().sum_axis1, {&a}, {&out},
+           [o, x = a.chunk(), rows, cols, axis](const RunContext& rc) {
+             cuda::sum_axis(rc.stream, o->data_for_write(), x->data_for_read(), rows, cols, axis);
+           });
+    return out;
+  }
   launch(axis == 0 ? op_names().sum_axis0 : op_names().sum_axis1, {&a}, {&out}, [o, x = a.chunk(), rows, cols, axis](const RunContext&) {
     float* y = o->data_for_write();
     const float* p = x->data_for_read();
@@ -382,16 +517,22 @@ NDArray sum(const NDArray& a, int axis) {
 }
 
 NDArray& NDArray::operator+=(const NDArray& other) {
-  return update_in_place(*this, other, op_names().add_inplace, [](float y, float x) { return y + x; });
+  return update_in_place(*this, other, op_names().add_inplace, cuda::UpdateOp::add, 0.0f, [](float y, float x) { return y + x; });
 }
 NDArray& NDArray::operator-=(const NDArray& other) {
-  return update_in_place(*this, other, op_names().sub_inplace, [](float y, float x) { return y - x; });
+  return update_in_place(*this, other, op_names().sub_inplace, cuda::UpdateOp::sub, 0.0f, [](float y, float x) { return y - x; });
 }
 NDArray& NDArray::add_scaled(const NDArray& other, float alpha) {
-  return update_in_place(*this, other, op_names().add_scaled, [alpha](float y, float x) { return y + alpha * x; });
+  return update_in_place(*this, other, op_names().add_scaled, cuda::UpdateOp::add_scaled, alpha, [alpha](float y, float x) { return y + alpha * x; });
 }
 NDArray& NDArray::operator*=(float scalar) {
   Chunk* o = chunk();
+  if (on_gpu(o)) {
+    launch(op_names().mul_inplace, {}, {this}, [o, scalar](const RunContext& rc) {
+      cuda::update(rc.stream, cuda::UpdateOp::mul_scalar, o->data_for_update(), nullptr, o->shape.size(), scalar);
+    });
+    return *this;
+  }
   launch(op_names().mul_inplace, {}, {this}, [o, scalar](const RunContext&) {
     float* y = o->data_for_update();
     const int64_t n = o->shape.size();

@@ -3,6 +3,10 @@
 //
 // Elementwise binary ops broadcast the second (or first) operand when it has
 // one element, or is a row (1-D, or 1xN) matching the other's last dimension.
+//
+// An op runs on the device of its arrays: on a CPU worker, or submitted to a
+// GPU stream (engine/cuda/kernels.h, cuBLAS for dot). Operands of one op must
+// be on the same device (std::invalid_argument otherwise; move them with to()).
 // Threading: frontend only.
 #pragma once
 
@@ -14,7 +18,7 @@
 
 namespace asyncscope {
 
-// Creation.
+// Creation, on the context's device (Context::Options::device).
 NDArray zeros(const ContextPtr& ctx, const Shape& shape);
 NDArray ones(const ContextPtr& ctx, const Shape& shape);
 NDArray full(const ContextPtr& ctx, const Shape& shape, float value);
@@ -24,6 +28,10 @@ NDArray normal(const ContextPtr& ctx, const Shape& shape, float mean = 0.0f, flo
 // Copies host values into a new array (values.size() must equal shape.size()).
 NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> values);
 NDArray copy(const NDArray& a);
+// The array's values on `device`: a copy pushed as an op on the GPU's stream
+// (host to device, or device to page-locked host memory), or copy() on the
+// same device.
+NDArray to(const NDArray& a, Device device);
 
 // Elementwise.
 NDArray operator+(const NDArray& a, const NDArray& b);

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <vector>
 
+#include "engine/cuda/cuda.h"
+
 namespace asyncscope::app {
 namespace {
 
@@ -87,7 +89,9 @@ TEST(Cli, BadInputGivesOneLineAndExitTwo) {
   expect_bad_input({"run", "sync-vs-async", "--iterations"}, "--iterations");
   expect_bad_input({"run", "sync-vs-async", "--device", "tpu"}, "not one of cpu|cuda");
   expect_bad_input({"run", "queued-vs-finished", "--size", "60000"}, "memory budget");
-  expect_bad_input({"run", "queued-vs-finished", "--size", "8", "--device", "cuda"}, "CUDA is not available");
+  if (!cuda::available()) {
+    expect_bad_input({"run", "queued-vs-finished", "--size", "8", "--device", "cuda"}, "CUDA is not available");
+  }
   expect_bad_input({"run", "queued-vs-finished", "--size", "8", "--json", "/nonexistent/dir/r.json"},
                    "does not exist");
   const std::string folder = fs::path(scratch("x")).parent_path().string();
@@ -165,7 +169,6 @@ TEST(Cli, BadAppOptionsAreBadInputBeforeAnyWindowOpens) {
            {{"--demo", "memory-and-sync", "--iterations", "3"}, "not an option of memory-and-sync"},
            {{"--demo", "memory-and-sync", "--batches", "many"}, "not a whole number"},
            {{"--batches"}, "needs a value"},
-           {{"--demo", "queued-vs-finished", "--device", "cuda", "--run"}, "CUDA is not available"},
            {{"--screenshot", "/nonexistent/x.png"}, "does not exist"},
            {{"view", "/nonexistent/trace.json"}, "cannot read trace"},
            {{"--demo", "memory-and-sync", "--vary", "sync=none,sometimes", "--run"}, "not one of"},
@@ -176,6 +179,12 @@ TEST(Cli, BadAppOptionsAreBadInputBeforeAnyWindowOpens) {
     EXPECT_EQ(r.code, 2) << fragment;
     EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
     EXPECT_TRUE(r.windows.empty()) << fragment;
+  }
+  if (!cuda::available()) {
+    const CliResult r = cli({"--demo", "queued-vs-finished", "--device", "cuda", "--run"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("CUDA is not available: " + cuda::status().reason), std::string::npos) << r.err;
+    EXPECT_TRUE(r.windows.empty());
   }
 }
 

@@ -1,0 +1,264 @@
+// Device kernels and cuBLAS calls behind engine/cuda/kernels.h. Simple
+// grid-stride kernels: the point of the backend is to show asynchrony, and
+// these are memory-bound anyway; the GEMM (the work that matters) is cuBLAS.
+#include <algorithm>
+#include <string>
+
+#include "engine/cuda/cuda.h"
+#include "engine/cuda/kernels.h"
+#include "engine/cuda/stream.h"
+#include "engine/tensor/random.h"
+
+namespace asyncscope::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+Stream& on(void* stream) { return *static_cast<Stream*>(stream); }
+
+// Enough blocks to cover n elements, capped: kernels loop over the rest.
+unsigned blocks_for(int64_t n) {
+  const int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, 65535));
+}
+
+void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+
+__device__ inline int64_t global_index() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ inline int64_t grid_stride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
+
+__global__ void fill_kernel(float* y, int64_t n, float value) {
+  for (int64_t i = global_index(); i < n; i += grid_stride()) y[i] = value;
+}
+
+__global__ void uniform_kernel(float* y, int64_t n, uint64_t key, float low, float high) {
+  const float scale = high - low;
+  for (int64_t i = global_index(); i < n; i += grid_stride()) {
+    y[i] = low + scale * random::unit(key, static_cast<uint64_t>(i));
+  }
+}
+
+__global__ void normal_kernel(float* y, int64_t n, uint64_t key, float mean, float std_dev) {
+  const int64_t pairs = (n + 1) / 2;
+  for (int64_t p = global_index(); p < pairs; p += grid_stride()) {
+    float first = 0.0f;
+    float second = 0.0f;
+    random::normal_pair(key, static_cast<uint64_t>(p), mean, std_dev, first, second);
+    y[2 * p] = first;
+    if (2 * p + 1 < n) y[2 * p + 1] = second;
+  }
+}
+
+__device__ inline float apply(BinaryOp op, float a, float b) {
+  switch (op) {
+    case BinaryOp::add: return a + b;
+    case BinaryOp::sub: return a - b;
+    case BinaryOp::mul: return a * b;
+    case BinaryOp::div: return a / b;
+  }
+  return 0.0f;
+}
+
+__global__ void binary_kernel(BinaryOp op, float* y, int64_t rows, int64_t cols, StridedOperand a,
+                              StridedOperand b) {
+  const int64_t n = rows * cols;
+  for (int64_t i = global_index(); i < n; i += grid_stride()) {
+    const int64_t r = i / cols;
+    const int64_t c = i - r * cols;
+    y[i] = apply(op, a.data[r * a.row_stride + c * a.col_stride], b.data[r * b.row_stride + c * b.col_stride]);
+  }
+}
+
+__device__ inline float apply(UnaryOp op, float x, float s) {
+  switch (op) {
+    case UnaryOp::copy: return x;
+    case UnaryOp::add_scalar: return x + s;
+    case UnaryOp::sub_scalar: return x - s;
+    case UnaryOp::mul_scalar: return x * s;
+    case UnaryOp::div_scalar: return x / s;
+    case UnaryOp::rsub_scalar: return s - x;
+    case UnaryOp::rdiv_scalar: return s / x;
+    case UnaryOp::negative: return -x;
+    case UnaryOp::relu: return x > 0.0f ? x : 0.0f;
+  }
+  return 0.0f;
+}
+
+__global__ void unary_kernel(UnaryOp op, float* y, const float* x, int64_t n, float s) {
+  for (int64_t i = global_index(); i < n; i += grid_stride()) y[i] = apply(op, x[i], s);
+}
+
+__global__ void update_kernel(UpdateOp op, float* y, const float* x, int64_t n, float s) {
+  for (int64_t i = global_index(); i < n; i += grid_stride()) {
+    switch (op) {
+      case UpdateOp::add: y[i] += x[i]; break;
+      case UpdateOp::sub: y[i] -= x[i]; break;
+      case UpdateOp::add_scaled: y[i] += s * x[i]; break;
+      case UpdateOp::mul_scalar: y[i] *= s; break;
+    }
+  }
+}
+
+__global__ void relu_grad_kernel(float* y, const float* x, const float* dy, int64_t n) {
+  for (int64_t i = global_index(); i < n; i += grid_stride()) y[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+}
+
+__global__ void transpose_kernel(float* y, const float* x, int64_t rows, int64_t cols) {
+  const int64_t n = rows * cols;
+  for (int64_t i = global_index(); i < n; i += grid_stride()) {
+    const int64_t r = i / cols;
+    const int64_t c = i - r * cols;
+    y[c * rows + r] = x[i];
+  }
+}
+
+// Block sums of x and x^2 in double, added into acc[0] and acc[1].
+__global__ void sum_kernel(double* acc, const float* x, int64_t n) {
+  __shared__ double sums[kThreads];
+  __shared__ double squares[kThreads];
+  double s = 0.0;
+  double q = 0.0;
+  for (int64_t i = global_index(); i < n; i += grid_stride()) {
+    const double v = x[i];
+    s += v;
+    q += v * v;
+  }
+  sums[threadIdx.x] = s;
+  squares[threadIdx.x] = q;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) {
+      sums[threadIdx.x] += sums[threadIdx.x + half];
+      squares[threadIdx.x] += squares[threadIdx.x + half];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    atomicAdd(&acc[0], sums[0]);
+    atomicAdd(&acc[1], squares[0]);
+  }
+}
+
+__global__ void finish_reduce_kernel(ReduceOp op, float* out, const double* acc, int64_t n) {
+  switch (op) {
+    case ReduceOp::sum: out[0] = static_cast<float>(acc[0]); break;
+    case ReduceOp::mean: out[0] = n ? static_cast<float>(acc[0] / static_cast<double>(n)) : 0.0f; break;
+    case ReduceOp::norm: out[0] = static_cast<float>(sqrt(acc[1])); break;
+  }
+}
+
+// One thread per output: column sums (axis 0) read coalesced rows.
+__global__ void sum_axis_kernel(float* y, const float* x, int64_t rows, int64_t cols, int axis) {
+  const int64_t outputs = axis == 0 ? cols : rows;
+  for (int64_t o = global_index(); o < outputs; o += grid_stride()) {
+    double acc = 0.0;
+    if (axis == 0) {
+      for (int64_t r = 0; r < rows; ++r) acc += x[r * cols + o];
+    } else {
+      for (int64_t c = 0; c < cols; ++c) acc += x[o * cols + c];
+    }
+    y[o] = static_cast<float>(acc);
+  }
+}
+
+}  // namespace
+
+bool kernels_loadable(std::string& reason) {
+  cudaFuncAttributes attributes{};
+  const cudaError_t e = cudaFuncGetAttributes(&attributes, fill_kernel);
+  if (e == cudaSuccess) return true;
+  (void)cudaGetLastError();
+  reason = cudaGetErrorString(e);
+  return false;
+}
+
+void fill(void* stream, float* y, int64_t n, float value) {
+  if (n == 0) return;
+  fill_kernel<<<blocks_for(n), kThreads, 0, on(stream).handle()>>>(y, n, value);
+  check_launch("fill kernel");
+}
+
+void fill_uniform(void* stream, float* y, int64_t n, uint64_t key, float low, float high) {
+  if (n == 0) return;
+  uniform_kernel<<<blocks_for(n), kThreads, 0, on(stream).handle()>>>(y, n, key, low, high);
+  check_launch("uniform kernel");
+}
+
+void fill_normal(void* stream, float* y, int64_t n, uint64_t key, float mean, float std_dev) {
+  if (n == 0) return;
+  normal_kernel<<<blocks_for((n + 1) / 2), kThreads, 0, on(stream).handle()>>>(y, n, key, mean, std_dev);
+  check_launch("normal kernel");
+}
+
+void binary(void* stream, BinaryOp op, float* y, int64_t rows, int64_t cols, StridedOperand a, StridedOperand b) {
+  if (rows * cols == 0) return;
+  binary_kernel<<<blocks_for(rows * cols), kThreads, 0, on(stream).handle()>>>(op, y, rows, cols, a, b);
+  check_launch("binary kernel");
+}
+
+void unary(void* stream, UnaryOp op, float* y, const float* x, int64_t n, float s) {
+  if (n == 0) return;
+  unary_kernel<<<blocks_for(n), kThreads, 0, on(stream).handle()>>>(op, y, x, n, s);
+  check_launch("unary kernel");
+}
+
+void update(void* stream, UpdateOp op, float* y, const float* x, int64_t n, float s) {
+  if (n == 0) return;
+  update_kernel<<<blocks_for(n), kThreads, 0, on(stream).handle()>>>(op, y, x, n, s);
+  check_launch("update kernel");
+}
+
+void relu_grad(void* stream, float* y, const float* x, const float* dy, int64_t n) {
+  if (n == 0) return;
+  relu_grad_kernel<<<blocks_for(n), kThreads, 0, on(stream).handle()>>>(y, x, dy, n);
+  check_launch("relu_grad kernel");
+}
+
+void transpose(void* stream, float* y, const float* x, int64_t rows, int64_t cols) {
+  if (rows * cols == 0) return;
+  transpose_kernel<<<blocks_for(rows * cols), kThreads, 0, on(stream).handle()>>>(y, x, rows, cols);
+  check_launch("transpose kernel");
+}
+
+void reduce_all(void* stream, ReduceOp op, float* out, const float* x, int64_t n) {
+  Stream& s = on(stream);
+  // The scratch is the stream's: ops on one stream run one after another.
+  check(cudaMemsetAsync(s.scratch(), 0, 2 * sizeof(double), s.handle()), "cudaMemsetAsync");
+  if (n > 0) {
+    sum_kernel<<<std::min(blocks_for(n), 1024u), kThreads, 0, s.handle()>>>(s.scratch(), x, n);
+    check_launch("sum kernel");
+  }
+  finish_reduce_kernel<<<1, 1, 0, s.handle()>>>(op, out, s.scratch(), n);
+  check_launch("reduce kernel");
+}
+
+void sum_axis(void* stream, float* y, const float* x, int64_t rows, int64_t cols, int axis) {
+  const int64_t outputs = axis == 0 ? cols : rows;
+  if (outputs == 0) return;
+  sum_axis_kernel<<<blocks_for(outputs), kThreads, 0, on(stream).handle()>>>(y, x, rows, cols, axis);
+  check_launch("sum_axis kernel");
+}
+
+void sgemm(void* stream, bool transpose_a, bool transpose_b, int m, int n, int k, float alpha, const float* a,
+           int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+  // cuBLAS is column-major: a row-major C = op(A) op(B) is the column-major
+  // C^T = op(B)^T op(A)^T, which is the same memory with A and B swapped.
+  const cublasOperation_t op_a = transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  check(blas_api().sgemm(on(stream).blas(), op_b, op_a, n, m, k, &alpha, b, ldb, a, lda, &beta, c, ldc),
+        "cublasSgemm");
+}
+
+void copy_to_device(void* stream, float* y, const float* host_x, size_t bytes) {
+  if (bytes == 0) return;
+  check(cudaMemcpyAsync(y, host_x, bytes, cudaMemcpyHostToDevice, on(stream).handle()), "cudaMemcpyAsync (host to device)");
+}
+
+void copy_to_host(void* stream, float* host_y, const float* x, size_t bytes) {
+  if (bytes == 0) return;
+  check(cudaMemcpyAsync(host_y, x, bytes, cudaMemcpyDeviceToHost, on(stream).handle()), "cudaMemcpyAsync (device to host)");
+}
+
+}  // namespace asyncscope::cuda

@@ -1,0 +1,58 @@
+// The device side of the NDArray ops: each function submits work to a stream
+// and returns without waiting for it. `stream` is the RunContext::stream an op
+// receives on a CUDA stream worker. Pointers are device memory unless named
+// host_*. Launch errors throw cuda::CudaError naming the kernel or call;
+// errors while the work runs surface when the engine waits for the op.
+//
+// Results match the CPU ops: the same counter-based random numbers
+// (engine/tensor/random.h), reductions accumulated in double.
+//
+// Threading: the stream worker thread that owns `stream`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace asyncscope::cuda {
+
+enum class BinaryOp : uint8_t { add, sub, mul, div };
+// y = f(x, s) elementwise.
+enum class UnaryOp : uint8_t { copy, add_scalar, sub_scalar, mul_scalar, div_scalar, rsub_scalar, rdiv_scalar, negative, relu };
+// y = f(y, x) in place (mul_scalar ignores x: y *= s).
+enum class UpdateOp : uint8_t { add, sub, add_scaled, mul_scalar };
+enum class ReduceOp : uint8_t { sum, mean, norm };
+
+// An operand of a binary op viewed as rows x cols: element (r, c) is at
+// data[r * row_stride + c * col_stride] (broadcasting uses strides of 0).
+struct StridedOperand {
+  const float* data;
+  int64_t row_stride;
+  int64_t col_stride;
+};
+
+void fill(void* stream, float* y, int64_t n, float value);
+void fill_uniform(void* stream, float* y, int64_t n, uint64_t key, float low, float high);
+void fill_normal(void* stream, float* y, int64_t n, uint64_t key, float mean, float std_dev);
+
+void binary(void* stream, BinaryOp op, float* y, int64_t rows, int64_t cols, StridedOperand a, StridedOperand b);
+void unary(void* stream, UnaryOp op, float* y, const float* x, int64_t n, float s = 0.0f);
+void update(void* stream, UpdateOp op, float* y, const float* x, int64_t n, float s = 0.0f);
+void relu_grad(void* stream, float* y, const float* x, const float* dy, int64_t n);
+void transpose(void* stream, float* y, const float* x, int64_t rows, int64_t cols);
+
+// out[0] = sum, mean or norm of x[0..n).
+void reduce_all(void* stream, ReduceOp op, float* out, const float* x, int64_t n);
+// Sums of a rows x cols matrix along axis 0 (cols results) or 1 (rows results).
+void sum_axis(void* stream, float* y, const float* x, int64_t rows, int64_t cols, int axis);
+
+// Row-major C (m x n) = alpha * op(A) op(B) + beta * C through cuBLAS sgemm
+// (FP32, no TF32), with lda/ldb/ldc the row lengths as stored.
+void sgemm(void* stream, bool transpose_a, bool transpose_b, int m, int n, int k, float alpha, const float* a,
+           int lda, const float* b, int ldb, float beta, float* c, int ldc);
+
+// Asynchronous copies; host memory should be page-locked (pinned_allocator())
+// for the device-to-host direction to stay asynchronous.
+void copy_to_device(void* stream, float* y, const float* host_x, size_t bytes);
+void copy_to_host(void* stream, float* host_y, const float* x, size_t bytes);
+
+}  // namespace asyncscope::cuda

@@ -1,0 +1,51 @@
+// The CUDA backend's entry points in a build without it (no nvcc was found,
+// or -DASYNCSCOPE_CUDA=OFF): status() says so and everything else refuses
+// with that reason. The kernels in kernels.h are not reachable here: arrays
+// on a CUDA device cannot be created without a stream worker.
+#include "engine/cuda/cuda.h"
+#include "engine/cuda/kernels.h"
+
+namespace asyncscope::cuda {
+namespace {
+
+[[noreturn]] void refuse() { throw std::invalid_argument("CUDA is not available: " + status().reason); }
+
+}  // namespace
+
+const Status& status() {
+  static const Status s = [] {
+    Status st;
+    st.reason = "this build has no CUDA backend (it was configured without a CUDA compiler)";
+    return st;
+  }();
+  return s;
+}
+
+void require(Device device) {
+  if (device.kind != DeviceKind::cpu) refuse();
+}
+
+std::unique_ptr<DeviceStream> make_stream(Device, int) { refuse(); }
+std::unique_ptr<BlockSource> make_device_source(Device) { refuse(); }
+int64_t default_device_budget_bytes(Device) { refuse(); }
+std::unique_ptr<PooledAllocator> make_device_allocator(Device) { refuse(); }
+PooledAllocator& device_allocator(Device) { refuse(); }
+PooledAllocator& pinned_allocator() { refuse(); }
+
+void fill(void*, float*, int64_t, float) { refuse(); }
+void fill_uniform(void*, float*, int64_t, uint64_t, float, float) { refuse(); }
+void fill_normal(void*, float*, int64_t, uint64_t, float, float) { refuse(); }
+void binary(void*, BinaryOp, float*, int64_t, int64_t, StridedOperand, StridedOperand) { refuse(); }
+void unary(void*, UnaryOp, float*, const float*, int64_t, float) { refuse(); }
+void update(void*, UpdateOp, float*, const float*, int64_t, float) { refuse(); }
+void relu_grad(void*, float*, const float*, const float*, int64_t) { refuse(); }
+void transpose(void*, float*, const float*, int64_t, int64_t) { refuse(); }
+void reduce_all(void*, ReduceOp, float*, const float*, int64_t) { refuse(); }
+void sum_axis(void*, float*, const float*, int64_t, int64_t, int) { refuse(); }
+void sgemm(void*, bool, bool, int, int, int, float, const float*, int, const float*, int, float, float*, int) {
+  refuse();
+}
+void copy_to_device(void*, float*, const float*, size_t) { refuse(); }
+void copy_to_host(void*, float*, const float*, size_t) { refuse(); }
+
+}  // namespace asyncscope::cuda
