@@ -71,7 +71,9 @@ class MemoryAndSync final : public Demo {
 
     trace::RssReader rss;
     const int64_t rss_before = rss.read();
-    s.allocator().reset_peak();
+    // On a GPU the arrays (and the pile-up) live in the device pool.
+    PooledAllocator& arrays = s.device_allocator() ? *s.device_allocator() : s.allocator();
+    arrays.reset_peak();
     s.mark("training");
     const int64_t t0 = trace::now_ns();
     NDArray first_loss, last_loss;
@@ -117,8 +119,8 @@ class MemoryAndSync final : public Demo {
         {"frontend_s", "the frontend's loop took", frontend_s, "s"},
         {"rss_increase_mb", "RSS increase at the end", static_cast<double>(rss_after - rss_before) / kMB, "MB"},
         {"peak_rss_increase_mb", "peak RSS increase", static_cast<double>(rss_peak - rss_before) / kMB, "MB"},
-        {"peak_live_mb", "peak live array bytes", static_cast<double>(s.allocator().stats().peak_live_bytes) / kMB,
-         "MB"},
+        {"peak_live_mb", "peak live array bytes" + std::string(s.device_allocator() ? " (GPU memory)" : ""),
+         static_cast<double>(arrays.stats().peak_live_bytes) / kMB, "MB"},
         {"loss_first", "loss of the first batch", loss_start, ""},
         {"loss_last", "loss of the last batch", loss_end, ""},
     };
