@@ -176,68 +176,69 @@ bool kernels_loadable(std::string& reason) {
 
 void fill(void* stream, float* y, int64_t n, float value) {
   if (n == 0) return;
-  fill_kernel<<<blocks_for(n), kThreads, 0, on(stream).handle()>>>(y, n, value);
+  fill_kernel<<<blocks_for(n), kThreads, 0, on(stream).submit_handle()>>>(y, n, value);
   check_launch("fill kernel");
 }
 
 void fill_uniform(void* stream, float* y, int64_t n, uint64_t key, float low, float high) {
   if (n == 0) return;
-  uniform_kernel<<<blocks_for(n), kThreads, 0, on(stream).handle()>>>(y, n, key, low, high);
+  uniform_kernel<<<blocks_for(n), kThreads, 0, on(stream).submit_handle()>>>(y, n, key, low, high);
   check_launch("uniform kernel");
 }
 
 void fill_normal(void* stream, float* y, int64_t n, uint64_t key, float mean, float std_dev) {
   if (n == 0) return;
-  normal_kernel<<<blocks_for((n + 1) / 2), kThreads, 0, on(stream).handle()>>>(y, n, key, mean, std_dev);
+  normal_kernel<<<blocks_for((n + 1) / 2), kThreads, 0, on(stream).submit_handle()>>>(y, n, key, mean, std_dev);
   check_launch("normal kernel");
 }
 
 void binary(void* stream, BinaryOp op, float* y, int64_t rows, int64_t cols, StridedOperand a, StridedOperand b) {
   if (rows * cols == 0) return;
-  binary_kernel<<<blocks_for(rows * cols), kThreads, 0, on(stream).handle()>>>(op, y, rows, cols, a, b);
+  binary_kernel<<<blocks_for(rows * cols), kThreads, 0, on(stream).submit_handle()>>>(op, y, rows, cols, a, b);
   check_launch("binary kernel");
 }
 
 void unary(void* stream, UnaryOp op, float* y, const float* x, int64_t n, float s) {
   if (n == 0) return;
-  unary_kernel<<<blocks_for(n), kThreads, 0, on(stream).handle()>>>(op, y, x, n, s);
+  unary_kernel<<<blocks_for(n), kThreads, 0, on(stream).submit_handle()>>>(op, y, x, n, s);
   check_launch("unary kernel");
 }
 
 void update(void* stream, UpdateOp op, float* y, const float* x, int64_t n, float s) {
   if (n == 0) return;
-  update_kernel<<<blocks_for(n), kThreads, 0, on(stream).handle()>>>(op, y, x, n, s);
+  update_kernel<<<blocks_for(n), kThreads, 0, on(stream).submit_handle()>>>(op, y, x, n, s);
   check_launch("update kernel");
 }
 
 void relu_grad(void* stream, float* y, const float* x, const float* dy, int64_t n) {
   if (n == 0) return;
-  relu_grad_kernel<<<blocks_for(n), kThreads, 0, on(stream).handle()>>>(y, x, dy, n);
+  relu_grad_kernel<<<blocks_for(n), kThreads, 0, on(stream).submit_handle()>>>(y, x, dy, n);
   check_launch("relu_grad kernel");
 }
 
 void transpose(void* stream, float* y, const float* x, int64_t rows, int64_t cols) {
   if (rows * cols == 0) return;
-  transpose_kernel<<<blocks_for(rows * cols), kThreads, 0, on(stream).handle()>>>(y, x, rows, cols);
+  transpose_kernel<<<blocks_for(rows * cols), kThreads, 0, on(stream).submit_handle()>>>(y, x, rows, cols);
   check_launch("transpose kernel");
 }
 
 void reduce_all(void* stream, ReduceOp op, float* out, const float* x, int64_t n) {
   Stream& s = on(stream);
+  const cudaStream_t handle = s.submit_handle();
   // The scratch is the stream's: ops on one stream run one after another.
-  check(cudaMemsetAsync(s.scratch(), 0, 2 * sizeof(double), s.handle()), "cudaMemsetAsync");
+  check(cudaMemsetAsync(s.scratch(), 0, 2 * sizeof(double), handle), "cudaMemsetAsync");
   if (n > 0) {
-    sum_kernel<<<std::min(blocks_for(n), 1024u), kThreads, 0, s.handle()>>>(s.scratch(), x, n);
+    sum_kernel<<<std::min(blocks_for(n), 1024u), kThreads, 0, handle>>>(s.scratch(), x, n);
     check_launch("sum kernel");
   }
-  finish_reduce_kernel<<<1, 1, 0, s.handle()>>>(op, out, s.scratch(), n);
+  finish_reduce_kernel<<<1, 1, 0, handle>>>(op, out, s.scratch(), n);
   check_launch("reduce kernel");
 }
 
 void sum_axis(void* stream, float* y, const float* x, int64_t rows, int64_t cols, int axis) {
   const int64_t outputs = axis == 0 ? cols : rows;
   if (outputs == 0) return;
-  sum_axis_kernel<<<blocks_for(outputs), kThreads, 0, on(stream).handle()>>>(y, x, rows, cols, axis);
+  sum_axis_kernel<<<blocks_for(outputs), kThreads, 0, on(stream).submit_handle()>>>(y, x, rows, cols, axis);
   check_launch("sum_axis kernel");
 }
 
@@ -247,18 +248,20 @@ void sgemm(void* stream, bool transpose_a, bool transpose_b, int m, int n, int k
   // C^T = op(B)^T op(A)^T, which is the same memory with A and B swapped.
   const cublasOperation_t op_a = transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_b = transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-  check(blas_api().sgemm(on(stream).blas(), op_b, op_a, n, m, k, &alpha, b, ldb, a, lda, &beta, c, ldc),
+  Stream& s = on(stream);
+  (void)s.submit_handle();  // cuBLAS submits to this stream: the op's device time starts here
+  check(blas_api().sgemm(s.blas(), op_b, op_a, n, m, k, &alpha, b, ldb, a, lda, &beta, c, ldc),
         "cublasSgemm");
 }
 
 void copy_to_device(void* stream, float* y, const float* host_x, size_t bytes) {
   if (bytes == 0) return;
-  check(cudaMemcpyAsync(y, host_x, bytes, cudaMemcpyHostToDevice, on(stream).handle()), "cudaMemcpyAsync (host to device)");
+  check(cudaMemcpyAsync(y, host_x, bytes, cudaMemcpyHostToDevice, on(stream).submit_handle()), "cudaMemcpyAsync (host to device)");
 }
 
 void copy_to_host(void* stream, float* host_y, const float* x, size_t bytes) {
   if (bytes == 0) return;
-  check(cudaMemcpyAsync(host_y, x, bytes, cudaMemcpyDeviceToHost, on(stream).handle()), "cudaMemcpyAsync (device to host)");
+  check(cudaMemcpyAsync(host_y, x, bytes, cudaMemcpyDeviceToHost, on(stream).submit_handle()), "cudaMemcpyAsync (device to host)");
 }
 
 }  // namespace asyncscope::cuda

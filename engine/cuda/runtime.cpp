@@ -138,11 +138,13 @@ class DeviceSource final : public BlockSource {
     check(cudaSetDevice(device_.index), "cudaSetDevice");
     void* p = nullptr;
     const cudaError_t e = cudaMalloc(&p, bytes);
-    if (e != cudaSuccess) {
+    if (e == cudaErrorMemoryAllocation) {
+      // Out of memory: PooledAllocator trims its cache and asks once more.
       (void)cudaGetLastError();
       throw DeviceOutOfMemory("cudaMalloc of " + std::to_string(bytes) + " bytes on " + name_ + ": " +
                               cudaGetErrorString(e));
     }
+    check(e, "cudaMalloc");
     return p;
   }
   void release(void* p, size_t) noexcept override {
@@ -162,11 +164,13 @@ class PinnedSource final : public BlockSource {
  public:
   void* allocate(size_t bytes) override {
     void* p = nullptr;
-    const cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
-    if (e != cudaSuccess) {
+    // Portable: page-locked for every device's copies, not only the current one.
+    const cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
+    if (e == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       throw DeviceOutOfMemory("cudaHostAlloc of " + std::to_string(bytes) + " bytes: " + cudaGetErrorString(e));
     }
+    check(e, "cudaHostAlloc");
     return p;
   }
   void release(void* p, size_t) noexcept override {
@@ -250,6 +254,7 @@ Stream::Stream(int device, int /*index*/) : device_(device) {
   try {
     use_device();
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    check(cudaStreamCreateWithFlags(&anchor_stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     const BlasApi& api = blas_api();
     check(api.create(&blas_), "cublasCreate");
     check(api.set_stream(blas_, stream_), "cublasSetStream");
@@ -263,13 +268,15 @@ Stream::Stream(int device, int /*index*/) : device_(device) {
     if (scratch_ != nullptr) cudaFree(scratch_);
     anchor_.reset();
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    if (anchor_stream_ != nullptr) cudaStreamDestroy(anchor_stream_);
     (void)cudaGetLastError();
     throw;
   }
 }
 
 Stream::~Stream() {
-  use_device();
+  // Nothing here may throw: after a device fault every call fails.
+  (void)cudaSetDevice(device_);
   (void)cudaStreamSynchronize(stream_);
   for (const Pending& p : pending_) {
     cudaEventDestroy(p.start);
@@ -280,6 +287,7 @@ Stream::~Stream() {
   blas_api().destroy(blas_);
   cudaFree(scratch_);
   cudaStreamDestroy(stream_);
+  cudaStreamDestroy(anchor_stream_);
   (void)cudaGetLastError();
 }
 
@@ -293,7 +301,7 @@ void Stream::use_device() const {
 std::shared_ptr<const Stream::Anchor> Stream::new_anchor() {
   cudaEvent_t event = nullptr;
   check(cudaEventCreate(&event), "cudaEventCreate");
-  const cudaError_t recorded = cudaEventRecord(event, stream_);
+  const cudaError_t recorded = cudaEventRecord(event, anchor_stream_);
   const int64_t host_ns = trace::now_ns();
   if (recorded != cudaSuccess) {
     cudaEventDestroy(event);
@@ -319,11 +327,7 @@ cudaEvent_t Stream::take_event() {
 
 DeviceStream::Token Stream::begin_op() {
   use_device();
-  // Renew the anchor only on an idle stream, where the event runs right away.
-  if (trace::now_ns() - anchor_->host_ns > kAnchorMaxAgeNs && cudaStreamQuery(stream_) == cudaSuccess) {
-    anchor_ = new_anchor();
-  }
-  (void)cudaGetLastError();  // cudaStreamQuery's "not ready" is not an error of the next call
+  if (trace::now_ns() - anchor_->host_ns > kAnchorMaxAgeNs) anchor_ = new_anchor();
   Pending p;
   p.token = next_token_++;
   p.anchor = anchor_;
@@ -337,15 +341,19 @@ DeviceStream::Token Stream::begin_op() {
       throw;
     }
   }
-  if (const cudaError_t e = cudaEventRecord(p.start, stream_); e != cudaSuccess) {
-    std::lock_guard lock(mutex_);
-    free_events_.push_back(p.start);
-    free_events_.push_back(p.end);
-    check(e, "cudaEventRecord");
-  }
+  current_start_ = p.start;
+  start_recorded_ = false;
   std::lock_guard lock(mutex_);
   pending_.push_back(std::move(p));
   return pending_.back().token;
+}
+
+cudaStream_t Stream::submit_handle() {
+  if (!start_recorded_) {
+    check(cudaEventRecord(current_start_, stream_), "cudaEventRecord");
+    start_recorded_ = true;
+  }
+  return stream_;
 }
 
 void Stream::end_op(Token token) {
@@ -355,7 +363,18 @@ void Stream::end_op(Token token) {
     if (pending_.empty() || pending_.back().token != token) throw std::logic_error("cuda::Stream: end_op out of order");
     end = pending_.back().end;
   }
-  check(cudaEventRecord(end, stream_), "cudaEventRecord");
+  // An op that submitted nothing still gets a (zero-length) span where the stream was.
+  cudaError_t e = start_recorded_ ? cudaSuccess : cudaEventRecord(current_start_, stream_);
+  start_recorded_ = true;
+  if (e == cudaSuccess) e = cudaEventRecord(end, stream_);
+  if (e != cudaSuccess) {
+    // wait() must not trust the events: it waits for the whole stream instead.
+    const std::string why = std::string("cudaEventRecord: ") + cudaGetErrorString(e);
+    (void)cudaGetLastError();
+    std::lock_guard lock(mutex_);
+    pending_.back().broken = why;
+    throw CudaError(why);
+  }
 }
 
 DeviceStream::Span Stream::wait(Token token) {
@@ -367,6 +386,14 @@ DeviceStream::Span Stream::wait(Token token) {
     pending_.pop_front();
   }
   use_device();
+  if (!p.broken.empty()) {
+    // Its events were never recorded: wait until everything on the stream is done.
+    (void)cudaStreamSynchronize(stream_);
+    std::lock_guard lock(mutex_);
+    free_events_.push_back(p.start);
+    free_events_.push_back(p.end);
+    throw CudaError(p.broken);
+  }
   const cudaError_t done = cudaEventSynchronize(p.end);
   Span span;
   float start_ms = 0.0f;

@@ -3,14 +3,17 @@
 // Internal to the backend: includes the CUDA headers, so only the backend's
 // own sources include it.
 //
-// Timing: every op gets a pair of CUDA events recorded around its work.
-// Device times become host times through an anchor: an event recorded on the
-// idle stream, whose host time is read right after the record returns; an
-// op's start is anchor_host + cudaEventElapsedTime(anchor, start). The anchor
-// is renewed (when the stream is idle) once it is older than a second, which
-// keeps the float milliseconds of cudaEventElapsedTime precise to well under
-// a microsecond and any drift between the GPU and host clocks small. Events
-// are pooled and reused, so a steady stream of ops creates none.
+// Timing: every op gets a pair of CUDA events around its work. The start
+// event is recorded just before the op's first submission (submit_handle()),
+// not at begin_op(), so host work in the op's function (allocating, cuBLAS
+// set-up) does not count as device time. Device times become host times
+// through an anchor: an event recorded on a private stream that is always
+// idle, so it runs at once, with the host time read right after the record
+// returns; an op's start is anchor_host + cudaEventElapsedTime(anchor, start).
+// The anchor is renewed every second, which keeps the float milliseconds of
+// cudaEventElapsedTime precise to well under a microsecond and the drift
+// between GPU and host clocks small. Events are pooled and reused, so a
+// steady stream of ops creates none.
 //
 // Threading: as DeviceStream; handle(), blas() and scratch() on the stream
 // worker thread (inside op functions).
@@ -60,7 +63,8 @@ class Stream final : public DeviceStream {
   Span wait(Token token) override;
   void* native() noexcept override { return this; }
 
-  cudaStream_t handle() const noexcept { return stream_; }
+  // The stream to submit an op's work to; records the op's start event first.
+  cudaStream_t submit_handle();
   cublasHandle_t blas() const noexcept { return blas_; }
   // Device scratch for reductions (ops on one stream run one after another).
   double* scratch() const noexcept { return scratch_; }
@@ -76,6 +80,7 @@ class Stream final : public DeviceStream {
     cudaEvent_t start = nullptr;
     cudaEvent_t end = nullptr;
     std::shared_ptr<const Anchor> anchor;
+    std::string broken;  // why the end event could not be recorded, if it could not
   };
 
   // Sets this stream's device on the calling thread (once per thread).
@@ -85,12 +90,15 @@ class Stream final : public DeviceStream {
 
   const int device_;
   cudaStream_t stream_ = nullptr;
+  cudaStream_t anchor_stream_ = nullptr;  // never given work: anchors run at once
   cublasHandle_t blas_ = nullptr;
   double* scratch_ = nullptr;
 
   // Launcher thread only.
   std::shared_ptr<const Anchor> anchor_;
   Token next_token_ = 1;
+  cudaEvent_t current_start_ = nullptr;  // the begun op's start event
+  bool start_recorded_ = true;
 
   std::mutex mutex_;  // the launcher adds, the completer takes and recycles
   std::deque<Pending> pending_;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -68,6 +70,28 @@ void same_context(const NDArray& a, const NDArray& b, const char* op) {
 
 bool on_gpu(const NDArray& a) { return a.device().kind != DeviceKind::cpu; }
 bool on_gpu(const Chunk* c) { return c->device.kind != DeviceKind::cpu; }
+
+// Host values on their way to a GPU: copied into page-locked memory, from
+// which the device copies asynchronously (from pageable memory the runtime
+// may wait for the stream first). The op's function holds it, and the
+// engine drops the function only after the device finished the op.
+struct PinnedStaging {
+  void* block = nullptr;
+  size_t bytes = 0;
+  ~PinnedStaging() {
+    if (block != nullptr) cuda::pinned_allocator().deallocate(block, bytes);
+  }
+  const float* hold(const float* values, size_t n) {
+    bytes = n * sizeof(float);
+    block = cuda::pinned_allocator().allocate(bytes);
+    if (bytes != 0) std::memcpy(block, values, bytes);
+    return static_cast<const float*>(block);
+  }
+};
+
+void copy_host_values_to(void* stream, float* device, const float* values, size_t n, PinnedStaging& staging) {
+  cuda::copy_to_device(stream, device, staging.hold(values, n), n * sizeof(float));
+}
 
 // Pushes fn reading `in` and writing `out`, tagged for the trace. It runs on
 // the device of the first output, or on `device` when given (copies between
@@ -321,10 +345,9 @@ NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> 
   NDArray out = NDArray::empty(ctx, shape);
   Chunk* o = out.chunk();
   if (on_gpu(o)) {
-    // From pageable memory the runtime stages the values before returning, so
-    // the vector may go when the op's function does.
-    launch(op_names().from_host, {}, {&out}, [o, v = std::move(values)](const RunContext& rc) {
-      cuda::copy_to_device(rc.stream, o->data_for_write(), v.data(), v.size() * sizeof(float));
+    auto staging = std::make_shared<PinnedStaging>();
+    launch(op_names().from_host, {}, {&out}, [o, v = std::move(values), staging](const RunContext& rc) {
+      copy_host_values_to(rc.stream, o->data_for_write(), v.data(), v.size(), *staging);
     });
     return out;
   }
@@ -358,8 +381,10 @@ NDArray to(const NDArray& a, Device device) {
   }
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), device);
   Chunk* o = out.chunk();
-  launch(op_names().to_device, {&a}, {&out}, [o, x](const RunContext& rc) {
-    cuda::copy_to_device(rc.stream, o->data_for_write(), x->data_for_read(), o->bytes);
+  auto staging = std::make_shared<PinnedStaging>();
+  launch(op_names().to_device, {&a}, {&out}, [o, x, staging](const RunContext& rc) {
+    copy_host_values_to(rc.stream, o->data_for_write(), x->data_for_read(), static_cast<size_t>(x->shape.size()),
+                        *staging);
   });
   return out;
 }
@@ -429,6 +454,12 @@ NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose
     throw std::invalid_argument("dot: inner dimensions differ (" + a.shape().to_string() +
                                 (transpose_a ? "^T" : "") + " x " + b.shape().to_string() +
                                 (transpose_b ? "^T" : "") + ")");
+  }
+  // BLAS takes int dimensions and leading dimensions.
+  constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+  if (std::max({a.shape()[0], a.shape()[1], b.shape()[0], b.shape()[1]}) > kIntMax) {
+    throw std::invalid_argument("dot: dimensions beyond " + std::to_string(kIntMax) + " are not supported by BLAS (" +
+                                a.shape().to_string() + " x " + b.shape().to_string() + ")");
   }
   NDArray out = NDArray::empty(a.context_ptr(), Shape{m, n}, a.device());
   Chunk* o = out.chunk();
