@@ -55,7 +55,11 @@ std::vector<TooltipRow> op_timing_rows(const trace::TraceModel& model, const tra
     rows.push_back({"GPU start", at(op.start)});
     rows.push_back({"GPU end", at(op.end)});
   } else {
-    rows.push_back({"GPU", op.launched() ? "launched, not finished yet" : "not yet launched"});
+    // A launch that ended without success (skipped, cancelled, failed) never reaches the GPU.
+    const char* gpu = !op.launched()                       ? "not yet launched"
+                      : op.status == trace::OpStatus::ok ? "launched, not finished yet"
+                                                         : "did not run";
+    rows.push_back({"GPU", gpu});
   }
   const int64_t first = op.launched() ? op.launch_start : op.start;
   if (queued && (op.launched() || op.executed())) rows.push_back({"queue wait", format_duration(first - op.enqueue)});

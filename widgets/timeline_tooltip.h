@@ -27,7 +27,7 @@ bool is_gpu_op(const trace::TraceModel& model, const trace::OpInfo& op) noexcept
 // GPU start, GPU end, queue wait (enqueue to launch), stream wait (launch end
 // to GPU start, when the GPU started after the launch returned), on GPU,
 // launched by (the launch lane), stream (the GPU lane). Times not yet read
-// are left out or say so.
+// are left out or say so; a GPU op whose launch did not succeed "did not run".
 std::vector<TooltipRow> op_timing_rows(const trace::TraceModel& model, const trace::OpInfo& op);
 
 // Shows the tooltip for what `hit` found in the prepared frame; nothing for kind none.

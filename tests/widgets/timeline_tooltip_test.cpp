@@ -61,6 +61,8 @@ TEST(TimelineTooltip, GpuOpsPartlyReadSayWhatIsMissing) {
   std::vector<TooltipRow> rows = op_timing_rows(m, running);
   EXPECT_EQ(labels(rows), (std::vector<std::string>{"enqueue", "launch", "GPU", "queue wait", "launched by"}));
   EXPECT_EQ(value(rows, "GPU"), "launched, not finished yet");
+  running.status = trace::OpStatus::skipped;  // an input had failed: only a launch span, nothing on the GPU
+  EXPECT_EQ(value(op_timing_rows(m, running), "GPU"), "did not run");
 
   trace::OpInfo pending;  // pushed to the GPU, not launched yet
   pending.enqueue = 500;
