@@ -184,7 +184,10 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
   for (const auto& lane : m.frontends) {
     out << "  " << lane.name << ": " << lane.enqueues.size() << " enqueues, " << lane.syncs.size() << " waits\n";
   }
-  for (const auto& lane : m.workers) out << "  " << lane.name << ": " << lane.ops.size() << " ops\n";
+  // A GPU op is on two lanes, its stream's launch lane and GPU lane: count it as one op and one launch.
+  for (const auto& lane : m.workers) {
+    out << "  " << lane.name << ": " << lane.ops.size() << (lane.launches() ? " launches\n" : " ops\n");
+  }
   if (failed > 0) out << "  " << failed << " ops failed\n";
   if (m.dropped > 0) out << "  " << m.dropped << " events were dropped when the recorder's bound was hit\n";
   return 0;

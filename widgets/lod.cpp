@@ -26,8 +26,8 @@ void fold_worker_lane(const trace::TraceModel& model, const trace::WorkerLane& l
   const uint32_t* ids = lane.ops.data();
   const trace::OpInfo* ops = model.ops.data();
   fold_spans(
-      lane.ops.size(), [&](size_t i) { return ops[ids[i]].start; }, [&](size_t i) { return ops[ids[i]].end; }, axis,
-      min_px, out);
+      lane.ops.size(), [&](size_t i) { return lane.start_of(ops[ids[i]]); },
+      [&](size_t i) { return lane.end_of(ops[ids[i]]); }, axis, min_px, out);
 }
 
 void fold_sync_lane(const trace::TraceModel& model, const trace::FrontendLane& lane, const TimeAxis& axis,

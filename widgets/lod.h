@@ -140,7 +140,7 @@ void fold_instants(size_t n, const Time& time, const TimeAxis& axis, std::vector
 const LodBox* box_at(const std::vector<LodBox>& boxes, float x, float slop);
 
 // The model's lanes, folded: op spans of a worker lane (first = position in
-// lane.ops), sync waits of a frontend (first = position in lane.syncs), and
+// lane.ops; on a launch lane, the ops' launch spans), sync waits of a frontend (first = position in lane.syncs), and
 // enqueue ticks of a frontend (first = position in lane.enqueues).
 void fold_worker_lane(const trace::TraceModel& model, const trace::WorkerLane& lane, const TimeAxis& axis,
                       std::vector<LodBox>& out, float min_px = kFoldPx);

@@ -59,7 +59,8 @@ NodeState node_state(const OpInfo& op) {
     case OpStatus::ok: break;
   }
   if (op.executed()) return NodeState::done;
-  if (op.start != kNoTime) return NodeState::running;
+  // A launched GPU op is on its stream: running, or queued behind earlier work there.
+  if (op.start != kNoTime || op.launched()) return NodeState::running;
   return NodeState::pending;
 }
 
@@ -103,6 +104,8 @@ void node_tooltip(const TraceModel& model, const OpInfo& op, NodeState s) {
     if (op.enqueue != kNoTime) ImGui::Text("started %s after enqueue", seconds(op.start - op.enqueue).c_str());
     if (op.end != kNoTime) ImGui::Text("ran for %s", seconds(op.end - op.start).c_str());
     if (op.executed() && op.worker < model.workers.size()) ImGui::Text("on %s", model.workers[op.worker].name.c_str());
+  } else if (op.launched() && op.launch_worker < model.workers.size()) {
+    ImGui::Text("launched by %s, not finished", model.workers[op.launch_worker].name.c_str());
   } else if (const int64_t now = model.end_time(); op.enqueue != kNoTime && now > op.enqueue) {
     ImGui::Text("not finished %s after enqueue", seconds(now - op.enqueue).c_str());
   }

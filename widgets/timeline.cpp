@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
+
+#include "widgets/timeline_tooltip.h"
 
 namespace asyncscope::widgets {
 namespace {
@@ -18,7 +21,6 @@ constexpr float kFrontendLines = 2.6f;
 constexpr float kCounterLines = 3.2f;
 constexpr float kWorkerLines = 1.75f;
 constexpr float kHitSlopPx = 3.0f;
-constexpr int64_t kTooltipResolutionNs = 100;
 
 float gutter_width(float width, float line) { return std::min(line * 9.5f, width * 0.35f); }
 float lane_lines(LaneKind kind) {
@@ -82,18 +84,21 @@ void draw_worker_lane(ImDrawList* draw, const trace::TraceModel& model, const Ti
       label_in_box(draw, f, xa, xb, y0, y1, text_on(fill), text, nullptr, true);
       continue;
     }
-    const ImU32 fill = op.internal ? subdued(color) : color;
+    // A launch is host time spent submitting the op, not the op's work: a muted box in its colour.
+    const ImU32 own = op.internal ? subdued(color) : color;
+    const ImU32 fill = worker.launches() ? mix(own, theme::kBackground, 0.55f) : own;
     draw->AddRectFilled(ImVec2(xa, y0), ImVec2(xb, y1), fill);
+    if (worker.launches()) draw->AddRect(ImVec2(xa, y0), ImVec2(xb, y1), own);
     if (xb - xa > 6.0f) draw->AddRectFilled(ImVec2(xb - 1.0f, y0), ImVec2(xb, y1), scale_rgb(fill, 0.6f));
     if (op.status != trace::OpStatus::ok) {
       const ImU32 edge = op.status == trace::OpStatus::cancelled ? theme::kTextDim : theme::kError;
       draw->AddRect(ImVec2(xa, y0), ImVec2(xb, y1), edge, 0.0f, 0, 1.5f);
     }
     if (xb - xa < 12.0f) continue;
-    const std::string duration = format_duration(op.end - op.start);
+    const std::string duration = format_duration(worker.end_of(op) - worker.start_of(op));
     std::snprintf(text, sizeof text, "%.*s  %s", static_cast<int>(name.size()), name.data(), duration.c_str());
     const bool fits = ImGui::CalcTextSize(text).x + 8.0f < std::min(xb, f.max.x) - std::max(xa, f.gutter_x1);
-    const ImU32 ink = op.internal ? theme::kText : text_on(fill);
+    const ImU32 ink = op.internal || worker.launches() ? theme::kText : text_on(fill);
     label_in_box(draw, f, xa, xb, y0, y1, ink, fits ? text : name.data(), fits ? nullptr : name.data() + name.size());
   }
 }
@@ -197,6 +202,9 @@ void draw_markers(ImDrawList* draw, const trace::TraceModel& model, const Timeli
   }
 }
 
+// The selected op: its spans outlined (a GPU op has two: launch and GPU
+// execution), arrows enqueue -> first span (-> GPU execution), and arrows
+// from the ops it depended on to the start of its execution.
 void draw_selection(ImDrawList* draw, const trace::TraceModel& model, const TimelineFrame& f, TimelineState& state) {
   const auto sel = static_cast<uint32_t>(state.selected_op);
   const trace::OpInfo& op = model.ops[sel];
@@ -205,31 +213,40 @@ void draw_selection(ImDrawList* draw, const trace::TraceModel& model, const Time
     state.deps_of = state.selected_op;
     state.deps_data = model.ops.data();
   }
-  const auto span_rect = [&](const trace::OpInfo& o, ImVec2& a, ImVec2& b) {
-    const int li = o.executed() ? f.lane_of(LaneKind::worker, o.worker) : -1;
+  const auto span_rect = [&](uint16_t worker, int64_t start, int64_t end, ImVec2& a, ImVec2& b) {
+    const int li = f.lane_of(LaneKind::worker, worker);
     if (li < 0) return false;
-    a = ImVec2(f.axis.px(o.start), f.lanes[li].y0 + 1.0f);
-    b = ImVec2(std::max(f.axis.px(o.end), a.x + 2.0f), f.lanes[li].y1 - 1.0f);
+    a = ImVec2(f.axis.px(start), f.lanes[li].y0 + 1.0f);
+    b = ImVec2(std::max(f.axis.px(end), a.x + 2.0f), f.lanes[li].y1 - 1.0f);
     return true;
   };
-  ImVec2 a, b;
-  const bool on_lane = span_rect(op, a, b);
+  const auto exec_rect = [&](const trace::OpInfo& o, ImVec2& a, ImVec2& b) {
+    return o.executed() && span_rect(o.worker, o.start, o.end, a, b);
+  };
+  const auto mid = [](ImVec2 a, ImVec2 b) { return ImVec2(a.x, (a.y + b.y) * 0.5f); };
+  ImVec2 a, b, la, lb;
+  const bool on_lane = exec_rect(op, a, b);
+  const bool launch = op.launched() && span_rect(op.launch_worker, op.launch_start, op.launch_end, la, lb);
   for (uint32_t d : state.deps) {
     ImVec2 da, db;
-    if (!span_rect(model.ops[d], da, db)) continue;
+    if (!exec_rect(model.ops[d], da, db)) continue;
     draw->AddRect(da, db, theme::kDependency, 0.0f, 0, 1.5f);
-    if (on_lane) draw_arrow(draw, ImVec2(db.x, (da.y + db.y) * 0.5f), ImVec2(a.x, (a.y + b.y) * 0.5f), theme::kDependency);
+    if (on_lane || launch) {
+      draw_arrow(draw, ImVec2(db.x, (da.y + db.y) * 0.5f), on_lane ? mid(a, b) : mid(la, lb), theme::kDependency);
+    }
   }
+  if (launch && on_lane) draw_arrow(draw, ImVec2(std::min(lb.x, a.x), lb.y), mid(a, b), theme::kFlow);
   const int fl = op.enqueue != trace::kNoTime ? f.lane_of(LaneKind::frontend, op.frontend) : -1;
   if (fl >= 0) {
     const TimelineLane& lane = f.lanes[fl];
     const float x = std::floor(f.axis.px(op.enqueue));
     draw->AddRectFilled(ImVec2(x - 1.0f, lane.y0 + 1.0f), ImVec2(x + 2.0f, lane.split_y()), theme::kSelection);
-    if (on_lane) {
+    if (on_lane || launch) {
       const ImVec2 from(x + 0.5f, lane.split_y());
-      const ImVec2 to(a.x, (a.y + b.y) * 0.5f);
+      const ImVec2 to = launch ? mid(la, lb) : mid(a, b);
       draw_arrow(draw, from, to, theme::kFlow);
-      const std::string wait = std::string("queued ").append(format_duration(op.start - op.enqueue));
+      const int64_t first = launch ? op.launch_start : op.start;
+      const std::string wait = std::string("queued ").append(format_duration(first - op.enqueue));
       const ImVec2 size = ImGui::CalcTextSize(wait.c_str());
       if (to.x - from.x > size.x + 40.0f) {
         draw->AddText(ImVec2((from.x + to.x - size.x) * 0.5f, (from.y + to.y) * 0.5f - size.y), theme::kFlow,
@@ -237,136 +254,9 @@ void draw_selection(ImDrawList* draw, const trace::TraceModel& model, const Time
       }
     }
   }
-  if (on_lane) draw->AddRect(ImVec2(a.x - 1.0f, a.y - 1.0f), ImVec2(b.x + 1.0f, b.y + 1.0f), theme::kSelection, 0.0f, 0, 2.0f);
-}
-
-void row(const char* label, const std::string& value) {
-  ImGui::TextDisabled("%s", label);
-  ImGui::SameLine(ImGui::GetFontSize() * 7.5f);
-  ImGui::TextUnformatted(value.c_str());
-}
-
-std::string var_list(const uint64_t* ids, uint16_t n) {
-  std::string out;
-  for (uint16_t i = 0; i < n && i < 8; ++i) out += (i ? ", var " : "var ") + std::to_string(ids[i]);
-  if (n > 8) out += ", ... (" + std::to_string(n) + " in all)";
-  return n ? out : "-";
-}
-
-std::string time_range(int64_t a, int64_t b) {
-  return format_time(a, kTooltipResolutionNs) + " - " + format_time(b, kTooltipResolutionNs) + "  (" +
-         format_duration(b - a) + ")";
-}
-
-void op_tooltip(const trace::TraceModel& model, uint32_t index) {
-  const trace::OpInfo& op = model.ops[index];
-  const std::string_view name = model.op_name(op);
-  ImGui::BeginTooltip();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(OpColor(name)), "%.*s", static_cast<int>(name.size()), name.data());
-  ImGui::SameLine();
-  ImGui::TextDisabled("#%" PRIu64 "%s", op.id, op.internal ? "  (internal)" : "");
-  ImGui::Separator();
-  if (op.enqueue != trace::kNoTime) row("enqueue", format_time(op.enqueue, kTooltipResolutionNs));
-  if (op.executed()) {
-    row("start", format_time(op.start, kTooltipResolutionNs));
-    row("end", format_time(op.end, kTooltipResolutionNs));
-    if (op.enqueue != trace::kNoTime) row("queue wait", format_duration(op.start - op.enqueue));
-    row("duration", format_duration(op.end - op.start));
-    if (op.worker < model.workers.size()) row("worker", model.workers[op.worker].name);
-  } else {
-    row("start", "not yet executed");
+  for (const auto& [p, q, shown] : {std::tuple(a, b, on_lane), std::tuple(la, lb, launch)}) {
+    if (shown) draw->AddRect(ImVec2(p.x - 1.0f, p.y - 1.0f), ImVec2(q.x + 1.0f, q.y + 1.0f), theme::kSelection, 0, 0, 2);
   }
-  row("reads", var_list(model.reads_of(op), op.num_reads));
-  row("writes", var_list(model.writes_of(op), op.num_writes));
-  if (op.out_bytes > 0) row("output", format_bytes(static_cast<int64_t>(op.out_bytes)));
-  row("iteration", std::to_string(op.iteration));
-  if (op.executed()) {
-    const bool ok = op.status == trace::OpStatus::ok;
-    ImGui::TextDisabled("status");
-    ImGui::SameLine(ImGui::GetFontSize() * 7.5f);
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(ok ? theme::kText : theme::kError), "%s", trace::to_string(op.status));
-    if (auto it = model.errors.find(op.id); it != model.errors.end()) {
-      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme::kError), "%s", it->second.c_str());
-      ImGui::PopTextWrapPos();
-    }
-  }
-  ImGui::EndTooltip();
-}
-
-void folded_ops_tooltip(const trace::TraceModel& model, const TimelineFrame& f, const TimelineHit& hit) {
-  const trace::WorkerLane& lane = model.workers[f.lanes[hit.lane].index];
-  // The most frequent kinds, when the box is small enough to count quickly.
-  struct Kind {
-    trace::NameId name;
-    uint32_t count;
-  };
-  Kind kinds[8] = {};
-  int num_kinds = 0;
-  uint32_t other = 0;
-  int64_t busy = 0;
-  const uint32_t sampled = std::min<uint32_t>(hit.count, 20000);
-  for (uint32_t i = 0; i < sampled; ++i) {
-    const trace::OpInfo& op = model.ops[lane.ops[hit.first + i]];
-    busy += op.end - op.start;
-    int k = 0;
-    while (k < num_kinds && kinds[k].name != op.name) ++k;
-    if (k == num_kinds && num_kinds < 8) kinds[num_kinds++] = {op.name, 0};
-    if (k < num_kinds) ++kinds[k].count; else ++other;
-  }
-  for (int k = 1; k < num_kinds; ++k) {  // most frequent first
-    for (int j = k; j > 0 && kinds[j].count > kinds[j - 1].count; --j) std::swap(kinds[j], kinds[j - 1]);
-  }
-  ImGui::BeginTooltip();
-  ImGui::Text("%s ops (folded: zoom in to see each)", format_count(hit.count).c_str());
-  ImGui::Separator();
-  row("time", time_range(hit.begin_ns, hit.end_ns));
-  if (sampled == hit.count && hit.end_ns > hit.begin_ns) {
-    row("busy", format_duration(busy) + "  (" + std::to_string(100 * busy / (hit.end_ns - hit.begin_ns)) + "%)");
-  }
-  for (int k = 0; k < num_kinds && k < 4; ++k) {
-    const std::string_view name = model.name(kinds[k].name);
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(OpColor(name)), "%.*s", static_cast<int>(name.size()), name.data());
-    ImGui::SameLine(ImGui::GetFontSize() * 7.5f);
-    ImGui::Text("%s%s", format_count(kinds[k].count).c_str(), sampled < hit.count ? " (of the first 20,000)" : "");
-  }
-  ImGui::EndTooltip();
-}
-
-void hover_tooltip(const trace::TraceModel& model, const TimelineFrame& f, const TimelineHit& hit) {
-  using Kind = TimelineHit::Kind;
-  if (hit.kind == Kind::op || hit.kind == Kind::enqueue) return op_tooltip(model, static_cast<uint32_t>(hit.op));
-  if (hit.kind == Kind::folded_ops) return folded_ops_tooltip(model, f, hit);
-  if (hit.kind == Kind::none) return;
-  ImGui::BeginTooltip();
-  if (hit.kind == Kind::folded_enqueues) {
-    ImGui::Text("%s enqueues", format_count(hit.count).c_str());
-    ImGui::Separator();
-    row("time", time_range(hit.begin_ns, hit.end_ns));
-  } else if (hit.kind == Kind::sync) {
-    const trace::SyncSpan& s = model.syncs[static_cast<size_t>(hit.sync)];
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme::kSync), "%s (frontend blocked)", trace::to_string(s.kind));
-    ImGui::Separator();
-    row("waited on", s.target != 0 ? std::string("var ").append(std::to_string(s.target)) : std::string("all pushed ops"));
-    row("duration", format_duration(s.end - s.begin));
-    row("time", time_range(s.begin, s.end));
-    if (s.last_op != 0) row("last pushed", std::string("#").append(std::to_string(s.last_op)));
-  } else if (hit.kind == Kind::folded_syncs) {
-    const trace::FrontendLane& lane = model.frontends[f.lanes[hit.lane].index];
-    int64_t blocked = 0;
-    for (uint32_t i = 0; i < hit.count; ++i) {
-      const trace::SyncSpan& s = model.syncs[lane.syncs[hit.first + i]];
-      blocked += s.end - s.begin;
-    }
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme::kSync), "%s sync waits", format_count(hit.count).c_str());
-    ImGui::Separator();
-    row("time", time_range(hit.begin_ns, hit.end_ns));
-    row("blocked", format_duration(blocked));
-  } else if (hit.kind == Kind::counter) {
-    const CounterLaneSpec& spec = kCounterLanes[f.lanes[hit.lane].index];
-    counter_tooltip_body(spec.label, spec.color, spec.unit, hit.t, hit.value, hit.value_min, hit.value_max);
-  }
-  ImGui::EndTooltip();
 }
 
 // Draws a prepared frame: backgrounds, ruler, lanes, selection, markers, the
@@ -627,7 +517,7 @@ bool Timeline(const char* id, const trace::TraceModel& model, TimelineState& sta
   }
 
   draw_frame(window->DrawList, model, state, options.live, hovered && !panning ? io.MousePos.x : -1.0f);
-  if (state.hover.kind != Kind::none) hover_tooltip(model, state.frame, state.hover);
+  if (state.hover.kind != Kind::none) TimelineTooltip(model, state.frame, state.hover);
   ImGui::PopID();
   return !(state.view == before);
 }

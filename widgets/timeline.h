@@ -1,7 +1,8 @@
 // The timeline: every lane of a trace on one shared time axis (frontend
-// enqueues and sync waits, queue depth, one lane per worker, RSS and live
-// bytes), with profiler-style navigation, level of detail, hover and
-// dependency arrows. Each frame first prepares the visible range (layout,
+// enqueues and sync waits, queue depth, one lane per CPU worker, per CUDA
+// stream a launch lane above its GPU lane, RSS, live bytes and GPU memory),
+// with profiler-style navigation, level of detail, hover and dependency
+// arrows. Each frame first prepares the visible range (layout,
 // folded spans, counter columns: plain data, testable without a window),
 // then hit-tests and draws it.
 // Threading: UI thread only.
@@ -23,7 +24,8 @@ namespace asyncscope::widgets {
 
 enum class LaneKind : uint8_t { frontend, counter, worker };
 
-// The counter lanes, in drawing order around the worker lanes.
+// The counter lanes, in drawing order around the worker lanes. A lane is
+// shown only when the model has its counter (GPU memory only in GPU runs).
 struct CounterLaneSpec {
   const char* counter;  // column name in TraceModel::counter_names
   const char* label;
@@ -35,16 +37,17 @@ inline constexpr CounterLaneSpec kCounterLanes[] = {
     {"queue_depth", "queue depth", CounterUnit::count, theme::kQueue, true},
     {"rss_bytes", "RSS", CounterUnit::bytes, theme::kRss, false},
     {"live_bytes", "live bytes", CounterUnit::bytes, theme::kLive, false},
+    {"device_live_bytes", "GPU memory", CounterUnit::bytes, theme::kDeviceLive, false},
 };
 
 // One lane of a prepared frame.
 struct TimelineLane {
   LaneKind kind = LaneKind::worker;
-  uint32_t index = 0;  // into model.frontends / model.workers / kCounterLanes
+  uint32_t index = 0;  // into model.frontends / model.workers (launch lanes too) / kCounterLanes
   int counter = -1;    // counter lanes: the column in the model's samples
   float y0 = 0;
   float y1 = 0;
-  std::vector<LodBox> spans;           // worker: ops; frontend: sync waits
+  std::vector<LodBox> spans;           // worker: ops (launch lane: their launches); frontend: sync waits
   std::vector<LodBox> ticks;           // frontend: enqueue ticks
   std::vector<CounterColumn> columns;  // counter lanes, one per pixel
   int64_t scale_max = 1;               // counter lanes: the value at the top
@@ -72,7 +75,7 @@ struct TimelineHit {
   enum class Kind : uint8_t { none, op, folded_ops, enqueue, folded_enqueues, sync, folded_syncs, counter };
   Kind kind = Kind::none;
   int lane = -1;       // into TimelineFrame::lanes
-  int64_t op = -1;     // op / enqueue: the op; folded enqueues: the first in the pixel column
+  int64_t op = -1;     // op (on either lane of a GPU op) / enqueue: the op; folded enqueues: the first in the column
   int64_t sync = -1;   // into model.syncs
   uint32_t first = 0;  // folded kinds: position of the first item in the lane's list
   uint32_t count = 0;  // items under the point (1 for a single one)

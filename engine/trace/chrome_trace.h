@@ -3,17 +3,22 @@
 // own exports back into the model it was written from, to the nanosecond.
 //
 // What a viewer sees (one process, one thread per lane, sorted frontend lanes
-// first, then workers, then counters):
+// first, then worker lanes in the model's order, then counters):
 //   - frontend lanes: each enqueue as a zero-length `X` (an instant: the
 //     moment the op entered the engine, no invented duration), each sync wait
 //     as an `X` named after its kind, markers as thread-scoped `i` events;
-//   - worker lanes: each executed op as an `X`, its args carrying id, var ids
-//     read and written, bytes, iteration, status and error text;
+//   - worker lanes (CPU workers, and per CUDA stream a launch lane above its
+//     GPU lane; the thread_name args say which: lane, device, device_index,
+//     worker, span): each executed op as an `X` of category "op", its args
+//     carrying id, var ids read and written, bytes, iteration, status and
+//     error text; on a launch lane, each GPU op's host launch as an `X` of
+//     category "launch" with the same args;
 //   - counters as `C` events, one track per name in model.counter_names
 //     (sample values past the named counters are not written);
-//   - flow arrows enqueue -> execution, and op -> the sync wait that waited
-//     for it, both as v1 `s`/`f` pairs and as v2 `bind_id` + `flow_in` /
-//     `flow_out` on the `X` events.
+//   - flow arrows enqueue -> execution (CPU ops) or enqueue -> launch ->
+//     execution on the GPU (GPU ops), and op -> the sync wait that waited for
+//     it, both as v1 `s`/`f` pairs (named "enqueue", "launch", "wait") and as
+//     v2 `bind_id` + `flow_in` / `flow_out` on the `X` events.
 // Times are microseconds with nanosecond decimals, chosen so that a reader
 // that truncates (or rounds) ts * 1000 gets the exact nanosecond; the exact
 // integers are also in args (ns_ts, ns_dur), which the import uses. The
@@ -32,7 +37,10 @@
 namespace asyncscope::trace {
 
 // Version of the asyncscope-specific content (otherData.asyncscope_version).
-inline constexpr int kChromeTraceVersion = 1;
+// 2 added launch lanes and "launch" spans; version 1 files (no launch lanes)
+// still read.
+inline constexpr int kChromeTraceVersion = 2;
+inline constexpr int kOldestChromeTraceVersion = 1;
 
 struct ExportOptions {
   std::string run_label;  // shown in the process name ("asyncscope: label") and kept in otherData

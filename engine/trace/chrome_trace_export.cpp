@@ -33,6 +33,7 @@ constexpr int64_t kMaxTimeNs = int64_t{1} << 50;
 constexpr uint64_t kBindIdBase = uint64_t{1} << 40;
 
 const char* device_name(DeviceKind d) { return d == DeviceKind::cuda ? "cuda" : "cpu"; }
+const char* span_name(SpanKind s) { return s == SpanKind::launch ? "launch" : "execute"; }
 
 // Microseconds as a double for an exact ns count, nudged up when needed so
 // that both truncating (older Perfetto) and rounding (newer Perfetto)
@@ -87,6 +88,7 @@ class Exporter {
   int counters_tid() const { return 1 + static_cast<int>(m_.frontends.size() + m_.workers.size()); }
   uint64_t enqueue_flow_id(const OpInfo& op) const { return op.id - m_.first_op_id + 1; }
   uint64_t wait_flow_id(uint32_t sync) const { return m_.ops.size() + sync + 1; }
+  uint64_t launch_flow_id(const OpInfo& op) const { return m_.ops.size() + m_.syncs.size() + op.id - m_.first_op_id + 1; }
 
   json base(const char* ph, const std::string& name, const char* cat, int tid, int64_t t) const {
     return json{{"ph", ph}, {"name", name}, {"cat", cat}, {"pid", kPid}, {"tid", tid}, {"ts", micros(t)}};
@@ -132,7 +134,7 @@ class Exporter {
     std::vector<std::pair<uint64_t, const std::string*>> orphans;
     for (const auto& [id, text] : m_.errors) {
       const OpInfo* op = m_.find_op(id);
-      if (op == nullptr || (op->enqueue == kNoTime && !op->executed())) orphans.emplace_back(id, &text);
+      if (op == nullptr || (op->enqueue == kNoTime && !op->executed() && !op->launched())) orphans.emplace_back(id, &text);
     }
     std::sort(orphans.begin(), orphans.end());
     json errors_without_events = json::array();
@@ -165,7 +167,7 @@ class Exporter {
       const WorkerLane& w = m_.workers[i];
       lane_metadata(worker_tid(i), sort++,
                     {{"name", w.name}, {"lane", "worker"}, {"index", i}, {"device", device_name(w.device)},
-                     {"device_index", w.device_index}, {"worker", w.worker}});
+                     {"device_index", w.device_index}, {"worker", w.worker}, {"span", span_name(w.span)}});
     }
     if (!m_.counter_names.empty() || !m_.counters.empty()) {
       lane_metadata(counters_tid(), sort, {{"name", "counters"}, {"lane", "counters"}, {"index", 0}});
@@ -202,12 +204,14 @@ class Exporter {
     json args = op_args(op);
     args["ns_ts"] = t;
     e["args"] = std::move(args);
-    if (op.executed()) {
+    // The arrow goes to the op's first span: its launch, else its execution.
+    const bool flows = op.executed() || op.launched();
+    if (flows) {
       e["bind_id"] = kBindIdBase + enqueue_flow_id(op);
       e["flow_out"] = true;
     }
     emit(e);
-    if (op.executed()) flow("s", enqueue_flow_id(op), "enqueue", tid, t);
+    if (flows) flow("s", enqueue_flow_id(op), "enqueue", tid, t);
   }
 
   void sync_event(uint32_t index, uint32_t lane) {
@@ -252,33 +256,71 @@ class Exporter {
     }
   }
 
+  // One span of an op on a worker lane, with what the frontend said about it.
+  json span_event(const OpInfo& op, const WorkerLane& lane, int tid, const char* cat, int64_t start, int64_t end) const {
+    if (end < start) throw std::runtime_error("cannot export the trace: op " + std::to_string(op.id) + " ends before it starts");
+    json e = base("X", std::string(m_.op_name(op)), cat, tid, start);
+    e["dur"] = micros(end - start);
+    json args = op_args(op);
+    args["status"] = to_string(op.status);
+    args["worker_lane"] = lane.name;
+    args["ns_ts"] = start;
+    args["ns_dur"] = end - start;
+    if (op.enqueue != kNoTime) args["ns_queued"] = start - op.enqueue;
+    e["args"] = std::move(args);
+    return e;
+  }
+
+  // A GPU op's launch: the arrow from its enqueue comes in, the one to its
+  // execution on the GPU goes out. v2 flows chain on the op's one bind_id.
+  void launch_span(const OpInfo& op, const WorkerLane& lane, int tid) {
+    const int64_t start = checked(op.launch_start, "the launch start of op", op.id);
+    const int64_t end = checked(op.launch_end, "the launch end of op", op.id);
+    json e = span_event(op, lane, tid, "launch", start, end);
+    if (op.enqueue != kNoTime || op.executed()) {
+      e["bind_id"] = kBindIdBase + enqueue_flow_id(op);
+      if (op.enqueue != kNoTime) e["flow_in"] = true;
+      if (op.executed()) e["flow_out"] = true;
+    }
+    emit(e);
+    if (op.enqueue != kNoTime) flow("f", enqueue_flow_id(op), "enqueue", tid, start);
+    if (op.executed()) flow("s", launch_flow_id(op), "launch", tid, start);
+  }
+
+  // An op's execution: the arrow from its launch (GPU) or enqueue (CPU) comes
+  // in, the ones to the syncs that waited for it go out.
+  void execute_span(uint32_t index, const WorkerLane& lane, int tid) {
+    const OpInfo& op = m_.ops[index];
+    const int64_t start = checked(op.start, "the start of op", op.id);
+    const int64_t end = checked(op.end, "the end of op", op.id);
+    json e = span_event(op, lane, tid, "op", start, end);
+    const std::vector<uint32_t>& waiters = waiters_[index];
+    const bool has_v2_waiter =
+        std::any_of(waiters.begin(), waiters.end(), [&](uint32_t s) { return start < m_.syncs[s].begin; });
+    const bool flow_in = op.enqueue != kNoTime || op.launched();
+    if (flow_in || has_v2_waiter) {
+      e["bind_id"] = kBindIdBase + enqueue_flow_id(op);
+      if (flow_in) e["flow_in"] = true;
+      if (has_v2_waiter) e["flow_out"] = true;
+    }
+    emit(e);
+    if (op.launched()) {
+      flow("f", launch_flow_id(op), "launch", tid, start);
+    } else if (op.enqueue != kNoTime) {
+      flow("f", enqueue_flow_id(op), "enqueue", tid, start);
+    }
+    for (uint32_t s : waiters) flow("s", wait_flow_id(s), "wait", tid, start);
+  }
+
   void worker_lane(uint32_t lane) {
     const int tid = worker_tid(lane);
-    for (uint32_t index : m_.workers[lane].ops) {
-      const OpInfo& op = m_.ops[index];
-      const int64_t start = checked(op.start, "the start of op", op.id);
-      const int64_t end = checked(op.end, "the end of op", op.id);
-      if (end < start) throw std::runtime_error("cannot export the trace: op " + std::to_string(op.id) + " ends before it starts");
-      json e = base("X", std::string(m_.op_name(op)), "op", tid, start);
-      e["dur"] = micros(end - start);
-      json args = op_args(op);
-      args["status"] = to_string(op.status);
-      args["worker_lane"] = m_.workers[lane].name;
-      args["ns_ts"] = start;
-      args["ns_dur"] = end - start;
-      if (op.enqueue != kNoTime) args["ns_queued"] = start - op.enqueue;
-      e["args"] = std::move(args);
-      const std::vector<uint32_t>& waiters = waiters_[index];
-      const bool has_v2_waiter =
-          std::any_of(waiters.begin(), waiters.end(), [&](uint32_t s) { return start < m_.syncs[s].begin; });
-      if (op.enqueue != kNoTime || has_v2_waiter) {
-        e["bind_id"] = kBindIdBase + enqueue_flow_id(op);
-        if (op.enqueue != kNoTime) e["flow_in"] = true;
-        if (has_v2_waiter) e["flow_out"] = true;
+    const WorkerLane& w = m_.workers[lane];
+    for (uint32_t index : w.ops) {
+      if (w.launches()) {
+        launch_span(m_.ops[index], w, tid);
+      } else {
+        execute_span(index, w, tid);
       }
-      emit(e);
-      if (op.enqueue != kNoTime) flow("f", enqueue_flow_id(op), "enqueue", tid, start);
-      for (uint32_t s : waiters) flow("s", wait_flow_id(s), "wait", tid, start);
     }
   }
 

@@ -45,6 +45,7 @@ struct StagedLane {
   DeviceKind device = DeviceKind::cpu;
   uint8_t device_index = 0;
   uint16_t worker = 0;
+  SpanKind span = SpanKind::execute;
 };
 
 struct StagedEnqueue {
@@ -55,6 +56,7 @@ struct StagedEnqueue {
   std::optional<std::string> error;
 };
 
+// An op's span on a worker lane: its execution, or a GPU op's launch.
 struct StagedExec {
   size_t event = 0;
   int64_t tid = 0;
@@ -62,6 +64,7 @@ struct StagedExec {
   int64_t start = 0, end = 0;
   OpStatus status = OpStatus::ok;
   std::optional<std::string> error;
+  SpanKind span = SpanKind::execute;
 };
 
 struct StagedSync {
@@ -228,10 +231,10 @@ class Importer {
     if (!meta.is_object() || !meta.contains("asyncscope_version")) fail_plain(kForeign);
     const int64_t version = get_int(meta, "asyncscope_version");
     if (version > kChromeTraceVersion) {
-      fail("written by a newer asyncscope (format version " + std::to_string(version) + "; this build reads version " +
-           std::to_string(kChromeTraceVersion) + ")");
+      fail("written by a newer asyncscope (format version " + std::to_string(version) + "; this build reads versions " +
+           std::to_string(kOldestChromeTraceVersion) + " to " + std::to_string(kChromeTraceVersion) + ")");
     }
-    if (version != kChromeTraceVersion) fail("unknown format version " + std::to_string(version));
+    if (version < kOldestChromeTraceVersion) fail("unknown format version " + std::to_string(version));
     model_.origin_ns = get_int(meta, "origin_ns");
     model_.first_op_id = get_uint(meta, "first_op_id");
     num_ops_ = get_uint(meta, "num_ops", std::numeric_limits<uint32_t>::max());
@@ -259,8 +262,9 @@ class Importer {
       const int64_t tid = get_int(e, "tid");
       if (cat == "enqueue") {
         stage_enqueue(args, tid, index);
-      } else if (cat == "op") {
-        StagedExec x{index, tid, get_uint(args, "id"), get_time(args, "ns_ts"), 0, get_status(args), get_error(args)};
+      } else if (cat == "op" || cat == "launch") {
+        StagedExec x{index, tid, get_uint(args, "id"), get_time(args, "ns_ts"), 0, get_status(args), get_error(args),
+                     cat == "launch" ? SpanKind::launch : SpanKind::execute};
         x.end = x.start + get_time(args, "ns_dur");
         execs_.push_back(std::move(x));
       } else if (cat == "sync") {
@@ -311,6 +315,15 @@ class Importer {
       lane.device = get_device(args);
       lane.device_index = static_cast<uint8_t>(get_uint(args, "device_index", UINT8_MAX));
       lane.worker = static_cast<uint16_t>(get_uint(args, "worker", UINT16_MAX));
+      // Version 1 files have execution lanes only, without this field.
+      if (args.contains("span")) {
+        const std::string& span = get_string(args, "span");
+        if (span == "launch") {
+          lane.span = SpanKind::launch;
+        } else if (span != "execute") {
+          fail("unknown lane span \"" + span + "\"");
+        }
+      }
     }
     lanes_.push_back(std::move(lane));
   }
@@ -373,7 +386,8 @@ class Importer {
       }
       named[(worker ? frontends : 0) + lane.index] = true;
       if (worker) {
-        model_.workers[lane.index] = WorkerLane{std::move(lane.name), lane.device, lane.device_index, lane.worker, {}};
+        model_.workers[lane.index] =
+            WorkerLane{std::move(lane.name), lane.device, lane.device_index, lane.worker, lane.span, {}};
       } else {
         model_.frontends[lane.index].name = std::move(lane.name);
       }
@@ -429,15 +443,30 @@ class Importer {
       model_.frontends[op.frontend].enqueues.push_back(static_cast<uint32_t>(op.id - model_.first_op_id));
       add_error(op.id, s.error);
     }
+    // A GPU op's two spans may come in either order; the execution's status wins either way.
     for (StagedExec& x : execs_) {
       at_event(x.event);
       OpInfo& op = op_at(x.id);
-      if (op.end != kNoTime) fail("op " + std::to_string(x.id) + " has a second execution event");
-      op.start = x.start;
-      op.end = x.end;
-      op.status = x.status;
-      op.worker = static_cast<uint16_t>(lane_of(x.tid, "worker"));
-      model_.workers[op.worker].ops.push_back(static_cast<uint32_t>(x.id - model_.first_op_id));
+      const auto lane = static_cast<uint16_t>(lane_of(x.tid, "worker"));
+      const bool launch = x.span == SpanKind::launch;
+      if (model_.workers[lane].span != x.span) {
+        fail(std::string(launch ? "a launch" : "an execution") + " span on tid " + std::to_string(x.tid) + ", which is " +
+             (launch ? "not a launch lane" : "a launch lane"));
+      }
+      if (launch) {
+        if (op.launch_end != kNoTime) fail("op " + std::to_string(x.id) + " has a second launch event");
+        op.launch_start = x.start;
+        op.launch_end = x.end;
+        op.launch_worker = lane;
+        if (!op.executed()) op.status = x.status;
+      } else {
+        if (op.end != kNoTime) fail("op " + std::to_string(x.id) + " has a second execution event");
+        op.start = x.start;
+        op.end = x.end;
+        op.status = x.status;
+        op.worker = lane;
+      }
+      model_.workers[lane].ops.push_back(static_cast<uint32_t>(x.id - model_.first_op_id));
       add_error(x.id, x.error);
     }
   }

@@ -24,8 +24,9 @@ int TraceModel::counter_index(std::string_view counter) const noexcept {
 
 int64_t TraceModel::end_time() const noexcept {
   int64_t t = 0;
+  // A lane's spans never overlap, so its last one ends last.
   for (const WorkerLane& lane : workers) {
-    if (!lane.ops.empty()) t = std::max(t, ops[lane.ops.back()].end);
+    if (!lane.ops.empty()) t = std::max(t, lane.end_of(ops[lane.ops.back()]));
   }
   for (const FrontendLane& lane : frontends) {
     if (!lane.enqueues.empty()) t = std::max(t, ops[lane.enqueues.back()].enqueue);
@@ -46,20 +47,25 @@ OpInfo& TraceReader::op_slot(TraceModel& model, uint64_t id) {
 }
 
 uint16_t TraceReader::worker_lane(TraceModel& model, const ExecEvent& e, const ThreadBuffer& buffer) {
-  // Lanes stay sorted by (device, device index, worker) so they draw in a stable order.
-  const auto key = [](DeviceKind d, uint8_t index, uint16_t worker) { return std::tuple(d, index, worker); };
-  const auto wanted = key(e.device, e.device_index, e.worker);
-  auto it = std::lower_bound(model.workers.begin(), model.workers.end(), wanted, [&](const WorkerLane& lane, const auto& k) {
-    return key(lane.device, lane.device_index, lane.worker) < k;
-  });
+  // Lanes stay sorted by (device, device index, worker, launch before execute)
+  // so they draw in a stable order, a stream's launch lane above its GPU lane.
+  const auto key = [](DeviceKind d, uint8_t index, uint16_t worker, SpanKind span) {
+    return std::tuple(d, index, worker, span == SpanKind::launch ? 0 : 1);
+  };
+  const SpanKind span = e.span == SpanKind::launch ? SpanKind::launch : SpanKind::execute;
+  const auto wanted = key(e.device, e.device_index, e.worker, span);
+  const auto key_of = [&](const WorkerLane& lane) { return key(lane.device, lane.device_index, lane.worker, lane.span); };
+  auto it = std::lower_bound(model.workers.begin(), model.workers.end(), wanted,
+                             [&](const WorkerLane& lane, const auto& k) { return key_of(lane) < k; });
   const auto pos = static_cast<size_t>(it - model.workers.begin());
-  if (it != model.workers.end() && key(it->device, it->device_index, it->worker) == wanted) {
-    return static_cast<uint16_t>(pos);
-  }
-  model.workers.insert(it, WorkerLane{buffer.name, e.device, e.device_index, e.worker, {}});
+  if (it != model.workers.end() && key_of(*it) == wanted) return static_cast<uint16_t>(pos);
+  model.workers.insert(it, WorkerLane{buffer.name, e.device, e.device_index, e.worker, span, {}});
   // Ops already placed on the lanes that moved down point at their new index.
   for (size_t i = pos + 1; i < model.workers.size(); ++i) {
-    for (uint32_t op : model.workers[i].ops) model.ops[op].worker = static_cast<uint16_t>(i);
+    const bool launches = model.workers[i].launches();
+    for (uint32_t op : model.workers[i].ops) {
+      (launches ? model.ops[op].launch_worker : model.ops[op].worker) = static_cast<uint16_t>(i);
+    }
   }
   return static_cast<uint16_t>(pos);
 }
@@ -129,10 +135,18 @@ bool TraceReader::update(TraceModel& model) {
       if (e.op < model.first_op_id) continue;
       const uint16_t lane = worker_lane(model, e, *buffer);
       OpInfo& op = op_slot(model, e.op);
-      op.start = rel(e.start);
-      op.end = rel(e.end);
-      op.worker = lane;
-      op.status = e.status;
+      if (model.workers[lane].launches()) {
+        op.launch_start = rel(e.start);
+        op.launch_end = rel(e.end);
+        op.launch_worker = lane;
+        // The execution's status wins, whichever span is read first.
+        if (!op.executed()) op.status = e.status;
+      } else {
+        op.start = rel(e.start);
+        op.end = rel(e.end);
+        op.worker = lane;
+        op.status = e.status;
+      }
       model.workers[lane].ops.push_back(static_cast<uint32_t>(e.op - model.first_op_id));
       changed = true;
     }

@@ -4,6 +4,10 @@
 // the events published since its last update, so a GUI can refresh it every
 // frame while the run goes on.
 //
+// A CPU op has one span, its execution on a worker lane. A GPU op has two:
+// its launch, on the launch lane of the stream worker's host thread, and its
+// execution on the GPU, on the stream's lane (see SpanKind in events.h).
+//
 // Threading: a TraceModel is owned by one thread; a TraceReader updates one
 // model from one thread while writers keep recording.
 #pragma once
@@ -24,8 +28,10 @@ inline constexpr int64_t kNoTime = -1;
 struct OpInfo {
   uint64_t id = 0;
   int64_t enqueue = kNoTime;  // set when the enqueue was read
-  int64_t start = kNoTime;    // set when the execution was read
+  int64_t start = kNoTime;    // set when the execution was read; a GPU op's time on the device
   int64_t end = kNoTime;
+  int64_t launch_start = kNoTime;  // GPU ops: the host thread submitting its work, set when the launch was read
+  int64_t launch_end = kNoTime;    // kNoTime for ops without a launch span (every CPU op)
   uint64_t out_bytes = 0;
   uint32_t vars_begin = 0;    // reads then writes, in TraceModel::var_ids
   uint16_t num_reads = 0;
@@ -33,14 +39,16 @@ struct OpInfo {
   uint32_t iteration = 0;
   NameId name = 0;
   uint32_t frontend = 0;      // index into TraceModel::frontends
-  uint16_t worker = 0;        // index into TraceModel::workers (valid when executed())
+  uint16_t worker = 0;        // index into TraceModel::workers of its execution lane (valid when executed())
+  uint16_t launch_worker = 0; // index into TraceModel::workers of its launch lane (valid when launched())
   DeviceKind device = DeviceKind::cpu;
   uint8_t device_index = 0;
-  OpStatus status = OpStatus::ok;
+  OpStatus status = OpStatus::ok;  // from the execution span; from the launch span until that is read
   bool internal = false;
 
-  bool known() const noexcept { return enqueue != kNoTime || start != kNoTime; }
+  bool known() const noexcept { return enqueue != kNoTime || start != kNoTime || launch_start != kNoTime; }
   bool executed() const noexcept { return end != kNoTime; }
+  bool launched() const noexcept { return launch_end != kNoTime; }
 };
 
 // A thread that pushed ops or waited: one frontend lane.
@@ -50,13 +58,26 @@ struct FrontendLane {
   std::vector<uint32_t> syncs;     // indices into TraceModel::syncs (time-sorted)
 };
 
-// A worker that executed ops: one worker lane.
+// One lane of op spans, named after the thread that recorded them: a CPU
+// worker ("CPU worker 0"), a CUDA stream's execution on the GPU ("cuda:0
+// stream 0", span execute) or that stream's host thread launching its ops
+// ("cuda:0 launch 0", span launch). Lanes are keyed by (device, device_index,
+// worker, span) and kept sorted by that key with launch before execute: CPU
+// lanes first, and each stream's launch lane directly above its GPU lane.
 struct WorkerLane {
-  std::string name;  // e.g. "CPU worker 0"
+  std::string name;
   DeviceKind device = DeviceKind::cpu;
   uint8_t device_index = 0;
-  uint16_t worker = 0;
-  std::vector<uint32_t> ops;  // op indices in execution order (start-sorted, never overlapping)
+  uint16_t worker = 0;  // index within the device's pool (GPU: the stream)
+  SpanKind span = SpanKind::execute;
+  // Op indices in the order of their spans on this lane (start-sorted, never
+  // overlapping): execution order, or on a launch lane, launch order.
+  std::vector<uint32_t> ops;
+
+  bool launches() const noexcept { return span == SpanKind::launch; }
+  // The span an op has on this lane: its launch on a launch lane, else its execution.
+  int64_t start_of(const OpInfo& op) const noexcept { return launches() ? op.launch_start : op.start; }
+  int64_t end_of(const OpInfo& op) const noexcept { return launches() ? op.launch_end : op.end; }
 };
 
 struct SyncSpan {
@@ -98,14 +119,18 @@ struct TraceModel {
   const uint64_t* writes_of(const OpInfo& op) const noexcept { return reads_of(op) + op.num_reads; }
   // Index of a counter by name, or -1.
   int counter_index(std::string_view counter) const noexcept;
-  // Latest time seen in any event (ns since origin), 0 if empty.
+  // Latest time seen in any event, launches included (ns since origin), 0 if empty.
   int64_t end_time() const noexcept;
 };
 
+// Each worker lane must be recorded by one thread, which records its spans in
+// time order (a GPU op's launch and execution come from two threads, read in
+// either order). A lane is named after the thread that recorded it.
 class TraceReader {
  public:
   explicit TraceReader(const Recorder& recorder) : recorder_(&recorder) {}
-  // Appends everything published since the last call. Returns true if the model changed.
+  // Appends everything published since the last call. Returns true if the
+  // model changed. Gives the same model as one snapshot() of the same events.
   bool update(TraceModel& model);
 
  private:

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "engine/cuda/cuda.h"
+#include "engine/trace/chrome_trace.h"
+#include "support/gpu_trace_model.h"
 
 namespace asyncscope::app {
 namespace {
@@ -200,6 +202,19 @@ TEST(Cli, ViewOpensASavedTraceAndPrintDescribesIt) {
   EXPECT_NE(printed.out.find("8 ops"), std::string::npos) << printed.out;
   EXPECT_NE(printed.out.find("CPU worker "), std::string::npos) << printed.out;  // which worker ran them varies
   EXPECT_TRUE(printed.windows.empty());
+}
+
+// A GPU op is on two lanes, its launch and its GPU execution: counted once as
+// an op, and its launch as a launch.
+TEST(Cli, PrintCountsEachGpuOpOnce) {
+  const std::string trace = scratch("gpu.json");
+  trace::write_chrome_trace(testing::gpu_test_model(), trace);
+  const CliResult printed = cli({"view", trace, "--print"});
+  ASSERT_EQ(printed.code, 0) << printed.err;
+  for (const char* line : {": 4 ops, 1 waits", "  CPU worker 0: 2 ops\n", "  cuda:0 launch 0: 2 launches\n",
+                           "  cuda:0 stream 0: 2 ops\n"}) {
+    EXPECT_NE(printed.out.find(line), std::string::npos) << line << " in:\n" << printed.out;
+  }
 }
 
 TEST(Cli, TraceFileIsWrittenAndParses) {

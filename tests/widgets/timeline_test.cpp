@@ -9,6 +9,7 @@
 
 #include "engine/core/engine.h"
 #include "engine/trace/counter_sampler.h"
+#include "support/gpu_trace_model.h"
 #include "support/timeout.h"
 #include "widgets/imgui_context.h"
 
@@ -39,8 +40,8 @@ trace::TraceModel small_model() {
                                  {3, 2500, 41000, 50000, 1, {3}, {4}},
                                  {4, 3000, 41000, 42000, 0, {}, {1}}};
   m.frontends.push_back(trace::FrontendLane{"frontend", {}, {0}});
-  m.workers.push_back(trace::WorkerLane{"CPU worker 0", trace::DeviceKind::cpu, 0, 0, {}});
-  m.workers.push_back(trace::WorkerLane{"CPU worker 1", trace::DeviceKind::cpu, 0, 1, {}});
+  m.workers.push_back(trace::WorkerLane{"CPU worker 0", trace::DeviceKind::cpu, 0, 0, trace::SpanKind::execute, {}});
+  m.workers.push_back(trace::WorkerLane{"CPU worker 1", trace::DeviceKind::cpu, 0, 1, trace::SpanKind::execute, {}});
   for (const Row& r : rows) {
     trace::OpInfo op;
     op.id = m.ops.size() + 1;
@@ -81,7 +82,7 @@ trace::TraceModel dense_model(uint32_t n) {
   m.names = {"", "add", "dot"};
   m.frontends.push_back(trace::FrontendLane{"frontend", {}, {}});
   for (uint16_t w = 0; w < 4; ++w) {
-    m.workers.push_back(trace::WorkerLane{"CPU worker " + std::to_string(w), trace::DeviceKind::cpu, 0, w, {}});
+    m.workers.push_back(trace::WorkerLane{"CPU worker " + std::to_string(w), trace::DeviceKind::cpu, 0, w, trace::SpanKind::execute, {}});
   }
   int64_t free_at[4] = {};
   for (uint32_t i = 0; i < n; ++i) {
@@ -283,6 +284,147 @@ TEST(TimelineWidget, DrawsEveryLaneAndReactsToTheMouse) {
   EXPECT_LE(h.state.view.begin_ns, 41000);
   EXPECT_GE(h.state.view.end_ns, 50000);
   EXPECT_LT(h.state.view.span(), 20000);
+}
+
+// GPU runs: per stream, a launch lane directly above its GPU lane, after the
+// CPU workers; GPU memory below live bytes, only when the run has the counter.
+TEST(TimelineLayout, GpuStreamsGetALaunchLaneAboveTheirGpuLaneAndAGpuMemoryLane) {
+  const trace::TraceModel m = testing::gpu_test_model();
+  const TimelineFrame f = prepared(m, TimeView{0, 70000});
+  ASSERT_EQ(f.lanes.size(), 8u);
+  const LaneKind kinds[] = {LaneKind::frontend, LaneKind::counter, LaneKind::worker, LaneKind::worker,
+                            LaneKind::worker,   LaneKind::counter, LaneKind::counter, LaneKind::counter};
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(f.lanes[i].kind, kinds[i]) << i;
+  for (uint32_t w = 0; w < 3; ++w) EXPECT_EQ(f.lane_of(LaneKind::worker, w), 2 + static_cast<int>(w));
+  EXPECT_STREQ(kCounterLanes[f.lanes[7].index].counter, "device_live_bytes");
+  EXPECT_STREQ(kCounterLanes[f.lanes[7].index].label, "GPU memory");
+  EXPECT_EQ(f.lanes[7].counter, 2);
+  EXPECT_EQ(f.lanes[7].scale_max, 10 << 20);  // the 8,000,000-byte peak, up to a round 10 MB
+  // The launch lane draws launches, the GPU lane GPU executions.
+  ASSERT_EQ(f.lanes[3].spans.size(), 2u);
+  EXPECT_EQ(f.lanes[3].spans[0].begin_ns, 1500);
+  EXPECT_EQ(f.lanes[3].spans[1].end_ns, 3000);
+  ASSERT_EQ(f.lanes[4].spans.size(), 2u);
+  EXPECT_EQ(f.lanes[4].spans[0].begin_ns, 2600);
+  EXPECT_EQ(f.lanes[4].spans[1].end_ns, 60000);
+
+  // Without the counter (a CPU run, or an older trace) there is no GPU memory lane.
+  trace::TraceModel cpu_only = m;
+  cpu_only.counter_names[2] = "pooled_bytes";
+  const TimelineFrame g = prepared(cpu_only, TimeView{0, 70000});
+  EXPECT_EQ(g.lanes.size(), 7u);
+  for (const TimelineLane& lane : g.lanes) {
+    if (lane.kind == LaneKind::counter) {
+      EXPECT_STRNE(kCounterLanes[lane.index].counter, "device_live_bytes");
+    }
+  }
+}
+
+TEST(TimelineHitTest, AGpuOpIsFoundOnItsLaunchLaneAndItsGpuLane) {
+  const trace::TraceModel m = testing::gpu_test_model();
+  const TimelineFrame f = prepared(m, TimeView{0, 70000});
+  TimelineHit hit = hit_test(m, f, point_in(f, 3, 2700));
+  EXPECT_EQ(hit.kind, Kind::op);
+  EXPECT_EQ(hit.op, 2);
+  EXPECT_EQ(hit.begin_ns, 2500);
+  EXPECT_EQ(hit.end_ns, 3000);
+  hit = hit_test(m, f, point_in(f, 3, 2000));
+  EXPECT_EQ(hit.op, 1);
+  hit = hit_test(m, f, point_in(f, 4, 40000));
+  EXPECT_EQ(hit.kind, Kind::op);
+  EXPECT_EQ(hit.op, 2);
+  EXPECT_EQ(hit.begin_ns, 20000);
+  EXPECT_EQ(hit.end_ns, 60000);
+  EXPECT_EQ(hit_test(m, f, point_in(f, 3, 40000)).kind, Kind::none);  // the host was idle while the GPU ran
+  hit = hit_test(m, f, point_in(f, 7, 30500));
+  EXPECT_EQ(hit.kind, Kind::counter);
+  EXPECT_EQ(hit.value, 8'000'000);
+}
+
+// A GPU op selected on either lane is the same op, with the same dependencies.
+TEST(TimelineWidget, SelectingAGpuOpOnEitherLaneShowsItsDependencies) {
+  const trace::TraceModel m = testing::gpu_test_model();
+  Harness h;
+  FitTimeline(h.state, m);
+  EXPECT_GT(h.frame(m), 0);
+  ASSERT_EQ(h.state.frame.lanes.size(), 8u);
+  for (const ImVec2 p : {h.at(3, 2700), h.at(4, 40000)}) {
+    EXPECT_GT(h.frame(m, p), 0);  // hover: the tooltip draws
+    EXPECT_EQ(h.state.hover.kind, Kind::op);
+    EXPECT_EQ(h.state.hover.op, 2);
+    h.frame(m, p, true);
+    h.frame(m, p, false);
+    EXPECT_EQ(h.state.selected_op, 2);
+    EXPECT_GT(h.frame(m, p), 0);  // the selection and its arrows draw
+    EXPECT_EQ(h.state.deps, (std::vector<uint32_t>{1}));
+    const ImVec2 empty = h.at(3, 40000);
+    h.frame(m, empty, true);
+    h.frame(m, empty, false);
+    EXPECT_EQ(h.state.selected_op, -1);
+  }
+  // A CPU op that read a GPU op's output depends on it.
+  const ImVec2 on_copy = h.at(2, 63000);
+  h.frame(m, on_copy, true);
+  h.frame(m, on_copy, false);
+  EXPECT_EQ(h.state.selected_op, 3);
+  EXPECT_GT(h.frame(m, on_copy), 0);
+  std::vector<uint32_t> deps = h.state.deps;
+  std::sort(deps.begin(), deps.end());
+  EXPECT_EQ(deps, (std::vector<uint32_t>{0, 2}));
+
+  // Selected while only its launch is known (live, the GPU not done yet): still draws.
+  trace::TraceModel live = m;
+  live.ops[2].start = live.ops[2].end = trace::kNoTime;
+  live.workers[2].ops = {1};
+  h.state.selected_op = 2;
+  EXPECT_GT(h.frame(live, h.at(3, 2700)), 0);
+  EXPECT_EQ(h.state.hover.op, 2);
+}
+
+// Thousands of tiny launches fold like any other spans, each counted once.
+TEST(TimelineWidget, DenseLaunchLanesFold) {
+  trace::TraceModel m;
+  m.names = {"", "add"};
+  m.frontends.push_back(trace::FrontendLane{"frontend", {}, {}});
+  m.workers.push_back(trace::WorkerLane{"cuda:0 launch 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::launch, {}});
+  m.workers.push_back(trace::WorkerLane{"cuda:0 stream 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::execute, {}});
+  int64_t gpu_free = 0;
+  for (uint32_t i = 0; i < 20'000; ++i) {
+    trace::OpInfo op;
+    op.id = i + 1;
+    op.name = 1;
+    op.device = trace::DeviceKind::cuda;
+    op.enqueue = int64_t{i} * 1000;
+    op.launch_start = op.enqueue + 100;
+    op.launch_end = op.launch_start + 300;
+    op.launch_worker = 0;
+    op.start = std::max(op.launch_start + 50, gpu_free);
+    op.end = op.start + 1500;  // the GPU falls behind the launches
+    gpu_free = op.end;
+    op.worker = 1;
+    m.frontends[0].enqueues.push_back(i);
+    m.workers[0].ops.push_back(i);
+    m.workers[1].ops.push_back(i);
+    m.ops.push_back(op);
+  }
+  EXPECT_EQ(m.end_time(), gpu_free);
+  const TimelineFrame f = prepared(m, fit_view(m.end_time()));
+  for (uint32_t w = 0; w < 2; ++w) {
+    const int lane = f.lane_of(LaneKind::worker, w);
+    ASSERT_GE(lane, 0);
+    size_t total = 0;
+    for (const LodBox& b : f.lanes[static_cast<size_t>(lane)].spans) total += b.count;
+    EXPECT_EQ(total, m.workers[w].ops.size()) << w;
+  }
+  const TimelineHit hit = hit_test(m, f, point_in(f, f.lane_of(LaneKind::worker, 0), 5'000'000));
+  EXPECT_EQ(hit.kind, Kind::folded_ops);
+  Harness h;
+  FitTimeline(h.state, m);
+  h.frame(m);
+  const int vertices = h.frame(m, h.at(f.lane_of(LaneKind::worker, 0), 5'000'000));
+  EXPECT_GT(vertices, 0);
+  EXPECT_LT(vertices, 65536);
+  EXPECT_EQ(h.state.hover.kind, Kind::folded_ops);
 }
 
 TEST(TimelineWidget, EmptyModelsAndStrangeViewsDrawWithoutCrashing) {

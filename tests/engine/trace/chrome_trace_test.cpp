@@ -242,10 +242,11 @@ TraceModel hand_model() {
   m.first_op_id = 10;
   m.names = {"", "op \"quoted\"", "back\\slash\nnew line\ttab", "unicode naïve ✓ 日本 🎉", "marker \"m\" \\ \x01"};
   m.frontends = {FrontendLane{"frontend", {}, {}}, FrontendLane{"thread \"two\"\n", {}, {}}};
-  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, {}},
-               WorkerLane{"CUDA \\ stream ✓", DeviceKind::cuda, 1, 3, {}}};
-  m.counter_names = {"rss_bytes", "queue \"depth\""};
-  m.ops.resize(6);
+  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}},
+               WorkerLane{"cuda:1 launch 3", DeviceKind::cuda, 1, 3, SpanKind::launch, {}},
+               WorkerLane{"CUDA \\ stream ✓", DeviceKind::cuda, 1, 3, SpanKind::execute, {}}};
+  m.counter_names = {"rss_bytes", "queue \"depth\"", "device_live_bytes"};
+  m.ops.resize(8);
   for (size_t i = 0; i < m.ops.size(); ++i) m.ops[i].id = m.first_op_id + i;
   const auto vars = [&m](OpInfo& op, std::vector<uint64_t> reads, std::vector<uint64_t> writes) {
     op.vars_begin = static_cast<uint32_t>(m.var_ids.size());
@@ -258,8 +259,9 @@ TraceModel hand_model() {
   a.enqueue = 100, a.start = 200, a.end = 300, a.name = 1, a.out_bytes = 4096, a.iteration = 3;
   vars(a, {1}, {2});
   // m.ops[1]: never seen, a hole.
-  OpInfo& b = m.ops[2];  // on the second frontend, zero-length, failed, on the GPU lane
-  b.enqueue = 150, b.start = 250, b.end = 250, b.name = 3, b.frontend = 1, b.worker = 1;
+  OpInfo& b = m.ops[2];  // on the second frontend, launched, zero-length on the GPU, failed
+  b.enqueue = 150, b.start = 250, b.end = 250, b.name = 3, b.frontend = 1, b.worker = 2;
+  b.launch_start = 160, b.launch_end = 240, b.launch_worker = 1;
   b.device = DeviceKind::cuda, b.device_index = 1, b.status = OpStatus::failed, b.internal = true;
   b.out_bytes = UINT64_MAX, b.iteration = UINT32_MAX;
   vars(b, {2}, {3});
@@ -271,18 +273,27 @@ TraceModel hand_model() {
   OpInfo& e = m.ops[5];  // enqueued right when a backpressure wait ended
   e.enqueue = 600, e.start = 700, e.end = 1700, e.name = 1, e.status = OpStatus::skipped;
   vars(e, {}, {2});
-  m.frontends[0].enqueues = {0, 4, 5};
+  OpInfo& f = m.ops[6];  // a GPU op launched (and failed at that) but never finished on the GPU
+  f.enqueue = 800, f.launch_start = 810, f.launch_end = 900, f.launch_worker = 1, f.name = 1;
+  f.device = DeviceKind::cuda, f.device_index = 1, f.status = OpStatus::failed;
+  vars(f, {3}, {11});
+  OpInfo& g = m.ops[7];  // a GPU op whose enqueue was never read; the GPU starts it after the launch returned
+  g.launch_start = 900, g.launch_end = 950, g.launch_worker = 1, g.start = 960, g.end = 1000, g.worker = 2;
+  g.status = OpStatus::cancelled;
+  m.frontends[0].enqueues = {0, 4, 5, 6};
   m.frontends[1].enqueues = {2};
   m.workers[0].ops = {0, 3, 5};
-  m.workers[1].ops = {2};
+  m.workers[1].ops = {2, 6, 7};
+  m.workers[2].ops = {2, 7};
   m.syncs = {SyncSpan{160, 310, 2, 10, 0, SyncKind::wait_to_read}, SyncSpan{320, 330, 0, 13, 1, SyncKind::wait_all},
              SyncSpan{590, 600, 0, 14, 0, SyncKind::inflight_bound}, SyncSpan{1800, 1800, 2, 15, 0, SyncKind::item}};
   m.frontends[0].syncs = {0, 2, 3};
   m.frontends[1].syncs = {1};
   m.markers = {Marker{50, -7, 4, 1}, Marker{55, INT64_MAX, 0, 0}, Marker{55, INT64_MIN, 4, 0}};
-  CounterSample s0{0, {1000, 0}}, s1{1000, {2000, 3}}, s2{1000, {-2001, INT64_MAX}};
+  CounterSample s0{0, {1000, 0, 0}}, s1{1000, {2000, 3, 1 << 20}}, s2{1000, {-2001, INT64_MAX, 3 << 20}};
   m.counters = {s0, s1, s2};
-  m.errors = {{12, "boom \"quoted\" \\ back\nline ✓ 🎉"}, {11, "error of an op never seen"}, {99, "orphan"}};
+  m.errors = {{12, "boom \"quoted\" \\ back\nline ✓ 🎉"}, {11, "error of an op never seen"}, {99, "orphan"},
+              {16, "launch failed: only its launch span carries this"}};
   m.dropped = 17;
   return m;
 }
@@ -296,10 +307,131 @@ TEST(ChromeTrace, HandBuiltModelWithEveryCornerRoundTrips) {
   expect_flows_pair_up(doc, spans);
   const TraceModel back = parse_chrome_trace(text, "hand.json");
   expect_same_model(m, back);
+  expect_worker_lanes_consistent(back, 0);
   EXPECT_EQ(back.names, m.names);
   for (size_t i = 0; i < m.frontends.size(); ++i) EXPECT_EQ(back.frontends[i].name, m.frontends[i].name);
   // Exporting what was read gives the same file.
   EXPECT_EQ(to_chrome_trace_json(back), text);
+}
+
+// A GPU op is drawn as two slices on two threads, its launch on the stream's
+// launch thread and its execution on the GPU thread below it, with arrows
+// enqueue -> launch -> GPU execution.
+TEST(ChromeTrace, GpuOpsHaveALaunchThreadAboveTheirGpuThreadAndChainedFlows) {
+  const TraceModel m = hand_model();
+  const json doc = json::parse(to_chrome_trace_json(m));
+  std::map<std::string, int64_t> tid_of;
+  std::map<std::string, json> lane_args;
+  std::map<int64_t, int64_t> sort_of;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") {
+      tid_of[e["args"]["name"]] = e["tid"];
+      lane_args[e["args"]["name"]] = e["args"];
+    }
+    if (e["ph"] == "M" && e["name"] == "thread_sort_index") sort_of[e["tid"]] = e["args"]["sort_index"];
+  }
+  const std::string cpu = "CPU worker 0", launch = "cuda:1 launch 3", gpu = "CUDA \\ stream ✓";
+  ASSERT_TRUE(tid_of.count(launch));
+  EXPECT_EQ(lane_args[launch]["span"], "launch");
+  EXPECT_EQ(lane_args[launch]["device"], "cuda");
+  EXPECT_EQ(lane_args[gpu]["span"], "execute");
+  EXPECT_EQ(lane_args[cpu]["span"], "execute");
+  EXPECT_EQ(sort_of[tid_of[cpu]] + 1, sort_of[tid_of[launch]]);
+  EXPECT_EQ(sort_of[tid_of[launch]] + 1, sort_of[tid_of[gpu]]);
+
+  // One launch slice per launched op, on the launch thread, carrying the op's args.
+  std::vector<uint64_t> launched;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] != "X" || e["cat"] != "launch") continue;
+    EXPECT_EQ(e["tid"], tid_of[launch]);
+    launched.push_back(e["args"]["id"]);
+  }
+  EXPECT_EQ(launched, (std::vector<uint64_t>{12, 16, 17}));
+  const auto x_event = [&](const char* cat, uint64_t id) {
+    return find_event(doc, [&](const json& e) { return e["ph"] == "X" && e["cat"] == cat && e["args"]["id"] == id; });
+  };
+  const json* launch_b = x_event("launch", 12);
+  ASSERT_NE(launch_b, nullptr);
+  ASSERT_NE(x_event("launch", 16), nullptr);
+  ASSERT_NE(x_event("launch", 17), nullptr);
+  EXPECT_EQ(launch_b->at("name"), "unicode naïve ✓ 日本 🎉");
+  EXPECT_EQ(launch_b->at("args")["ns_ts"], 160);
+  EXPECT_EQ(launch_b->at("args")["ns_dur"], 80);
+  EXPECT_EQ(launch_b->at("args")["reads"], json::array({2}));
+  EXPECT_EQ(launch_b->at("args")["worker_lane"], launch);
+  EXPECT_EQ(x_event("launch", 16)->at("args")["error"], "launch failed: only its launch span carries this");
+  EXPECT_EQ(x_event("launch", 16)->at("args")["status"], "failed");
+  EXPECT_TRUE(doc["otherData"]["errors_without_events"].dump().find("launch failed") == std::string::npos);
+
+  // v1 arrows: enqueue -> launch (or -> execution for an op without one), launch -> GPU execution.
+  const auto flow_at = [&](const char* ph, const char* name, const std::string& lane, int64_t ns) {
+    return find_event(doc, [&](const json& e) {
+      return e["ph"] == ph && e["name"] == name && e["tid"] == tid_of[lane] && truncated_ns(e["ts"]) == ns;
+    });
+  };
+  EXPECT_NE(flow_at("f", "enqueue", launch, 160), nullptr);
+  EXPECT_NE(flow_at("s", "launch", launch, 160), nullptr);
+  EXPECT_NE(flow_at("f", "launch", gpu, 250), nullptr);
+  EXPECT_EQ(flow_at("f", "enqueue", gpu, 250), nullptr);
+  EXPECT_NE(flow_at("f", "enqueue", launch, 810), nullptr);  // launched, never finished: no arrow onwards
+  EXPECT_EQ(flow_at("s", "launch", launch, 810), nullptr);
+  EXPECT_EQ(count_events(doc, "s", "enqueue"), 4u);  // a, b, e, f: enqueued and then launched or executed
+  EXPECT_EQ(count_events(doc, "s", "launch"), 2u);   // b, g: launched and executed
+  EXPECT_EQ(count_events(doc, "f", "launch"), 2u);
+
+  // v2 arrows: the op's enqueue, launch and execution chain on one bind_id.
+  const json* enqueue_b = x_event("enqueue", 12);
+  const json* exec_b = x_event("op", 12);
+  ASSERT_NE(enqueue_b, nullptr);
+  ASSERT_NE(exec_b, nullptr);
+  EXPECT_EQ(launch_b->at("bind_id"), enqueue_b->at("bind_id"));
+  EXPECT_EQ(exec_b->at("bind_id"), enqueue_b->at("bind_id"));
+  EXPECT_TRUE(enqueue_b->value("flow_out", false));
+  EXPECT_TRUE(launch_b->value("flow_in", false));
+  EXPECT_TRUE(launch_b->value("flow_out", false));
+  EXPECT_TRUE(exec_b->value("flow_in", false));
+  EXPECT_FALSE(x_event("launch", 16)->value("flow_out", false));
+  EXPECT_FALSE(x_event("launch", 17)->value("flow_in", false));  // its enqueue was never read
+  EXPECT_TRUE(x_event("launch", 17)->value("flow_out", false));
+
+  const auto spans = spans_by_tid(doc);
+  expect_spans_nest(spans);
+  expect_flows_pair_up(doc, spans);
+}
+
+// Files written before launch lanes existed (format version 1: no span field,
+// GPU ops on their stream's lane only) still open, and write back as the
+// current version.
+TEST(ChromeTrace, Version1TracesStillRead) {
+  const TraceModel m = read_chrome_trace(std::string(ASYNCSCOPE_TRACE_TEST_DATA) + "/version1_trace.json");
+  EXPECT_EQ(m.origin_ns, 5000);
+  ASSERT_EQ(m.ops.size(), 3u);
+  ASSERT_EQ(m.workers.size(), 2u);
+  EXPECT_EQ(m.workers[0].name, "CPU worker 0");
+  EXPECT_EQ(m.workers[1].name, "cuda:0 stream 0");
+  EXPECT_EQ(m.workers[1].device, DeviceKind::cuda);
+  for (const WorkerLane& lane : m.workers) EXPECT_EQ(lane.span, SpanKind::execute);
+  const OpInfo* dot = m.find_op(3);
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(m.op_name(*dot), "dot");
+  EXPECT_EQ(dot->device, DeviceKind::cuda);
+  EXPECT_TRUE(dot->executed());
+  EXPECT_FALSE(dot->launched());
+  EXPECT_EQ(dot->start, 1600);
+  EXPECT_EQ(dot->end, 4000);
+  EXPECT_EQ(dot->worker, 1);
+  expect_worker_lanes_consistent(m, 3);
+  ASSERT_EQ(m.syncs.size(), 1u);
+  EXPECT_EQ(m.syncs[0].end, 4100);
+  EXPECT_EQ(m.markers.size(), 1u);
+  EXPECT_EQ(m.counter_names, (std::vector<std::string>{"rss_bytes", "live_bytes"}));
+  ASSERT_EQ(m.counters.size(), 2u);
+  EXPECT_EQ(m.counters[1].values[1], 64);
+  EXPECT_EQ(m.end_time(), 4100);
+
+  const std::string text = to_chrome_trace_json(m);
+  EXPECT_EQ(json::parse(text)["otherData"]["asyncscope_version"], kChromeTraceVersion);
+  expect_same_model(m, parse_chrome_trace(text));
 }
 
 TEST(ChromeTrace, TextWithQuotesBackslashesNewlinesAndUnicodeSurvives) {
@@ -315,7 +447,7 @@ TEST(ChromeTrace, TextWithQuotesBackslashesNewlinesAndUnicodeSurvives) {
   EXPECT_EQ(back.errors.at(12), m.errors.at(12));
   EXPECT_EQ(back.op_name(*back.find_op(14)), "back\\slash\nnew line\ttab");
   EXPECT_EQ(back.frontends[1].name, "thread \"two\"\n");
-  EXPECT_EQ(back.workers[1].name, "CUDA \\ stream ✓");
+  EXPECT_EQ(back.workers[2].name, "CUDA \\ stream ✓");
   EXPECT_EQ(back.counter_names[1], "queue \"depth\"");
 }
 
@@ -341,7 +473,7 @@ TEST(ChromeTrace, EmptyModelRoundTrips) {
 TEST(ChromeTrace, MicrosecondTimesConvertBackToExactNanoseconds) {
   TraceModel m;
   m.names = {""};
-  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, {}}};
+  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}}};
   std::mt19937_64 rng(7);
   std::vector<int64_t> times = {0, 1, 999, 1000, 1001, 1005, 4095, 1234567, (int64_t{1} << 50) - 2};
   for (int i = 0; i < 4000; ++i) times.push_back(static_cast<int64_t>(rng() % (uint64_t{1} << (10 + i % 40))));
@@ -417,8 +549,8 @@ TEST(ChromeTrace, ForeignTracesAreRecognised) {
   expect_rejected(R"({"traceEvents":[],"otherData":{"version":"Chrome 120"}})", "not an asyncscope trace");
   expect_rejected(R"({"traceEvents":[],"otherData":"x"})", "not an asyncscope trace");
   expect_rejected("42", "not an asyncscope trace");
-  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 2; }),
-                  "written by a newer asyncscope (format version 2; this build reads version 1)");
+  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 3; }),
+                  "written by a newer asyncscope (format version 3; this build reads versions 1 to 2)");
   expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 0; }), "unknown format version 0");
   json doc = json::parse(to_chrome_trace_json(hand_model()));
   doc.erase("traceEvents");
@@ -498,6 +630,29 @@ TEST(ChromeTrace, DuplicatedEventsAreRejected) {
     }
   }
   expect_rejected(doc.dump(), "has a second enqueue event");
+}
+
+TEST(ChromeTrace, LaunchSpansMustBeOnLaunchLanesAndAppearOnce) {
+  const auto is_launch = [](const json& e) { return e["ph"] == "X" && e["cat"] == "launch"; };
+  // tids: frontends 1 and 2, then CPU worker 0 = 3, the launch lane = 4, the GPU lane = 5.
+  expect_rejected(with_event_changed(is_launch, [](json& e) { e["tid"] = 3; }),
+                  "a launch span on tid 3, which is not a launch lane");
+  expect_rejected(with_event_changed(is_exec, [](json& e) { e["tid"] = 4; }),
+                  "an execution span on tid 4, which is a launch lane");
+  expect_rejected(with_event_changed(
+                      [](const json& e) {
+                        return e["ph"] == "M" && e["name"] == "thread_name" && e["args"].value("span", "") == "launch";
+                      },
+                      [](json& e) { e["args"]["span"] = "sideways"; }),
+                  "unknown lane span \"sideways\"");
+  json doc = json::parse(to_chrome_trace_json(hand_model()));
+  for (const json& e : json(doc["traceEvents"])) {
+    if (is_launch(e)) {
+      doc["traceEvents"].push_back(e);
+      break;
+    }
+  }
+  expect_rejected(doc.dump(), "has a second launch event");
 }
 
 // Metadata after the events (a tool that rewrote the file) is still read.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "engine/trace/model.h"
@@ -13,33 +14,59 @@ namespace asyncscope::trace {
 
 inline std::vector<uint64_t> var_list(const uint64_t* ids, uint16_t count) { return {ids, ids + count}; }
 
-// Every lane op is executed, knows its lane, appears on one lane only, and a
-// lane's ops are start-sorted and never overlap. expected_total > 0: the lanes
-// hold exactly that many ops.
+// The order lanes must keep: by device, device index and worker, a stream's
+// launch lane directly above its execution lane.
+inline auto lane_key(const WorkerLane& w) {
+  return std::tuple(w.device, w.device_index, w.worker, w.span == SpanKind::launch ? 0 : 1);
+}
+
+// Every op on an execution lane is executed and knows its lane; every op on a
+// launch lane is launched and knows that lane; an op has at most one span of
+// each kind; a lane's spans are start-sorted and never overlap; a launch
+// starts before its execution. expected_total > 0: the execution lanes hold
+// exactly that many ops (a GPU op counts once, though it is on two lanes).
 inline void expect_worker_lanes_consistent(const TraceModel& m, size_t expected_total) {
   std::vector<int> seen(m.ops.size(), 0);
+  std::vector<int> seen_launch(m.ops.size(), 0);
   size_t total = 0;
   for (size_t lane = 0; lane < m.workers.size(); ++lane) {
     const WorkerLane& w = m.workers[lane];
     if (lane > 0) {
-      EXPECT_LT(m.workers[lane - 1].worker, w.worker) << "lanes out of order";
+      EXPECT_LT(lane_key(m.workers[lane - 1]), lane_key(w)) << "lanes out of order at " << w.name;
     }
     for (size_t k = 0; k < w.ops.size(); ++k) {
       ASSERT_LT(w.ops[k], m.ops.size());
       const OpInfo& op = m.ops[w.ops[k]];
-      ASSERT_TRUE(op.executed()) << "op " << op.id;
-      EXPECT_EQ(op.worker, lane) << "op " << op.id;
-      EXPECT_LE(op.start, op.end) << "op " << op.id;
-      if (op.enqueue != kNoTime) {
-        EXPECT_LE(op.enqueue, op.start) << "op " << op.id;
+      if (w.launches()) {
+        ASSERT_TRUE(op.launched()) << "op " << op.id;
+        EXPECT_EQ(op.launch_worker, lane) << "op " << op.id;
+        EXPECT_LE(op.launch_start, op.launch_end) << "op " << op.id;
+        if (op.enqueue != kNoTime) {
+          EXPECT_LE(op.enqueue, op.launch_start) << "op " << op.id;
+        }
+        if (op.executed()) {
+          EXPECT_LE(op.launch_start, op.start) << "op " << op.id;
+        }
+        EXPECT_EQ(++seen_launch[w.ops[k]], 1) << "op " << op.id << " on a launch lane twice";
+      } else {
+        ASSERT_TRUE(op.executed()) << "op " << op.id;
+        EXPECT_EQ(op.worker, lane) << "op " << op.id;
+        EXPECT_LE(op.start, op.end) << "op " << op.id;
+        if (op.enqueue != kNoTime) {
+          EXPECT_LE(op.enqueue, op.start) << "op " << op.id;
+        }
+        EXPECT_EQ(++seen[w.ops[k]], 1) << "op " << op.id << " on a lane twice";
+        ++total;
       }
-      EXPECT_EQ(++seen[w.ops[k]], 1) << "op " << op.id << " on a lane twice";
       if (k > 0) {
         const OpInfo& prev = m.ops[w.ops[k - 1]];
-        EXPECT_GE(op.start, prev.end) << "ops " << prev.id << " and " << op.id << " overlap on " << w.name;
+        EXPECT_GE(w.start_of(op), w.end_of(prev)) << "ops " << prev.id << " and " << op.id << " overlap on " << w.name;
       }
-      ++total;
     }
+  }
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    EXPECT_EQ(seen[i], m.ops[i].executed() ? 1 : 0) << "op " << m.ops[i].id << " executed but on no lane";
+    EXPECT_EQ(seen_launch[i], m.ops[i].launched() ? 1 : 0) << "op " << m.ops[i].id << " launched but on no lane";
   }
   if (expected_total > 0) {
     EXPECT_EQ(total, expected_total);
@@ -51,11 +78,14 @@ inline void expect_same_op(const TraceModel& a, const TraceModel& b, const OpInf
   EXPECT_EQ(x.enqueue, y.enqueue) << x.id;
   EXPECT_EQ(x.start, y.start) << x.id;
   EXPECT_EQ(x.end, y.end) << x.id;
+  EXPECT_EQ(x.launch_start, y.launch_start) << x.id;
+  EXPECT_EQ(x.launch_end, y.launch_end) << x.id;
   EXPECT_EQ(x.out_bytes, y.out_bytes) << x.id;
   EXPECT_EQ(x.iteration, y.iteration) << x.id;
   EXPECT_EQ(a.op_name(x), b.op_name(y)) << x.id;
   EXPECT_EQ(x.frontend, y.frontend) << x.id;
   EXPECT_EQ(x.worker, y.worker) << x.id;
+  EXPECT_EQ(x.launch_worker, y.launch_worker) << x.id;
   EXPECT_EQ(x.device, y.device) << x.id;
   EXPECT_EQ(x.device_index, y.device_index) << x.id;
   EXPECT_EQ(x.status, y.status) << x.id;
@@ -84,6 +114,7 @@ inline void expect_same_model(const TraceModel& a, const TraceModel& b) {
     EXPECT_EQ(a.workers[i].device, b.workers[i].device);
     EXPECT_EQ(a.workers[i].device_index, b.workers[i].device_index);
     EXPECT_EQ(a.workers[i].worker, b.workers[i].worker);
+    EXPECT_EQ(a.workers[i].span, b.workers[i].span);
     EXPECT_EQ(a.workers[i].ops, b.workers[i].ops);
   }
   ASSERT_EQ(a.syncs.size(), b.syncs.size());

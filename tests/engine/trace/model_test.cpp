@@ -17,6 +17,7 @@
 
 #include "engine/core/engine.h"
 #include "engine/core/errors.h"
+#include "engine/trace/clock.h"
 #include "engine/trace/counter_sampler.h"
 #include "support/timeout.h"
 #include "engine/trace/model_checks.h"
@@ -32,7 +33,7 @@ using testing::run_with_timeout;
 // Appends an enqueue (and its var ids, inline or in the var log as the engine
 // does) to the calling thread's buffer; t is relative to the recorder's origin.
 void enqueue(Recorder& r, uint64_t op, int64_t t, std::vector<uint64_t> reads, std::vector<uint64_t> writes,
-             NameId name = 0) {
+             NameId name = 0, DeviceKind device = DeviceKind::cpu) {
   ThreadBuffer& b = r.local();
   std::vector<uint64_t> ids = reads;
   ids.insert(ids.end(), writes.begin(), writes.end());
@@ -48,12 +49,33 @@ void enqueue(Recorder& r, uint64_t op, int64_t t, std::vector<uint64_t> reads, s
   e.name = name;
   e.num_reads = static_cast<uint16_t>(reads.size());
   e.num_writes = static_cast<uint16_t>(writes.size());
+  e.device = device;
   b.enqueues.append(e);
 }
 
 void exec(Recorder& r, uint64_t op, int64_t start, int64_t end, uint16_t worker,
           OpStatus status = OpStatus::ok) {
   r.record_exec(ExecEvent{op, r.origin_ns() + start, r.origin_ns() + end, worker, DeviceKind::cpu, 0, status});
+}
+
+// One span of a GPU op on stream `stream` of GPU `gpu`, as the engine records
+// it: the launch from the stream's host thread, the execution from the thread
+// that saw the stream's events complete.
+void gpu_span(Recorder& r, SpanKind kind, uint64_t op, int64_t start, int64_t end, uint16_t stream, uint8_t gpu = 0,
+              OpStatus status = OpStatus::ok) {
+  r.record_exec(ExecEvent{op, r.origin_ns() + start, r.origin_ns() + end, stream, DeviceKind::cuda, gpu, status, kind});
+}
+std::string launch_thread(int gpu, int stream) {
+  return "cuda:" + std::to_string(gpu) + " launch " + std::to_string(stream);
+}
+std::string stream_thread(int gpu, int stream) {
+  return "cuda:" + std::to_string(gpu) + " stream " + std::to_string(stream);
+}
+
+std::vector<std::string> lane_names(const TraceModel& m) {
+  std::vector<std::string> out;
+  for (const WorkerLane& lane : m.workers) out.push_back(lane.name);
+  return out;
 }
 
 // Runs f on a new thread named `name` (its own buffer in every recorder).
@@ -163,6 +185,147 @@ TEST(TraceReader, ALaneInsertedBeforeOthersRenumbersTheirOps) {
       ASSERT_EQ(m.workers[lane].ops.size(), 1u);
       EXPECT_EQ(m.ops[m.workers[lane].ops[0]].worker, lane);
     }
+    expect_same_model(m, snapshot(r));
+  });
+}
+
+// A GPU op has two spans: its launch on the stream worker's host thread, and
+// its execution on the GPU. Each gets a lane, the launch lane directly above
+// the GPU lane, after the CPU lanes.
+TEST(TraceModel, GpuOpHasALaunchLaneAboveItsGpuLane) {
+  run_with_timeout([] {
+    Recorder r;
+    const NameId dot = intern("model_test.dot");
+    enqueue(r, 1, 5, {}, {1});
+    enqueue(r, 2, 10, {1}, {2}, dot, DeviceKind::cuda);
+    enqueue(r, 3, 12, {2}, {3}, dot, DeviceKind::cuda);
+    on_thread(stream_thread(0, 0), [&] {
+      gpu_span(r, SpanKind::execute, 2, 19, 40, 0);
+      gpu_span(r, SpanKind::execute, 3, 40, 70, 0);
+    });
+    on_thread(launch_thread(0, 0), [&] {
+      gpu_span(r, SpanKind::launch, 2, 15, 18, 0);
+      gpu_span(r, SpanKind::launch, 3, 18, 22, 0);
+    });
+    on_thread("CPU worker 0", [&] { exec(r, 1, 20, 30, 0); });
+    const TraceModel m = snapshot(r);
+    EXPECT_EQ(lane_names(m), (std::vector<std::string>{"CPU worker 0", "cuda:0 launch 0", "cuda:0 stream 0"}));
+    ASSERT_EQ(m.workers.size(), 3u);
+    EXPECT_EQ(m.workers[1].span, SpanKind::launch);
+    EXPECT_EQ(m.workers[1].device, DeviceKind::cuda);
+    EXPECT_EQ(m.workers[2].span, SpanKind::execute);
+    EXPECT_EQ(m.workers[1].ops, (std::vector<uint32_t>{1, 2}));
+    EXPECT_EQ(m.workers[2].ops, (std::vector<uint32_t>{1, 2}));
+
+    const OpInfo* cpu = m.find_op(1);
+    ASSERT_NE(cpu, nullptr);
+    EXPECT_FALSE(cpu->launched());
+    EXPECT_EQ(cpu->launch_start, kNoTime);
+    EXPECT_EQ(cpu->launch_end, kNoTime);
+    EXPECT_EQ(cpu->worker, 0);
+    const OpInfo* gpu = m.find_op(2);
+    ASSERT_NE(gpu, nullptr);
+    EXPECT_TRUE(gpu->launched());
+    EXPECT_TRUE(gpu->executed());
+    EXPECT_EQ(gpu->device, DeviceKind::cuda);
+    EXPECT_EQ(gpu->launch_start, 15);
+    EXPECT_EQ(gpu->launch_end, 18);
+    EXPECT_EQ(gpu->start, 19);
+    EXPECT_EQ(gpu->end, 40);
+    EXPECT_EQ(gpu->launch_worker, 1);
+    EXPECT_EQ(gpu->worker, 2);
+    EXPECT_EQ(m.workers[1].start_of(*gpu), 15);
+    EXPECT_EQ(m.workers[1].end_of(*gpu), 18);
+    EXPECT_EQ(m.workers[2].start_of(*gpu), 19);
+    EXPECT_EQ(m.end_time(), 70);
+    expect_worker_lanes_consistent(m, 3);  // a GPU op counts once
+  });
+}
+
+// While the GPU has not finished an op, only its launch is known: the op
+// exists, the trace ends no earlier than the launch, and its status is the launch's.
+TEST(TraceModel, ALaunchedOpNotYetFinishedIsKnownAndEndsTheTrace) {
+  run_with_timeout([] {
+    Recorder r;
+    on_thread(launch_thread(1, 2), [&] { gpu_span(r, SpanKind::launch, 1, 50, 95, 2, 1, OpStatus::failed); });
+    const TraceModel m = snapshot(r);
+    const OpInfo* op = m.find_op(1);
+    ASSERT_NE(op, nullptr);
+    EXPECT_TRUE(op->known());
+    EXPECT_TRUE(op->launched());
+    EXPECT_FALSE(op->executed());
+    EXPECT_EQ(op->status, OpStatus::failed);
+    ASSERT_EQ(m.workers.size(), 1u);
+    EXPECT_EQ(m.workers[0].name, "cuda:1 launch 2");
+    EXPECT_EQ(m.workers[0].device_index, 1);
+    EXPECT_EQ(m.workers[0].worker, 2);
+    EXPECT_EQ(m.end_time(), 95);
+    expect_worker_lanes_consistent(m, 0);
+  });
+}
+
+// The launch and the execution come from two threads: a reader may see either
+// first. The model is the same both ways, and the execution's status wins.
+TEST(TraceReader, EitherSpanOfAGpuOpMayBeReadFirst) {
+  run_with_timeout([] {
+    Recorder r;
+    TraceModel m;
+    TraceReader reader(r);
+    enqueue(r, 1, 1, {}, {1}, 0, DeviceKind::cuda);
+    enqueue(r, 2, 2, {}, {2}, 0, DeviceKind::cuda);
+    on_thread(stream_thread(0, 0), [&] { gpu_span(r, SpanKind::execute, 1, 20, 30, 0, 0, OpStatus::failed); });
+    ASSERT_TRUE(reader.update(m));
+    EXPECT_FALSE(m.find_op(1)->launched());
+    EXPECT_EQ(m.find_op(1)->worker, 0);
+    on_thread(launch_thread(0, 0), [&] {
+      gpu_span(r, SpanKind::launch, 1, 10, 12, 0);
+      gpu_span(r, SpanKind::launch, 2, 12, 14, 0);
+    });
+    ASSERT_TRUE(reader.update(m));
+    // The launch lane went in above the GPU lane, which moved down.
+    EXPECT_EQ(lane_names(m), (std::vector<std::string>{"cuda:0 launch 0", "cuda:0 stream 0"}));
+    EXPECT_EQ(m.find_op(1)->worker, 1);
+    EXPECT_EQ(m.find_op(1)->launch_worker, 0);
+    EXPECT_EQ(m.find_op(1)->status, OpStatus::failed) << "a launch read later must not overwrite the execution's status";
+    EXPECT_TRUE(m.find_op(2)->launched());
+    EXPECT_FALSE(m.find_op(2)->executed());
+    EXPECT_EQ(m.find_op(2)->status, OpStatus::ok);
+    on_thread(stream_thread(0, 0), [&] { gpu_span(r, SpanKind::execute, 2, 30, 45, 0, 0, OpStatus::cancelled); });
+    ASSERT_TRUE(reader.update(m));
+    EXPECT_EQ(m.find_op(2)->status, OpStatus::cancelled);
+    EXPECT_EQ(m.find_op(2)->start, 30);
+    EXPECT_FALSE(reader.update(m));
+    expect_worker_lanes_consistent(m, 2);
+    expect_same_model(m, snapshot(r));
+  });
+}
+
+// Lanes inserted above existing ones move them down; the ops on the moved
+// lanes, launch lanes included, must follow.
+TEST(TraceReader, LanesInsertedAboveLaunchLanesRenumberTheirOps) {
+  run_with_timeout([] {
+    Recorder r;
+    TraceModel m;
+    TraceReader reader(r);
+    for (uint64_t op = 1; op <= 3; ++op) enqueue(r, op, 0, {}, {op}, 0, op == 3 ? DeviceKind::cpu : DeviceKind::cuda);
+    const auto step = [&](const std::string& thread, auto record) {
+      on_thread(thread, record);
+      ASSERT_TRUE(reader.update(m));
+      expect_worker_lanes_consistent(m, 0);
+    };
+    step(stream_thread(1, 0), [&] { gpu_span(r, SpanKind::execute, 1, 5, 6, 0, 1); });
+    step(launch_thread(0, 1), [&] { gpu_span(r, SpanKind::launch, 2, 1, 2, 1, 0); });
+    step(launch_thread(1, 0), [&] { gpu_span(r, SpanKind::launch, 1, 1, 3, 0, 1); });
+    step(stream_thread(0, 1), [&] { gpu_span(r, SpanKind::execute, 2, 3, 4, 1, 0); });
+    step("CPU worker 0", [&] { exec(r, 3, 1, 2, 0); });
+    EXPECT_EQ(lane_names(m), (std::vector<std::string>{"CPU worker 0", "cuda:0 launch 1", "cuda:0 stream 1",
+                                                       "cuda:1 launch 0", "cuda:1 stream 0"}));
+    EXPECT_EQ(m.find_op(1)->launch_worker, 3);
+    EXPECT_EQ(m.find_op(1)->worker, 4);
+    EXPECT_EQ(m.find_op(2)->launch_worker, 1);
+    EXPECT_EQ(m.find_op(2)->worker, 2);
+    EXPECT_EQ(m.find_op(3)->worker, 0);
+    expect_worker_lanes_consistent(m, 3);
     expect_same_model(m, snapshot(r));
   });
 }
@@ -579,6 +742,94 @@ TEST(TraceReader, IncrementalUpdatesWhileRunningEqualOneSnapshot) {
     expect_same_model(live, full);
     EXPECT_EQ(full.ops.size(), 4000u);
     expect_worker_lanes_consistent(full, full.ops.size());
+  });
+}
+
+// The same with GPU streams, on synthetic events recorded the way the CUDA
+// backend does (no GPU needed): a frontend pushes CPU and GPU ops; a CPU
+// worker runs its ops; per stream, a launch thread launches its ops in order
+// and a completion thread records their GPU spans once launched. Both spans of
+// a GPU op come from different threads, so a live reader sees them in either
+// order; it must still end with the snapshot's model.
+TEST(TraceReader, IncrementalUpdatesWithGpuStreamsEqualOneSnapshot) {
+  run_with_timeout([] {
+    constexpr int kOps = 6000;
+    constexpr int kStreams = 2;
+    Recorder r;
+    const NameId add = intern("model_test.gpu_add");
+    const auto now = [&r] { return now_ns() - r.origin_ns(); };
+    const auto on_gpu = [](int i) { return i % 3 != 0; };
+    const auto stream_of = [](int i) { return static_cast<uint16_t>(i % kStreams); };
+    const auto wait_for = [](const std::atomic<int>& count, int wanted) {
+      while (count.load(std::memory_order_acquire) < wanted) std::this_thread::yield();
+    };
+    std::atomic<int> pushed{0};
+    std::atomic<int> launched[kStreams] = {};  // ops of each stream launched so far
+    std::atomic<int> finished{0};              // threads done recording
+    std::vector<std::thread> threads;
+    threads.emplace_back([&] {
+      set_thread_name("frontend");
+      for (int i = 0; i < kOps; ++i) {
+        enqueue(r, static_cast<uint64_t>(i + 1), now(), {static_cast<uint64_t>(i % 16)}, {static_cast<uint64_t>(i % 7)},
+                add, on_gpu(i) ? DeviceKind::cuda : DeviceKind::cpu);
+        pushed.store(i + 1, std::memory_order_release);
+      }
+      finished.fetch_add(1);
+    });
+    threads.emplace_back([&] {
+      set_thread_name("CPU worker 0");
+      for (int i = 0; i < kOps; ++i) {
+        if (on_gpu(i)) continue;
+        wait_for(pushed, i + 1);
+        const int64_t start = now();
+        exec(r, static_cast<uint64_t>(i + 1), start, now(), 0);
+      }
+      finished.fetch_add(1);
+    });
+    for (int s = 0; s < kStreams; ++s) {
+      threads.emplace_back([&, s] {
+        set_thread_name(launch_thread(0, s));
+        for (int i = 0, k = 0; i < kOps; ++i) {
+          if (!on_gpu(i) || stream_of(i) != s) continue;
+          wait_for(pushed, i + 1);
+          const int64_t start = now();
+          gpu_span(r, SpanKind::launch, static_cast<uint64_t>(i + 1), start, now(), stream_of(i));
+          launched[s].store(++k, std::memory_order_release);
+        }
+        finished.fetch_add(1);
+      });
+      threads.emplace_back([&, s] {
+        set_thread_name(stream_thread(0, s));
+        for (int i = 0, k = 0; i < kOps; ++i) {
+          if (!on_gpu(i) || stream_of(i) != s) continue;
+          wait_for(launched[s], ++k);
+          const int64_t start = now();
+          gpu_span(r, SpanKind::execute, static_cast<uint64_t>(i + 1), start, now(), stream_of(i), 0,
+                   i % 101 == 0 ? OpStatus::failed : OpStatus::ok);
+        }
+        finished.fetch_add(1);
+      });
+    }
+    TraceModel live;
+    TraceReader reader(r);
+    int updates = 0;
+    while (finished.load() < static_cast<int>(threads.size())) {
+      if (reader.update(live) && ++updates % 16 == 0) expect_worker_lanes_consistent(live, 0);
+    }
+    for (std::thread& t : threads) t.join();
+    reader.update(live);
+    EXPECT_FALSE(reader.update(live));
+    EXPECT_GE(updates, 1);
+    const TraceModel full = snapshot(r);
+    expect_same_model(live, full);
+    ASSERT_EQ(full.ops.size(), static_cast<size_t>(kOps));
+    expect_worker_lanes_consistent(full, kOps);
+    EXPECT_EQ(lane_names(full), (std::vector<std::string>{"CPU worker 0", "cuda:0 launch 0", "cuda:0 stream 0",
+                                                          "cuda:0 launch 1", "cuda:0 stream 1"}));
+    for (const OpInfo& op : full.ops) {
+      EXPECT_EQ(op.launched(), op.device == DeviceKind::cuda) << op.id;
+      EXPECT_TRUE(op.executed()) << op.id;
+    }
   });
 }
 

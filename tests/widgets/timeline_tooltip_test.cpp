@@ -1,0 +1,112 @@
+#include "widgets/timeline_tooltip.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/gpu_trace_model.h"
+#include "widgets/imgui_context.h"
+#include "widgets/time_axis.h"
+
+namespace asyncscope::widgets {
+namespace {
+
+std::vector<std::string> labels(const std::vector<TooltipRow>& rows) {
+  std::vector<std::string> out;
+  for (const TooltipRow& r : rows) out.push_back(r.label);
+  return out;
+}
+
+std::string value(const std::vector<TooltipRow>& rows, const std::string& label) {
+  for (const TooltipRow& r : rows) {
+    if (label == r.label) return r.value;
+  }
+  return "(no row " + label + ")";
+}
+
+TEST(TimelineTooltip, CpuOpShowsEnqueueStartEndOnItsWorker) {
+  const trace::TraceModel m = testing::gpu_test_model();
+  EXPECT_FALSE(is_gpu_op(m, m.ops[0]));
+  const std::vector<TooltipRow> rows = op_timing_rows(m, m.ops[0]);
+  EXPECT_EQ(labels(rows), (std::vector<std::string>{"enqueue", "start", "end", "queue wait", "duration", "worker"}));
+  EXPECT_EQ(value(rows, "queue wait"), format_duration(1000));
+  EXPECT_EQ(value(rows, "duration"), format_duration(8000));
+  EXPECT_EQ(value(rows, "worker"), "CPU worker 0");
+}
+
+// Enqueue -> launch -> GPU start -> end, and on which lanes.
+TEST(TimelineTooltip, GpuOpShowsEnqueueLaunchGpuStartAndEnd) {
+  const trace::TraceModel m = testing::gpu_test_model();
+  const trace::OpInfo& dot = m.ops[2];
+  EXPECT_TRUE(is_gpu_op(m, dot));
+  const std::vector<TooltipRow> rows = op_timing_rows(m, dot);
+  EXPECT_EQ(labels(rows), (std::vector<std::string>{"enqueue", "launch", "GPU start", "GPU end", "queue wait",
+                                                    "stream wait", "on GPU", "launched by", "stream"}));
+  EXPECT_EQ(value(rows, "enqueue"), format_time(1400, 100));
+  EXPECT_NE(value(rows, "launch").find(format_duration(500)), std::string::npos) << value(rows, "launch");
+  EXPECT_EQ(value(rows, "GPU start"), format_time(20000, 100));
+  EXPECT_EQ(value(rows, "GPU end"), format_time(60000, 100));
+  EXPECT_EQ(value(rows, "queue wait"), format_duration(2500 - 1400));
+  EXPECT_EQ(value(rows, "stream wait"), format_duration(20000 - 3000));
+  EXPECT_EQ(value(rows, "on GPU"), format_duration(40000));
+  EXPECT_EQ(value(rows, "launched by"), "cuda:0 launch 0");
+  EXPECT_EQ(value(rows, "stream"), "cuda:0 stream 0");
+}
+
+TEST(TimelineTooltip, GpuOpsPartlyReadSayWhatIsMissing) {
+  trace::TraceModel m = testing::gpu_test_model();
+  trace::OpInfo& running = m.ops[2];  // launched; the GPU has not reported it yet
+  running.start = running.end = trace::kNoTime;
+  std::vector<TooltipRow> rows = op_timing_rows(m, running);
+  EXPECT_EQ(labels(rows), (std::vector<std::string>{"enqueue", "launch", "GPU", "queue wait", "launched by"}));
+  EXPECT_EQ(value(rows, "GPU"), "launched, not finished yet");
+  running.status = trace::OpStatus::skipped;  // an input had failed: only a launch span, nothing on the GPU
+  EXPECT_EQ(value(op_timing_rows(m, running), "GPU"), "did not run");
+
+  trace::OpInfo pending;  // pushed to the GPU, not launched yet
+  pending.enqueue = 500;
+  pending.device = trace::DeviceKind::cuda;
+  EXPECT_EQ(labels(op_timing_rows(m, pending)), (std::vector<std::string>{"enqueue", "GPU"}));
+
+  // A GPU op from a trace without launch spans (format version 1): its GPU times only.
+  trace::OpInfo old = m.ops[1];
+  old.launch_start = old.launch_end = trace::kNoTime;
+  old.device = trace::DeviceKind::cpu;  // as if its enqueue was never read: its lane says GPU
+  EXPECT_TRUE(is_gpu_op(m, old));
+  rows = op_timing_rows(m, old);
+  EXPECT_EQ(labels(rows), (std::vector<std::string>{"enqueue", "GPU start", "GPU end", "queue wait", "on GPU", "stream"}));
+  EXPECT_EQ(value(rows, "queue wait"), format_duration(2600 - 1200));
+}
+
+// Every kind of hit draws a tooltip in a headless frame.
+TEST(TimelineTooltip, DrawsForEveryHitKind) {
+  const trace::TraceModel m = testing::gpu_test_model();
+  HeadlessContext ctx(1280, 720);
+  TimelineFrame f;
+  prepare_timeline_frame(m, TimeView{0, 70000}, ImVec2(0, 0), ImVec2(1200, 500), 13.0f, f);
+  using Kind = TimelineHit::Kind;
+  for (const Kind kind : {Kind::op, Kind::enqueue}) {
+    for (int64_t op = 0; op < 4; ++op) {
+      ctx.begin_frame();
+      TimelineHit hit;
+      hit.kind = kind;
+      hit.op = op;
+      TimelineTooltip(m, f, hit);
+      EXPECT_GT(ctx.end_frame()->TotalVtxCount, 0);
+    }
+  }
+  TimelineHit folded;
+  folded.kind = Kind::folded_ops;
+  folded.lane = f.lane_of(LaneKind::worker, 1);  // the launch lane
+  folded.first = 0;
+  folded.count = 2;
+  folded.begin_ns = 1500;
+  folded.end_ns = 3000;
+  ctx.begin_frame();
+  TimelineTooltip(m, f, folded);
+  EXPECT_GT(ctx.end_frame()->TotalVtxCount, 0);
+}
+
+}  // namespace
+}  // namespace asyncscope::widgets
