@@ -15,6 +15,7 @@
 #include "engine/core/engine.h"
 #include "engine/core/errors.h"
 #include "engine/cuda/cuda.h"
+#include "engine/trace/model.h"
 #include "simulated_stream.h"
 #include "support/timeout.h"
 
@@ -250,11 +251,25 @@ TEST(ThreadedEngineGpu, TraceHasALaunchSpanAndAnOrderedDeviceSpanPerOp) {
       EXPECT_LE(last_device_end, run.start) << "one stream runs one op at a time";
       last_device_end = run.end;
     }
-    // The lanes are named after the stream worker threads.
-    std::vector<std::string> names;
-    for (const trace::ThreadBuffer* buffer : rig.recorder->threads()) names.push_back(buffer->name);
-    EXPECT_NE(std::find(names.begin(), names.end(), "cuda:0 launch 0"), names.end());
-    EXPECT_NE(std::find(names.begin(), names.end(), "cuda:0 stream 0"), names.end());
+    // The model: CPU lanes, then the stream's launch lane directly above its GPU lane.
+    const trace::TraceModel m = trace::snapshot(*rig.recorder);
+    ASSERT_GE(m.workers.size(), 2u);
+    const trace::WorkerLane& launches = m.workers[m.workers.size() - 2];
+    const trace::WorkerLane& stream = m.workers.back();
+    EXPECT_EQ(launches.name, "cuda:0 launch 0");
+    EXPECT_TRUE(launches.launches());
+    EXPECT_EQ(stream.name, "cuda:0 stream 0");
+    EXPECT_EQ(stream.span, trace::SpanKind::execute);
+    EXPECT_EQ(launches.ops.size(), ids.size());
+    EXPECT_EQ(stream.ops.size(), ids.size());
+    for (uint64_t id : ids) {
+      const trace::OpInfo* op = m.find_op(id);
+      ASSERT_NE(op, nullptr);
+      EXPECT_TRUE(op->launched());
+      EXPECT_TRUE(op->executed());
+      EXPECT_EQ(&m.workers[op->launch_worker], &launches);
+      EXPECT_EQ(&m.workers[op->worker], &stream);
+    }
   });
 }
 

@@ -1,0 +1,284 @@
+// The CUDA backend on a real GPU: every op against the CPU op on the same
+// seeds, copies, device memory accounting, errors at the sync point, the
+// trace's launch and device spans, and the demos with --device cuda. Without
+// a usable GPU each test skips with the reason (cuda::status()); the tests
+// that hold everywhere check that the reason is given.
+#include "engine/cuda/cuda.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/core/errors.h"
+#include "engine/demos/registry.h"
+#include "engine/demos/session.h"
+#include "engine/tensor/ops.h"
+#include "engine/trace/model.h"
+#include "support/timeout.h"
+
+namespace asyncscope {
+namespace {
+
+using testing::run_with_timeout;
+
+// Skips without a usable GPU, saying why; on a machine that must have one
+// (ASYNCSCOPE_REQUIRE_GPU set, as on the GPU runner) that is a failure, so a
+// broken driver cannot turn the GPU tests into silent skips.
+#define REQUIRE_GPU()                                                                          \
+  do {                                                                                         \
+    if (!cuda::available()) {                                                                  \
+      if (std::getenv("ASYNCSCOPE_REQUIRE_GPU") != nullptr) {                                  \
+        FAIL() << "ASYNCSCOPE_REQUIRE_GPU is set but CUDA is not available: " << cuda::status().reason; \
+      }                                                                                        \
+      GTEST_SKIP() << "no GPU: " << cuda::status().reason;                                     \
+    }                                                                                          \
+  } while (0)
+
+// A CPU context and a GPU context with the same seed: the same ops give the same arrays.
+struct Pair {
+  ContextPtr cpu;
+  ContextPtr gpu;
+  std::shared_ptr<trace::Recorder> recorder = std::make_shared<trace::Recorder>();
+  explicit Pair(uint64_t seed = 7) {
+    Context::Options c;
+    c.seed = seed;
+    c.engine.cpu_workers = 2;
+    cpu = Context::create(c);
+    Context::Options g = c;
+    g.device = Device::cuda(0);
+    g.engine.recorder = recorder;
+    gpu = Context::create(g);
+  }
+};
+
+void expect_close(const std::vector<float>& want, const std::vector<float>& got, float tolerance, const char* what) {
+  ASSERT_EQ(want.size(), got.size()) << what;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const float scale = std::max(1.0f, std::fabs(want[i]));
+    ASSERT_NEAR(want[i], got[i], tolerance * scale) << what << " at " << i;
+  }
+}
+
+TEST(Cuda, StatusAlwaysSaysWhetherAndWhy) {
+  const cuda::Status& s = cuda::status();
+  EXPECT_EQ(s.available, s.reason.empty()) << s.reason;
+  if (!s.available) {
+    try {
+      Context::Options options;
+      options.device = Device::cuda(0);
+      Context::create(options);
+      FAIL() << "a context on a missing GPU must be refused";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(s.reason), std::string::npos) << e.what();
+    }
+  } else {
+    EXPECT_GT(s.device_count, 0);
+    EXPECT_FALSE(s.device_name.empty());
+    EXPECT_GE(s.compute_capability, 80);
+  }
+}
+
+TEST(Cuda, CreationMatchesTheCpuOnTheSameSeed) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    Pair p;
+    const Shape shape{37, 53};  // odd sizes: tails of grid-stride loops and of normal pairs
+    expect_close(uniform(p.cpu, shape, -2, 3).to_host(), uniform(p.gpu, shape, -2, 3).to_host(), 0, "uniform");
+    expect_close(normal(p.cpu, shape, 1, 2).to_host(), normal(p.gpu, shape, 1, 2).to_host(), 1e-6f, "normal");
+    expect_close(zeros(p.cpu, shape).to_host(), zeros(p.gpu, shape).to_host(), 0, "zeros");
+    expect_close(full(p.cpu, shape, 2.5f).to_host(), full(p.gpu, shape, 2.5f).to_host(), 0, "full");
+    std::vector<float> values(shape.size());
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f - 3.0f;
+    EXPECT_EQ(from_host(p.gpu, shape, values).to_host(), values);
+  });
+}
+
+TEST(Cuda, ElementwiseOpsMatchTheCpu) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    Pair p;
+    const auto both = [&](auto make) { expect_close(make(p.cpu).to_host(), make(p.gpu).to_host(), 1e-6f, "op"); };
+    const auto a = [](const ContextPtr& c) { return uniform(c, {33, 17}, -1, 1); };
+    const auto b = [](const ContextPtr& c) { return uniform(c, {33, 17}, 0.5f, 2); };
+    both([&](const ContextPtr& c) { return a(c) + b(c); });
+    both([&](const ContextPtr& c) { return a(c) - b(c); });
+    both([&](const ContextPtr& c) { return a(c) * b(c); });
+    both([&](const ContextPtr& c) { return a(c) / b(c); });
+    both([&](const ContextPtr& c) { return a(c) + uniform(c, {17}, -1, 1); });      // row broadcast
+    both([&](const ContextPtr& c) { return full(c, {1}, 3.0f) * a(c); });          // scalar broadcast
+    both([&](const ContextPtr& c) { return 2.0f - a(c) / 4.0f + 1.0f; });
+    both([&](const ContextPtr& c) { return 1.0f / b(c) * 3.0f - (-a(c)); });
+    both([&](const ContextPtr& c) { return relu(a(c)); });
+    both([&](const ContextPtr& c) { return relu_grad(a(c), b(c)); });
+    both([&](const ContextPtr& c) { return transpose(a(c)); });
+    both([&](const ContextPtr& c) { return copy(a(c)); });
+    both([&](const ContextPtr& c) {
+      NDArray y = a(c);
+      y += b(c);
+      y -= a(c);
+      y.add_scaled(b(c), -0.25f);
+      y *= 3.0f;
+      return y;
+    });
+  });
+}
+
+TEST(Cuda, DotAndReductionsMatchTheCpu) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    Pair p;
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        const auto make = [&](const ContextPtr& c) {
+          NDArray x = normal(c, ta ? Shape{65, 31} : Shape{31, 65});
+          NDArray y = normal(c, tb ? Shape{47, 65} : Shape{65, 47});
+          return dot(x, y, ta, tb);
+        };
+        expect_close(make(p.cpu).to_host(), make(p.gpu).to_host(), 1e-4f, "dot");
+      }
+    }
+    const auto x = [](const ContextPtr& c) { return uniform(c, {300, 70}, -1, 2); };
+    // Both accumulate in double: the results differ by at most a float rounding.
+    const auto near = [](float want, float got) { EXPECT_NEAR(want, got, 4e-7 * std::fabs(want) + 1e-7); };
+    near(sum(x(p.cpu)).item(), sum(x(p.gpu)).item());
+    near(mean(x(p.cpu)).item(), mean(x(p.gpu)).item());
+    near(norm(x(p.cpu)).item(), norm(x(p.gpu)).item());
+    expect_close(sum(x(p.cpu), 0).to_host(), sum(x(p.gpu), 0).to_host(), 1e-5f, "sum axis 0");
+    expect_close(sum(x(p.cpu), 1).to_host(), sum(x(p.gpu), 1).to_host(), 1e-5f, "sum axis 1");
+  });
+}
+
+TEST(Cuda, CopiesBetweenHostAndDeviceAreEngineOps) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    Pair p;
+    NDArray host = uniform(p.cpu, {100});
+    // Arrays of one context: move the host array's values into the GPU context through its own host copy.
+    NDArray on_gpu = from_host(p.gpu, {100}, host.to_host());
+    NDArray back = to(on_gpu * 2.0f, Device::cpu());
+    EXPECT_EQ(back.device(), Device::cpu());
+    NDArray again = to(back, Device::cuda(0));
+    EXPECT_EQ(again.device(), Device::cuda(0));
+    const std::vector<float> want = host.to_host();
+    const std::vector<float> got = (again / 2.0f).to_host();
+    expect_close(want, got, 0, "round trip");
+    std::ostringstream printed;
+    printed << full(p.gpu, {2}, 1.5f);
+    EXPECT_NE(printed.str().find("@cuda:0"), std::string::npos) << printed.str();
+    EXPECT_THROW(on_gpu + host, std::invalid_argument) << "operands on different devices";
+  });
+}
+
+TEST(Cuda, DeviceMemoryIsCountedExactly) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    auto pool = cuda::make_device_allocator(Device::cuda(0));
+    Context::Options options;
+    options.device = Device::cuda(0);
+    options.device_allocator = pool.get();
+    auto ctx = Context::create(options);
+    {
+      NDArray a = zeros(ctx, {1000, 250});  // 1,000,000 bytes
+      a.wait_to_read();
+      EXPECT_EQ(pool->live_bytes(), 1'000'000);
+      NDArray b = a + 1.0f;
+      b.wait_to_read();
+      EXPECT_EQ(pool->live_bytes(), 2'000'000);
+      EXPECT_EQ(pool->stats().peak_live_bytes, 2'000'000);
+    }
+    ctx->engine().wait_all();
+    EXPECT_EQ(pool->live_bytes(), 0);
+    EXPECT_GT(pool->pooled_bytes(), 0) << "freed device blocks are cached for reuse";
+  });
+}
+
+TEST(Cuda, ABudgetRefusalIsTheOpsErrorAtTheSyncPoint) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    PooledAllocator::Options small;
+    small.budget_bytes = 1 << 20;
+    PooledAllocator pool(cuda::make_device_source(Device::cuda(0)), small);
+    Context::Options options;
+    options.device = Device::cuda(0);
+    options.device_allocator = &pool;
+    auto ctx = Context::create(options);
+    NDArray fine = zeros(ctx, {16});
+    NDArray big = zeros(ctx, {1024, 1024});  // 4 MiB > 1 MiB
+    NDArray after = big + 1.0f;
+    try {
+      after.wait_to_read();
+      FAIL() << "expected OpError";
+    } catch (const OpError& e) {
+      EXPECT_EQ(e.op_name(), "zeros");
+    }
+    EXPECT_NO_THROW(fine.wait_to_read());
+    EXPECT_THROW(ctx->engine().wait_all(), OpError);
+    EXPECT_EQ((fine + 1.0f).to_host()[0], 1.0f) << "the engine and the device go on working";
+  });
+}
+
+TEST(Cuda, TraceShowsLaunchesOnTheHostAndOrderedDeviceSpans) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    Pair p;
+    std::vector<NDArray> keep;
+    for (int i = 0; i < 10; ++i) {
+      NDArray x = normal(p.gpu, {256, 256});
+      keep.push_back(dot(x, x));
+    }
+    p.gpu->engine().wait_all();
+    const trace::TraceModel m = trace::snapshot(*p.recorder);
+    int gpu_ops = 0;
+    for (const trace::WorkerLane& lane : m.workers) {
+      if (lane.device != trace::DeviceKind::cuda || lane.span != trace::SpanKind::execute) continue;
+      int64_t last_end = 0;
+      for (uint32_t index : lane.ops) {
+        const trace::OpInfo& op = m.ops[index];
+        ++gpu_ops;
+        EXPECT_LE(op.enqueue, op.launch_start);
+        EXPECT_LE(op.launch_start, op.launch_end);
+        EXPECT_LE(op.launch_start, op.start);
+        EXPECT_LE(op.start, op.end);
+        EXPECT_LE(last_end, op.start);
+        last_end = op.end;
+      }
+    }
+    EXPECT_GE(gpu_ops, 20);
+  });
+}
+
+class CudaDemo : public ::testing::TestWithParam<const char*> {};
+
+INSTANTIATE_TEST_SUITE_P(All, CudaDemo,
+                         ::testing::Values("host-vs-gpu", "queued-vs-finished", "sync-vs-async", "memory-and-sync",
+                                           "sync-functions", "dependency-graph"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST_P(CudaDemo, RunsOnTheGpu) {
+  REQUIRE_GPU();
+  const char* name = GetParam();
+  run_with_timeout([name] {
+    const demos::Demo* demo = demos::find_demo(name);
+    ASSERT_NE(demo, nullptr);
+    demos::ParamValues v = demo->defaults();
+    v.set("device", "cuda");
+    demos::RunEnv env;
+    const demos::Results r = demo->run(v, env);
+    EXPECT_FALSE(r.rows.empty());
+    // Device memory has its own counter lane.
+    const trace::TraceModel m = trace::snapshot(*env.recorder);
+    EXPECT_GE(m.counter_index(demos::kDeviceLiveCounter), 0);
+  });
+}
+
+}  // namespace
+}  // namespace asyncscope
