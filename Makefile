@@ -4,7 +4,7 @@ JOBS    ?= $(shell nproc)
 GEN     := $(shell command -v ninja >/dev/null 2>&1 && echo -G Ninja)
 CTEST_J ?= $(JOBS)
 
-.PHONY: all deps configure build run test stress bench tsan screenshots clean
+.PHONY: all deps configure build run test stress bench gpu-check tsan screenshots clean
 
 all: build
 
@@ -30,6 +30,14 @@ stress: build
 
 bench: build
 	./$(BUILD)/bin/asyncscope_bench --benchmark_out=$(BUILD)/bench.json --benchmark_out_format=json $(BENCH_ARGS)
+
+# On a machine with an NVIDIA GPU: the CUDA tests and GPU benchmarks, where a
+# missing or unusable GPU is a failure instead of a skip.
+gpu-check: build
+	ASYNCSCOPE_REQUIRE_GPU=1 ./$(BUILD)/bin/engine_tests --gtest_filter='Cuda*:*CudaDemo*:ThreadedEngineGpu*'
+	ASYNCSCOPE_REQUIRE_GPU=1 ./$(BUILD)/bin/asyncscope_bench --benchmark_filter=Cuda \
+	  --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+	  --benchmark_out=$(BUILD)/bench-gpu.json --benchmark_out_format=json
 
 # ThreadSanitizer build of the engine and trace tests (see CMakePresets.json).
 tsan: deps
