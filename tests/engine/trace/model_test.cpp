@@ -817,9 +817,10 @@ TEST(TraceReader, IncrementalUpdatesWithGpuStreamsEqualOneSnapshot) {
       if (reader.update(live) && ++updates % 16 == 0) expect_worker_lanes_consistent(live, 0);
     }
     for (std::thread& t : threads) t.join();
+    // (On a loaded machine the writers may all finish before the first live
+    // update: how many updates ran is not asserted, only what they built.)
     reader.update(live);
     EXPECT_FALSE(reader.update(live));
-    EXPECT_GE(updates, 1);
     const TraceModel full = snapshot(r);
     expect_same_model(live, full);
     ASSERT_EQ(full.ops.size(), static_cast<size_t>(kOps));
