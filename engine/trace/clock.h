@@ -3,9 +3,11 @@
 // Threading: any thread.
 //
 // Why not steady_clock::now() alone: the engine reads the clock three times
-// per traced op (enqueue, start, end), and a vDSO clock_gettime costs ~22 ns
-// in a VM, which made tracing cost a fifth of a tiny op's throughput. A TSC
-// read and a multiply cost about half of that.
+// per traced op (enqueue, start, end). In the development VM a vDSO
+// clock_gettime costs 22 ns; a fenced TSC read through the map below 21 ns
+// (clock_gettime is a fenced TSC read too), an unfenced one 11.5 ns. The
+// unfenced read is only correct where a time is taken before this thread
+// publishes what it timed: see now_ns_unordered().
 //
 // How the TSC stays on the steady_clock time base: the first read takes an
 // anchor (TSC, steady_clock) and keeps answering with steady_clock; the first
@@ -14,7 +16,11 @@
 // read is a TSC read through that map. The map never changes again, so times
 // are monotone and each recorded value is final. Its error against
 // steady_clock is the anchors' uncertainty (a few tens of ns) plus a rate
-// error of (that uncertainty) / (calibration interval): see ClockInfo.
+// error of (that uncertainty) / (calibration interval), plus whatever rate
+// change the kernel (NTP) applies to steady_clock after calibration: see
+// ClockInfo. The process clock takes its first read while the process
+// starts (static initialisation) and fixes its map on the first read 50 ms
+// later; a process that ends sooner only ever reads steady_clock.
 //
 // When the TSC is used at all (see tsc_trusted()): x86-64, the CPU reports
 // an invariant TSC (CPUID 0x80000007 EDX bit 8: constant rate, runs in deep
@@ -185,7 +191,7 @@ extern TraceClock process_clock;
 inline int64_t now_ns() noexcept { return detail::process_clock.now_ns(); }
 
 // now_ns() without waiting for this thread's earlier instructions to finish
-// (about 10 ns cheaper in context here). Only for a time that this thread
+// (11.5 ns instead of 21 ns here). Only for a time that this thread
 // takes *before it publishes* what it timed, e.g. an op's end, taken before
 // the op releases its outputs: whoever sees the publication and then reads
 // now_ns() gets a later time, and this thread's own later reads are not

@@ -32,6 +32,12 @@ void BM_TraceClockNow(benchmark::State& state) {
 }
 BENCHMARK(BM_TraceClockNow);
 
+void BM_TraceClockNowUnordered(benchmark::State& state) {
+  report(state, calibrated_process_clock());
+  for (auto _ : state) benchmark::DoNotOptimize(now_ns_unordered());
+}
+BENCHMARK(BM_TraceClockNowUnordered);
+
 void BM_SteadyClockNow(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(steady_now_ns());
 }

@@ -67,11 +67,11 @@ void expect_agrees_with_steady(TraceClock& clock, int reads) {
   }
 }
 
-// Threads read the clock and publish the largest value seen; a value read
-// after loading a published one (which happened before) must not be smaller,
-// nor smaller than the same thread's previous read.
-template <class Read>
-void expect_monotone_across_threads(Read read, int threads, int reads_per_thread) {
+// Threads take turns: each loads the latest published time, reads now_ns()
+// (ordered after that load, so it must not be earlier, nor earlier than the
+// thread's own previous read), then takes an unordered read, as a writer does
+// before publishing, and publishes it.
+void expect_monotone_across_threads(TraceClock& clock, int threads, int reads_per_thread) {
   std::atomic<int64_t> latest{0};
   std::atomic<int> backwards{0};
   run_with_timeout([&] {
@@ -81,10 +81,12 @@ void expect_monotone_across_threads(Read read, int threads, int reads_per_thread
         int64_t mine = 0;
         for (int i = 0; i < reads_per_thread; ++i) {
           int64_t seen = latest.load(std::memory_order_acquire);
-          const int64_t t = read();
+          const int64_t t = clock.now_ns();
           if (t < seen || t < mine) backwards.fetch_add(1, std::memory_order_relaxed);
-          mine = t;
-          while (seen < t && !latest.compare_exchange_weak(seen, t, std::memory_order_acq_rel)) {
+          const int64_t u = clock.now_ns_unordered();
+          if (u < t) backwards.fetch_add(1, std::memory_order_relaxed);
+          mine = u;
+          while (seen < u && !latest.compare_exchange_weak(seen, u, std::memory_order_acq_rel)) {
           }
         }
       });
@@ -197,7 +199,7 @@ TEST(TraceClock, MonotoneAcrossThreadsThroughCalibration) {
   TraceClock::Options o;
   o.calibration_ns = 1'000'000;
   TraceClock clock(o);
-  expect_monotone_across_threads([&] { return clock.now_ns(); }, 4, 200'000);
+  expect_monotone_across_threads(clock, 4, 200'000);
   if (machine_trusts_tsc()) {
     wait_calibrated(clock);
     EXPECT_EQ(clock.source(), ClockSource::tsc);
@@ -211,11 +213,11 @@ TEST(TraceClock, MonotoneAcrossThreadsOnceCalibrated) {
   TraceClock clock(o);
   wait_calibrated(clock);
   ASSERT_EQ(clock.source(), ClockSource::tsc);
-  expect_monotone_across_threads([&] { return clock.now_ns(); }, 4, 500'000);
+  expect_monotone_across_threads(clock, 4, 500'000);
 }
 
 TEST(TraceClock, ProcessClockMonotoneAcrossThreads) {
-  expect_monotone_across_threads([] { return now_ns(); }, 4, 200'000);
+  expect_monotone_across_threads(detail::process_clock, 4, 200'000);
 }
 
 }  // namespace
