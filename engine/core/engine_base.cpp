@@ -108,7 +108,7 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
       e.vars_offset = buffer.vars.size();
       for (uint16_t i = 0; i < n; ++i) buffer.vars.append(links[i].var->id());
     }
-    e.t = trace::now_ns();
+    e.t = trace::now_ns_unordered();
     buffer.enqueues.append(e);
   }
   return op;
@@ -164,7 +164,7 @@ void EngineBase::execute(OpRecord* op, uint16_t worker) {
   }
   set_errors(op, error);
   if (traced) {
-    recorder_->record_exec(trace::ExecEvent{op->id, start, trace::now_ns(), worker, op->meta.device.kind,
+    recorder_->record_exec(trace::ExecEvent{op->id, start, trace::now_ns_unordered(), worker, op->meta.device.kind,
                                             op->meta.device.index, status});
   }
 }
