@@ -1,17 +1,75 @@
 #include "engine/core/op_record.h"
 
 #include <mutex>
+#include <utility>
+#include <vector>
+
+#include "engine/core/prefetch.h"
 
 namespace asyncscope {
 namespace {
 
-constexpr size_t kBatch = 64;         // records moved between a thread cache and the global list at once
-constexpr size_t kGlobalKeep = 65536;  // beyond this many idle records, free memory instead of pooling
+// Records move between a thread cache and the global pool a chain of up to
+// kBatch at a time. A chain is handed over whole (its head and its length),
+// so neither side walks records under the lock: a walk would read each
+// record's link from the cache of the core that released it, and the
+// frontend held the lock through dozens of such misses while workers queued
+// behind it.
+constexpr size_t kBatch = 64;
+constexpr size_t kGlobalKeepBatches = 1024;  // beyond 65,536 idle records, free memory instead of pooling
 
-struct GlobalPool {
-  std::mutex mutex;
+struct Chain {
   OpRecord* head = nullptr;
   size_t size = 0;
+
+  void push(OpRecord* op) noexcept {
+    op->next = head;
+    head = op;
+    ++size;
+  }
+  OpRecord* pop() noexcept {
+    OpRecord* op = head;
+    head = op->next;
+    --size;
+    return op;
+  }
+};
+
+void delete_chain(OpRecord* op) noexcept {
+  while (op != nullptr) {
+    OpRecord* next = op->next;
+    delete op;
+    op = next;
+  }
+}
+
+class GlobalPool {
+ public:
+  GlobalPool() { chains_.reserve(kGlobalKeepBatches); }
+
+  void put(Chain chain) noexcept {
+    if (chain.head == nullptr) return;
+    {
+      std::lock_guard lock(lock_);
+      if (chains_.size() < kGlobalKeepBatches) {
+        chains_.push_back(chain);  // within the reserved capacity: no allocation
+        return;
+      }
+    }
+    delete_chain(chain.head);
+  }
+
+  Chain take() noexcept {
+    std::lock_guard lock(lock_);
+    if (chains_.empty()) return {};
+    const Chain chain = chains_.back();
+    chains_.pop_back();
+    return chain;
+  }
+
+ private:
+  std::mutex lock_;
+  std::vector<Chain> chains_;
 };
 
 GlobalPool& global_pool() {
@@ -19,27 +77,16 @@ GlobalPool& global_pool() {
   return *pool;
 }
 
+// Per thread: the chain records are taken from and released to, and one
+// full chain in reserve, so that a thread alternating around a chain
+// boundary does not touch the global pool each time.
 struct ThreadCache {
-  OpRecord* head = nullptr;
-  size_t size = 0;
+  Chain current;
+  Chain spare;
 
-  ~ThreadCache() { flush(size); }
-
-  // Moves n records (from the head) to the global list, or frees them past its cap.
-  void flush(size_t n) {
-    GlobalPool& g = global_pool();
-    std::lock_guard lock(g.mutex);
-    for (; n > 0 && head; --n, --size) {
-      OpRecord* op = head;
-      head = op->next;
-      if (g.size >= kGlobalKeep) {
-        delete op;
-      } else {
-        op->next = g.head;
-        g.head = op;
-        ++g.size;
-      }
-    }
+  ~ThreadCache() {
+    global_pool().put(current);
+    global_pool().put(spare);
   }
 };
 
@@ -49,29 +96,23 @@ thread_local ThreadCache tls_cache;
 
 OpRecord* acquire_op_record() {
   ThreadCache& cache = tls_cache;
-  if (cache.head == nullptr) {
-    GlobalPool& g = global_pool();
-    std::lock_guard lock(g.mutex);
-    for (size_t i = 0; i < kBatch && g.head; ++i) {
-      OpRecord* op = g.head;
-      g.head = op->next;
-      --g.size;
-      op->next = cache.head;
-      cache.head = op;
-      ++cache.size;
+  if (cache.current.head == nullptr) {
+    if (cache.spare.head != nullptr) {
+      cache.current = std::exchange(cache.spare, Chain{});
+    } else {
+      cache.current = global_pool().take();
+      if (cache.current.head == nullptr) return new OpRecord;
     }
   }
-  if (cache.head == nullptr) return new OpRecord;
-  OpRecord* op = cache.head;
-  cache.head = op->next;
-  --cache.size;
+  OpRecord* op = cache.current.pop();
   op->next = nullptr;
-  // Records come back from the workers, so their lines sit in another core's
-  // cache; fetching the next one for writing now hides that transfer from the
-  // next push (otherwise its first atomic waits for these stores to land).
-  if (OpRecord* next = cache.head) {
+  // Records come back from the workers, so their lines sit modified in
+  // another core's cache; fetching the next one for writing now hides that
+  // transfer from the next push (otherwise its first atomic waits for these
+  // stores to land).
+  if (OpRecord* next = cache.current.head) {
     const char* p = reinterpret_cast<const char*>(next);
-    for (size_t offset = 0; offset < sizeof(OpRecord); offset += 64) __builtin_prefetch(p + offset, 1, 3);
+    for (size_t offset = 0; offset < sizeof(OpRecord); offset += 64) prefetch_for_write(p + offset);
   }
   return op;
 }
@@ -81,9 +122,11 @@ void release_op_record(OpRecord* op) noexcept {
   op->heap_links.reset();
   op->slot = nullptr;
   ThreadCache& cache = tls_cache;
-  op->next = cache.head;
-  cache.head = op;
-  if (++cache.size >= 2 * kBatch) cache.flush(kBatch);
+  if (cache.current.size >= kBatch) {
+    if (cache.spare.head != nullptr) global_pool().put(cache.spare);
+    cache.spare = std::exchange(cache.current, Chain{});
+  }
+  cache.current.push(op);
 }
 
 }  // namespace asyncscope

@@ -34,7 +34,12 @@ struct VarLink {
   bool write = false;
 };
 
-class Var {
+// Layout: the dependency queue and the error share one cache line, which the
+// frontend and the workers both write on every op (a var that straddled two
+// lines, or shared one with its neighbour, cost two transfers per lock). The
+// id, read by the frontend to trace every push, sits on a second line that
+// nobody writes while the var lives, so that read hits a shared copy.
+class alignas(64) Var {
  public:
   explicit Var(uint64_t id) : id_(id) {}
   uint64_t id() const noexcept { return id_; }
@@ -60,8 +65,8 @@ class Var {
   bool write_active_ = false;
   VarLink* head_ = nullptr;
   VarLink* tail_ = nullptr;
-  uint64_t id_;
-  Var* next_free_ = nullptr;
+  alignas(64) uint64_t id_;
+  Var* next_free_ = nullptr;  // guarded by the VarPool's lock
 };
 
 }  // namespace asyncscope
