@@ -24,8 +24,10 @@ namespace asyncscope::trace {
 
 // One thread's logs. Entries of each log are published independently; an
 // enqueue's var ids are appended to `vars` before the enqueue itself, so a
-// reader that sees the enqueue also sees its var ids.
-struct ThreadBuffer {
+// reader that sees the enqueue also sees its var ids. Aligned to a cache
+// line: each thread writes its logs' sizes on every event, and buffers of two
+// threads allocated side by side would otherwise share a line.
+struct alignas(64) ThreadBuffer {
   explicit ThreadBuffer(size_t capacity, uint32_t index, std::string name)
       : enqueues(capacity), vars(capacity * 2), execs(capacity), syncs(capacity),
         markers(capacity), index(index), name(std::move(name)) {}
