@@ -38,33 +38,38 @@ std::shared_ptr<Engine> engine_for(const benchmark::State& state, std::shared_pt
   return make_engine(options);
 }
 
+// An engine with state.range(0) workers and the tiny op on its two vars.
+struct TinyOpRig {
+  explicit TinyOpRig(const benchmark::State& state, std::shared_ptr<trace::Recorder> recorder = {})
+      : engine(engine_for(state, std::move(recorder))), x(engine->new_var()), y(engine->new_var()) {}
+
+  void push() { engine->push(buffers->op(), {x}, {y}, meta); }
+  // n pushes and a wait_all.
+  void batch(int n) {
+    for (int i = 0; i < n; ++i) push();
+    engine->wait_all();
+  }
+
+  std::shared_ptr<Engine> engine;
+  Var* x;
+  Var* y;
+  std::unique_ptr<TinyBuffers> buffers = std::make_unique<TinyBuffers>();
+  const OpMeta meta{"add_scalar"};
+};
+
 // The frontend's cost of one push (the workers drain concurrently).
 void BM_PushTinyOp(benchmark::State& state) {
-  auto engine = engine_for(state);
-  Var* x = engine->new_var();
-  Var* y = engine->new_var();
-  auto buffers = std::make_unique<TinyBuffers>();
-  const OpMeta meta("add_scalar");
-  for (auto _ : state) {
-    engine->push(buffers->op(), {x}, {y}, meta);
-  }
-  engine->wait_all();  // after the loop: not timed
+  TinyOpRig rig(state);
+  for (auto _ : state) rig.push();
+  rig.engine->wait_all();  // after the loop: not timed
 }
 BENCHMARK(BM_PushTinyOp)->Arg(1)->Arg(2)->Iterations(1 << 20)->UseRealTime();
 
 // Pushed asynchronously, end to end: a batch of tiny ops and one wait_all.
 void BM_TinyOpAsyncEndToEnd(benchmark::State& state, bool traced) {
-  auto recorder = traced ? std::make_shared<trace::Recorder>() : nullptr;
-  auto engine = engine_for(state, recorder);
-  Var* x = engine->new_var();
-  Var* y = engine->new_var();
-  auto buffers = std::make_unique<TinyBuffers>();
-  const OpMeta meta("add_scalar");
+  TinyOpRig rig(state, traced ? std::make_shared<trace::Recorder>() : nullptr);
   constexpr int kBatch = 10000;
-  for (auto _ : state) {
-    for (int i = 0; i < kBatch; ++i) engine->push(buffers->op(), {x}, {y}, meta);
-    engine->wait_all();
-  }
+  for (auto _ : state) rig.batch(kBatch);
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
 void BM_TinyOpAsyncEndToEnd_TracingOff(benchmark::State& state) { BM_TinyOpAsyncEndToEnd(state, false); }
@@ -82,18 +87,13 @@ BENCHMARK(BM_TinyOpAsyncEndToEnd_TracingOn)->Arg(1)->Arg(2)->UseRealTime()->MinT
 // with tracing on as a fraction of that with it off.
 void BM_TinyOpTracingOnVsOff(benchmark::State& state) {
   auto recorder = std::make_shared<trace::Recorder>();
-  auto engine = engine_for(state, recorder);
-  Var* x = engine->new_var();
-  Var* y = engine->new_var();
-  auto buffers = std::make_unique<TinyBuffers>();
-  const OpMeta meta("add_scalar");
+  TinyOpRig rig(state, recorder);
   constexpr int kBatch = 10000;
   double seconds[2] = {0, 0};  // [traced]
   const auto batch = [&](bool traced) {
     recorder->set_enabled(traced);  // between batches: the engine is idle
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kBatch; ++i) engine->push(buffers->op(), {x}, {y}, meta);
-    engine->wait_all();
+    rig.batch(kBatch);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     seconds[traced] += elapsed;
     return elapsed;
@@ -115,17 +115,13 @@ BENCHMARK(BM_TinyOpTracingOnVsOff)->Arg(1)->Arg(2)->UseManualTime()->MinTime(2.0
 
 // One push followed by a wait on its output: the synchronous round trip.
 void BM_PushWaitRoundTrip(benchmark::State& state) {
-  auto engine = engine_for(state);
-  Var* x = engine->new_var();
-  Var* y = engine->new_var();
-  auto buffers = std::make_unique<TinyBuffers>();
-  const OpMeta meta("add_scalar");
+  TinyOpRig rig(state);
   std::vector<double> samples;
   samples.reserve(1 << 20);
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    engine->push(buffers->op(), {x}, {y}, meta);
-    engine->wait_for_var(y);
+    rig.push();
+    rig.engine->wait_for_var(rig.y);
     samples.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(samples.begin(), samples.end());
