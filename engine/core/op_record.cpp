@@ -16,7 +16,7 @@ namespace {
 // frontend held the lock through dozens of such misses while workers queued
 // behind it.
 constexpr size_t kBatch = 64;
-constexpr size_t kGlobalKeepBatches = 1024;  // beyond 65,536 idle records, free memory instead of pooling
+constexpr size_t kGlobalKeepBatches = 1024;  // chains (at most 65,536 records); beyond, free memory instead
 
 struct Chain {
   OpRecord* head = nullptr;
