@@ -123,7 +123,7 @@ void release_op_record(OpRecord* op) noexcept {
   op->slot = nullptr;
   ThreadCache& cache = tls_cache;
   if (cache.current.size >= kBatch) {
-    if (cache.spare.head != nullptr) global_pool().put(cache.spare);
+    global_pool().put(cache.spare);  // an empty spare is not stored
     cache.spare = std::exchange(cache.current, Chain{});
   }
   cache.current.push(op);

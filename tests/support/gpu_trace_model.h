@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/trace/model.h"
+#include "support/model_vars.h"
 
 namespace asyncscope::testing {
 
@@ -46,11 +47,7 @@ inline trace::TraceModel gpu_test_model() {
     op.device = gpu ? DeviceKind::cuda : DeviceKind::cpu;
     op.worker = gpu ? 2 : 0;
     op.launch_worker = gpu ? 1 : 0;
-    op.vars_begin = static_cast<uint32_t>(m.var_ids.size());
-    op.num_reads = static_cast<uint16_t>(r.reads.size());
-    op.num_writes = static_cast<uint16_t>(r.writes.size());
-    m.var_ids.insert(m.var_ids.end(), r.reads.begin(), r.reads.end());
-    m.var_ids.insert(m.var_ids.end(), r.writes.begin(), r.writes.end());
+    set_vars(m, op, r.reads, r.writes);
     m.frontends[0].enqueues.push_back(static_cast<uint32_t>(m.ops.size()));
     m.ops.push_back(op);
   }

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "support/model_vars.h"
 #include "widgets/imgui_context.h"
 
 namespace asyncscope::widgets {
@@ -32,11 +33,7 @@ struct ModelBuilder {
     OpInfo op;
     op.id = m.first_op_id + m.ops.size();
     op.enqueue = static_cast<int64_t>(m.ops.size()) * 1000;
-    op.vars_begin = static_cast<uint32_t>(m.var_ids.size());
-    op.num_reads = static_cast<uint16_t>(reads.size());
-    op.num_writes = static_cast<uint16_t>(writes.size());
-    m.var_ids.insert(m.var_ids.end(), reads.begin(), reads.end());
-    m.var_ids.insert(m.var_ids.end(), writes.begin(), writes.end());
+    testing::set_vars(m, op, reads, writes);
     m.names.push_back(name);
     op.name = static_cast<trace::NameId>(m.names.size() - 1);
     m.ops.push_back(op);

@@ -10,6 +10,7 @@
 #include "engine/core/engine.h"
 #include "engine/trace/counter_sampler.h"
 #include "support/gpu_trace_model.h"
+#include "support/model_vars.h"
 #include "support/timeout.h"
 #include "widgets/imgui_context.h"
 
@@ -51,11 +52,7 @@ trace::TraceModel small_model() {
     op.end = r.end;
     op.worker = r.worker;
     op.internal = r.name == 4;
-    op.vars_begin = static_cast<uint32_t>(m.var_ids.size());
-    op.num_reads = static_cast<uint16_t>(r.reads.size());
-    op.num_writes = static_cast<uint16_t>(r.writes.size());
-    m.var_ids.insert(m.var_ids.end(), r.reads.begin(), r.reads.end());
-    m.var_ids.insert(m.var_ids.end(), r.writes.begin(), r.writes.end());
+    testing::set_vars(m, op, r.reads, r.writes);
     m.frontends[0].enqueues.push_back(static_cast<uint32_t>(m.ops.size()));
     m.ops.push_back(op);
   }

@@ -30,6 +30,7 @@
 #include "engine/trace/counter_sampler.h"
 #include "engine/trace/chrome_trace_checks.h"
 #include "engine/trace/model_checks.h"
+#include "support/model_vars.h"
 #include "support/timeout.h"
 
 namespace asyncscope::trace {
@@ -248,35 +249,28 @@ TraceModel hand_model() {
   m.counter_names = {"rss_bytes", "queue \"depth\"", "device_live_bytes"};
   m.ops.resize(8);
   for (size_t i = 0; i < m.ops.size(); ++i) m.ops[i].id = m.first_op_id + i;
-  const auto vars = [&m](OpInfo& op, std::vector<uint64_t> reads, std::vector<uint64_t> writes) {
-    op.vars_begin = static_cast<uint32_t>(m.var_ids.size());
-    op.num_reads = static_cast<uint16_t>(reads.size());
-    op.num_writes = static_cast<uint16_t>(writes.size());
-    m.var_ids.insert(m.var_ids.end(), reads.begin(), reads.end());
-    m.var_ids.insert(m.var_ids.end(), writes.begin(), writes.end());
-  };
   OpInfo& a = m.ops[0];  // enqueued and executed
   a.enqueue = 100, a.start = 200, a.end = 300, a.name = 1, a.out_bytes = 4096, a.iteration = 3;
-  vars(a, {1}, {2});
+  asyncscope::testing::set_vars(m, a, {1}, {2});
   // m.ops[1]: never seen, a hole.
   OpInfo& b = m.ops[2];  // on the second frontend, launched, zero-length on the GPU, failed
   b.enqueue = 150, b.start = 250, b.end = 250, b.name = 3, b.frontend = 1, b.worker = 2;
   b.launch_start = 160, b.launch_end = 240, b.launch_worker = 1;
   b.device = DeviceKind::cuda, b.device_index = 1, b.status = OpStatus::failed, b.internal = true;
   b.out_bytes = UINT64_MAX, b.iteration = UINT32_MAX;
-  vars(b, {2}, {3});
+  asyncscope::testing::set_vars(m, b, {2}, {3});
   OpInfo& c = m.ops[3];  // executed, its enqueue never read; starts when a ends
   c.start = 300, c.end = 400;
   OpInfo& d = m.ops[4];  // enqueued, never executed; more vars than fit inline
   d.enqueue = 500, d.name = 2;
-  vars(d, {5, 6, 7, 8, 9}, {10, UINT64_MAX});
+  asyncscope::testing::set_vars(m, d, {5, 6, 7, 8, 9}, {10, UINT64_MAX});
   OpInfo& e = m.ops[5];  // enqueued right when a backpressure wait ended
   e.enqueue = 600, e.start = 700, e.end = 1700, e.name = 1, e.status = OpStatus::skipped;
-  vars(e, {}, {2});
+  asyncscope::testing::set_vars(m, e, {}, {2});
   OpInfo& f = m.ops[6];  // a GPU op launched (and failed at that) but never finished on the GPU
   f.enqueue = 800, f.launch_start = 810, f.launch_end = 900, f.launch_worker = 1, f.name = 1;
   f.device = DeviceKind::cuda, f.device_index = 1, f.status = OpStatus::failed;
-  vars(f, {3}, {11});
+  asyncscope::testing::set_vars(m, f, {3}, {11});
   OpInfo& g = m.ops[7];  // a GPU op whose enqueue was never read; the GPU starts it after the launch returned
   g.launch_start = 900, g.launch_end = 950, g.launch_worker = 1, g.start = 960, g.end = 1000, g.worker = 2;
   g.status = OpStatus::cancelled;
