@@ -110,6 +110,9 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
     }
     e.t = trace::now_ns_unordered();
     buffer.enqueues.append(e);
+    op->ready_ns.store(e.t, std::memory_order_relaxed);
+  } else {
+    op->ready_ns.store(0, std::memory_order_relaxed);
   }
   return op;
 }
@@ -153,9 +156,14 @@ void EngineBase::set_errors(OpRecord* op, const std::exception_ptr& error) noexc
   for (int i = 0; i < op->num_writes; ++i) op->write(i)->error = error;
 }
 
-void EngineBase::execute(OpRecord* op, uint16_t worker) {
+int64_t EngineBase::execute(OpRecord* op, uint16_t worker, int64_t& last_end, bool continued) {
   const bool traced = tracing();
-  const int64_t start = traced ? trace::now_ns() : 0;
+  int64_t start = 0;
+  if (traced) {
+    const int64_t ready = op->ready_ns.load(std::memory_order_relaxed);
+    start = continued && last_end != 0 ? std::max(last_end, ready)
+                                       : std::max({trace::now_ns_unordered(), ready, last_end});
+  }
   auto status = trace::OpStatus::ok;
   std::exception_ptr error;
   if (admit(op, error, status)) {
@@ -163,10 +171,11 @@ void EngineBase::execute(OpRecord* op, uint16_t worker) {
     if (error) status = trace::OpStatus::failed;
   }
   set_errors(op, error);
-  if (traced) {
-    recorder_->record_exec(trace::ExecEvent{op->id, start, trace::now_ns_unordered(), worker, op->meta.device.kind,
-                                            op->meta.device.index, status});
-  }
+  if (!traced) return last_end = 0;
+  const int64_t end = std::max(trace::now_ns_unordered(), start);
+  recorder_->record_exec(
+      trace::ExecEvent{op->id, start, end, worker, op->meta.device.kind, op->meta.device.index, status});
+  return last_end = end;
 }
 
 void EngineBase::record_sync(trace::SyncKind kind, uint64_t target, int64_t begin) const {

@@ -47,8 +47,20 @@ class EngineBase : public Engine {
   OpRecord* prepare(OpFn&& fn, std::span<Var* const> reads, std::span<Var* const> writes,
                     const OpMeta& meta, OpRecord::Kind kind);
   // Runs (or drops, or skips) the op, sets the errors of the vars it writes,
-  // and records the execution. Returns nothing: errors travel on the vars.
-  void execute(OpRecord* op, uint16_t worker);
+  // and records the execution; errors travel on the vars. Returns the op's
+  // traced end (0 when untraced), for complete() to pass on to the ops it
+  // grants.
+  //
+  // Trace times: the end is read before the op's outputs are released, so
+  // whoever sees them later reads a later time. The start is never before
+  // the op's ready_ns (its enqueue and its inputs' ends) nor before the
+  // previous op this thread executed ended (`last_end`, 0 when that op was
+  // not traced; updated here). `continued`: this thread granted the op itself
+  // while completing that previous op, so the op starts where it ended (the
+  // hand-off between the two counts as the op's) and the clock is read once
+  // per op, not twice: on this machine a second TSC read per op cost more
+  // throughput than the rest of tracing together (docs/PERFORMANCE.md).
+  int64_t execute(OpRecord* op, uint16_t worker, int64_t& last_end, bool continued);
   // The pieces of execute(), also used by the GPU path, which runs an op's
   // function on one thread and finishes it on another:
   // admit() returns false, with the error and status to give the op, if it

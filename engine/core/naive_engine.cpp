@@ -11,7 +11,8 @@ NaiveEngine::NaiveEngine(const EngineOptions& options) : EngineBase(options) {}
 uint64_t NaiveEngine::run_now(OpRecord* op) {
   const uint64_t id = op->id;
   pushed_.fetch_add(1, std::memory_order_relaxed);
-  execute(op, 0);
+  int64_t last_end = 0;  // the pushing thread may also run other engines' ops
+  execute(op, 0, last_end, false);
   if (op->kind == OpRecord::Kind::delete_var) vars_.release(op->write(0));
   release_op_record(op);
   finished_.fetch_add(1, std::memory_order_relaxed);

@@ -42,8 +42,32 @@ struct OpRecord {
   Var* read(int i) noexcept { return links()[i].var; }
   Var* write(int i) noexcept { return links()[num_reads + i].var; }
 
-  // Grants one dependency; true if that was the last one.
-  bool grant() noexcept { return wait.fetch_sub(1, std::memory_order_acq_rel) == 1; }
+  // Tracing: the earliest time (trace clock ns) the op may be said to start:
+  // its enqueue, raised by every op whose completion granted it to that op's
+  // end. 0 when the op is not traced. A worker's start time is clamped to it,
+  // so the trace shows an op starting after everything it waited for ended
+  // without the worker reading the clock behind a fence.
+  std::atomic<int64_t> ready_ns{0};
+
+  // Grants one dependency; true if that was the last one. `at`: the granting
+  // op's end (trace clock ns), or 0 when there is none to pass on.
+  bool grant(int64_t at = 0) noexcept {
+    if (at != 0) raise_ready_ns(at);
+    return wait.fetch_sub(1, std::memory_order_acq_rel) == 1;
+  }
+
+ private:
+  void raise_ready_ns(int64_t at) noexcept {
+    // With one grant left, ours, no other thread writes ready_ns any more; the
+    // acquire load sees what the earlier granters wrote before their release.
+    if (wait.load(std::memory_order_acquire) == 1) {
+      if (ready_ns.load(std::memory_order_relaxed) < at) ready_ns.store(at, std::memory_order_relaxed);
+      return;
+    }
+    int64_t seen = ready_ns.load(std::memory_order_relaxed);
+    while (seen < at && !ready_ns.compare_exchange_weak(seen, at, std::memory_order_relaxed)) {
+    }
+  }
 };
 
 // Process-wide pool of op records: a small per-thread cache in front of a

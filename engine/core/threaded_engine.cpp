@@ -189,7 +189,7 @@ void ThreadedEngine::signal_sync(OpRecord* op) {
   dispatch_chain(ready);
 }
 
-void ThreadedEngine::complete(OpRecord* op) {
+void ThreadedEngine::complete(OpRecord* op, int64_t end_ns) {
   OpRecord* ready = nullptr;
   const auto chain = [&ready](OpRecord* more) {
     while (more != nullptr) {
@@ -199,21 +199,21 @@ void ThreadedEngine::complete(OpRecord* op) {
       more = next;
     }
   };
-  for (int i = 0; i < op->num_reads; ++i) chain(op->read(i)->complete_read());
-  for (int i = 0; i < op->num_writes; ++i) chain(op->write(i)->complete_write());
+  for (int i = 0; i < op->num_reads; ++i) chain(op->read(i)->complete_read(end_ns));
+  for (int i = 0; i < op->num_writes; ++i) chain(op->write(i)->complete_write(end_ns));
   if (op->kind == OpRecord::Kind::delete_var) vars_.release(op->write(0));
   dispatch_chain(ready);
 }
 
-void ThreadedEngine::run(OpRecord* op, Worker& worker) {
+void ThreadedEngine::run(OpRecord* op, Worker& worker, bool continued) {
   if (worker.stream) {
     launch(op, worker);
     return;
   }
   worker.running.store(1, std::memory_order_relaxed);
-  execute(op, worker.index);
+  const int64_t end = execute(op, worker.index, worker.last_end, continued);
   worker.running.store(0, std::memory_order_relaxed);
-  complete(op);
+  complete(op, end);
   release_op_record(op);
   retire(worker);
 }
@@ -291,6 +291,7 @@ void ThreadedEngine::completer_main(Worker& worker) {
       }
     }
     set_errors(op, s.error);
+    int64_t traced_end = 0;
     if (tracing()) {
       // Device times are mapped onto the host clock; keep the picture causal:
       // not before the launch began or the previous op on this stream ended,
@@ -300,11 +301,11 @@ void ThreadedEngine::completer_main(Worker& worker) {
       int64_t end = std::max(span.end_ns, start);
       end = std::min(end, seen);
       start = std::min(start, end);
-      stream.last_end = end;
+      stream.last_end = traced_end = end;
       recorder_->record_exec(trace::ExecEvent{op->id, start, end, worker.index, op->meta.device.kind,
                                               op->meta.device.index, s.status, trace::SpanKind::execute});
     }
-    complete(op);
+    complete(op, traced_end);
     release_op_record(op);
     worker.running.fetch_sub(1, std::memory_order_relaxed);
     retire(worker);
@@ -319,13 +320,14 @@ void ThreadedEngine::worker_main(Worker& worker) {
   ReadyQueue& queue = worker.pool->queue;
   for (;;) {
     OpRecord* op = std::exchange(worker.next_local, nullptr);
+    const bool continued = op != nullptr;
     if (op == nullptr) op = queue.try_pop();
     if (op == nullptr && spin_until([&queue] { return queue.maybe_nonempty(); }, kWorkerSpinNs)) {
       op = queue.try_pop();
     }
     if (op == nullptr) op = queue.pop_or_sleep();
     if (op == nullptr) break;  // stopped and drained
-    run(op, worker);
+    run(op, worker, continued);
   }
   tls_worker = nullptr;
 }

@@ -55,7 +55,8 @@ class ThreadedEngine final : public EngineBase {
   struct alignas(64) Worker {  // one cache line each: counters are written by their worker only
     std::atomic<uint64_t> finished{0};  // GPU workers: written by the completer only
     std::atomic<uint32_t> running{0};   // GPU workers: ops submitted and not yet finished
-    OpRecord* next_local = nullptr;
+    OpRecord* next_local = nullptr;  // granted by this worker's last op: runs next, here
+    int64_t last_end = 0;             // trace end of this worker's last op (0: untraced)
     Pool* pool = nullptr;
     uint16_t index = 0;
     std::thread thread;
@@ -69,14 +70,16 @@ class ThreadedEngine final : public EngineBase {
 
   uint64_t submit(OpRecord* op);
   void worker_main(Worker& worker);
-  void run(OpRecord* op, Worker& worker);
+  // continued: the op is worker.next_local (see EngineBase::execute).
+  void run(OpRecord* op, Worker& worker, bool continued);
   // GPU workers: runs the op's function on the stream and queues it for the completer.
   void launch(OpRecord* op, Worker& worker);
   void completer_main(Worker& worker);
   // Counts a finished op (its vars already released) and wakes waiters.
   void retire(Worker& worker) noexcept;
-  // Releases an op's var grants and dispatches what became ready.
-  void complete(OpRecord* op);
+  // Releases an op's var grants and dispatches what became ready; end_ns
+  // (the op's traced end, or 0) becomes the earliest start of what it grants.
+  void complete(OpRecord* op, int64_t end_ns);
   void dispatch_chain(OpRecord* ready);
   void dispatch(OpRecord* op);
   void signal_sync(OpRecord* op);

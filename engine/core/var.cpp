@@ -1,5 +1,6 @@
 #include "engine/core/var.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "engine/core/op_record.h"
@@ -8,8 +9,8 @@ namespace asyncscope {
 namespace {
 
 // Appends op to a chain of ready ops when its last dependency was granted.
-inline void grant(VarLink* link, OpRecord*& ready) {
-  if (link->op->grant()) {
+inline void grant(VarLink* link, OpRecord*& ready, int64_t at) {
+  if (link->op->grant(at)) {
     link->op->next = ready;
     ready = link->op;
   }
@@ -23,7 +24,7 @@ OpRecord* Var::append_read(VarLink* link) {
   std::lock_guard lock(lock_);
   if (!write_active_ && head_ == nullptr) {
     ++num_reads_;
-    grant(link, ready);
+    grant(link, ready, done_ns_);
   } else if (tail_) {
     tail_ = tail_->next = link;
   } else {
@@ -38,7 +39,7 @@ OpRecord* Var::append_write(VarLink* link) {
   std::lock_guard lock(lock_);
   if (!write_active_ && head_ == nullptr && num_reads_ == 0) {
     write_active_ = true;
-    grant(link, ready);
+    grant(link, ready, done_ns_);
   } else if (tail_) {
     tail_ = tail_->next = link;
   } else {
@@ -47,35 +48,37 @@ OpRecord* Var::append_write(VarLink* link) {
   return ready;
 }
 
-OpRecord* Var::complete_read() {
+OpRecord* Var::complete_read(int64_t end_ns) {
   OpRecord* ready = nullptr;
   std::lock_guard lock(lock_);
+  done_ns_ = std::max(done_ns_, end_ns);
   // A waiting head can only be a write here: reads never wait behind reads.
   if (--num_reads_ == 0 && head_ != nullptr) {
     VarLink* link = head_;
     head_ = link->next;
     if (head_ == nullptr) tail_ = nullptr;
     write_active_ = true;
-    grant(link, ready);
+    grant(link, ready, done_ns_);
   }
   return ready;
 }
 
-OpRecord* Var::complete_write() {
+OpRecord* Var::complete_write(int64_t end_ns) {
   OpRecord* ready = nullptr;
   std::lock_guard lock(lock_);
+  done_ns_ = std::max(done_ns_, end_ns);
   write_active_ = false;
   while (head_ != nullptr && !head_->write) {
     VarLink* link = head_;
     head_ = link->next;
     ++num_reads_;
-    grant(link, ready);
+    grant(link, ready, done_ns_);
   }
   if (head_ != nullptr && num_reads_ == 0) {
     VarLink* link = head_;
     head_ = link->next;
     write_active_ = true;
-    grant(link, ready);
+    grant(link, ready, done_ns_);
   }
   if (head_ == nullptr) tail_ = nullptr;
   return ready;

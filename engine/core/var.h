@@ -46,10 +46,16 @@ class alignas(64) Var {
 
   // Dependency tracking. Each returns the ops that became ready (wait count
   // reached zero), chained through OpRecord::next, for the caller to dispatch.
+  // The completions take the finished op's traced end (0: untraced). Every
+  // grant passes on the latest end of any op that completed on this var as
+  // the granted op's earliest start (OpRecord::ready_ns): each end is read
+  // before its completion is published, so that bound is never later than
+  // the grant itself, and the trace shows every op starting after the ops it
+  // depends on ended, however early its own worker's clock read ran.
   OpRecord* append_read(VarLink* link);
   OpRecord* append_write(VarLink* link);
-  OpRecord* complete_read();
-  OpRecord* complete_write();
+  OpRecord* complete_read(int64_t end_ns = 0);
+  OpRecord* complete_write(int64_t end_ns = 0);
 
   // True when no write is granted or waiting: the value can be read now.
   bool ready_to_read();
@@ -65,6 +71,7 @@ class alignas(64) Var {
   bool write_active_ = false;
   VarLink* head_ = nullptr;
   VarLink* tail_ = nullptr;
+  int64_t done_ns_ = 0;  // latest traced end of an op that completed here
   alignas(64) uint64_t id_;
   Var* next_free_ = nullptr;  // guarded by the VarPool's lock
 };

@@ -96,5 +96,52 @@ TEST(Var, AnOpIsReadyOnlyWhenItsLastVarGrantsIt) {
   EXPECT_EQ(chain(b.complete_write()), std::vector<OpRecord*>{&op});
 }
 
+// Tracing: an op's earliest start (ready_ns) is the latest end of anything
+// that completed on its vars, whichever completion granted it.
+TEST(Var, AWriteAfterReadsStartsNoEarlierThanTheLastReadToEnd) {
+  Var v(1);
+  HandOp r1(v, false), r2(v, false), w(v, true);
+  v.append_read(&r1.link);
+  v.append_read(&r2.link);
+  v.append_write(&w.link);
+  // r2 ended later but finished its bookkeeping first; r1's completion grants.
+  EXPECT_EQ(v.complete_read(/*end_ns=*/2000), nullptr);
+  EXPECT_EQ(chain(v.complete_read(/*end_ns=*/1500)), std::vector<OpRecord*>{&w.op});
+  EXPECT_EQ(w.op.ready_ns.load(), 2000);
+}
+
+TEST(Var, OpsGrantedOnAppendInheritTheLastEndOnTheVar) {
+  Var v(1);
+  HandOp w1(v, true), r(v, false), untraced(v, true), w2(v, true);
+  v.append_write(&w1.link);
+  EXPECT_EQ(w1.op.ready_ns.load(), 0) << "nothing completed here yet";
+  v.complete_write(/*end_ns=*/700);
+  v.append_read(&r.link);
+  EXPECT_EQ(r.op.ready_ns.load(), 700);
+  v.complete_read(/*end_ns=*/900);
+  // An untraced completion (0) keeps what the var knew.
+  v.append_write(&untraced.link);
+  v.complete_write(/*end_ns=*/0);
+  v.append_write(&w2.link);
+  EXPECT_EQ(w2.op.ready_ns.load(), 900);
+}
+
+TEST(Var, AGrantNeverLowersAnOpsEarliestStart) {
+  Var a(1), b(2);
+  OpRecord op;
+  op.wait.store(2);
+  op.ready_ns.store(5000);  // its enqueue
+  VarLink la{&op, &a, nullptr, false}, lb{&op, &b, nullptr, false};
+  HandOp wa(a, true), wb(b, true);
+  a.append_write(&wa.link);
+  b.append_write(&wb.link);
+  a.append_read(&la);
+  b.append_read(&lb);
+  a.complete_write(/*end_ns=*/8000);  // not the last grant: raises it
+  EXPECT_EQ(op.ready_ns.load(), 8000);
+  EXPECT_EQ(chain(b.complete_write(/*end_ns=*/6000)), std::vector<OpRecord*>{&op});
+  EXPECT_EQ(op.ready_ns.load(), 8000);
+}
+
 }  // namespace
 }  // namespace asyncscope

@@ -76,6 +76,40 @@ std::vector<OpStatus> expected_statuses(const std::vector<PlannedOp>& plan, int 
   return out;
 }
 
+// Every op starts after each op it depends on ended: for each var it uses,
+// the last earlier write of it and, if it writes the var, the reads of it
+// since that write. Workers read the clock once per op and clamp starts to
+// what the vars pass on (OpRecord::ready_ns); this checks that end to end.
+void expect_dependencies_ordered(const TraceModel& m, const std::vector<PlannedOp>& plan, int num_vars) {
+  std::vector<uint64_t> last_write(static_cast<size_t>(num_vars), 0);
+  std::vector<std::vector<uint64_t>> reads_since(static_cast<size_t>(num_vars));
+  size_t checked = 0;
+  for (const PlannedOp& planned : plan) {
+    const OpInfo* op = m.find_op(planned.id);
+    ASSERT_NE(op, nullptr) << planned.id;
+    const auto [reads, writes] = effective_vars(planned);
+    std::vector<uint64_t> deps;
+    for (int r : reads) deps.push_back(last_write[static_cast<size_t>(r)]);
+    for (int w : writes) {
+      deps.push_back(last_write[static_cast<size_t>(w)]);
+      deps.insert(deps.end(), reads_since[static_cast<size_t>(w)].begin(), reads_since[static_cast<size_t>(w)].end());
+    }
+    for (uint64_t dep : deps) {
+      if (dep == 0) continue;
+      const OpInfo* before = m.find_op(dep);
+      ASSERT_NE(before, nullptr) << dep;
+      EXPECT_GE(op->start, before->end) << "op " << planned.id << " started before op " << dep << " ended";
+      ++checked;
+    }
+    for (int r : reads) reads_since[static_cast<size_t>(r)].push_back(planned.id);
+    for (int w : writes) {
+      last_write[static_cast<size_t>(w)] = planned.id;
+      reads_since[static_cast<size_t>(w)].clear();
+    }
+  }
+  EXPECT_GT(checked, plan.size()) << "the workload should be full of dependencies";
+}
+
 TEST(TraceCompleteness, RandomWorkloadIsRecordedWhole) {
   run_with_timeout([] {
     constexpr int kWorkers = 4;
@@ -192,6 +226,7 @@ TEST(TraceCompleteness, RandomWorkloadIsRecordedWhole) {
         if (op->status == OpStatus::skipped) ++skipped;
       }
     }
+    for (const std::vector<PlannedOp>& plan : plans) expect_dependencies_ordered(m, plan, kVarsEach);
     EXPECT_EQ(m.errors.size(), failed);
     EXPECT_GT(failed, 0u) << "the workload should exercise failures";
     EXPECT_GT(skipped, 0u) << "the workload should exercise skipped ops";
