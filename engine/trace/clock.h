@@ -2,8 +2,9 @@
 // through the CPU's time-stamp counter where that is trustworthy.
 // Threading: any thread.
 //
-// Why not steady_clock::now() alone: the engine reads the clock three times
-// per traced op (enqueue, start, end). In the development VM a vDSO
+// Why not steady_clock::now() alone: the engine reads the clock on every
+// traced push and at the end of every op (and at an op's start when its worker
+// did not make it ready itself). In the development VM a vDSO
 // clock_gettime costs 22 ns; a fenced TSC read through the map below 21 ns
 // (clock_gettime is a fenced TSC read too), an unfenced one 11.5 ns. The
 // unfenced read is only correct where a time is taken before this thread
@@ -196,8 +197,9 @@ inline int64_t now_ns() noexcept { return detail::process_clock.now_ns(); }
 // the op releases its outputs: whoever sees the publication and then reads
 // now_ns() gets a later time, and this thread's own later reads are not
 // earlier (TSC reads on one core do not go backwards; Linux's sched_clock
-// relies on the same). Never for a time taken *after observing* another
-// thread (an op's start, the end of a wait): that needs now_ns().
+// relies on the same). Never alone for a time taken *after observing*
+// another thread (the end of a wait): that needs now_ns(), or a clamp to the
+// times observed, as the engine does for an op's start (OpRecord::ready_ns).
 inline int64_t now_ns_unordered() noexcept { return detail::process_clock.now_ns_unordered(); }
 
 // The process clock's state.
