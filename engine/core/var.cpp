@@ -48,39 +48,59 @@ OpRecord* Var::append_write(VarLink* link) {
   return ready;
 }
 
+// The completions update the queue under the lock but grant outside it: a
+// grant writes the granted op's record, a line the pushing thread wrote last,
+// and waiting for it while holding the lock kept the frontend spinning on it.
+// The links taken off the queue are never written again by the var, and each
+// stays valid until it is granted (its op cannot run before that).
+
 OpRecord* Var::complete_read(int64_t end_ns) {
-  OpRecord* ready = nullptr;
-  std::lock_guard lock(lock_);
-  done_ns_ = std::max(done_ns_, end_ns);
-  // A waiting head can only be a write here: reads never wait behind reads.
-  if (--num_reads_ == 0 && head_ != nullptr) {
-    VarLink* link = head_;
-    head_ = link->next;
-    if (head_ == nullptr) tail_ = nullptr;
-    write_active_ = true;
-    grant(link, ready, done_ns_);
+  VarLink* granted = nullptr;
+  int64_t at = 0;
+  {
+    std::lock_guard lock(lock_);
+    done_ns_ = std::max(done_ns_, end_ns);
+    at = done_ns_;
+    // A waiting head can only be a write here: reads never wait behind reads.
+    if (--num_reads_ == 0 && head_ != nullptr) {
+      granted = head_;
+      head_ = granted->next;
+      if (head_ == nullptr) tail_ = nullptr;
+      write_active_ = true;
+    }
   }
+  OpRecord* ready = nullptr;
+  if (granted != nullptr) grant(granted, ready, at);
   return ready;
 }
 
 OpRecord* Var::complete_write(int64_t end_ns) {
+  VarLink* first = nullptr;  // the links granted: first up to (not including) stop
+  VarLink* stop = nullptr;
+  int64_t at = 0;
+  {
+    std::lock_guard lock(lock_);
+    done_ns_ = std::max(done_ns_, end_ns);
+    at = done_ns_;
+    write_active_ = false;
+    first = head_;
+    while (head_ != nullptr && !head_->write) {
+      head_ = head_->next;
+      ++num_reads_;
+    }
+    if (head_ != nullptr && num_reads_ == 0) {
+      head_ = head_->next;
+      write_active_ = true;
+    }
+    if (head_ == nullptr) tail_ = nullptr;
+    stop = head_;
+  }
   OpRecord* ready = nullptr;
-  std::lock_guard lock(lock_);
-  done_ns_ = std::max(done_ns_, end_ns);
-  write_active_ = false;
-  while (head_ != nullptr && !head_->write) {
-    VarLink* link = head_;
-    head_ = link->next;
-    ++num_reads_;
-    grant(link, ready, done_ns_);
+  for (VarLink* link = first; link != stop;) {
+    VarLink* next = link->next;  // before the grant: once granted, the op may finish and be recycled
+    grant(link, ready, at);
+    link = next;
   }
-  if (head_ != nullptr && num_reads_ == 0) {
-    VarLink* link = head_;
-    head_ = link->next;
-    write_active_ = true;
-    grant(link, ready, done_ns_);
-  }
-  if (head_ == nullptr) tail_ = nullptr;
   return ready;
 }
 
