@@ -100,8 +100,16 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
 
   if (tracing() && kind != OpRecord::Kind::sync) {
     trace::ThreadBuffer& buffer = recorder_->local();
-    trace::EnqueueEvent e{op->id, 0, meta.out_bytes, 0, {}, meta.iteration, meta.name, op->num_reads, op->num_writes,
-                          meta.device.kind, meta.device.index, static_cast<uint8_t>(meta.internal)};
+    trace::EnqueueEvent e;
+    e.op = op->id;
+    e.out_bytes = meta.out_bytes;
+    e.iteration = meta.iteration;
+    e.name = meta.name;
+    e.num_reads = op->num_reads;
+    e.num_writes = op->num_writes;
+    e.device = meta.device.kind;
+    e.device_index = meta.device.index;
+    e.internal = static_cast<uint8_t>(meta.internal);
     if (n <= trace::kInlineVarIds) {
       for (uint16_t i = 0; i < n; ++i) e.inline_vars[i] = links[i].var->id();
     } else {

@@ -36,14 +36,18 @@ const char* to_string(OpStatus status) noexcept;
 
 // Recorded by the pushing thread when an op enters the engine. Var ids (reads,
 // then writes) are stored inline when there are at most kInlineVarIds of
-// them (the common case: one append per op), else in the thread's var log.
-inline constexpr int kInlineVarIds = 4;
+// them (the common case: an elementwise op on two arrays reads two and writes
+// one), else in the thread's var log. One cache line: the frontend writes one
+// per push.
+inline constexpr int kInlineVarIds = 3;
 struct EnqueueEvent {
   uint64_t op = 0;
   int64_t t = 0;
   uint64_t out_bytes = 0;
-  uint64_t vars_offset = 0;  // with more than kInlineVarIds: index of the first id in the var log
-  uint64_t inline_vars[kInlineVarIds] = {};
+  union {
+    uint64_t inline_vars[kInlineVarIds] = {};  // at most kInlineVarIds ids
+    uint64_t vars_offset;                      // more: index of the first id in the var log
+  };
   uint32_t iteration = 0;
   NameId name = 0;
   uint16_t num_reads = 0;
@@ -52,6 +56,7 @@ struct EnqueueEvent {
   uint8_t device_index = 0;
   uint8_t internal = 0;  // engine bookkeeping (e.g. freeing an array), not user work
 };
+static_assert(sizeof(EnqueueEvent) == 64, "an enqueue is one cache line");
 
 // Which part of an op's life an ExecEvent spans. A CPU op has one span, its
 // execution on a worker. A GPU op has two: `launch`, on the host thread of the
