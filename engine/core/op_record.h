@@ -25,10 +25,17 @@ struct OpRecord {
   static constexpr int kInlineVars = 6;
 
   OpFn fn;
+  // wait and ready_ns share a cache line: a grant writes both.
   std::atomic<int> wait{0};  // grants still missing, +1 held by push until it is done
+  uint32_t epoch = 0;        // cancel() generation at push; stale ones are dropped
+  // Tracing: the earliest time (trace clock ns) the op may be said to start:
+  // its enqueue, raised by every op whose completion granted it to that op's
+  // end. 0 when the op is not traced. A worker's start time is clamped to it,
+  // so the trace shows an op starting after everything it waited for ended
+  // without the worker reading the clock behind a fence.
+  std::atomic<int64_t> ready_ns{0};
   uint64_t id = 0;
   OpMeta meta;
-  uint32_t epoch = 0;      // cancel() generation at push; stale ones are dropped
   uint16_t num_reads = 0;  // links: reads first, then writes
   uint16_t num_writes = 0;
   Kind kind = Kind::normal;
@@ -41,13 +48,6 @@ struct OpRecord {
   VarLink* links() noexcept { return heap_links ? heap_links.get() : inline_links; }
   Var* read(int i) noexcept { return links()[i].var; }
   Var* write(int i) noexcept { return links()[num_reads + i].var; }
-
-  // Tracing: the earliest time (trace clock ns) the op may be said to start:
-  // its enqueue, raised by every op whose completion granted it to that op's
-  // end. 0 when the op is not traced. A worker's start time is clamped to it,
-  // so the trace shows an op starting after everything it waited for ended
-  // without the worker reading the clock behind a fence.
-  std::atomic<int64_t> ready_ns{0};
 
   // Grants one dependency; true if that was the last one. `at`: the granting
   // op's end (trace clock ns), or 0 when there is none to pass on.
