@@ -155,6 +155,7 @@ void TraceClock::try_calibrate() noexcept {
   map_.mult = static_cast<uint64_t>((static_cast<UWide>(ns) << TscMap::kShift) / ticks);
 
   const double ticks_per_ns = static_cast<double>(ticks) / static_cast<double>(ns);
+  fixed_ = setup_;  // final since the state left uninit; the map's figures are added
   fixed_.ticks_per_ns = ticks_per_ns;
   fixed_.fixed_at_ns = b.ns;
   fixed_.calibration_ns = ns;
@@ -168,17 +169,7 @@ void TraceClock::try_calibrate() noexcept {
 
 ClockInfo TraceClock::info() const noexcept {
   const ClockSource s = state_.load(std::memory_order_acquire);
-  ClockInfo out;
-  if (s != ClockSource::uninit) out = setup_;
-  if (s == ClockSource::tsc) {
-    out.ticks_per_ns = fixed_.ticks_per_ns;
-    out.fixed_at_ns = fixed_.fixed_at_ns;
-    out.calibration_ns = fixed_.calibration_ns;
-    out.anchor_error_ns = fixed_.anchor_error_ns;
-    out.rate_error_ppm = fixed_.rate_error_ppm;
-    out.offset_at_base_ns = fixed_.offset_at_base_ns;
-    out.calibration_cost_ns = fixed_.calibration_cost_ns;
-  }
+  ClockInfo out = s == ClockSource::tsc ? fixed_ : s != ClockSource::uninit ? setup_ : ClockInfo{};
   out.source = s;
   return out;
 }

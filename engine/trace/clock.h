@@ -176,7 +176,8 @@ class TraceClock {
   TscMap map_{};
   std::atomic<bool> busy_{false};  // one thread at a time sets up or calibrates
   std::atomic<int64_t> calibrate_after_{0};  // steady_clock ns; relaxed: re-checked under busy_
-  // Written before state_ leaves uninit (first_, setup_) or becomes tsc (fixed_).
+  // Written before state_ leaves uninit (first_, setup_) or becomes tsc
+  // (fixed_: setup_ plus the map's figures).
   Anchor first_{};
   Options options_{};
   ClockInfo setup_{};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/core/engine.h"
+#include "support/paired.h"
 
 namespace asyncscope {
 namespace {
@@ -89,27 +90,16 @@ void BM_TinyOpTracingOnVsOff(benchmark::State& state) {
   auto recorder = std::make_shared<trace::Recorder>();
   TinyOpRig rig(state, recorder);
   constexpr int kBatch = 10000;
-  double seconds[2] = {0, 0};  // [traced]
   const auto batch = [&](bool traced) {
     recorder->set_enabled(traced);  // between batches: the engine is idle
-    const auto t0 = std::chrono::steady_clock::now();
     rig.batch(kBatch);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    seconds[traced] += elapsed;
-    return elapsed;
   };
-  bool on_first = false;
-  for (auto _ : state) {
-    const double first = batch(on_first);
-    const double second = batch(!on_first);
-    state.SetIterationTime(first + second);
-    on_first = !on_first;
-  }
+  const bench::PairedSeconds s = bench::run_paired(state, [&] { batch(false); }, [&] { batch(true); });
   const double ops = static_cast<double>(state.iterations()) * kBatch;
   state.SetItemsProcessed(state.iterations() * 2 * kBatch);
-  state.counters["off_ns_per_op"] = seconds[0] / ops * 1e9;
-  state.counters["on_ns_per_op"] = seconds[1] / ops * 1e9;
-  state.counters["on_over_off"] = seconds[0] / seconds[1];
+  state.counters["off_ns_per_op"] = s.a / ops * 1e9;
+  state.counters["on_ns_per_op"] = s.b / ops * 1e9;
+  state.counters["on_over_off"] = s.a / s.b;
 }
 BENCHMARK(BM_TinyOpTracingOnVsOff)->Arg(1)->Arg(2)->UseManualTime()->MinTime(2.0);
 

@@ -4,12 +4,12 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
-#include <chrono>
 #include <vector>
 
 #include "engine/tensor/blas.h"
 #include "engine/tensor/ops.h"
 #include "engine/tensor/random.h"
+#include "support/paired.h"
 
 namespace asyncscope {
 namespace {
@@ -109,33 +109,13 @@ void BM_DotEngineVsRaw2000(benchmark::State& state) {
   };
   engine_dot();  // warm: the output's pool block, OpenBLAS's buffers
   raw_dot();
-  double seconds[2] = {0, 0};  // [engine, raw]
-  const auto timed = [](const auto& fn) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  bool engine_first = true;
-  for (auto _ : state) {
-    double e = 0, r = 0;
-    if (engine_first) {
-      e = timed(engine_dot);
-      r = timed(raw_dot);
-    } else {
-      r = timed(raw_dot);
-      e = timed(engine_dot);
-    }
-    seconds[0] += e;
-    seconds[1] += r;
-    state.SetIterationTime(e + r);
-    engine_first = !engine_first;
-  }
+  const bench::PairedSeconds seconds = bench::run_paired(state, engine_dot, raw_dot);
   const double n = static_cast<double>(state.iterations());
-  state.counters["engine_ms"] = seconds[0] / n * 1e3;
-  state.counters["raw_ms"] = seconds[1] / n * 1e3;
-  state.counters["engine_GFLOPS"] = kGemmFlops * n / seconds[0] / 1e9;
-  state.counters["raw_GFLOPS"] = kGemmFlops * n / seconds[1] / 1e9;
-  state.counters["engine_over_raw"] = seconds[1] / seconds[0];
+  state.counters["engine_ms"] = seconds.a / n * 1e3;
+  state.counters["raw_ms"] = seconds.b / n * 1e3;
+  state.counters["engine_GFLOPS"] = kGemmFlops * n / seconds.a / 1e9;
+  state.counters["raw_GFLOPS"] = kGemmFlops * n / seconds.b / 1e9;
+  state.counters["engine_over_raw"] = seconds.b / seconds.a;
   state.counters["blas_threads"] = blas::threads();
 }
 BENCHMARK(BM_DotEngineVsRaw2000)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(4.0);
