@@ -15,9 +15,9 @@
 #include "app/output_file.h"
 #include "engine/core/errors.h"
 #include "engine/demos/demo.h"
-#include "engine/demos/format.h"
+#include "engine/base/format.h"
 #include "engine/demos/session.h"
-#include "engine/tensor/allocator.h"
+#include "engine/base/allocator.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/model.h"
 
@@ -26,7 +26,7 @@ namespace {
 
 std::string default_text(const demos::Param& p) {
   if (p.kind == demos::Param::Kind::choice) return p.default_choice;
-  return demos::format_value(p.default_value, "");
+  return format_value(p.default_value, "");
 }
 
 void print_list(std::ostream& out) {
@@ -59,7 +59,7 @@ void print_results(std::ostream& out, const demos::Demo& demo, const demos::Para
   for (const auto& row : results.rows) width = std::max(width, row.label.size());
   for (const auto& row : results.rows) {
     out << "  " << std::left << std::setw(static_cast<int>(width) + 2) << row.label << std::right << std::setw(14)
-        << demos::format_value(row.value, row.unit) << "\n";
+        << format_value(row.value, row.unit) << "\n";
   }
   for (const auto& note : results.notes) out << "  " << note << "\n";
 }
@@ -180,7 +180,7 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
     failed += op.status == trace::OpStatus::failed;
   }
   out << path << ": " << ops << " ops, " << m.syncs.size() << " waits, " << m.counters.size()
-      << " counter samples over " << demos::format_value(static_cast<double>(m.end_time()) * 1e-9, "s") << "\n";
+      << " counter samples over " << format_value(static_cast<double>(m.end_time()) * 1e-9, "s") << "\n";
   for (const auto& lane : m.frontends) {
     out << "  " << lane.name << ": " << lane.enqueues.size() << " enqueues, " << lane.syncs.size() << " waits\n";
   }
@@ -316,8 +316,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     const int64_t budget = PooledAllocator::default_budget_bytes();
     if (need > budget) {
       std::ostringstream msg;
-      msg << "these parameters need about " << demos::format_value(static_cast<double>(need) / 1e9, "GB")
-          << " of arrays, more than the memory budget of " << demos::format_value(static_cast<double>(budget) / 1e9, "GB")
+      msg << "these parameters need about " << format_value(static_cast<double>(need) / 1e9, "GB")
+          << " of arrays, more than the memory budget of " << format_value(static_cast<double>(budget) / 1e9, "GB")
           << "; choose smaller sizes (or raise ASYNCSCOPE_MEMORY_BUDGET_MB)";
       throw BadInput(msg.str());
     }

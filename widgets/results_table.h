@@ -4,7 +4,7 @@
 // Threading: UI thread only.
 #pragma once
 
-#include "engine/demos/format.h"
+#include "engine/base/format.h"
 #include <imgui.h>
 
 #include <span>
@@ -35,9 +35,9 @@ struct ResultColumn {
 void ResultsTable(const char* id, std::span<const ResultColumn> columns, ImVec2 size = ImVec2(0, 0));
 
 // The table's formatting is the project's one result formatter (the CLI
-// prints the same text): see engine/demos/format.h.
-inline std::string FormatValue(double value, std::string_view unit) { return demos::format_value(value, unit); }
-inline std::string FormatChange(double value, double first) { return demos::format_change(value, first); }
+// prints the same text): see engine/base/format.h.
+inline std::string FormatValue(double value, std::string_view unit) { return format_value(value, unit); }
+inline std::string FormatChange(double value, double first) { return format_change(value, first); }
 
 // Row keys in column order of first appearance (what the table's rows are).
 std::vector<std::string> ResultRowKeys(std::span<const ResultColumn> columns);

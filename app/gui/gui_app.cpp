@@ -11,7 +11,7 @@
 
 #include "app/gui/window.h"
 #include "engine/trace/chrome_trace.h"
-#include "engine/tensor/allocator.h"
+#include "engine/base/allocator.h"
 
 namespace asyncscope::app {
 namespace {

@@ -39,8 +39,8 @@ struct EngineOptions {
   // device are refused at push). ThreadedEngine only.
   int gpu_streams = 0;
   Device gpu_device = Device::cuda(0);
-  // Makes the streams; null = the CUDA backend (cuda::make_stream), which
-  // throws, saying why, when CUDA is not available.
+  // Makes the streams; required when gpu_streams > 0. The engine knows no
+  // backend: a Context on a GPU installs the CUDA backend's (cuda::make_stream).
   StreamFactory stream_factory;
   // push blocks while this many ops are pushed but unfinished; 0 = no bound.
   int64_t max_inflight = 0;

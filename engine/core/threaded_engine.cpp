@@ -5,7 +5,6 @@
 #include <string>
 
 #include "engine/core/wait_slot.h"
-#include "engine/cuda/cuda.h"
 #include "engine/trace/clock.h"
 
 namespace asyncscope {
@@ -67,7 +66,11 @@ void ThreadedEngine::start_gpu_pool(const EngineOptions& options) {
     throw std::invalid_argument("gpu_streams must be between 0 and 64");
   }
   if (options.gpu_device.kind == DeviceKind::cpu) throw std::invalid_argument("gpu_device must be a GPU device");
-  const StreamFactory& make = options.stream_factory ? options.stream_factory : StreamFactory(cuda::make_stream);
+  if (!options.stream_factory) {
+    throw std::invalid_argument("gpu_streams needs EngineOptions::stream_factory (a Context on a GPU installs the "
+                                "CUDA backend's)");
+  }
+  const StreamFactory& make = options.stream_factory;
   auto pool = std::make_unique<Pool>();
   pool->device = options.gpu_device;
   for (int i = 0; i < options.gpu_streams; ++i) {

@@ -18,7 +18,7 @@
 
 #include "engine/core/device.h"
 #include "engine/core/device_stream.h"
-#include "engine/tensor/allocator.h"
+#include "engine/base/allocator.h"
 
 namespace asyncscope::cuda {
 

@@ -7,7 +7,7 @@
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/kernels.h"
 #include "engine/cuda/stream.h"
-#include "engine/tensor/random.h"
+#include "engine/base/random.h"
 
 namespace asyncscope::cuda {
 namespace {

@@ -5,7 +5,7 @@
 // errors while the work runs surface when the engine waits for the op.
 //
 // Results match the CPU ops: the same counter-based random numbers
-// (engine/tensor/random.h), reductions accumulated in double.
+// (engine/base/random.h), reductions accumulated in double.
 //
 // Threading: the stream worker thread that owns `stream`.
 #pragma once

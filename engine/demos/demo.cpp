@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "engine/demos/format.h"
+#include "engine/base/format.h"
 #include "engine/demos/registry.h"
 
 namespace asyncscope::demos {

@@ -10,7 +10,7 @@
 #include "engine/demos/session.h"
 #include "engine/tensor/blas.h"
 #include "engine/tensor/ops.h"
-#include "engine/tensor/random.h"
+#include "engine/base/random.h"
 #include "engine/trace/clock.h"
 
 namespace asyncscope::demos {

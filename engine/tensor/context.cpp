@@ -5,7 +5,7 @@
 
 #include "engine/cuda/cuda.h"
 #include "engine/tensor/blas.h"
-#include "engine/tensor/random.h"
+#include "engine/base/random.h"
 
 namespace asyncscope {
 
@@ -25,6 +25,7 @@ EngineOptions engine_options(const Context::Options& options) {
     if (engine.gpu_streams == 0) engine.gpu_streams = 1;
     engine.gpu_device = options.device;
   }
+  if (engine.gpu_streams > 0 && !engine.stream_factory) engine.stream_factory = cuda::make_stream;
   return engine;
 }
 

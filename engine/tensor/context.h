@@ -24,7 +24,7 @@
 #include <memory>
 
 #include "engine/core/engine.h"
-#include "engine/tensor/allocator.h"
+#include "engine/base/allocator.h"
 
 namespace asyncscope {
 

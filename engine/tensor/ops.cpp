@@ -10,7 +10,7 @@
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/kernels.h"
 #include "engine/tensor/blas.h"
-#include "engine/tensor/random.h"
+#include "engine/base/random.h"
 
 namespace asyncscope {
 namespace {

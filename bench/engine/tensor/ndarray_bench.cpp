@@ -8,7 +8,7 @@
 
 #include "engine/tensor/blas.h"
 #include "engine/tensor/ops.h"
-#include "engine/tensor/random.h"
+#include "engine/base/random.h"
 #include "support/paired.h"
 
 namespace asyncscope {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace asyncscope::demos {
+namespace asyncscope {
 
 // value in `unit` ("s", "ms", "us", "ns", "x", "%", "MB", "GFLOP/s", "" ...),
 // e.g. 0.1836 "s" -> "183.6 ms", 2.7e-6 "s" -> "2.7 µs", 255.6 "MB" -> "255.6 MB".
@@ -18,4 +18,4 @@ std::string format_value(double value, std::string_view unit);
 // the change is under 1%, a sign flips, or `first` is 0 or not finite.
 std::string format_change(double value, double first);
 
-}  // namespace asyncscope::demos
+}  // namespace asyncscope

@@ -1,4 +1,4 @@
-#include "engine/tensor/allocator.h"
+#include "engine/base/allocator.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

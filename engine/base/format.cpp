@@ -1,11 +1,11 @@
-#include "engine/demos/format.h"
+#include "engine/base/format.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-namespace asyncscope::demos {
+namespace asyncscope {
 namespace {
 
 constexpr const char* kDash = "\xE2\x80\x94";  // — (U+2014)
@@ -82,4 +82,4 @@ std::string format_change(double value, double first) {
   return buf;
 }
 
-}  // namespace asyncscope::demos
+}  // namespace asyncscope
