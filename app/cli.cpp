@@ -14,10 +14,10 @@
 
 #include "app/output_file.h"
 #include "engine/core/errors.h"
-#include "engine/demos/demo.h"
-#include "engine/base/format.h"
-#include "engine/demos/session.h"
 #include "engine/base/allocator.h"
+#include "engine/base/format.h"
+#include "engine/demos/registry.h"
+#include "engine/demos/run_env.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/model.h"
 
@@ -46,7 +46,7 @@ void print_list(std::ostream& out) {
   }
 }
 
-void print_results(std::ostream& out, const demos::Demo& demo, const demos::ParamValues& values,
+void print_results(std::ostream& out, const demos::Program& demo, const demos::ParamValues& values,
                    const demos::Results& results) {
   out << demo.name() << " (";
   bool first = true;
@@ -64,7 +64,7 @@ void print_results(std::ostream& out, const demos::Demo& demo, const demos::Para
   for (const auto& note : results.notes) out << "  " << note << "\n";
 }
 
-std::string results_json(const demos::Demo& demo, const demos::ParamValues& values, const demos::Results& results) {
+std::string results_json(const demos::Program& demo, const demos::ParamValues& values, const demos::Results& results) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [name, value] : values.values()) {
     std::visit([&params, &name](const auto& v) { params[name] = v; }, value);
@@ -111,7 +111,7 @@ struct BadInput : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-int run_demo(const demos::Demo& demo, const demos::ParamValues& values, const std::string& trace_path,
+int run_demo(const demos::Program& demo, const demos::ParamValues& values, const std::string& trace_path,
              const std::string& json_path, std::ostream& out, std::ostream& err);
 
 // The GUI with a demo and its options from the command line, checked first
@@ -119,7 +119,7 @@ int run_demo(const demos::Demo& demo, const demos::ParamValues& values, const st
 int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::ostream& err,
              const GuiLauncher& launch_gui) {
   const std::string name = request.demo.empty() ? "sync-vs-async" : request.demo;
-  const demos::Demo* demo = demos::find_demo(name);
+  const demos::Program* demo = demos::find_demo(name);
   if (demo == nullptr) {
     err << "asyncscope: unknown demo '" << name << "'; run 'asyncscope list' to see the demos\n";
     return 2;
@@ -152,10 +152,10 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
     for (const std::string& v : request.vary_values) {
       demos::ParamValues probe = values;
       probe.set(request.vary, v);  // each value must be valid for the demo
-      if (request.run) demos::session_options(probe);
+      if (request.run) demo->context_request(probe);
     }
     if (!request.vary.empty() && !request.run) throw std::invalid_argument("--vary needs --run");
-    if (request.run) demos::session_options(values);  // an unavailable device is bad input too
+    if (request.run) demo->context_request(values);  // an unavailable device is bad input too
   } catch (const std::invalid_argument& e) {
     err << "asyncscope: " << e.what() << "\n";
     return 2;
@@ -296,7 +296,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     return open_gui(app.remaining(), gui, err, launch_gui);
   }
-  const demos::Demo* demo = nullptr;
+  const demos::Program* demo = nullptr;
   for (const auto& d : demos::all_demos()) {
     if (run->got_subcommand(d->name())) demo = d.get();
   }
@@ -334,14 +334,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
 namespace {
 
-int run_demo(const demos::Demo& demo, const demos::ParamValues& values, const std::string& trace_path,
+int run_demo(const demos::Program& demo, const demos::ParamValues& values, const std::string& trace_path,
              const std::string& json_path, std::ostream& out, std::ostream& err) {
-  demos::RunEnv env;
+  demos::RunHooks hooks;
   Progress progress(err);
-  env.progress = [&progress](double f, const std::string& what) { progress(f, what); };
+  hooks.progress = [&progress](double f, const std::string& what) { progress(f, what); };
+  hooks.console = [&out](std::string_view line) { out << line << "\n" << std::flush; };
+  demos::RunControl control;
   demos::Results results;
   try {
-    results = demo.run(values, env);
+    results = demos::run_program(demo, values, hooks, control);
   } catch (const std::invalid_argument&) {
     throw;  // a parameter combination the demo cannot run: bad input
   } catch (const std::exception& e) {
@@ -351,7 +353,7 @@ int run_demo(const demos::Demo& demo, const demos::ParamValues& values, const st
   print_results(out, demo, values, results);
   try {
     if (!json_path.empty()) write_file_atomically(json_path, results_json(demo, values, results));
-    if (!trace_path.empty()) trace::write_chrome_trace(trace::snapshot(*env.recorder), trace_path);
+    if (!trace_path.empty()) trace::write_chrome_trace(trace::snapshot(*hooks.recorder), trace_path);
   } catch (const std::exception& e) {
     err << "asyncscope: " << e.what() << "\n";
     return 1;

@@ -49,8 +49,8 @@ std::string default_file_name(const std::string& stem, const char* extension) {
   return stem + "-" + stamp + extension;
 }
 
-const demos::Demo* demo_or_default(const std::string& name) {
-  if (const demos::Demo* d = demos::find_demo(name.empty() ? "sync-vs-async" : name)) return d;
+const demos::Program* demo_or_default(const std::string& name) {
+  if (const demos::Program* d = demos::find_demo(name.empty() ? "sync-vs-async" : name)) return d;
   return demos::all_demos().front().get();
 }
 
@@ -82,7 +82,7 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
   if (!request.screenshot.empty() && !request.run) pending_screenshot_frames_ = 3;
 }
 
-void GuiApp::select_demo(const demos::Demo* demo) {
+void GuiApp::select_demo(const demos::Program* demo) {
   demo_ = demo;
   values_.emplace(demo->defaults());
   knob_errors_.clear();
@@ -113,6 +113,7 @@ void GuiApp::start_run() {
   record->params_text = params_text(*values_);
   record->recorder = runner_.recorder();
   record->reader = std::make_unique<trace::TraceReader>(*record->recorder);
+  record->views = demo_->views();
   record->live = true;
   record->timeline.follow_live = true;
   runs_.push_back(std::move(record));
@@ -127,17 +128,19 @@ void GuiApp::poll_run() {
   RunRecord* run = current();
   if (run == nullptr || !run->live) return;
   run->reader->update(run->model);
+  for (std::string& line : runner_.console_since(run->console.size())) run->console.push_back(std::move(line));
   if (runner_.busy()) return;
   runner_.join();
   run->reader->update(run->model);
+  for (std::string& line : runner_.console_since(run->console.size())) run->console.push_back(std::move(line));
   run->live = false;
   run->results = runner_.results();
   switch (runner_.state()) {
-    case DemoRunner::State::finished:
+    case ProgramRunner::State::finished:
       status_ = "Finished " + run->title() + ".";
       status_is_error_ = false;
       break;
-    case DemoRunner::State::cancelled:
+    case ProgramRunner::State::cancelled:
       status_ = "Stopped " + run->title() + ": pending ops were dropped.";
       status_is_error_ = false;
       break;
@@ -150,7 +153,7 @@ void GuiApp::poll_run() {
   }
   widgets::FitTimeline(run->timeline, run->model);
   rebuild_result_columns();
-  if (runner_.state() == DemoRunner::State::finished && next_vary_ < request_.vary_values.size()) {
+  if (runner_.state() == ProgramRunner::State::finished && next_vary_ < request_.vary_values.size()) {
     values_->set(request_.vary, request_.vary_values[next_vary_++]);
     start_run();
     return;

@@ -15,7 +15,8 @@
 #include "app/gui/gui.h"
 #include "app/gui/runner.h"
 #include "app/gui/window.h"
-#include "engine/demos/demo.h"
+#include "engine/demos/program.h"
+#include "engine/demos/registry.h"
 #include "engine/trace/model.h"
 #include "engine/trace/op_graph.h"
 #include "widgets/op_graph_view.h"
@@ -37,6 +38,8 @@ struct RunRecord {
   trace::TraceModel model;
   widgets::TimelineState timeline;
   std::optional<demos::Results> results;
+  demos::ProgramViews views;          // what the program wants beside the timeline
+  std::vector<std::string> console;   // the lines the program printed
   std::string error;
   bool live = false;
 
@@ -57,7 +60,7 @@ class GuiApp {
   int exit_code() const noexcept { return exit_code_; }
 
  private:
-  void select_demo(const demos::Demo* demo);
+  void select_demo(const demos::Program* demo);
   void start_run();
   void poll_run();
   void open_trace(const std::string& path);
@@ -84,11 +87,11 @@ class GuiApp {
 
   Window& window_;
   const GuiRequest request_;
-  const demos::Demo* demo_ = nullptr;
+  const demos::Program* demo_ = nullptr;
   std::optional<demos::ParamValues> values_;
   std::map<std::string, std::string> explanations_;
   std::map<std::string, std::string> knob_errors_;
-  DemoRunner runner_;
+  ProgramRunner runner_;
   std::vector<std::unique_ptr<RunRecord>> runs_;
   int current_ = -1;
   int compare_ = -1;

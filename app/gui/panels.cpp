@@ -9,7 +9,7 @@
 
 #include "app/gui/gui_app.h"
 #include "app/gui/window.h"
-#include "engine/demos/session.h"
+#include "engine/demos/program.h"
 #include "engine/tensor/blas.h"
 
 namespace asyncscope::app {
@@ -266,7 +266,7 @@ void GuiApp::draw_centre(float height) {
   }
   widgets::OpLegend(run->model);
   RunRecord* other = compared();
-  const bool graph = run->demo == "dependency-graph";
+  const bool graph = run->views.op_graph;
   float timeline_height = ImGui::GetContentRegionAvail().y;
   if (graph) {
     if (run->model.ops.size() != graph_ops_seen_) {

@@ -2,67 +2,87 @@
 
 #include <stdexcept>
 
+#include "engine/core/errors.h"
+
 namespace asyncscope::app {
 
-DemoRunner::~DemoRunner() {
+ProgramRunner::~ProgramRunner() {
   stop();
   join();
 }
 
-void DemoRunner::join() {
+void ProgramRunner::stop() {
+  if (control_) control_->stop();
+}
+
+void ProgramRunner::join() {
   if (thread_.joinable()) thread_.join();
 }
 
-void DemoRunner::start(const demos::Demo& demo, const demos::ParamValues& values) {
+void ProgramRunner::start(const demos::Program& program, const demos::ParamValues& values) {
   if (busy()) throw std::logic_error("a run is already going on");
   join();
   recorder_ = std::make_shared<trace::Recorder>();
-  stop_.store(false);
+  control_ = std::make_unique<demos::RunControl>();
   progress_.store(0);
   {
     std::lock_guard lock(mutex_);
     progress_text_ = "starting";
+    console_.clear();
     results_.reset();
     error_.clear();
   }
   state_.store(State::running, std::memory_order_release);
-  thread_ = std::thread([this, &demo, values, recorder = recorder_] {
-    demos::RunEnv env;
-    env.recorder = recorder;
-    env.stop = &stop_;
-    env.progress = [this](double fraction, const std::string& what) {
+  thread_ = std::thread([this, &program, values, recorder = recorder_, control = control_.get()] {
+    demos::RunHooks hooks;
+    hooks.recorder = recorder;
+    hooks.progress = [this](double fraction, const std::string& what) {
       progress_.store(fraction, std::memory_order_relaxed);
       std::lock_guard lock(mutex_);
       progress_text_ = what;
     };
+    hooks.console = [this](std::string_view line) {
+      std::lock_guard lock(mutex_);
+      console_.emplace_back(line);
+    };
     State end = State::finished;
     try {
-      demos::Results r = demo.run(values, env);
+      demos::Results r = demos::run_program(program, values, hooks, *control);
       std::lock_guard lock(mutex_);
       results_ = std::move(r);
-    } catch (const demos::DemoCancelled&) {
-      end = State::cancelled;
     } catch (const std::exception& e) {
-      std::lock_guard lock(mutex_);
-      error_ = e.what();
-      end = State::failed;
+      // A stopped run ends with StoppedError, or CancelledError from a wait
+      // whose work was dropped: both mean "stopped" once a stop was asked.
+      if (control->stop_requested()) {
+        end = State::cancelled;
+      } else {
+        std::lock_guard lock(mutex_);
+        error_ = e.what();
+        end = State::failed;
+      }
     }
     progress_.store(1.0);
     state_.store(end, std::memory_order_release);
   });
 }
 
-std::string DemoRunner::progress_text() const {
+std::string ProgramRunner::progress_text() const {
   std::lock_guard lock(mutex_);
   return progress_text_;
 }
 
-std::optional<demos::Results> DemoRunner::results() const {
+std::vector<std::string> ProgramRunner::console_since(size_t from) const {
+  std::lock_guard lock(mutex_);
+  if (from >= console_.size()) return {};
+  return std::vector<std::string>(console_.begin() + static_cast<std::ptrdiff_t>(from), console_.end());
+}
+
+std::optional<demos::Results> ProgramRunner::results() const {
   std::lock_guard lock(mutex_);
   return results_;
 }
 
-std::string DemoRunner::error() const {
+std::string ProgramRunner::error() const {
   std::lock_guard lock(mutex_);
   return error_;
 }

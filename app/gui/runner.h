@@ -1,7 +1,8 @@
-// DemoRunner: runs one demo on its own frontend thread, so the GUI thread
-// never blocks on the engine. The GUI reads the run's trace as it grows
-// (through the recorder, which never blocks its writers) and polls the state.
-// Threading: every member from the UI thread; the demo runs on the runner's thread.
+// ProgramRunner: runs one program on its own frontend thread, so the GUI
+// thread never blocks on the engine. The GUI reads the run's trace as it
+// grows (through the recorder, which never blocks its writers), the lines the
+// program prints, and polls the state.
+// Threading: every member from the UI thread; the program runs on the runner's thread.
 #pragma once
 
 #include <atomic>
@@ -10,32 +11,37 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
-#include "engine/demos/demo.h"
+#include "engine/demos/program.h"
+#include "engine/demos/run_env.h"
 #include "engine/trace/recorder.h"
 
 namespace asyncscope::app {
 
-class DemoRunner {
+class ProgramRunner {
  public:
   enum class State { idle, running, finished, failed, cancelled };
 
-  DemoRunner() = default;
-  ~DemoRunner();  // stops and joins a run still going
-  DemoRunner(const DemoRunner&) = delete;
-  DemoRunner& operator=(const DemoRunner&) = delete;
+  ProgramRunner() = default;
+  ~ProgramRunner();  // stops and joins a run still going
+  ProgramRunner(const ProgramRunner&) = delete;
+  ProgramRunner& operator=(const ProgramRunner&) = delete;
 
   // Starts a run (there must be none running). The recorder is created here
   // and is available at once, so the GUI can draw from the first event.
-  void start(const demos::Demo& demo, const demos::ParamValues& values);
-  // Asks the run to stop: pending ops are dropped, running ones finish.
-  void stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
+  void start(const demos::Program& program, const demos::ParamValues& values);
+  // Asks the run to stop: pending ops are dropped, running ones finish, and
+  // the program's next push or wait throws, so it ends promptly.
+  void stop();
 
   State state() const noexcept { return state_.load(std::memory_order_acquire); }
   bool busy() const noexcept { return state() == State::running; }
   const std::shared_ptr<trace::Recorder>& recorder() const noexcept { return recorder_; }
   double progress() const noexcept { return progress_.load(std::memory_order_relaxed); }
   std::string progress_text() const;
+  // The console lines printed since line `from` (0: all of this run's).
+  std::vector<std::string> console_since(size_t from) const;
   // Once finished: the results; once failed: the error.
   std::optional<demos::Results> results() const;
   std::string error() const;
@@ -45,11 +51,12 @@ class DemoRunner {
  private:
   std::thread thread_;
   std::shared_ptr<trace::Recorder> recorder_;
+  std::unique_ptr<demos::RunControl> control_;
   std::atomic<State> state_{State::idle};
-  std::atomic<bool> stop_{false};
   std::atomic<double> progress_{0};
   mutable std::mutex mutex_;  // guards the strings and results below
   std::string progress_text_;
+  std::vector<std::string> console_;
   std::optional<demos::Results> results_;
   std::string error_;
 };

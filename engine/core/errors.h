@@ -34,4 +34,12 @@ class CancelledError : public std::runtime_error {
   CancelledError() : std::runtime_error("cancelled: the run was stopped before this value was computed") {}
 };
 
+// The run was stopped (its host asked it to): thrown by the next op pushed or
+// wait made through a stopped Context, so that even a program that never
+// checks for a stop request ends promptly.
+class StoppedError : public std::runtime_error {
+ public:
+  StoppedError() : std::runtime_error("the run was stopped") {}
+};
+
 }  // namespace asyncscope

@@ -61,14 +61,27 @@ __device__ inline float apply(BinaryOp op, float a, float b) {
   return 0.0f;
 }
 
-__global__ void binary_kernel(BinaryOp op, float* y, int64_t rows, int64_t cols, StridedOperand a,
-                              StridedOperand b) {
-  const int64_t n = rows * cols;
+// The offset under `s` of element i of layout `d` (row-major).
+__device__ inline int64_t offset_at(const Dims4& d, const Strides4& s, int64_t i) {
+  const int64_t i3 = i % d.d[3];
+  i /= d.d[3];
+  const int64_t i2 = i % d.d[2];
+  i /= d.d[2];
+  const int64_t i1 = i % d.d[1];
+  return offset_of(s, i / d.d[1], i1, i2, i3);
+}
+
+__global__ void binary_kernel(BinaryOp op, float* y, Dims4 out, const float* a, Strides4 sa, const float* b,
+                              Strides4 sb) {
+  const int64_t n = out.size();
   for (int64_t i = global_index(); i < n; i += grid_stride()) {
-    const int64_t r = i / cols;
-    const int64_t c = i - r * cols;
-    y[i] = apply(op, a.data[r * a.row_stride + c * a.col_stride], b.data[r * b.row_stride + c * b.col_stride]);
+    y[i] = apply(op, a[offset_at(out, sa, i)], b[offset_at(out, sb, i)]);
   }
+}
+
+__global__ void broadcast_kernel(float* y, Dims4 out, const float* x, Strides4 sx) {
+  const int64_t n = out.size();
+  for (int64_t i = global_index(); i < n; i += grid_stride()) y[i] = x[offset_at(out, sx, i)];
 }
 
 __device__ inline float apply(UnaryOp op, float x, float s) {
@@ -82,6 +95,10 @@ __device__ inline float apply(UnaryOp op, float x, float s) {
     case UnaryOp::rdiv_scalar: return s / x;
     case UnaryOp::negative: return -x;
     case UnaryOp::relu: return x > 0.0f ? x : 0.0f;
+    case UnaryOp::square: return x * x;
+    case UnaryOp::sqrt: return sqrtf(x);
+    case UnaryOp::exp: return expf(x);
+    case UnaryOp::log: return logf(x);
   }
   return 0.0f;
 }
@@ -149,16 +166,23 @@ __global__ void finish_reduce_kernel(ReduceOp op, float* out, const double* acc,
   }
 }
 
-// One thread per output: column sums (axis 0) read coalesced rows.
-__global__ void sum_axis_kernel(float* y, const float* x, int64_t rows, int64_t cols, int axis) {
-  const int64_t outputs = axis == 0 ? cols : rows;
+// One thread per output, in double: outputs of reductions along an axis are
+// many and their inputs short next to a whole-array sum's.
+//   out:     the output layout (in's, with the reduced dimensions set to 1)
+//   sx:      x's strides; `kept` walks the output, `walk`/`sw` the reduced part
+__global__ void reduce_kernel(ReduceOp op, float* y, const float* x, Dims4 out, Strides4 sx, Dims4 walk,
+                              Strides4 sw) {
+  const int64_t outputs = out.size();
+  const int64_t count = walk.size();
   for (int64_t o = global_index(); o < outputs; o += grid_stride()) {
+    const float* base = x + offset_at(out, sx, o);
     double acc = 0.0;
-    if (axis == 0) {
-      for (int64_t r = 0; r < rows; ++r) acc += x[r * cols + o];
-    } else {
-      for (int64_t c = 0; c < cols; ++c) acc += x[o * cols + c];
+    for (int64_t r = 0; r < count; ++r) {
+      const double v = base[offset_at(walk, sw, r)];
+      acc += op == ReduceOp::norm ? v * v : v;
     }
+    if (op == ReduceOp::mean) acc = count ? acc / static_cast<double>(count) : 0.0;
+    if (op == ReduceOp::norm) acc = sqrt(acc);
     y[o] = static_cast<float>(acc);
   }
 }
@@ -192,10 +216,21 @@ void fill_normal(void* stream, float* y, int64_t n, uint64_t key, float mean, fl
   check_launch("normal kernel");
 }
 
-void binary(void* stream, BinaryOp op, float* y, int64_t rows, int64_t cols, StridedOperand a, StridedOperand b) {
-  if (rows * cols == 0) return;
-  binary_kernel<<<blocks_for(rows * cols), kThreads, 0, on(stream).submit_handle()>>>(op, y, rows, cols, a, b);
+void binary(void* stream, BinaryOp op, float* y, Dims4 out, const float* a, StretchMask a_mask, const float* b,
+            StretchMask b_mask) {
+  const int64_t n = out.size();
+  if (n == 0) return;
+  binary_kernel<<<blocks_for(n), kThreads, 0, on(stream).submit_handle()>>>(
+      op, y, out, a, stretched_strides(out, a_mask), b, stretched_strides(out, b_mask));
   check_launch("binary kernel");
+}
+
+void broadcast(void* stream, float* y, Dims4 out, const float* x, StretchMask x_mask) {
+  const int64_t n = out.size();
+  if (n == 0) return;
+  broadcast_kernel<<<blocks_for(n), kThreads, 0, on(stream).submit_handle()>>>(y, out, x,
+                                                                               stretched_strides(out, x_mask));
+  check_launch("broadcast kernel");
 }
 
 void unary(void* stream, UnaryOp op, float* y, const float* x, int64_t n, float s) {
@@ -235,11 +270,24 @@ void reduce_all(void* stream, ReduceOp op, float* out, const float* x, int64_t n
   check_launch("reduce kernel");
 }
 
-void sum_axis(void* stream, float* y, const float* x, int64_t rows, int64_t cols, int axis) {
-  const int64_t outputs = axis == 0 ? cols : rows;
+void reduce(void* stream, ReduceOp op, float* y, const float* x, Dims4 in, StretchMask reduced) {
+  // x's strides split in two: the kept dimensions index the output, the
+  // reduced ones are walked by each output's thread.
+  const Strides4 sx = stretched_strides(in, 0);
+  Dims4 out = in, walk;
+  Strides4 kept_strides, walk_strides;
+  for (int i = 0; i < 4; ++i) {
+    const bool r = (reduced >> i) & 1u;
+    out.d[i] = r ? 1 : in.d[i];
+    walk.d[i] = r ? in.d[i] : 1;
+    kept_strides.s[i] = r ? 0 : sx.s[i];
+    walk_strides.s[i] = r ? sx.s[i] : 0;
+  }
+  const int64_t outputs = out.size();
   if (outputs == 0) return;
-  sum_axis_kernel<<<blocks_for(outputs), kThreads, 0, on(stream).submit_handle()>>>(y, x, rows, cols, axis);
-  check_launch("sum_axis kernel");
+  reduce_kernel<<<blocks_for(outputs), kThreads, 0, on(stream).submit_handle()>>>(op, y, x, out, kept_strides, walk,
+                                                                                 walk_strides);
+  check_launch("reduce kernel");
 }
 
 void sgemm(void* stream, bool transpose_a, bool transpose_b, int m, int n, int k, float alpha, const float* a,

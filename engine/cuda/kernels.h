@@ -13,28 +13,29 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/base/layout.h"
+
 namespace asyncscope::cuda {
 
 enum class BinaryOp : uint8_t { add, sub, mul, div };
 // y = f(x, s) elementwise.
-enum class UnaryOp : uint8_t { copy, add_scalar, sub_scalar, mul_scalar, div_scalar, rsub_scalar, rdiv_scalar, negative, relu };
+enum class UnaryOp : uint8_t {
+  copy, add_scalar, sub_scalar, mul_scalar, div_scalar, rsub_scalar, rdiv_scalar, negative, relu, square, sqrt, exp, log
+};
 // y = f(y, x) in place (mul_scalar ignores x: y *= s).
 enum class UpdateOp : uint8_t { add, sub, add_scaled, mul_scalar };
 enum class ReduceOp : uint8_t { sum, mean, norm };
-
-// An operand of a binary op viewed as rows x cols: element (r, c) is at
-// data[r * row_stride + c * col_stride] (broadcasting uses strides of 0).
-struct StridedOperand {
-  const float* data;
-  int64_t row_stride;
-  int64_t col_stride;
-};
 
 void fill(void* stream, float* y, int64_t n, float value);
 void fill_uniform(void* stream, float* y, int64_t n, uint64_t key, float low, float high);
 void fill_normal(void* stream, float* y, int64_t n, uint64_t key, float mean, float std_dev);
 
-void binary(void* stream, BinaryOp op, float* y, int64_t rows, int64_t cols, StridedOperand a, StridedOperand b);
+// y (of layout `out`, engine/base/layout.h) = a op b, each operand stretched
+// along its mask.
+void binary(void* stream, BinaryOp op, float* y, Dims4 out, const float* a, StretchMask a_mask, const float* b,
+            StretchMask b_mask);
+// y (of layout `out`) = x stretched along its mask.
+void broadcast(void* stream, float* y, Dims4 out, const float* x, StretchMask x_mask);
 void unary(void* stream, UnaryOp op, float* y, const float* x, int64_t n, float s = 0.0f);
 void update(void* stream, UpdateOp op, float* y, const float* x, int64_t n, float s = 0.0f);
 void relu_grad(void* stream, float* y, const float* x, const float* dy, int64_t n);
@@ -42,8 +43,9 @@ void transpose(void* stream, float* y, const float* x, int64_t rows, int64_t col
 
 // out[0] = sum, mean or norm of x[0..n).
 void reduce_all(void* stream, ReduceOp op, float* out, const float* x, int64_t n);
-// Sums of a rows x cols matrix along axis 0 (cols results) or 1 (rows results).
-void sum_axis(void* stream, float* y, const float* x, int64_t rows, int64_t cols, int axis);
+// y = the sum, mean or norm of x (layout `in`) over the dimensions in
+// `reduced`; y has in's layout with those dimensions set to 1.
+void reduce(void* stream, ReduceOp op, float* y, const float* x, Dims4 in, StretchMask reduced);
 
 // Row-major C (m x n) = alpha * op(A) op(B) + beta * C through cuBLAS sgemm
 // (FP32, no TF32), with lda/ldb/ldc the row lengths as stored.

@@ -35,13 +35,14 @@ PooledAllocator& pinned_allocator() { refuse(); }
 void fill(void*, float*, int64_t, float) { refuse(); }
 void fill_uniform(void*, float*, int64_t, uint64_t, float, float) { refuse(); }
 void fill_normal(void*, float*, int64_t, uint64_t, float, float) { refuse(); }
-void binary(void*, BinaryOp, float*, int64_t, int64_t, StridedOperand, StridedOperand) { refuse(); }
+void binary(void*, BinaryOp, float*, Dims4, const float*, StretchMask, const float*, StretchMask) { refuse(); }
+void broadcast(void*, float*, Dims4, const float*, StretchMask) { refuse(); }
 void unary(void*, UnaryOp, float*, const float*, int64_t, float) { refuse(); }
 void update(void*, UpdateOp, float*, const float*, int64_t, float) { refuse(); }
 void relu_grad(void*, float*, const float*, const float*, int64_t) { refuse(); }
 void transpose(void*, float*, const float*, int64_t, int64_t) { refuse(); }
 void reduce_all(void*, ReduceOp, float*, const float*, int64_t) { refuse(); }
-void sum_axis(void*, float*, const float*, int64_t, int64_t, int) { refuse(); }
+void reduce(void*, ReduceOp, float*, const float*, Dims4, StretchMask) { refuse(); }
 void sgemm(void*, bool, bool, int, int, int, float, const float*, int, const float*, int, float, float*, int) {
   refuse();
 }

@@ -6,8 +6,9 @@
 #include <vector>
 
 #include "engine/cuda/cuda.h"
+#include "engine/base/format.h"
 #include "engine/demos/registry.h"
-#include "engine/demos/session.h"
+#include "engine/demos/run_env.h"
 #include "engine/tensor/blas.h"
 #include "engine/tensor/ops.h"
 #include "engine/base/random.h"
@@ -16,7 +17,7 @@
 namespace asyncscope::demos {
 namespace {
 
-class HostVsGpu final : public Demo {
+class HostVsGpu final : public Program {
  public:
   std::string name() const override { return "host-vs-gpu"; }
   std::string title() const override { return "Host vs GPU"; }
@@ -33,67 +34,65 @@ class HostVsGpu final : public Demo {
     return (2 + 2 * v.integer("repeats")) * n * n * 4;
   }
 
-  Results run(const ParamValues& v, RunEnv& env) const override {
+  void run(const ParamValues& v, RunEnv& env) const override {
     const int64_t repeats = v.integer("repeats");
     const int n = static_cast<int>(v.integer("size"));
-    const SessionOptions options = session_options(v);  // checks the device first
-    Session s(options, env);
+    const uint64_t seed = static_cast<uint64_t>(v.integer("seed"));
+    const bool on_gpu = env.context()->device().kind != DeviceKind::cpu;
     blas::info();  // load BLAS before timing
 
     // Host: plain synchronous code, each result complete before the next line.
-    s.mark("host, synchronous");
+    env.mark("host, synchronous");
     std::vector<float> a(static_cast<size_t>(n) * n), c(a.size());
     const int64_t t_host = trace::now_ns();
     for (int64_t i = 0; i < repeats; ++i) {
-      random::fill_normal(a.data(), static_cast<int64_t>(a.size()), random::mix64(options.seed + i), 0.0f, 1.0f);
+      random::fill_normal(a.data(), static_cast<int64_t>(a.size()), random::mix64(seed + static_cast<uint64_t>(i)), 0.0f, 1.0f);
       blas::sgemm(false, false, n, n, n, 1.0f, a.data(), n, a.data(), n, 0.0f, c.data(), n);
-      s.check_stop();
-      s.progress(0.5 * static_cast<double>(i + 1) / static_cast<double>(repeats), "host");
+      env.check_stop();
+      env.progress(0.5 * static_cast<double>(i + 1) / static_cast<double>(repeats), "host");
     }
     const double host_s = seconds_since(t_host);
 
     // One untimed round on the device first: the GPU's first kernels and
     // cuBLAS set themselves up (module loading, workspaces), as BLAS did above.
-    s.mark("device warm-up");
+    env.mark("device warm-up");
     {
-      NDArray x = normal(s.ctx(), {n, n});
+      NDArray x = normal({n, n});
       dot(x, x).wait_to_read();
     }
 
     // Engine: the same work pushed; the loop only enqueues.
-    s.mark("engine, asynchronous");
+    env.mark("engine, asynchronous");
     std::vector<NDArray> results;
     const int64_t t_engine = trace::now_ns();
     for (int64_t i = 0; i < repeats; ++i) {
-      NDArray x = normal(s.ctx(), {n, n});
+      NDArray x = normal({n, n});
       results.push_back(dot(x, x));
     }
     const double enqueue_s = seconds_since(t_engine);
-    s.progress(0.75, "waiting for the device");
-    s.engine().wait_all();
+    env.progress(0.75, "waiting for the device");
+    wait_all();
     const double synced_s = seconds_since(t_engine);
     results.clear();
-    s.finish();
+    env.finish();
 
-    Results r;
-    r.rows = {
-        {"host_s", "host, synchronous", host_s, "s"},
-        {"device_enqueue_s", "pushed to " + v.choice("device") + ": calls returned after", enqueue_s, "s"},
-        {"device_synced_s", "pushed to " + v.choice("device") + ": all done after", synced_s, "s"},
-    };
-    r.notes.push_back("The push loop returns almost at once; the wait at the end takes the real time.");
-    if (options.device.kind != DeviceKind::cpu) {
+    env.print("host, synchronous: " + format_value(host_s, "s"));
+    env.print("pushed to " + v.choice("device") + ": the calls returned after " + format_value(enqueue_s, "s") +
+              ", all done after " + format_value(synced_s, "s"));
+    env.result("host_s", "host, synchronous", host_s, "s");
+    env.result("device_enqueue_s", "pushed to " + v.choice("device") + ": calls returned after", enqueue_s, "s");
+    env.result("device_synced_s", "pushed to " + v.choice("device") + ": all done after", synced_s, "s");
+    env.note("The push loop returns almost at once; the wait at the end takes the real time.");
+    if (on_gpu) {
       const cuda::Status& gpu = cuda::status();
-      r.notes.push_back("Device: " + gpu.device_name + " (compute capability " +
-                        std::to_string(gpu.compute_capability / 10) + "." +
-                        std::to_string(gpu.compute_capability % 10) + ").");
+      env.note("Device: " + gpu.device_name + " (compute capability " + std::to_string(gpu.compute_capability / 10) +
+               "." + std::to_string(gpu.compute_capability % 10) + ").");
     }
-    return r;
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Demo> make_host_vs_gpu() { return std::make_unique<HostVsGpu>(); }
+std::unique_ptr<Program> make_host_vs_gpu() { return std::make_unique<HostVsGpu>(); }
 
 }  // namespace asyncscope::demos

@@ -1,14 +1,15 @@
 // memory-and-sync: train an MLP 512 -> 2048 (ReLU) -> 512 (ReLU) -> 1 with L2
-// loss and SGD on batches generated on the fly. Without a per-batch sync the
-// frontend enqueues every batch at once, the batch generators run ahead of
-// training and their buffers pile up; a per-batch sync, or a small in-flight
-// bound, keeps memory flat.
+// loss and SGD on batches generated on the fly, written as the chapter's
+// training loop (record the forward pass, backward after the scope, a
+// trainer step). Without a per-batch sync the frontend enqueues every batch
+// at once, the batch generators run ahead of training and their buffers pile
+// up; a per-batch sync, or a small in-flight bound, keeps memory flat.
 #include <algorithm>
 
+#include "engine/base/format.h"
 #include "engine/demos/registry.h"
-#include "engine/demos/session.h"
+#include "engine/demos/run_env.h"
 #include "engine/nn/nn.h"
-#include "engine/tensor/ops.h"
 #include "engine/trace/clock.h"
 #include "engine/trace/rss.h"
 
@@ -23,7 +24,7 @@ int64_t mlp_parameter_bytes() {
   return params * 4;
 }
 
-class MemoryAndSync final : public Demo {
+class MemoryAndSync final : public Program {
  public:
   std::string name() const override { return "memory-and-sync"; }
   std::string title() const override { return "Memory and sync"; }
@@ -33,12 +34,13 @@ class MemoryAndSync final : public Demo {
   std::vector<Param> params() const override {
     return {Param{"batches", "training batches", Param::Kind::integer, 100, 1, 1000000, {}, {}},
             Param{"batch-size", "samples per batch (each 512 floats)", Param::Kind::integer, 1024, 1, 1 << 20, {}, {}},
-            Param{"sync", "sync point after each batch", Param::Kind::choice, 0, 0, 0,
+            Param{"sync", "sync point in each batch", Param::Kind::choice, 0, 0, 0,
                   {"none", "item", "wait_to_read", "wait_all"}, "none"},
-            Param{"max-inflight", "bound on pending ops (0 = none): backpressure instead of a sync",
-                  Param::Kind::integer, 0, 0, 100000000, {}, {}},
-            Param{"lr", "SGD learning rate", Param::Kind::number, 0.005, 1e-9, 10, {}, {}}, workers_param(),
-            device_param(), seed_param()};
+            max_inflight_param(),
+            Param{"lr", "SGD learning rate", Param::Kind::number, 0.005, 1e-9, 10, {}, {}},
+            workers_param(),
+            device_param(),
+            seed_param()};
   }
   int64_t estimate_bytes(const ParamValues& v) const override {
     const int64_t batch = v.integer("batch-size");
@@ -50,95 +52,92 @@ class MemoryAndSync final : public Demo {
     return 3 * mlp_parameter_bytes() + queued * per_batch + 2 * working;
   }
 
-  Results run(const ParamValues& v, RunEnv& env) const override {
+  void run(const ParamValues& v, RunEnv& env) const override {
     const int64_t batches = v.integer("batches");
-    const int64_t batch = v.integer("batch-size");
+    const int64_t batch_size = v.integer("batch-size");
     const std::string sync = v.choice("sync");
-    SessionOptions options = session_options(v);
-    options.max_inflight = v.integer("max-inflight");
-    Session s(options, env);
-    const ContextPtr& ctx = s.ctx();
+    Context& ctx = *env.context();
 
     nn::Sequential net;
-    net.add(nn::Dense(2048, nn::Activation::relu));
-    net.add(nn::Dense(512, nn::Activation::relu));
-    net.add(nn::Dense(1));
-    net.initialize(ctx);
-    nn::L2Loss loss_fn;
-    nn::SGD trainer(net.parameters(), static_cast<float>(v.number("lr")));
-    NDArray target = ones(ctx, {batch, 1});
-    target.wait_to_read();
+    net.add(nn::Dense(2048, nn::Activation::relu), nn::Dense(512, nn::Activation::relu), nn::Dense(1));
+    net.initialize();
+    nn::Trainer trainer(net.collect_params(), "sgd", {{"learning_rate", v.number("lr")}});
+    nn::L2Loss loss;
+    // One forward pass first: it gives the layers their input size (deferred
+    // initialisation), so the timed loop trains from the first batch.
+    loss(ones({batch_size}), net(normal({batch_size, kFeatures}))).wait_to_read();
 
     trace::RssReader rss;
     const int64_t rss_before = rss.read();
     // On a GPU the arrays (and the pile-up) live in the device pool.
-    PooledAllocator& arrays = s.device_allocator() ? *s.device_allocator() : s.allocator();
+    PooledAllocator& arrays = env.device_allocator() ? *env.device_allocator() : env.allocator();
     arrays.reset_peak();
-    s.mark("training");
+    env.mark("training");
     const int64_t t0 = trace::now_ns();
     NDArray first_loss, last_loss;
+    double loss_sum = 0;
     for (int64_t i = 0; i < batches; ++i) {
-      ctx->set_iteration(static_cast<uint32_t>(i));
-      NDArray x = normal(ctx, {batch, kFeatures});
-      NDArray loss;
+      ctx.set_iteration(static_cast<uint32_t>(i));
+      NDArray X = normal({batch_size, kFeatures});
+      NDArray y = ones({batch_size});
+      NDArray l;
       {
-        nn::autograd::Record record;
-        loss = loss_fn(net(x), target);
-        nn::autograd::backward(loss);
+        autograd::Record record;
+        l = loss(y, net(X));
       }
-      trainer.step(batch);
       if (sync == "item") {
-        mean(loss).item();
+        loss_sum += mean(l).item();
       } else if (sync == "wait_to_read") {
-        loss.wait_to_read();
-      } else if (sync == "wait_all") {
-        s.engine().wait_all();
+        l.wait_to_read();
       }
-      if (i == 0) first_loss = mean(loss);
-      last_loss = loss;
-      s.check_stop();
-      s.progress(0.5 * static_cast<double>(i + 1) / static_cast<double>(batches), "batch " + std::to_string(i + 1));
+      l.backward();
+      trainer.step(batch_size);
+      if (sync == "wait_all") wait_all();
+      if (i == 0) first_loss = mean(l);
+      last_loss = l;
+      env.check_stop();
+      env.progress(0.5 * static_cast<double>(i + 1) / static_cast<double>(batches), "batch " + std::to_string(i + 1));
     }
     const double frontend_s = seconds_since(t0);
-    s.mark("wait for the backend");
-    s.wait_all("training on the workers");
+    env.print("the frontend enqueued " + std::to_string(batches) + " batches in " + format_value(frontend_s, "s"));
+    env.mark("wait for the backend");
+    env.wait_all("training on the workers");
     const double total_s = seconds_since(t0);
     const int64_t rss_after = rss.read();
     const float loss_start = first_loss.item();
     const float loss_end = mean(last_loss).item();
-    s.finish();
+    env.print("training finished after " + format_value(total_s, "s") + "; RSS grew by " +
+              format_value(static_cast<double>(rss_after - rss_before) / kMB, "MB"));
+    env.finish();
 
     int64_t rss_peak = rss_after;
-    const trace::TraceModel m = s.model();
+    const trace::TraceModel m = env.model();
     if (const int c = m.counter_index(kRssCounter); c >= 0) {
       for (const auto& row : m.counters) rss_peak = std::max(rss_peak, row.values[c]);
     }
-    Results r;
-    r.rows = {
-        {"time_s", "training took", total_s, "s"},
-        {"frontend_s", "the frontend's loop took", frontend_s, "s"},
-        {"rss_increase_mb", "RSS increase at the end", static_cast<double>(rss_after - rss_before) / kMB, "MB"},
-        {"peak_rss_increase_mb", "peak RSS increase", static_cast<double>(rss_peak - rss_before) / kMB, "MB"},
-        {"peak_live_mb", "peak live array bytes" + std::string(s.device_allocator() ? " (GPU memory)" : ""),
-         static_cast<double>(arrays.stats().peak_live_bytes) / kMB, "MB"},
-        {"loss_first", "loss of the first batch", loss_start, ""},
-        {"loss_last", "loss of the last batch", loss_end, ""},
-    };
-    if (sync == "none" && options.max_inflight == 0) {
-      r.notes.push_back("No sync point: the frontend enqueued every batch up front and the generated batches "
-                        "waited in memory for training to reach them.");
+    env.result("time_s", "training took", total_s, "s");
+    env.result("frontend_s", "the frontend's loop took", frontend_s, "s");
+    env.result("rss_increase_mb", "RSS increase at the end", static_cast<double>(rss_after - rss_before) / kMB, "MB");
+    env.result("peak_rss_increase_mb", "peak RSS increase", static_cast<double>(rss_peak - rss_before) / kMB, "MB");
+    env.result("peak_live_mb", "peak live array bytes" + std::string(env.device_allocator() ? " (GPU memory)" : ""),
+               static_cast<double>(arrays.stats().peak_live_bytes) / kMB, "MB");
+    env.result("loss_first", "loss of the first batch", loss_start, "");
+    env.result("loss_last", "loss of the last batch", loss_end, "");
+    const int64_t bound = v.integer("max-inflight");
+    if (sync == "none" && bound == 0) {
+      env.note("No sync point: the frontend enqueued every batch up front and the generated batches waited in "
+               "memory for training to reach them.");
     } else if (sync == "none") {
-      r.notes.push_back("The in-flight bound held the frontend back (backpressure), so only a few batches were "
-                        "ever waiting in memory.");
+      env.note("The in-flight bound held the frontend back (backpressure), so only a few batches were ever "
+               "waiting in memory.");
     } else {
-      r.notes.push_back("The per-batch " + sync + " kept the frontend at most one batch ahead, so memory stayed flat.");
+      env.note("The per-batch " + sync + " kept the frontend at most one batch ahead, so memory stayed flat.");
     }
-    return r;
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Demo> make_memory_and_sync() { return std::make_unique<MemoryAndSync>(); }
+std::unique_ptr<Program> make_memory_and_sync() { return std::make_unique<MemoryAndSync>(); }
 
 }  // namespace asyncscope::demos

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "engine/demos/registry.h"
-#include "engine/demos/session.h"
+#include "engine/demos/run_env.h"
 #include "engine/tensor/ops.h"
 #include "engine/trace/clock.h"
 
@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kKinds[] = {"wait_to_read", "wait_all", "to_host", "item", "print"};
 
-class SyncFunctions final : public Demo {
+class SyncFunctions final : public Program {
  public:
   std::string name() const override { return "sync-functions"; }
   std::string title() const override { return "Sync functions"; }
@@ -30,22 +30,20 @@ class SyncFunctions final : public Demo {
     return 6 * n * n * 4;
   }
 
-  Results run(const ParamValues& v, RunEnv& env) const override {
+  void run(const ParamValues& v, RunEnv& env) const override {
     const int64_t n = v.integer("size");
     const int64_t chain = v.integer("unrelated");
-    Session s(session_options(v), env);
-    sum(dot(ones(s.ctx(), {8, 8}), ones(s.ctx(), {8, 8}))).wait_to_read();
+    sum(dot(ones({8, 8}), ones({8, 8}))).wait_to_read();
 
-    Results r;
     int index = 0;
     for (const char* kind : kKinds) {
-      s.check_stop();
-      s.progress(index / 5.0, std::string("waiting with ") + kind);
-      s.mark(kind);
+      env.check_stop();
+      env.progress(index / 5.0, std::string("waiting with ") + kind);
+      env.mark(kind);
       // The unrelated work first, so it is ahead in the queue.
-      NDArray z = uniform(s.ctx(), {n, n});
+      NDArray z = uniform({n, n});
       for (int64_t i = 0; i < chain; ++i) z = dot(z, z) * (1.0f / static_cast<float>(n));
-      NDArray x = uniform(s.ctx(), {n, n});
+      NDArray x = uniform({n, n});
       NDArray y = sum(dot(x, x));
 
       const int64_t t0 = trace::now_ns();
@@ -53,7 +51,7 @@ class SyncFunctions final : public Demo {
       if (k == "wait_to_read") {
         y.wait_to_read();
       } else if (k == "wait_all") {
-        s.engine().wait_all();
+        wait_all();
       } else if (k == "to_host") {
         y.to_host();
       } else if (k == "item") {
@@ -61,25 +59,25 @@ class SyncFunctions final : public Demo {
       } else {
         std::ostringstream out;
         out << y;
+        env.print("y = " + out.str());
       }
       const double waited = seconds_since(t0);
       // The chain's last write has completed exactly when its var is readable
       // (the engine's counts lag by a moment, the var state does not).
       const bool unrelated_done = z.var()->ready_to_read();
-      s.engine().wait_all();
-      r.rows.push_back({k + "_s", k + " waited", waited, "s"});
-      r.rows.push_back({k + "_waited_for_unrelated", k + " also waited for the unrelated work",
-                        unrelated_done ? 1.0 : 0.0, ""});
+      wait_all();
+      env.result(k + "_s", k + " waited", waited, "s");
+      env.result(k + "_waited_for_unrelated", k + " also waited for the unrelated work", unrelated_done ? 1.0 : 0.0,
+                 "");
       ++index;
     }
-    s.finish();
-    r.notes.push_back("Only wait_all waits for the unrelated chain; the others return as soon as y is ready.");
-    return r;
+    env.finish();
+    env.note("Only wait_all waits for the unrelated chain; the others return as soon as y is ready.");
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Demo> make_sync_functions() { return std::make_unique<SyncFunctions>(); }
+std::unique_ptr<Program> make_sync_functions() { return std::make_unique<SyncFunctions>(); }
 
 }  // namespace asyncscope::demos

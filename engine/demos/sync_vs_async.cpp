@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <sstream>
 
+#include "engine/base/format.h"
 #include "engine/demos/registry.h"
-#include "engine/demos/session.h"
+#include "engine/demos/run_env.h"
 #include "engine/tensor/ops.h"
 #include "engine/trace/clock.h"
 
@@ -38,7 +39,7 @@ Param one_worker() {
   return p;
 }
 
-class SyncVsAsync final : public Demo {
+class SyncVsAsync final : public Program {
  public:
   std::string name() const override { return "sync-vs-async"; }
   std::string title() const override { return "Sync vs async loop"; }
@@ -55,48 +56,50 @@ class SyncVsAsync final : public Demo {
     return 4 * n * n * 4;
   }
 
-  Results run(const ParamValues& v, RunEnv& env) const override {
+  void run(const ParamValues& v, RunEnv& env) const override {
     const int64_t iterations = v.integer("iterations");
     const int64_t n = v.integer("size");
-    Session s(session_options(v), env);
-    NDArray x = ones(s.ctx(), {n, n});
+    Context& ctx = *env.context();
+    NDArray x = ones({n, n});
     NDArray y = x + 1.0f;
     y.wait_to_read();
     const int64_t progress_step = std::max<int64_t>(1, iterations / 100);
 
     // Phase 1: a sync point in every iteration.
-    s.mark("sync loop");
-    const int64_t sync_from = trace::now_ns() - s.recorder().origin_ns();
+    env.mark("sync loop");
+    const int64_t sync_from = trace::now_ns() - env.recorder().origin_ns();
     const int64_t t_sync = trace::now_ns();
     for (int64_t i = 0; i < iterations; ++i) {
-      s.ctx()->set_iteration(static_cast<uint32_t>(i));
+      ctx.set_iteration(static_cast<uint32_t>(i));
       y = x + 1.0f;
       y.wait_to_read();
       if (i % progress_step == 0) {
-        s.check_stop();
-        s.progress(0.5 * static_cast<double>(i) / static_cast<double>(iterations), "sync loop");
+        env.check_stop();
+        env.progress(0.5 * static_cast<double>(i) / static_cast<double>(iterations), "sync loop");
       }
     }
     const double sync_s = seconds_since(t_sync);
+    env.print("loop with a wait in every iteration: " + format_value(sync_s, "s"));
 
     // Phase 2: run ahead, one wait at the end.
-    s.mark("async loop");
-    const int64_t async_from = trace::now_ns() - s.recorder().origin_ns();
+    env.mark("async loop");
+    const int64_t async_from = trace::now_ns() - env.recorder().origin_ns();
     const int64_t t_async = trace::now_ns();
     for (int64_t i = 0; i < iterations; ++i) {
-      s.ctx()->set_iteration(static_cast<uint32_t>(i));
+      ctx.set_iteration(static_cast<uint32_t>(i));
       y = x + 1.0f;
       if (i % progress_step == 0) {
-        s.check_stop();
-        s.progress(0.5 + 0.5 * static_cast<double>(i) / static_cast<double>(iterations), "async loop");
+        env.check_stop();
+        env.progress(0.5 + 0.5 * static_cast<double>(i) / static_cast<double>(iterations), "async loop");
       }
     }
-    s.engine().wait_all();
+    wait_all();
     const double async_s = seconds_since(t_async);
-    s.mark("done");
-    s.finish();
+    env.print("loop with one wait_all at the end: " + format_value(async_s, "s"));
+    env.mark("done");
+    env.finish();
 
-    const trace::TraceModel m = s.model();
+    const trace::TraceModel m = env.model();
     const trace::NameId add = trace::intern("add_scalar");
     const auto sync_ops = phase_ops(m, add, sync_from, async_from);
     const auto async_ops = phase_ops(m, add, async_from, m.end_time() + 1);
@@ -128,30 +131,26 @@ class SyncVsAsync final : public Demo {
     const double model_sync = k * (t1_ns + t2 + t3_ns) * 1e-9;
     const double model_async = (t1_ns + k * t2 + t3_ns) * 1e-9;
 
-    Results r;
-    r.rows = {
-        {"sync_s", "loop with a wait per iteration", sync_s, "s"},
-        {"async_s", "loop with one wait_all", async_s, "s"},
-        {"speedup", "async speed-up", async_s > 0 ? sync_s / async_s : 0, "x"},
-        {"t1_us", "t1: frontend enqueues an op", t1_ns * 1e-3, "us"},
-        {"t2_us", "t2: backend runs an op", t2 * 1e-3, "us"},
-        {"t3_us", "t3: hand-off and return to the frontend", t3_ns * 1e-3, "us"},
-        {"model_sync_s", "model n(t1 + t2 + t3)", model_sync, "s"},
-        {"model_async_s", "model t1 + n t2 + t3", model_async, "s"},
-    };
+    env.result("sync_s", "loop with a wait per iteration", sync_s, "s");
+    env.result("async_s", "loop with one wait_all", async_s, "s");
+    env.result("speedup", "async speed-up", async_s > 0 ? sync_s / async_s : 0, "x");
+    env.result("t1_us", "t1: frontend enqueues an op", t1_ns * 1e-3, "us");
+    env.result("t2_us", "t2: backend runs an op", t2 * 1e-3, "us");
+    env.result("t3_us", "t3: hand-off and return to the frontend", t3_ns * 1e-3, "us");
+    env.result("model_sync_s", "model n(t1 + t2 + t3)", model_sync, "s");
+    env.result("model_async_s", "model t1 + n t2 + t3", model_async, "s");
     std::ostringstream note;
     note << "Waiting every iteration pays t1 and t3 " << iterations << " times; running ahead overlaps them with t2.";
-    r.notes.push_back(note.str());
+    env.note(note.str());
     if (t1_ns > t2) {
-      r.notes.push_back("Here the frontend is slower than the backend (t1 > t2), so the async loop takes about n t1: "
-                        "try a larger --size.");
+      env.note("Here the frontend is slower than the backend (t1 > t2), so the async loop takes about n t1: "
+               "try a larger --size.");
     }
-    return r;
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Demo> make_sync_vs_async() { return std::make_unique<SyncVsAsync>(); }
+std::unique_ptr<Program> make_sync_vs_async() { return std::make_unique<SyncVsAsync>(); }
 
 }  // namespace asyncscope::demos

@@ -1,11 +1,12 @@
-// engine/nn in one include: autograd (tape, Variable, differentiable ops),
-// Parameter and initializers, layers (Dense, ReLU, Sequential), L2Loss, SGD.
+// engine/nn in one include: Parameter, ParameterDict and initializers,
+// layers (Dense, ReLU, Sequential), L2Loss, Trainer. Autograd and the ops
+// they are built on are engine/tensor's (autograd.h, ops.h).
 // Threading: frontend only, like everything it includes.
 #pragma once
 
-#include "engine/nn/autograd.h"
-#include "engine/nn/functional.h"
 #include "engine/nn/layers.h"
 #include "engine/nn/loss.h"
 #include "engine/nn/optimizer.h"
 #include "engine/nn/parameter.h"
+#include "engine/tensor/autograd.h"
+#include "engine/tensor/ops.h"

@@ -1,34 +1,51 @@
-// Optimizers: update parameters in place from their gradients, with the
+// Trainer: updates parameters in place from their gradients, with the
 // in-place NDArray ops, so a step is a handful of pushes and never waits.
+// As Gluon's Trainer: made from a parameter dict, an optimizer name and its
+// options; step(batch_size) rescales the gradients by 1 / batch_size (the
+// loss is per sample, so its gradient is a sum over the batch).
+//
+//   nn::Trainer trainer(net.collect_params(), "sgd", {{"learning_rate", 0.005}});
+//   trainer.step(batch_size);
+//
+// Optimizers: "sgd" with learning_rate (default 0.01), momentum (0) and wd
+// (weight decay, 0): with momentum m, m = momentum m - lr (g / batch + wd w)
+// and w += m; without, w -= lr (g / batch + wd w).
 //
 // Threading: frontend only.
 #pragma once
 
+#include <map>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/nn/parameter.h"
 
 namespace asyncscope::nn {
 
-// Plain SGD as Gluon's Trainer with 'sgd': step(batch_size) pushes, for every
-// parameter with a gradient, w -= learning_rate / batch_size * grad (the loss
-// is per sample, so its gradient is a sum over the batch; dividing by the
-// batch size makes it a mean).
-class SGD {
+class Trainer {
  public:
-  // The parameters must outlive the optimizer (e.g. net.parameters()).
-  SGD(std::vector<Parameter*> params, float learning_rate);
+  using Options = std::map<std::string, double, std::less<>>;
+
+  // std::invalid_argument for an unknown optimizer or option, or a bad value.
+  // The parameters must outlive the trainer (see ParameterDict).
+  Trainer(const ParameterDict& params, std::string_view optimizer, const Options& options = {});
 
   // Throws std::invalid_argument if batch_size <= 0 and std::logic_error if a
   // parameter has no data yet (run a forward pass first).
   void step(int64_t batch_size);
 
   float learning_rate() const noexcept { return learning_rate_; }
-  void set_learning_rate(float lr) noexcept { learning_rate_ = lr; }
+  void set_learning_rate(float lr);
+  const std::string& optimizer() const noexcept { return optimizer_; }
 
  private:
   std::vector<Parameter*> params_;
-  float learning_rate_;
+  std::string optimizer_;
+  float learning_rate_ = 0.01f;
+  float momentum_ = 0.0f;
+  float wd_ = 0.0f;
+  std::vector<NDArray> momenta_;  // per parameter, made at the first step when momentum is on
 };
 
 }  // namespace asyncscope::nn

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
+#include "engine/core/errors.h"
 #include "engine/cuda/cuda.h"
 #include "engine/tensor/blas.h"
 #include "engine/base/random.h"
@@ -17,7 +19,8 @@ std::shared_ptr<Context> Context::create(const Options& options) {
 
 namespace {
 
-// The engine options a context needs: a stream worker for its GPU device.
+// The engine options a context needs: a stream worker for its GPU device,
+// made by the CUDA backend unless the caller brought its own streams.
 EngineOptions engine_options(const Context::Options& options) {
   EngineOptions engine = options.engine;
   if (options.device.kind != DeviceKind::cpu) {
@@ -29,17 +32,22 @@ EngineOptions engine_options(const Context::Options& options) {
   return engine;
 }
 
+// A process-wide allocator as a shared pointer that owns nothing (it is never destroyed).
+std::shared_ptr<PooledAllocator> unowned(PooledAllocator& allocator) {
+  return std::shared_ptr<PooledAllocator>(std::shared_ptr<void>(), &allocator);
+}
+
 }  // namespace
 
 Context::Context(const Options& options)
-    : allocator_(options.allocator ? options.allocator : &host_allocator()),
+    : allocator_(options.allocator ? options.allocator : unowned(host_allocator())),
       device_(options.device),
       engine_(make_engine(engine_options(options))),
       seed_(options.seed) {
   const EngineOptions& engine = options.engine;
   const Device gpu = options.device.kind != DeviceKind::cpu ? options.device : engine.gpu_device;
   if (engine_->num_workers(gpu) > 0) {
-    device_allocator_ = options.device_allocator ? options.device_allocator : &cuda::device_allocator(gpu);
+    device_allocator_ = options.device_allocator ? options.device_allocator : unowned(cuda::device_allocator(gpu));
   }
   if (options.blas_threads < 0) throw std::invalid_argument("blas_threads must be >= 0 (0 = automatic)");
   const int workers = std::max(1, engine_->num_workers(Device::cpu()));
@@ -67,5 +75,56 @@ PooledAllocator& Context::allocator_for(Device device) const {
 }
 
 uint64_t Context::next_random_key() noexcept { return random::mix64(seed_ ^ random::mix64(++random_ops_)); }
+
+void Context::stop() {
+  State expected = State::open;
+  if (state_.compare_exchange_strong(expected, State::stopped, std::memory_order_relaxed)) engine_->cancel();
+}
+
+void Context::close() noexcept {
+  try {
+    engine_->wait_all();
+  } catch (...) {
+    // The run's errors were reported (or dropped) where the run waited.
+  }
+  state_.store(State::closed, std::memory_order_relaxed);
+}
+
+void Context::throw_not_open(const char* op) const {
+  if (stopped()) throw StoppedError();
+  throw std::logic_error(std::string(op) +
+                         ": the run that made this array has ended, so no new op can be pushed on it (its values "
+                         "can still be read); make the array again in the current run");
+}
+
+void Context::wait_all() {
+  check_not_stopped();
+  engine_->wait_all();
+  check_not_stopped();
+}
+
+namespace {
+
+thread_local ContextPtr tls_current;
+
+}  // namespace
+
+ContextScope::ContextScope(ContextPtr context) : previous_(std::move(tls_current)) {
+  if (!context) throw std::invalid_argument("ContextScope: null context");
+  tls_current = std::move(context);
+}
+
+ContextScope::~ContextScope() { tls_current = std::move(previous_); }
+
+const ContextPtr& current_context() {
+  if (!tls_current) {
+    throw std::logic_error(
+        "no current context on this thread: create one (Context::create) and install it with a ContextScope, or "
+        "pass a context to the creation op");
+  }
+  return tls_current;
+}
+
+const ContextPtr& current_context_or_null() noexcept { return tls_current; }
 
 }  // namespace asyncscope

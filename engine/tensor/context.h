@@ -4,6 +4,19 @@
 // seed, and the demo iteration ops are tagged with. It also sets the BLAS
 // thread policy.
 //
+// The current context: a ContextScope installs a context for the calling
+// thread, so that creation ops need no context argument (ones({2, 3}), as
+// nd.ones((2, 3)) in the chapter). Scopes nest; the innermost wins.
+//
+// Lifetimes are shared: every array holds its context, and the context holds
+// its engine and allocators, so an array kept after its run (a Python global)
+// never touches freed memory. A run that has ended closes its context: the
+// values of its arrays stay readable, and pushing a new op through it throws.
+//
+// Stop: stop() (from any thread, e.g. the GUI's Stop button) drops the
+// pending work and makes the next op pushed or wait made through this context
+// throw StoppedError, so even a program that never polls ends promptly.
+//
 // A context on a GPU device (Options::device = Device::cuda()) gives its
 // engine one stream worker for that device unless the engine options ask for
 // more; creating it throws std::invalid_argument, saying why, when CUDA is
@@ -16,15 +29,16 @@
 // a GEMM uses every core. Either way no more threads compute than there are
 // cores.
 //
-// Threading: frontend only, except engine() and allocator(), which any thread
-// may use. Arrays keep their Context alive.
+// Threading: frontend only, except engine(), allocator(), allocator_for(),
+// stop() and the state queries, which any thread may use.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
-#include "engine/core/engine.h"
 #include "engine/base/allocator.h"
+#include "engine/core/engine.h"
 
 namespace asyncscope {
 
@@ -33,11 +47,12 @@ class Context {
   struct Options {
     EngineOptions engine;
     uint64_t seed = 0;
-    int blas_threads = 0;                  // 0: max(1, cores / cpu workers)
-    PooledAllocator* allocator = nullptr;  // null: the process-wide host_allocator(); must outlive the context
-    Device device = Device::cpu();         // where zeros/uniform/from_host/... put arrays
-    // Device memory for arrays on the engine's GPU; null: cuda::device_allocator(). Must outlive the context.
-    PooledAllocator* device_allocator = nullptr;
+    int blas_threads = 0;  // 0: max(1, cores / cpu workers)
+    // Host memory for arrays; null: the process-wide host_allocator().
+    std::shared_ptr<PooledAllocator> allocator;
+    Device device = Device::cpu();  // where zeros/uniform/from_host/... put arrays
+    // Device memory for arrays on the engine's GPU; null: cuda::device_allocator().
+    std::shared_ptr<PooledAllocator> device_allocator;
   };
 
   static std::shared_ptr<Context> create();
@@ -65,19 +80,68 @@ class Context {
   void set_iteration(uint32_t iteration) noexcept { iteration_ = iteration; }
   uint32_t iteration() const noexcept { return iteration_; }
 
- private:
-  explicit Context(const Options& options);
+  // Any thread: drops the pending work (Engine::cancel) and makes every later
+  // push or wait through this context throw StoppedError. Idempotent.
+  void stop();
+  // Frontend: waits for everything pushed (errors are dropped: they were the
+  // run's to report), then refuses new ops with std::logic_error. Arrays
+  // stay readable. Idempotent.
+  void close() noexcept;
+  bool stopped() const noexcept { return state_.load(std::memory_order_relaxed) == State::stopped; }
+  bool closed() const noexcept { return state_.load(std::memory_order_relaxed) == State::closed; }
 
-  PooledAllocator* allocator_;
-  PooledAllocator* device_allocator_ = nullptr;  // when the engine has a GPU pool
+  // Called before every push: throws StoppedError after stop(), and
+  // std::logic_error naming `op` after close(). One relaxed load when open.
+  void check_open(const char* op) const {
+    if (state_.load(std::memory_order_relaxed) != State::open) [[unlikely]] throw_not_open(op);
+  }
+  // Called before and after every wait: throws StoppedError after stop().
+  // (After close() there is nothing left to wait for: waits return at once.)
+  void check_not_stopped() const {
+    if (stopped()) [[unlikely]] throw_not_open("wait");
+  }
+  // Waits for every op pushed through this context (a sync point: rethrows
+  // the first error since the last wait_all).
+  void wait_all();
+
+ private:
+  enum class State : uint8_t { open, stopped, closed };
+  explicit Context(const Options& options);
+  [[noreturn]] void throw_not_open(const char* op) const;
+
+  // Declared before engine_: destroyed after it, once its ops (which free
+  // into them) have drained.
+  std::shared_ptr<PooledAllocator> allocator_;
+  std::shared_ptr<PooledAllocator> device_allocator_;  // when the engine has a GPU pool
   Device device_;
-  std::shared_ptr<Engine> engine_;  // destroyed first: drains ops that still use the allocator
+  std::shared_ptr<Engine> engine_;
   uint64_t seed_;
   uint64_t random_ops_ = 0;
   uint32_t iteration_ = 0;
   int blas_threads_ = 1;
+  std::atomic<State> state_{State::open};
 };
 
 using ContextPtr = std::shared_ptr<Context>;
+
+// Installs a context as the calling thread's current one for the scope's
+// lifetime (the previous one comes back after). Create and destroy it on the
+// same thread, innermost first.
+class ContextScope {
+ public:
+  explicit ContextScope(ContextPtr context);
+  ~ContextScope();
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  ContextPtr previous_;
+};
+
+// The calling thread's current context; std::logic_error saying how to
+// install one if there is none.
+const ContextPtr& current_context();
+// The same, or null.
+const ContextPtr& current_context_or_null() noexcept;
 
 }  // namespace asyncscope

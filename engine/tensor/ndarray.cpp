@@ -3,30 +3,35 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "engine/tensor/autograd_graph.h"
 #include "engine/tensor/ops.h"
 
 namespace asyncscope {
 namespace detail {
 
 float* Chunk::data_for_write() {
-  if (data == nullptr) data = static_cast<float*>(allocator->allocate(bytes));
-  return data;
+  Chunk* s = storage();
+  if (s->data == nullptr) s->data = static_cast<float*>(s->allocator->allocate(s->bytes));
+  return s->data;
 }
 
 float* Chunk::data_for_update() {
-  if (data == nullptr) throw std::logic_error("array " + shape.to_string() + " was updated before any op wrote it");
-  return data;
+  Chunk* s = storage();
+  if (s->data == nullptr) throw std::logic_error("array " + shape.to_string() + " was updated before any op wrote it");
+  return s->data;
 }
 
 const float* Chunk::data_for_read() const {
-  if (data == nullptr) throw std::logic_error("array " + shape.to_string() + " was read before any op wrote it");
-  return data;
+  const Chunk* s = storage();
+  if (s->data == nullptr) throw std::logic_error("array " + shape.to_string() + " was read before any op wrote it");
+  return s->data;
 }
 
 }  // namespace detail
 
 NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& shape, Device device) {
   if (!context) throw std::invalid_argument("NDArray: null context");
+  context->check_open("empty");
   PooledAllocator& allocator = context->allocator_for(device);  // throws if the device cannot be used
   auto* chunk = new detail::Chunk;
   chunk->context = context;
@@ -41,6 +46,25 @@ NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& sha
 NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& shape) {
   if (!context) throw std::invalid_argument("NDArray: null context");
   return empty(context, shape, context->device());
+}
+
+NDArray make_view(const NDArray& base, const Shape& shape) {
+  detail::Chunk* b = base.chunk("reshape")->storage();
+  if (shape.size() != b->shape.size()) {
+    throw std::invalid_argument("reshape: cannot view " + base.shape().to_string() + " (" +
+                                std::to_string(b->shape.size()) + " elements) as " + shape.to_string() + " (" +
+                                std::to_string(shape.size()) + " elements)");
+  }
+  auto* view = new detail::Chunk;
+  b->storage_refs.fetch_add(1, std::memory_order_relaxed);  // the view's reference on the storage
+  view->base = b;
+  view->context = b->context;
+  view->allocator = b->allocator;
+  view->var = b->var;
+  view->shape = shape;
+  view->device = b->device;
+  view->bytes = b->bytes;
+  return NDArray(view);
 }
 
 NDArray::NDArray(const NDArray& other) noexcept : chunk_(other.chunk_) {
@@ -62,12 +86,13 @@ NDArray& NDArray::operator=(NDArray&& other) noexcept {
   return *this;
 }
 
-void NDArray::release() noexcept {
-  detail::Chunk* chunk = std::exchange(chunk_, nullptr);
-  if (chunk == nullptr || chunk->handles.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  // Last handle: free the storage once every op already pushed on it has run.
-  // The context is released here, on the frontend, so an engine is never
-  // destroyed from one of its own workers.
+namespace {
+
+// Drops one reference on a storage owner's buffer; the last one frees it
+// once every op already pushed on it has run. The context is released here,
+// on the frontend, so an engine is never destroyed from one of its own workers.
+void release_storage(detail::Chunk* chunk) noexcept {
+  if (chunk->storage_refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   std::shared_ptr<Context> context = std::move(chunk->context);
   context->engine().delete_var(chunk->var, [chunk](const RunContext&) {
     if (chunk->data) chunk->allocator->deallocate(chunk->data, chunk->bytes);
@@ -75,8 +100,36 @@ void NDArray::release() noexcept {
   });
 }
 
+}  // namespace
+
+void NDArray::release() noexcept {
+  detail::Chunk* chunk = std::exchange(chunk_, nullptr);
+  if (chunk == nullptr || chunk->handles.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // Last handle. The autograd state goes now, on the frontend: it holds
+  // other arrays, whose release pushes ops.
+  std::shared_ptr<autograd::Node> node = std::move(chunk->node);
+  std::shared_ptr<autograd::Leaf> leaf = std::move(chunk->leaf);
+  if (chunk->base != nullptr) {
+    // A view: no op uses its chunk (ops hold the storage's), so it goes now.
+    detail::Chunk* base = chunk->base;
+    delete chunk;
+    release_storage(base);
+  } else {
+    release_storage(chunk);
+  }
+  leaf.reset();
+  autograd::detail::discard(std::move(node));
+}
+
 detail::Chunk* NDArray::chunk() const {
   if (chunk_ == nullptr) throw std::logic_error("operation on a null NDArray");
+  return chunk_;
+}
+
+detail::Chunk* NDArray::chunk(const char* op) const {
+  if (chunk_ == nullptr) {
+    throw std::logic_error(std::string(op) + ": the array is null (default-constructed, or moved from)");
+  }
   return chunk_;
 }
 
@@ -87,18 +140,27 @@ Var* NDArray::var() const { return chunk()->var; }
 Context& NDArray::context() const { return *chunk()->context; }
 const std::shared_ptr<Context>& NDArray::context_ptr() const { return chunk()->context; }
 
-void NDArray::wait_to_read() const { context().engine().wait_for_var(var(), trace::SyncKind::wait_to_read); }
+void NDArray::wait_to_read() const {
+  const detail::Chunk* c = chunk("wait_to_read");
+  c->context->check_not_stopped();
+  c->context->engine().wait_for_var(c->var, trace::SyncKind::wait_to_read);
+  c->context->check_not_stopped();
+}
 
-NDArray NDArray::readable_on_host(trace::SyncKind kind) const {
+NDArray NDArray::readable_on_host(trace::SyncKind kind, const char* op) const {
+  const detail::Chunk* c = chunk(op);
+  Context& ctx = *c->context;
+  ctx.check_not_stopped();
   // A device array is first copied to host memory by an op on its stream;
   // the wait then covers the device work and the copy.
-  NDArray host = device().kind == DeviceKind::cpu ? *this : to(*this, Device::cpu());
-  context().engine().wait_for_var(host.var(), kind);
+  NDArray host = c->device.kind == DeviceKind::cpu ? *this : to(*this, Device::cpu());
+  ctx.engine().wait_for_var(host.var(), kind);
+  ctx.check_not_stopped();
   return host;
 }
 
 std::vector<float> NDArray::to_host() const {
-  const NDArray host = readable_on_host(trace::SyncKind::to_host);
+  const NDArray host = readable_on_host(trace::SyncKind::to_host, "to_host");
   const detail::Chunk* c = host.chunk();
   const float* data = c->data_for_read();
   return std::vector<float>(data, data + c->shape.size());
@@ -108,15 +170,52 @@ float NDArray::item() const {
   if (size() != 1) {
     throw std::invalid_argument("item() needs a one-element array, this one is " + shape().to_string());
   }
-  return readable_on_host(trace::SyncKind::item).chunk()->data_for_read()[0];
+  return readable_on_host(trace::SyncKind::item, "item").chunk()->data_for_read()[0];
 }
 
 std::ostream& operator<<(std::ostream& out, const NDArray& array) {
   if (array.is_null()) return out << "<NDArray null>";
-  const NDArray host = array.readable_on_host(trace::SyncKind::print);
+  const NDArray host = array.readable_on_host(trace::SyncKind::print, "print");
   const detail::Chunk* c = host.chunk();
   return out << format_values(c->shape, c->data_for_read()) << " <NDArray " << c->shape.to_string() << " @"
              << to_string(array.device()) << ">";
+}
+
+void NDArray::attach_grad(autograd::GradReq req) {
+  detail::Chunk* c = chunk("attach_grad");
+  auto leaf = std::make_shared<autograd::Leaf>();
+  leaf->req = req;
+  if (req != autograd::GradReq::null) {
+    autograd::Pause pause;
+    leaf->grad = zeros(c->context, c->shape);
+    if (c->device != c->context->device()) leaf->grad = to(leaf->grad, c->device);
+  }
+  c->leaf = std::move(leaf);
+  autograd::detail::discard(std::move(c->node));  // a leaf starts a graph: what computed it is forgotten
+}
+
+const NDArray& NDArray::grad() const {
+  const detail::Chunk* c = chunk("grad");
+  if (!c->leaf || c->leaf->req == autograd::GradReq::null) {
+    throw std::logic_error("grad: this array has no gradient; call attach_grad() on it before recording");
+  }
+  return c->leaf->grad;
+}
+
+autograd::GradReq NDArray::grad_req() const {
+  const detail::Chunk* c = chunk("grad_req");
+  return c->leaf ? c->leaf->req : autograd::GradReq::null;
+}
+
+bool NDArray::requires_grad() const noexcept {
+  return chunk_ != nullptr &&
+         (chunk_->node != nullptr || (chunk_->leaf != nullptr && chunk_->leaf->req != autograd::GradReq::null));
+}
+
+void NDArray::backward() const { autograd::backward(*this); }
+
+void NDArray::backward(const NDArray& head_grad, bool retain_graph) const {
+  autograd::backward(*this, head_grad, retain_graph);
 }
 
 namespace {

@@ -2,13 +2,20 @@
 // call returns at once with the output array, and the value is computed later
 // on a worker. Sync points make the frontend wait for exactly the work the
 // array depends on: wait_to_read(), to_host() (the asnumpy analogue), item()
-// (asscalar) and printing; Engine::wait_all() waits for everything.
+// (asscalar) and printing; wait_all() waits for everything.
 //
 // Storage is allocated by the first op that writes the array (on a worker),
 // from the context's allocator; a refused allocation (memory budget) becomes
 // that op's error, rethrown at the next sync point. When the last handle to
 // an array goes away, freeing its storage is itself pushed as an op, so it
-// happens after every op already pushed that uses the array.
+// happens after every op already pushed that uses the array. An array made by
+// reshape() is a view: it shares the storage (and the engine var) of the
+// array it was made from, and keeps that array alive.
+//
+// Autograd belongs to the arrays (engine/tensor/autograd.h): attach_grad()
+// makes an array a leaf with a gradient; an op recorded on it remembers, in
+// its output, how to push its gradient; backward() walks that graph. The
+// graph lives as long as the arrays that can reach it.
 //
 // Threading: frontend only (a handle is not shared between threads without
 // synchronisation); the data is only touched by ops and by sync points.
@@ -28,20 +35,43 @@
 
 namespace asyncscope {
 
+namespace autograd {
+struct Node;
+struct Leaf;
+// How backward stores a leaf's gradient (MXNet's grad_req).
+//   write: grad() becomes the freshly computed gradient (a new array each
+//          backward; read grad() after backward, not before)
+//   add:   the gradient is added into grad() in place (zero it to reset)
+//   null:  no gradient; ops on it alone are not recorded
+enum class GradReq : uint8_t { write, add, null };
+}  // namespace autograd
+
 namespace detail {
 
-// The state behind NDArray handles. Ops capture a raw pointer to it: the
-// engine frees it only after every op pushed on its var has run.
+// The state behind NDArray handles. Ops capture a raw pointer to the chunk
+// that owns the storage (storage()): the engine frees it only after every op
+// pushed on its var has run. A view owns no storage: it is freed on the
+// frontend when its last handle goes, and holds a reference on its base's
+// storage (not on the base array: a view that a gradient function keeps of
+// an op's output must not keep the output's autograd state alive).
 struct Chunk {
   std::atomic<int> handles{1};       // NDArray handles (frontend side)
+  std::atomic<int> storage_refs{1};  // storage owners: 1 for all the handles together, + 1 per view
   std::shared_ptr<Context> context;  // held while any handle lives; frontend only
   PooledAllocator* allocator = nullptr;
   Var* var = nullptr;
-  float* data = nullptr;             // allocated by the first writing op
+  float* data = nullptr;             // allocated by the first writing op (storage owners only)
   Shape shape;
   Device device;
   size_t bytes = 0;
+  Chunk* base = nullptr;             // a view: the chunk that owns the storage (never itself a view)
+  // Autograd, frontend only: the recorded op that computed this array (null
+  // if none), and the gradient of an array made a leaf by attach_grad().
+  std::shared_ptr<autograd::Node> node;
+  std::shared_ptr<autograd::Leaf> leaf;
 
+  Chunk* storage() noexcept { return base ? base : this; }
+  const Chunk* storage() const noexcept { return base ? base : this; }
   // For ops: the buffer, allocated on first use (the op holds the write grant).
   float* data_for_write();
   // For in-place ops: the existing buffer (throws if nothing wrote the array yet).
@@ -76,6 +106,8 @@ class NDArray {
   Var* var() const;
   Context& context() const;
   const std::shared_ptr<Context>& context_ptr() const;
+  // Whether this array is a view of another's storage (made by reshape).
+  bool is_view() const { return chunk()->base != nullptr; }
 
   // Sync points: block until every op pushed so far that writes this array has
   // finished; rethrow its error (OpError naming the op, or CancelledError).
@@ -88,23 +120,45 @@ class NDArray {
   // Waits, then prints shape, device and values (long arrays elided).
   friend std::ostream& operator<<(std::ostream& out, const NDArray& array);
 
-  // In-place updates (they write this array's var): this = this op other.
+  // In-place updates (they write this array's var): this = this op other,
+  // broadcasting `other` to this array's shape. Refused while recording when
+  // either side needs a gradient (the graph would see the changed values).
   NDArray& operator+=(const NDArray& other);
   NDArray& operator-=(const NDArray& other);
   NDArray& operator*=(float scalar);
   // this += alpha * other (the SGD update).
   NDArray& add_scaled(const NDArray& other, float alpha);
 
+  // Autograd (see engine/tensor/autograd.h). attach_grad makes this array a
+  // leaf: its gradient, zeros until a backward writes it, is grad(); any
+  // graph that computed it is forgotten. grad() throws std::logic_error if
+  // attach_grad was not called.
+  void attach_grad(autograd::GradReq req = autograd::GradReq::write);
+  const NDArray& grad() const;
+  autograd::GradReq grad_req() const;
+  // Whether an op recorded on this array would be part of a graph: a leaf
+  // with a gradient, or the output of a recorded op.
+  bool requires_grad() const noexcept;
+  // autograd::backward(*this, head_grad, retain_graph); head_grad null: ones.
+  void backward() const;
+  void backward(const NDArray& head_grad, bool retain_graph = false) const;
+
   detail::Chunk* chunk() const;  // for op implementations
+  // The same, with the op's name in the error for a null array.
+  detail::Chunk* chunk(const char* op) const;
 
  private:
+  friend NDArray make_view(const NDArray& base, const Shape& shape);
   explicit NDArray(detail::Chunk* chunk) noexcept : chunk_(chunk) {}
   void release() noexcept;
   // Waits (recorded as `kind`) until this array's values are readable on the
   // host, and returns the host array that holds them (this one on the CPU).
-  NDArray readable_on_host(trace::SyncKind kind) const;
+  NDArray readable_on_host(trace::SyncKind kind, const char* op) const;
   detail::Chunk* chunk_ = nullptr;
 };
+
+// A view of `base` with another shape of the same size (no op is pushed).
+NDArray make_view(const NDArray& base, const Shape& shape);
 
 // Values as text, e.g. "[[1, 2], [3, 4]]"; at most `edge` items per side of each dimension.
 std::string format_values(const Shape& shape, const float* data, int64_t edge = 3);

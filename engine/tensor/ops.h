@@ -1,19 +1,38 @@
-// NDArray operations. Each pushes one op to the context's engine and returns
-// the output array at once; the computation happens on a worker.
+// NDArray operations: the one op vocabulary every frontend program uses. Each
+// op pushes its work to the engine and returns the output array at once; the
+// computation happens on a worker.
 //
-// Elementwise binary ops broadcast the second (or first) operand when it has
-// one element, or is a row (1-D, or 1xN) matching the other's last dimension.
+// Every differentiable op records itself for autograd (engine/tensor/autograd.h)
+// whenever recording is on and an input needs a gradient, whichever way it is
+// called (a function, an operator, a layer).
+//
+// Creation ops take a context, or use the calling thread's current context
+// (ContextScope): ones({2, 3}) as nd.ones((2, 3)). Other ops run in the
+// context of their inputs.
+//
+// Elementwise binary ops broadcast as NumPy does: shapes are aligned at their
+// last dimension, and a dimension of 1 (or a missing one) stretches to the
+// other's. Their gradients are summed back to each input's shape.
 //
 // An op runs on the device of its arrays: on a CPU worker, or submitted to a
 // GPU stream (engine/cuda/kernels.h, cuBLAS for dot). Operands of one op must
-// be on the same device (std::invalid_argument otherwise; move them with to()).
+// be on the same device and in the same context.
+//
+// Errors a program can make (shapes that do not fit, another device, a null
+// array, a context whose run ended) throw std::invalid_argument or
+// std::logic_error at the call, with one message naming the op and the
+// shapes; errors while the op runs (a refused allocation under the memory
+// budget) are rethrown at the sync point that depends on it, naming the op.
+//
 // Threading: frontend only.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
+#include "engine/tensor/autograd.h"
 #include "engine/tensor/ndarray.h"
 
 namespace asyncscope {
@@ -27,13 +46,26 @@ NDArray uniform(const ContextPtr& ctx, const Shape& shape, float low = 0.0f, flo
 NDArray normal(const ContextPtr& ctx, const Shape& shape, float mean = 0.0f, float std_dev = 1.0f);
 // Copies host values into a new array (values.size() must equal shape.size()).
 NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> values);
+
+// The same in the current context.
+NDArray zeros(const Shape& shape);
+NDArray ones(const Shape& shape);
+NDArray full(const Shape& shape, float value);
+NDArray uniform(const Shape& shape, float low = 0.0f, float high = 1.0f);
+NDArray normal(const Shape& shape, float mean = 0.0f, float std_dev = 1.0f);
+NDArray from_host(const Shape& shape, std::vector<float> values);
+
+// Waits for every op pushed in the context (a sync point; nd.waitall()).
+void wait_all(const ContextPtr& ctx);
+void wait_all();  // in the current context
+
 NDArray copy(const NDArray& a);
 // The array's values on `device`: a copy pushed as an op on the GPU's stream
 // (host to device, or device to page-locked host memory), or copy() on the
 // same device.
 NDArray to(const NDArray& a, Device device);
 
-// Elementwise.
+// Elementwise, broadcasting.
 NDArray operator+(const NDArray& a, const NDArray& b);
 NDArray operator-(const NDArray& a, const NDArray& b);
 NDArray operator*(const NDArray& a, const NDArray& b);
@@ -48,19 +80,40 @@ NDArray operator*(float s, const NDArray& a);
 NDArray operator/(float s, const NDArray& a);
 NDArray operator-(const NDArray& a);
 NDArray relu(const NDArray& a);
-// dy where x > 0, else 0: the gradient of relu.
+NDArray square(const NDArray& a);
+NDArray sqrt(const NDArray& a);
+NDArray exp(const NDArray& a);
+NDArray log(const NDArray& a);
+// dy where x > 0, else 0: the gradient of relu (not itself differentiable).
 NDArray relu_grad(const NDArray& x, const NDArray& dy);
 
 // Matrix product of 2-D arrays through BLAS sgemm: op(a) x op(b).
 NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a = false, bool transpose_b = false);
+// The transpose of a 2-D array (a copy).
 NDArray transpose(const NDArray& a);
+// The same values in another shape of the same size: a view sharing a's
+// storage, no op pushed. One dimension may be -1 (inferred), as in NumPy.
+NDArray reshape(const NDArray& a, std::span<const int64_t> dims);
+NDArray reshape(const NDArray& a, const Shape& shape);
+// a stretched to `shape` by NumPy's broadcasting rules (a copy; a itself
+// when it already has that shape).
+NDArray broadcast_to(const NDArray& a, const Shape& shape);
+// The sum of a over the dimensions that broadcasting `shape` to a's shape
+// would stretch: the inverse of broadcast_to, for gradients (a itself, or
+// a view of it, when nothing is stretched).
+NDArray sum_to(const NDArray& a, const Shape& shape);
 
-// Reductions to a one-element array (accumulated in double).
+// Reductions of the whole array to a 0-d array (accumulated in double).
 NDArray sum(const NDArray& a);
 NDArray mean(const NDArray& a);
 NDArray norm(const NDArray& a);  // Euclidean (Frobenius) norm
-// Sum of a 2-D array along an axis: axis 0 gives a row of the column sums
-// (shape {cols}), axis 1 the row sums (shape {rows}).
-NDArray sum(const NDArray& a, int axis);
+// Along axes (negative counts from the end; empty: every axis). keepdims
+// leaves each reduced dimension as 1, else it is removed.
+NDArray sum(const NDArray& a, std::span<const int> axes, bool keepdims = false);
+NDArray mean(const NDArray& a, std::span<const int> axes, bool keepdims = false);
+NDArray norm(const NDArray& a, std::span<const int> axes, bool keepdims = false);
+NDArray sum(const NDArray& a, int axis, bool keepdims = false);
+NDArray mean(const NDArray& a, int axis, bool keepdims = false);
+NDArray norm(const NDArray& a, int axis, bool keepdims = false);
 
 }  // namespace asyncscope

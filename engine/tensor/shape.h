@@ -1,10 +1,12 @@
 // Shape: the dimensions of an NDArray (up to 4), stored inline so creating an
-// array allocates nothing for its shape.
+// array allocates nothing for its shape. Built from a brace list ({2, 3}) or
+// from a list known only at run time (a Python tuple becomes a vector).
 // Threading: plain value type.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -15,8 +17,13 @@ class Shape {
   static constexpr int kMaxDims = 4;
 
   Shape() = default;
-  Shape(std::initializer_list<int64_t> dims) {
-    if (dims.size() > kMaxDims) throw std::invalid_argument("shape: at most 4 dimensions");
+  Shape(std::initializer_list<int64_t> dims) : Shape(std::span<const int64_t>(dims.begin(), dims.size())) {}
+  // std::invalid_argument for more than kMaxDims dimensions or a negative one.
+  explicit Shape(std::span<const int64_t> dims) {
+    if (dims.size() > kMaxDims) {
+      throw std::invalid_argument("shape: at most " + std::to_string(kMaxDims) + " dimensions, got " +
+                                  std::to_string(dims.size()));
+    }
     for (int64_t d : dims) {
       if (d < 0) throw std::invalid_argument("shape: dimensions must be >= 0, got " + std::to_string(d));
       dims_[ndim_++] = d;
@@ -27,6 +34,7 @@ class Shape {
   int64_t operator[](int i) const noexcept { return dims_[i]; }
   const int64_t* begin() const noexcept { return dims_; }
   const int64_t* end() const noexcept { return dims_ + ndim_; }
+  std::span<const int64_t> dims() const noexcept { return {dims_, static_cast<size_t>(ndim_)}; }
 
   // Number of elements (1 for a 0-d scalar).
   int64_t size() const noexcept {

@@ -16,7 +16,7 @@
 
 #include "engine/core/errors.h"
 #include "engine/demos/registry.h"
-#include "engine/demos/session.h"
+#include "support/run_program.h"
 #include "engine/tensor/ops.h"
 #include "engine/trace/model.h"
 #include "support/timeout.h"
@@ -177,10 +177,10 @@ TEST(Cuda, CopiesBetweenHostAndDeviceAreEngineOps) {
 TEST(Cuda, DeviceMemoryIsCountedExactly) {
   REQUIRE_GPU();
   run_with_timeout([] {
-    auto pool = cuda::make_device_allocator(Device::cuda(0));
+    std::shared_ptr<PooledAllocator> pool = cuda::make_device_allocator(Device::cuda(0));
     Context::Options options;
     options.device = Device::cuda(0);
-    options.device_allocator = pool.get();
+    options.device_allocator = pool;
     auto ctx = Context::create(options);
     {
       NDArray a = zeros(ctx, {1000, 250});  // 1,000,000 bytes
@@ -202,10 +202,10 @@ TEST(Cuda, ABudgetRefusalIsTheOpsErrorAtTheSyncPoint) {
   run_with_timeout([] {
     PooledAllocator::Options small;
     small.budget_bytes = 1 << 20;
-    PooledAllocator pool(cuda::make_device_source(Device::cuda(0)), small);
+    auto pool = std::make_shared<PooledAllocator>(cuda::make_device_source(Device::cuda(0)), small);
     Context::Options options;
     options.device = Device::cuda(0);
-    options.device_allocator = &pool;
+    options.device_allocator = pool;
     auto ctx = Context::create(options);
     NDArray fine = zeros(ctx, {16});
     NDArray big = zeros(ctx, {1024, 1024});  // 4 MiB > 1 MiB
@@ -267,16 +267,10 @@ TEST_P(CudaDemo, RunsOnTheGpu) {
   REQUIRE_GPU();
   const char* name = GetParam();
   run_with_timeout([name] {
-    const demos::Demo* demo = demos::find_demo(name);
-    ASSERT_NE(demo, nullptr);
-    demos::ParamValues v = demo->defaults();
-    v.set("device", "cuda");
-    demos::RunEnv env;
-    const demos::Results r = demo->run(v, env);
-    EXPECT_FALSE(r.rows.empty());
+    const testing::ProgramRun r = testing::run_demo(name, {{"device", "cuda"}});
+    EXPECT_FALSE(r.results.rows.empty());
     // Device memory has its own counter lane.
-    const trace::TraceModel m = trace::snapshot(*env.recorder);
-    EXPECT_GE(m.counter_index(demos::kDeviceLiveCounter), 0);
+    EXPECT_GE(r.model.counter_index(demos::kDeviceLiveCounter), 0);
   });
 }
 

@@ -4,30 +4,15 @@
 
 #include <algorithm>
 
-#include "engine/demos/demo.h"
 #include "engine/trace/model.h"
 #include "engine/trace/op_graph.h"
-#include "support/timeout.h"
+#include "support/run_program.h"
 
 namespace asyncscope::demos {
 namespace {
 
-struct DemoRun {
-  Results results;
-  trace::TraceModel model;
-};
-
-DemoRun run_demo(const std::string& name, std::vector<std::pair<std::string, std::string>> settings) {
-  const Demo* demo = find_demo(name);
-  EXPECT_NE(demo, nullptr);
-  ParamValues v = demo->defaults();
-  for (const auto& [k, val] : settings) v.set(k, val);
-  RunEnv env;
-  DemoRun run;
-  testing::run_with_timeout([&] { run.results = demo->run(v, env); });
-  run.model = trace::snapshot(*env.recorder);
-  return run;
-}
+using DemoRun = testing::ProgramRun;
+using testing::run_demo;
 
 std::vector<const trace::OpInfo*> ops_named(const trace::TraceModel& m, std::string_view name) {
   std::vector<const trace::OpInfo*> out;
@@ -150,8 +135,12 @@ TEST(DemoRuns, MemoryAndSyncPilesUpBatchesOnlyWithoutASync) {
   // Same seed, same data, same training, whatever the sync mode.
   EXPECT_EQ(none.results.value("loss_last"), item.results.value("loss_last"));
   // With item(), batch i+1's input is generated only after batch i's loss was read.
+  // (The one normal before the "training" marker is the warm-up's forward.)
+  const int64_t training = marker_time(item.model, "training");
   std::vector<const trace::OpInfo*> generated;
-  for (const auto* op : ops_named(item.model, "normal")) generated.push_back(op);
+  for (const auto* op : ops_named(item.model, "normal")) {
+    if (op->enqueue >= training) generated.push_back(op);
+  }
   ASSERT_EQ(generated.size(), 64u);
   size_t item_waits = 0;
   for (const auto& s : item.model.syncs) {

@@ -5,11 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/demos/demo.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/chrome_trace_checks.h"
 #include "engine/trace/model_checks.h"
-#include "support/timeout.h"
+#include "support/run_program.h"
 
 namespace asyncscope::demos {
 namespace {
@@ -30,11 +29,7 @@ TEST(DemoTraces, EveryDemoExportsAWellFormedTraceThatReadsBackExactly) {
   for (const auto& demo : all_demos()) {
     SCOPED_TRACE(demo->name());
     ASSERT_TRUE(small_configs().count(demo->name())) << "add a small configuration for " << demo->name();
-    ParamValues values = demo->defaults();
-    for (const auto& [k, v] : small_configs().at(demo->name())) values.set(k, v);
-    RunEnv env;
-    testing::run_with_timeout([&] { demo->run(values, env); });
-    const trace::TraceModel model = trace::snapshot(*env.recorder);
+    const trace::TraceModel model = testing::run_program(*demo, small_configs().at(demo->name())).model;
 
     const std::string text = trace::to_chrome_trace_json(model, {demo->name(), -1});
     const nlohmann::json doc = nlohmann::json::parse(text);

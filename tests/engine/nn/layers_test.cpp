@@ -6,20 +6,20 @@
 
 #include "engine/nn/loss.h"
 #include "engine/nn/optimizer.h"
-#include "nn_test_support.h"
+#include "engine/tensor/ops.h"
+#include "support/grad_check.h"
 #include "support/timeout.h"
 
 namespace asyncscope::nn {
 namespace {
 
-using testing::host_random;
-using testing::NnFixture;
+using Fixture = asyncscope::testing::GradFixture;
 
 TEST(Dense, InfersItsInputSizeAtTheFirstForward) {
   asyncscope::testing::run_with_timeout([] {
-    NnFixture fx;
+    Fixture fx;
     Dense dense(5, Activation::relu);
-    dense.initialize(fx.ctx);
+    dense.initialize(init::uniform(), fx.ctx);
     EXPECT_FALSE(dense.weight().is_initialized());
     EXPECT_TRUE(dense.bias().is_initialized());  // its shape never depended on the input
     EXPECT_EQ(dense.weight().shape(), (Shape{5, 0}));
@@ -33,37 +33,53 @@ TEST(Dense, InfersItsInputSizeAtTheFirstForward) {
     EXPECT_EQ(dense.bias().data().to_host(), std::vector<float>(5, 0.0f));
     EXPECT_THROW(dense(ones(fx.ctx, {3, 6})), std::invalid_argument);
     EXPECT_THROW(dense(ones(fx.ctx, {7})), std::invalid_argument);
+    // More than two dimensions: flattened to {batch, rest}, as Gluon's Dense does.
+    EXPECT_EQ(dense(ones(fx.ctx, {3, 1, 7})).shape(), (Shape{3, 5}));
   });
 }
 
 TEST(Dense, KnownInputSizeInitializesAtOnce) {
   asyncscope::testing::run_with_timeout([] {
-    NnFixture fx;
+    Fixture fx;
     Dense dense(4, Activation::none, /*use_bias=*/false, /*in_units=*/3);
-    dense.initialize(fx.ctx);
+    dense.initialize(init::uniform(), fx.ctx);
     EXPECT_TRUE(dense.weight().is_initialized());
-    EXPECT_EQ(dense.parameters().size(), 1u);
+    EXPECT_EQ(dense.collect_params().size(), 1u);
   });
 }
 
 TEST(Dense, ComputesActivationOfXWTransposedPlusB) {
   asyncscope::testing::run_with_timeout([] {
-    NnFixture fx;
+    Fixture fx;
     Dense dense(2, Activation::relu, true, 3);
-    dense.initialize(fx.ctx, [](const ContextPtr& ctx, const Shape& shape) {
+    dense.initialize([](const ContextPtr& ctx, const Shape& shape) {
       return from_host(ctx, shape, {1, 2, 3, -1, -2, -3});  // rows are output units
-    });
+    }, fx.ctx);
     NDArray y = dense(from_host(fx.ctx, {2, 3}, {1, 1, 1, 1, 0, -1}));
     // Bias zeros: row 0 -> [6, -6] -> relu [6, 0]; row 1 -> [-2, 2] -> [0, 2].
     EXPECT_EQ(y.to_host(), (std::vector<float>{6, 0, 0, 2}));
   });
 }
 
+TEST(Dense, TheDefaultInitializerIsUniformInPlusMinus0_07WithZeroBiases) {
+  asyncscope::testing::run_with_timeout([] {
+    Fixture fx;
+    ContextScope scope(fx.ctx);
+    Dense dense(64, Activation::none, true, 32);
+    dense.initialize();
+    float largest = 0.0f;
+    for (float w : dense.weight().data().to_host()) largest = std::max(largest, std::abs(w));
+    EXPECT_LE(largest, 0.07f);
+    EXPECT_GT(largest, 0.9f * 0.07f);  // 2048 draws fill the interval
+    EXPECT_EQ(dense.bias().data().to_host(), std::vector<float>(64, 0.0f));
+  });
+}
+
 TEST(Dense, XavierUniformStaysWithinGlorotBounds) {
   asyncscope::testing::run_with_timeout([] {
-    NnFixture fx;
+    Fixture fx;
     Dense dense(64, Activation::none, true, 32);
-    dense.initialize(fx.ctx);
+    dense.initialize(init::xavier_uniform(), fx.ctx);
     const float bound = std::sqrt(6.0f / (64 + 32));
     float largest = 0.0f;
     for (float w : dense.weight().data().to_host()) largest = std::max(largest, std::abs(w));
@@ -72,21 +88,29 @@ TEST(Dense, XavierUniformStaysWithinGlorotBounds) {
   });
 }
 
-TEST(Sequential, ChainsBlocksAndNamesParametersByPosition) {
+TEST(Sequential, ChainsBlocksAndNamesParametersLikeGluon) {
   asyncscope::testing::run_with_timeout([] {
-    NnFixture fx;
+    Fixture fx;
+    ContextScope scope(fx.ctx);
     Sequential net;
-    net.add(Dense(8, Activation::relu));
-    net.add(ReLU());
-    Dense& last = net.add(Dense(1));
-    net.initialize(fx.ctx);
+    {
+      auto names = net.name_scope();
+      net.add(Dense(8, Activation::relu), ReLU(), Dense(1));
+    }
+    net.initialize();
     EXPECT_EQ(net.size(), 3u);
-    NDArray y = net(ones(fx.ctx, {4, 6}));
+    NDArray y = net(ones({4, 6}));
     EXPECT_EQ(y.shape(), (Shape{4, 1}));
-    std::vector<std::string> names;
-    for (Parameter* p : net.parameters()) names.push_back(p->name());
-    EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"}));
-    EXPECT_EQ(last.weight().data().shape(), (Shape{1, 8}));
+    const ParameterDict params = net.collect_params();
+    EXPECT_EQ(params.keys(), (std::vector<std::string>{"sequential0_dense0_weight", "sequential0_dense0_bias",
+                                                       "sequential0_dense1_weight", "sequential0_dense1_bias"}));
+    EXPECT_EQ(params["sequential0_dense1_weight"].data().shape(), (Shape{1, 8}));
+    // Outside a name scope, blocks count from 0 per kind at the root.
+    Dense a(2), b(3);
+    EXPECT_EQ(a.prefix(), "dense0_");
+    EXPECT_EQ(b.collect_params().keys(), (std::vector<std::string>{"dense1_weight", "dense1_bias"}));
+    EXPECT_THROW(activation_from_name("tanh"), std::invalid_argument);
+    EXPECT_EQ(activation_from_name("relu"), Activation::relu);
   });
 }
 
@@ -98,30 +122,31 @@ struct RunResult {
 };
 
 RunResult train_small_mlp(EngineKind kind, int workers) {
-  NnFixture fx(kind, workers, /*seed=*/2024);
+  Fixture fx(kind, workers, /*seed=*/2024);
+  ContextScope scope(fx.ctx);
   Sequential net;
-  net.add(Dense(32, Activation::relu));
-  net.add(Dense(16, Activation::relu));
-  net.add(Dense(1));
-  net.initialize(fx.ctx);
+  net.add(Dense(32, Activation::relu), Dense(16, Activation::relu), Dense(1));
+  net.initialize();
   L2Loss loss_fn;
-  SGD trainer(net.parameters(), 0.05f);  // before the first forward: parameters exist, data comes later
+  // Before the first forward: the parameters exist, their data comes later.
+  Trainer trainer(net.collect_params(), "sgd", {{"learning_rate", 0.05}});
   const int64_t batch = 64;
-  NDArray target = ones(fx.ctx, {batch, 1});
+  NDArray target = ones({batch, 1});
   RunResult result;
   std::vector<NDArray> losses;
   for (int step = 0; step < 4; ++step) {
-    NDArray x = normal(fx.ctx, {batch, 24});
+    NDArray x = normal({batch, 24});
+    NDArray loss;
     {
       autograd::Record record;
-      NDArray loss = loss_fn(net(x), target);
-      autograd::backward(loss);
-      losses.push_back(mean(loss));
+      loss = loss_fn(net(x), target);
     }
+    loss.backward();
+    losses.push_back(mean(loss));
     trainer.step(batch);
   }
   for (const NDArray& l : losses) result.losses.push_back(l.item());
-  for (Parameter* p : net.parameters()) result.params.push_back(p->data().to_host());
+  for (Parameter* p : net.collect_params()) result.params.push_back(p->data().to_host());
   return result;
 }
 

@@ -1,54 +1,109 @@
-// SGD: the update rule, training that actually fits, and memory: after a step
-// whose handles are dropped, only the parameters and their gradients stay live.
+// Trainer: made from a name and options as Gluon's, the SGD update rule (with
+// momentum and weight decay), training that actually fits, and memory: after
+// a step whose handles are dropped, only the parameters and their gradients
+// stay live.
 #include "engine/nn/optimizer.h"
 
 #include <gtest/gtest.h>
 
-#include "engine/nn/functional.h"
 #include "engine/nn/layers.h"
 #include "engine/nn/loss.h"
-#include "nn_test_support.h"
+#include "support/grad_check.h"
 #include "support/timeout.h"
 
 namespace asyncscope::nn {
 namespace {
 
-using testing::NnFixture;
+using Fixture = asyncscope::testing::GradFixture;
+using asyncscope::testing::run_with_timeout;
 
-TEST(SGD, StepSubtractsLearningRateOverBatchTimesGradient) {
-  asyncscope::testing::run_with_timeout([] {
-    NnFixture fx;
+ParameterDict dict_of(std::initializer_list<Parameter*> params) {
+  ParameterDict d;
+  for (Parameter* p : params) d.add(p);
+  return d;
+}
+
+// Backward of sum((w + frozen) * 2): every entry of w's gradient is 2.
+void gradient_of_two(Parameter& w, Parameter& frozen) {
+  NDArray loss;
+  {
+    autograd::Record record;
+    loss = sum((w.data() + frozen.data()) * 2.0f);
+  }
+  loss.backward();
+}
+
+TEST(Trainer, SgdStepSubtractsLearningRateOverBatchTimesGradient) {
+  run_with_timeout([] {
+    Fixture fx;
+    ContextScope scope(fx.ctx);
     Parameter w("w", {3});
     Parameter frozen("frozen", {3}, autograd::GradReq::null);
-    w.initialize(fx.ctx, [](const ContextPtr& ctx, const Shape& s) { return from_host(ctx, s, {1, 2, 3}); });
-    frozen.initialize(fx.ctx, init::constant(5.0f));
-    SGD sgd({&w, &frozen}, 0.1f);
-    {
-      autograd::Record record;
-      autograd::backward(autograd::multiply(autograd::add(w.data(), frozen.data()), 2.0f));  // grad 2
-    }
-    sgd.step(4);
+    w.initialize([](const ContextPtr& ctx, const Shape& s) { return from_host(ctx, s, {1, 2, 3}); });
+    frozen.initialize(init::constant(5.0f));
+    Trainer trainer(dict_of({&w, &frozen}), "sgd", {{"learning_rate", 0.1}});
+    gradient_of_two(w, frozen);
+    trainer.step(4);
     const std::vector<float> expected = {1 - 0.05f, 2 - 0.05f, 3 - 0.05f};
     EXPECT_EQ(w.data().to_host(), expected);
     EXPECT_EQ(frozen.data().to_host(), std::vector<float>(3, 5.0f));
-    EXPECT_THROW(sgd.step(0), std::invalid_argument);
+    EXPECT_THROW(trainer.step(0), std::invalid_argument);
   });
 }
 
-TEST(SGD, StepBeforeTheParametersExistSaysWhy) {
-  asyncscope::testing::run_with_timeout([] {
+TEST(Trainer, MomentumAndWeightDecayFollowMxnetsSgd) {
+  run_with_timeout([] {
+    Fixture fx;
+    ContextScope scope(fx.ctx);
+    Parameter w("w", {1});
+    Parameter frozen("frozen", {1}, autograd::GradReq::null);
+    w.initialize(init::constant(1.0f));
+    frozen.initialize(init::zeros());
+    Trainer trainer(dict_of({&w, &frozen}), "sgd", {{"learning_rate", 0.5}, {"momentum", 0.9}, {"wd", 0.1}});
+    // m = 0.9 m - lr (g / batch + wd w); w += m, with g = 2 and batch 2.
+    double m = 0, wv = 1;
+    for (int step = 0; step < 3; ++step) {
+      gradient_of_two(w, frozen);
+      trainer.step(2);
+      m = 0.9 * m - 0.5 * (2.0 / 2 + 0.1 * wv);
+      wv += m;
+      EXPECT_NEAR(w.data().item(), wv, 1e-6) << "step " << step;
+    }
+  });
+}
+
+TEST(Trainer, UnknownOptimizersAndOptionsAreRefusedWithWhatIsKnown) {
+  run_with_timeout([] {
+    const auto message = [](std::string_view name, const Trainer::Options& options) {
+      try {
+        Trainer(ParameterDict(), name, options);
+      } catch (const std::invalid_argument& e) {
+        return std::string(e.what());
+      }
+      return std::string("accepted");
+    };
+    EXPECT_NE(message("adam", {}).find("supported: sgd"), std::string::npos);
+    EXPECT_NE(message("sgd", {{"learning_rat", 0.1}}).find("known: learning_rate, momentum, wd"), std::string::npos);
+    EXPECT_NE(message("sgd", {{"learning_rate", -1}}).find("learning_rate must be"), std::string::npos);
+    EXPECT_EQ(message("sgd", {{"learning_rate", 0.005}}), "accepted");
+    EXPECT_FLOAT_EQ(Trainer(ParameterDict(), "sgd").learning_rate(), 0.01f);
+  });
+}
+
+TEST(Trainer, StepBeforeTheParametersExistSaysWhy) {
+  run_with_timeout([] {
     Dense dense(3);
-    SGD sgd(dense.parameters(), 0.1f);
-    EXPECT_THROW(sgd.step(1), std::logic_error);
+    Trainer trainer(dense.collect_params(), "sgd", {{"learning_rate", 0.1}});
+    EXPECT_THROW(trainer.step(1), std::logic_error);
   });
 }
 
 // Trains `net` on batches from make_batch and returns the mean loss of the
 // first and the last step.
 template <class MakeBatch>
-std::pair<float, float> fit(Block& net, float lr, int steps, MakeBatch make_batch) {
+std::pair<float, float> fit(Block& net, double lr, int steps, MakeBatch make_batch) {
   L2Loss loss_fn;
-  SGD trainer(net.parameters(), lr);
+  Trainer trainer(net.collect_params(), "sgd", {{"learning_rate", lr}});
   NDArray first;
   NDArray last;
   for (int step = 0; step < steps; ++step) {
@@ -57,21 +112,22 @@ std::pair<float, float> fit(Block& net, float lr, int steps, MakeBatch make_batc
     {
       autograd::Record record;
       loss = loss_fn(net(x), y);
-      autograd::backward(loss);
     }
+    loss.backward();
     trainer.step(x.shape()[0]);
     (step == 0 ? first : last) = mean(loss);
   }
   return {first.item(), last.item()};
 }
 
-TEST(SGD, FitsALineExactly) {
-  asyncscope::testing::run_with_timeout([] {
-    NnFixture fx;
+TEST(Trainer, FitsALineExactly) {
+  run_with_timeout([] {
+    Fixture fx;
+    ContextScope scope(fx.ctx);
     Dense line(1);
-    line.initialize(fx.ctx);
-    const auto [first, last] = fit(line, 0.5f, 200, [&] {
-      NDArray x = uniform(fx.ctx, {64, 1}, -1.0f, 1.0f);
+    line.initialize();
+    const auto [first, last] = fit(line, 0.5, 200, [] {
+      NDArray x = uniform({64, 1}, -1.0f, 1.0f);
       return std::pair{x, x * 2.0f + 1.0f};  // y = 2x + 1
     });
     EXPECT_LT(last, 1e-3f * first) << "first " << first << ", last " << last;
@@ -80,50 +136,49 @@ TEST(SGD, FitsALineExactly) {
   });
 }
 
-TEST(SGD, AReluMlpFitsARandomLinearTarget) {
-  asyncscope::testing::run_with_timeout([] {
-    NnFixture fx(EngineKind::threaded, 2, /*seed=*/3);
-    NDArray truth = normal(fx.ctx, {1, 16});
+TEST(Trainer, AReluMlpFitsARandomLinearTarget) {
+  run_with_timeout([] {
+    Fixture fx(EngineKind::threaded, 2, /*seed=*/3);
+    ContextScope scope(fx.ctx);
+    NDArray truth = normal({1, 16});
     Sequential net;
-    net.add(Dense(32, Activation::relu));
-    net.add(Dense(1));
-    net.initialize(fx.ctx);
-    const auto [first, last] = fit(net, 0.05f, 300, [&] {
-      NDArray x = normal(fx.ctx, {128, 16});
+    net.add(Dense(32, Activation::relu), Dense(1));
+    net.initialize(init::xavier_uniform());
+    const auto [first, last] = fit(net, 0.05, 300, [&truth] {
+      NDArray x = normal({128, 16});
       return std::pair{x, dot(x, truth, false, true) + 0.5f};
     });
     EXPECT_LT(last, 0.1f * first) << "first " << first << ", last " << last;
   });
 }
 
-int64_t parameter_and_gradient_bytes(Block& net) {
-  int64_t bytes = 0;
-  for (Parameter* p : net.parameters()) bytes += static_cast<int64_t>(p->data().bytes() + p->grad().bytes());
-  return bytes;
-}
-
-TEST(SGD, AfterAStepOnlyParametersAndGradientsStayLive) {
-  asyncscope::testing::run_with_timeout([] {
-    NnFixture fx;
+TEST(Trainer, AfterAStepOnlyParametersAndGradientsStayLive) {
+  run_with_timeout([] {
+    Fixture fx;
+    ContextScope scope(fx.ctx);
     Sequential net;
-    net.add(Dense(64, Activation::relu));
-    net.add(Dense(32, Activation::relu));
-    net.add(Dense(1));
-    net.initialize(fx.ctx);
+    net.add(Dense(64, Activation::relu), Dense(32, Activation::relu), Dense(1));
+    net.initialize();
     L2Loss loss_fn;
-    SGD trainer(net.parameters(), 0.005f);
+    Trainer trainer(net.collect_params(), "sgd", {{"learning_rate", 0.005}});
     const int64_t batch = 128;
     for (int step = 0; step < 3; ++step) {
       {
-        NDArray x = normal(fx.ctx, {batch, 48});
-        NDArray y = ones(fx.ctx, {batch, 1});
-        autograd::Record record;
-        NDArray loss = loss_fn(net(x), y);
-        autograd::backward(loss);
+        NDArray x = normal({batch, 48});
+        NDArray y = ones({batch, 1});
+        NDArray loss;
+        {
+          autograd::Record record;
+          loss = loss_fn(net(x), y);
+        }
+        loss.backward();
         trainer.step(batch);
       }
-      fx.ctx->engine().wait_all();
-      const int64_t expected = parameter_and_gradient_bytes(net);
+      wait_all();
+      int64_t expected = 0;
+      for (Parameter* p : net.collect_params()) {
+        expected += static_cast<int64_t>(p->data().bytes() + p->grad().bytes());
+      }
       EXPECT_EQ(fx.allocator->live_bytes(), expected) << "after step " << step;
       // Three layers: (64*48 + 64 + 32*64 + 32 + 32 + 1) floats, twice.
       EXPECT_EQ(expected, 2 * 4 * (64 * 48 + 64 + 32 * 64 + 32 + 1 * 32 + 1));

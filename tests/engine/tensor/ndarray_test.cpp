@@ -17,15 +17,15 @@ namespace asyncscope {
 namespace {
 
 struct Fixture {
-  std::unique_ptr<PooledAllocator> allocator;
+  std::shared_ptr<PooledAllocator> allocator;
   ContextPtr ctx;
   explicit Fixture(int64_t budget = int64_t{1} << 30, int workers = 2,
                    std::shared_ptr<trace::Recorder> recorder = nullptr) {
     PooledAllocator::Options a;
     a.budget_bytes = budget;
-    allocator = std::make_unique<PooledAllocator>(std::make_unique<HostBlockSource>(), a);
+    allocator = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>(), a);
     Context::Options o;
-    o.allocator = allocator.get();
+    o.allocator = allocator;
     o.engine.cpu_workers = workers;
     o.engine.recorder = std::move(recorder);
     ctx = Context::create(o);

@@ -1,11 +1,11 @@
-#include "engine/demos/demo.h"
+#include "engine/demos/program.h"
 
 #include <charconv>
 #include <cmath>
 #include <sstream>
 
 #include "engine/base/format.h"
-#include "engine/demos/registry.h"
+#include "engine/cuda/cuda.h"
 
 namespace asyncscope::demos {
 namespace {
@@ -111,7 +111,30 @@ double Results::value(std::string_view key) const {
   throw std::out_of_range("no result named '" + std::string(key) + "'");
 }
 
-int64_t Demo::estimate_bytes(const ParamValues&) const { return 0; }
+bool ParamValues::has(const std::string& name) const noexcept { return values_.contains(name); }
+
+int64_t Program::estimate_bytes(const ParamValues&) const { return 0; }
+
+ContextRequest Program::context_request(const ParamValues& values) const {
+  ContextRequest request;
+  if (values.has("workers")) request.workers = static_cast<int>(values.integer("workers"));
+  if (values.has("device")) request.device = device_from(values);
+  if (values.has("seed")) request.seed = static_cast<uint64_t>(values.integer("seed"));
+  if (values.has("max-inflight")) request.max_inflight = values.integer("max-inflight");
+  return request;
+}
+
+Device device_from(const ParamValues& values) {
+  const std::string& name = values.choice("device");
+  if (name == "cpu") return Device::cpu();
+  const Device gpu = Device::cuda(0);
+  try {
+    cuda::require(gpu);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("--device " + name + ": " + e.what() + "; use --device cpu");
+  }
+  return gpu;
+}
 
 Param workers_param() {
   return Param{"workers", "CPU worker threads of the engine (0 = one per core)", Param::Kind::integer, 0, 0, 256, {}, {}};
@@ -125,16 +148,9 @@ Param seed_param() {
   return Param{"seed", "seed of the random arrays", Param::Kind::integer, 0, 0, 9007199254740991.0, {}, {}};
 }
 
-const std::vector<std::unique_ptr<Demo>>& all_demos() {
-  static const std::vector<std::unique_ptr<Demo>> demos = make_builtin_demos();
-  return demos;
-}
-
-const Demo* find_demo(std::string_view name) {
-  for (const auto& d : all_demos()) {
-    if (d->name() == name) return d.get();
-  }
-  return nullptr;
+Param max_inflight_param() {
+  return Param{"max-inflight", "bound on pending ops (0 = none): backpressure instead of a sync",
+               Param::Kind::integer, 0, 0, 100000000, {}, {}};
 }
 
 }  // namespace asyncscope::demos

@@ -1,5 +1,5 @@
-// Helpers for the nn tests: a context with a private allocator (so live bytes
-// are exact), host random values, and a finite-difference gradient check.
+// Helpers for autograd tests: a context with a private allocator (so live
+// bytes are exact), host random values, and a finite-difference gradient check.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,20 +11,20 @@
 #include <string>
 #include <vector>
 
-#include "engine/nn/autograd.h"
+#include "engine/tensor/autograd.h"
 #include "engine/tensor/ops.h"
 
-namespace asyncscope::nn::testing {
+namespace asyncscope::testing {
 
-struct NnFixture {
-  std::unique_ptr<PooledAllocator> allocator;
+struct GradFixture {
+  std::shared_ptr<PooledAllocator> allocator;
   ContextPtr ctx;
-  explicit NnFixture(EngineKind kind = EngineKind::threaded, int workers = 2, uint64_t seed = 1) {
+  explicit GradFixture(EngineKind kind = EngineKind::threaded, int workers = 2, uint64_t seed = 1) {
     PooledAllocator::Options a;
     a.budget_bytes = int64_t{1} << 30;
-    allocator = std::make_unique<PooledAllocator>(std::make_unique<HostBlockSource>(), a);
+    allocator = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>(), a);
     Context::Options o;
-    o.allocator = allocator.get();
+    o.allocator = allocator;
     o.engine.kind = kind;
     o.engine.cpu_workers = workers;
     o.seed = seed;
@@ -51,23 +51,23 @@ using OpUnderTest = std::function<NDArray(const std::vector<NDArray>& inputs)>;
 
 // Compares backward's gradients of L = sum(w * f(inputs)), w a fixed random
 // head gradient, with central differences of L computed in double on the host.
-// Every input is a Variable; the inputs' values are given per input.
+// Every input gets attach_grad(); the inputs' values are given per input. The
+// forward is recorded in a scope and backward called after it has closed.
 inline void expect_gradients_match(const ContextPtr& ctx, const OpUnderTest& f, const std::vector<Shape>& shapes,
                                    const std::vector<std::vector<float>>& values, double h = 1e-2,
                                    double tolerance = 5e-3) {
-  std::vector<autograd::Variable> vars;
-  std::vector<NDArray> data;
+  std::vector<NDArray> inputs;
   for (size_t i = 0; i < shapes.size(); ++i) {
-    vars.emplace_back(from_host(ctx, shapes[i], values[i]));
-    data.push_back(vars.back().data());
+    inputs.push_back(from_host(ctx, shapes[i], values[i]));
+    inputs.back().attach_grad();
   }
-  std::vector<float> head;
+  NDArray y;
   {
     autograd::Record record;
-    NDArray y = f(data);
-    head = host_random(y.size(), 99, 0.5f, 1.5f);
-    autograd::backward(y, from_host(ctx, y.shape(), head));
+    y = f(inputs);
   }
+  const std::vector<float> head = host_random(y.size(), 99, 0.5f, 1.5f);
+  y.backward(from_host(ctx, y.shape(), head));
   const auto objective = [&](size_t input, size_t element, double delta) {
     std::vector<NDArray> args;
     for (size_t i = 0; i < shapes.size(); ++i) {
@@ -75,13 +75,13 @@ inline void expect_gradients_match(const ContextPtr& ctx, const OpUnderTest& f, 
       if (i == input) v[element] = static_cast<float>(v[element] + delta);
       args.push_back(from_host(ctx, shapes[i], std::move(v)));
     }
-    const std::vector<float> y = f(args).to_host();
+    const std::vector<float> out = f(args).to_host();
     double total = 0.0;
-    for (size_t k = 0; k < y.size(); ++k) total += static_cast<double>(head[k]) * y[k];
+    for (size_t k = 0; k < out.size(); ++k) total += static_cast<double>(head[k]) * out[k];
     return total;
   };
   for (size_t i = 0; i < shapes.size(); ++i) {
-    const std::vector<float> analytic = vars[i].grad().to_host();
+    const std::vector<float> analytic = inputs[i].grad().to_host();
     ASSERT_EQ(analytic.size(), values[i].size()) << "input " << i;
     for (size_t e = 0; e < analytic.size(); ++e) {
       const double numeric = (objective(i, e, h) - objective(i, e, -h)) / (2.0 * h);
@@ -91,4 +91,4 @@ inline void expect_gradients_match(const ContextPtr& ctx, const OpUnderTest& f, 
   }
 }
 
-}  // namespace asyncscope::nn::testing
+}  // namespace asyncscope::testing

@@ -1,24 +1,31 @@
-// Demo: one of the built-in teaching experiments, as a frontend program with
-// typed parameters that runs on the calling thread (the CLI's main thread or
-// the GUI's demo thread) and returns the numbers a reader would quote.
-// Threading: a Demo is immutable and shared; run() may be called from any
+// Program: what a run executes: a frontend program with typed parameters
+// that runs on its run's frontend thread (the CLI's main thread, or the GUI's
+// run thread) against the run environment its host gives it (RunEnv:
+// context, recorder, console, results, progress, stop). A built-in demo is
+// one kind of program; a user's script is another. The CLI turns the
+// parameters into --options and the GUI into knobs; the program says which
+// views it wants beside the timeline.
+//
+// Adding a demo is one file (a Program subclass and its make_ function),
+// a line in registry.cpp, and its explanation in assets/demos/NAME.md.
+//
+// Threading: a Program is immutable and shared; run() may be called from any
 // one thread at a time per RunEnv.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <map>
-#include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
-#include "engine/trace/recorder.h"
+#include "engine/core/device.h"
+#include "engine/core/engine.h"
 
 namespace asyncscope::demos {
+
+class RunEnv;
 
 // A typed parameter: what the CLI turns into --name and the GUI into a knob.
 struct Param {
@@ -40,6 +47,7 @@ class ParamValues {
 
   explicit ParamValues(std::vector<Param> specs);
   const std::vector<Param>& specs() const noexcept { return specs_; }
+  bool has(const std::string& name) const noexcept;
 
   // Parses and validates text for a parameter. Throws std::invalid_argument
   // with a one-line message saying what is wrong and what is allowed.
@@ -60,7 +68,7 @@ class ParamValues {
   std::map<std::string, Value> values_;
 };
 
-// One number of a demo's result table.
+// One number of a program's result table.
 struct Result {
   std::string key;    // stable name for JSON, e.g. "queued_s"
   std::string label;  // for the table, e.g. "calls returned after"
@@ -74,56 +82,54 @@ struct Results {
   double value(std::string_view key) const;  // throws std::out_of_range if absent
 };
 
-// The run was stopped by RunEnv::stop before it finished.
-class DemoCancelled : public std::runtime_error {
- public:
-  DemoCancelled() : std::runtime_error("the run was stopped") {}
+// The views a program wants beside the timeline (which every run has).
+struct ProgramViews {
+  bool op_graph = false;  // the dependency graph of the ops it pushed
 };
 
-// What a run gets from its host (CLI or GUI).
-struct RunEnv {
-  // Where the run is traced; a demo creates one if null (its results may be
-  // computed from the trace).
-  std::shared_ptr<trace::Recorder> recorder;
-  // Set by the host to stop the run; demos check it between steps.
-  const std::atomic<bool>* stop = nullptr;
-  // Progress in [0, 1], with a short description; may be called often.
-  std::function<void(double fraction, const std::string& what)> progress;
-  // Counter sampling rate for the run's trace.
-  int sample_rate_hz = 1000;
-
-  bool stopped() const noexcept { return stop && stop->load(std::memory_order_relaxed); }
-  void report(double fraction, const std::string& what) const {
-    if (progress) progress(fraction, what);
-  }
+// The context a run needs (the host makes it: engine, allocators, sampler).
+struct ContextRequest {
+  int workers = 0;  // CPU workers; 0 = one per core
+  Device device = Device::cpu();
+  uint64_t seed = 0;
+  int64_t max_inflight = 0;  // 0 = no in-flight bound
+  EngineKind kind = EngineKind::threaded;
 };
 
-class Demo {
+class Program {
  public:
-  virtual ~Demo() = default;
+  virtual ~Program() = default;
   virtual std::string name() const = 0;     // "sync-vs-async"
   virtual std::string title() const = 0;    // "Sync vs async loop"
   virtual std::string summary() const = 0;  // one line: what a person sees
   virtual std::vector<Param> params() const = 0;
-  // Runs the experiment. Throws DemoCancelled when stopped, std::invalid_argument
-  // for parameter combinations it cannot run (e.g. a device that is not available),
-  // and what the engine throws for failures.
-  virtual Results run(const ParamValues& values, RunEnv& env) const = 0;
+  virtual ProgramViews views() const { return {}; }
   // Estimated peak bytes of array storage for these values (0 = negligible),
   // so hosts can refuse a run that cannot fit the memory budget.
   virtual int64_t estimate_bytes(const ParamValues& values) const;
+  // The context a run with these values needs. By default: the shared
+  // parameters workers, device, seed and max-inflight, where the program has
+  // them. std::invalid_argument, saying why, for a device that is not
+  // available here.
+  virtual ContextRequest context_request(const ParamValues& values) const;
+  // Runs on the run's frontend thread, with the run's context installed as
+  // the thread's current one. Reports through env (results, console,
+  // progress). Throws StoppedError (or CancelledError) when stopped,
+  // std::invalid_argument for parameter combinations it cannot run, and what
+  // the engine throws for failures.
+  virtual void run(const ParamValues& values, RunEnv& env) const = 0;
 
   ParamValues defaults() const { return ParamValues(params()); }
 };
 
-// The built-in demos, in teaching order.
-const std::vector<std::unique_ptr<Demo>>& all_demos();
-// Null if there is no demo of that name.
-const Demo* find_demo(std::string_view name);
-
-// Parameters several demos share.
+// Parameters several programs share.
 Param workers_param();
 Param device_param();
 Param seed_param();
+Param max_inflight_param();
+
+// The device a --device value asks for; std::invalid_argument, saying why,
+// if it is not available in this build or on this machine.
+Device device_from(const ParamValues& values);
 
 }  // namespace asyncscope::demos

@@ -1,12 +1,14 @@
-// The demo framework: parameter specs and validation, the registry, cancellation.
-#include "engine/cuda/cuda.h"
-#include "engine/demos/demo.h"
+// Programs: parameter specs and validation, the registry of demos, the
+// context a program asks for, the views it wants.
+#include "engine/demos/program.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "support/timeout.h"
+#include "engine/cuda/cuda.h"
+#include "engine/demos/registry.h"
+#include "support/run_program.h"
 
 namespace asyncscope::demos {
 namespace {
@@ -54,34 +56,42 @@ TEST(Demos, ParamValuesRejectBadTextWithAOneLineReason) {
 
 TEST(Demos, CudaIsRefusedWithTheReason) {
   if (cuda::available()) GTEST_SKIP() << "a CUDA device is present (runs on it are tested in tests/engine/cuda)";
-  const Demo* demo = find_demo("queued-vs-finished");
+  const Program* demo = find_demo("queued-vs-finished");
   ParamValues v = demo->defaults();
   v.set("device", "cuda");
   v.set("size", "8");
-  RunEnv env;
+  RunHooks hooks;
+  RunControl control;
   try {
-    demo->run(v, env);
+    run_program(*demo, v, hooks, control);
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("CUDA is not available: " + cuda::status().reason), std::string::npos)
         << e.what();
   }
+  EXPECT_EQ(hooks.recorder, nullptr) << "refused before anything ran";
 }
 
-TEST(Demos, AStopRequestEndsARunWithDemoCancelled) {
-  testing::run_with_timeout([] {
-    const Demo* demo = find_demo("sync-vs-async");
-    ParamValues v = demo->defaults();
-    v.set("iterations", "1000000");
-    v.set("size", "16");
-    std::atomic<bool> stop{false};
-    RunEnv env;
-    env.stop = &stop;
-    env.progress = [&stop](double fraction, const std::string&) {
-      if (fraction > 0.001) stop = true;
-    };
-    EXPECT_THROW(demo->run(v, env), DemoCancelled);
-  });
+TEST(Programs, TheContextRequestComesFromTheSharedParameters) {
+  const Program* demo = find_demo("memory-and-sync");
+  ParamValues v = demo->defaults();
+  v.set("workers", "3");
+  v.set("seed", "42");
+  v.set("max-inflight", "17");
+  const ContextRequest r = demo->context_request(v);
+  EXPECT_EQ(r.workers, 3);
+  EXPECT_EQ(r.seed, 42u);
+  EXPECT_EQ(r.max_inflight, 17);
+  EXPECT_EQ(r.device, Device::cpu());
+  // A program without a parameter gets the default for it.
+  EXPECT_EQ(find_demo("queued-vs-finished")->context_request(find_demo("queued-vs-finished")->defaults()).max_inflight,
+            0);
+}
+
+TEST(Programs, ProgramsDeclareTheViewsTheyWant) {
+  for (const auto& d : all_demos()) {
+    EXPECT_EQ(d->views().op_graph, d->name() == "dependency-graph") << d->name();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,150 @@
+#include "engine/demos/run_env.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <stdexcept>
+#include <thread>
+
+#include "engine/core/errors.h"
+#include "engine/cuda/cuda.h"
+#include "engine/trace/clock.h"
+
+namespace asyncscope::demos {
+
+void RunControl::stop() {
+  stop_.store(true, std::memory_order_relaxed);
+  std::lock_guard lock(mutex_);
+  if (context_) context_->stop();
+}
+
+void RunControl::attach(const ContextPtr& context) {
+  std::lock_guard lock(mutex_);
+  context_ = context;
+  if (stop_requested()) context_->stop();
+}
+
+void RunControl::detach() noexcept {
+  std::lock_guard lock(mutex_);
+  context_.reset();
+}
+
+RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& control)
+    : hooks_(hooks), control_(control) {
+  if (!hooks_.recorder) hooks_.recorder = std::make_shared<trace::Recorder>();
+  trace::set_thread_name("frontend");
+  allocator_ = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>());
+  Context::Options context;
+  context.engine.kind = request.kind;
+  context.engine.cpu_workers = request.workers;
+  context.engine.max_inflight = request.max_inflight;
+  context.engine.recorder = hooks_.recorder;
+  context.seed = request.seed;
+  context.allocator = allocator_;
+  context.device = request.device;
+  if (request.device.kind != DeviceKind::cpu) {
+    device_allocator_ = cuda::make_device_allocator(request.device);
+    context.device_allocator = device_allocator_;
+  }
+  ctx_ = Context::create(context);
+  control_.attach(ctx_);
+
+  PooledAllocator* alloc = allocator_.get();
+  Engine* engine = &ctx_->engine();
+  std::vector<trace::Counter> counters;
+  counters.push_back(trace::rss_counter());
+  counters.back().name = kRssCounter;
+  counters.push_back({kLiveCounter, [alloc] { return alloc->live_bytes(); }});
+  counters.push_back({kPooledCounter, [alloc] { return alloc->pooled_bytes(); }});
+  counters.push_back({kQueueCounter, [engine] { return static_cast<int64_t>(engine->stats().pending); }});
+  counters.push_back({kRunningCounter, [engine] { return static_cast<int64_t>(engine->stats().running); }});
+  if (PooledAllocator* device = device_allocator_.get()) {
+    counters.push_back({kDeviceLiveCounter, [device] { return device->live_bytes(); }});
+    counters.push_back({kDevicePooledCounter, [device] { return device->pooled_bytes(); }});
+  }
+  sampler_ = std::make_unique<trace::CounterSampler>(hooks_.recorder, std::move(counters), hooks_.sample_rate_hz);
+  sampler_->start();
+}
+
+RunEnv::~RunEnv() {
+  // Stop sampling before the engine and allocators it reads can go (arrays
+  // the program kept may hold them past this run).
+  sampler_.reset();
+  control_.detach();
+  if (!finished_) ctx_->engine().cancel();  // a failed or stopped run: drop what is left
+  ctx_->close();
+}
+
+void RunEnv::print(std::string_view line) const {
+  if (hooks_.console) hooks_.console(line);
+}
+
+void RunEnv::result(std::string key, std::string label, double value, std::string unit) {
+  results_.rows.push_back(Result{std::move(key), std::move(label), value, std::move(unit)});
+  if (hooks_.result) hooks_.result(results_.rows.back());
+}
+
+void RunEnv::note(std::string text) { results_.notes.push_back(std::move(text)); }
+
+void RunEnv::mark(std::string_view name, int64_t value) {
+  if (hooks_.recorder->enabled()) hooks_.recorder->record_marker(trace::intern(name), value);
+}
+
+void RunEnv::progress(double fraction, const std::string& what) const {
+  if (hooks_.progress) hooks_.progress(fraction, what);
+}
+
+void RunEnv::check_stop() const {
+  if (stop_requested()) throw StoppedError();
+}
+
+void RunEnv::wait_all(const std::string& what, double from, double to) {
+  const uint64_t start_pending = std::max<uint64_t>(1, engine().stats().pending);
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread watcher([&] {
+    std::unique_lock lock(mutex);
+    while (!cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
+      const double left = static_cast<double>(engine().stats().pending) / static_cast<double>(start_pending);
+      progress(from + (to - from) * (1.0 - std::min(1.0, left)), what);
+    }
+  });
+  std::exception_ptr error;
+  try {
+    ctx_->wait_all();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  {
+    std::lock_guard lock(mutex);
+    done = true;
+  }
+  cv.notify_one();
+  watcher.join();
+  check_stop();
+  if (error) std::rethrow_exception(error);
+}
+
+void RunEnv::finish() {
+  if (finished_) return;
+  ctx_->wait_all();
+  sampler_->stop();
+  finished_ = true;
+}
+
+Results run_program(const Program& program, const ParamValues& values, RunHooks& hooks, RunControl& control) {
+  const ContextRequest request = program.context_request(values);  // checks the device first
+  RunEnv env(request, hooks, control);
+  env.check_stop();
+  {
+    ContextScope scope(env.context());
+    program.run(values, env);
+  }
+  env.finish();
+  return env.results();
+}
+
+double seconds_since(int64_t start_ns) { return static_cast<double>(trace::now_ns() - start_ns) * 1e-9; }
+
+}  // namespace asyncscope::demos

@@ -1,0 +1,138 @@
+// The run environment: what a host (the CLI, the GUI) gives a program for
+// one run, and run_program, which makes it and runs the program.
+//
+// A run has its own allocators (so live and peak bytes start at zero; a
+// device pool too on a GPU), a Context on an engine traced into the run's
+// recorder, and a CounterSampler recording RSS, live and pooled bytes, queue
+// depth and running ops (and device bytes on a GPU). The program reaches all
+// of it through RunEnv, and talks back through it: lines for the console,
+// rows and notes for the results table, progress.
+//
+// Stop: a host calls RunControl::stop() from any thread. The run's context
+// then drops the pending work and the program's next push or wait throws
+// StoppedError, so even a program that never checks ends promptly.
+//
+// When the program returns (or throws), the run waits for its work, takes a
+// last counter sample, and closes its context: arrays the program kept stay
+// readable and their memory valid, but no new op can be pushed on them.
+//
+// Threading: RunEnv's members are for the program's thread (the frontend),
+// except that the console, progress and results callbacks run there too;
+// RunControl::stop from any thread; run_program on the run's thread.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "engine/demos/program.h"
+#include "engine/tensor/context.h"
+#include "engine/trace/counter_sampler.h"
+#include "engine/trace/model.h"
+
+namespace asyncscope::demos {
+
+// Names of the counter columns every run records, in order.
+inline constexpr const char* kRssCounter = "rss_bytes";
+inline constexpr const char* kLiveCounter = "live_bytes";
+inline constexpr const char* kPooledCounter = "pooled_bytes";
+inline constexpr const char* kQueueCounter = "queue_depth";
+inline constexpr const char* kRunningCounter = "running_ops";
+// Only in runs on a GPU: the device memory pool's live and cached bytes.
+inline constexpr const char* kDeviceLiveCounter = "device_live_bytes";
+inline constexpr const char* kDevicePooledCounter = "device_pooled_bytes";
+
+// What a host gives a run besides the program and its values.
+struct RunHooks {
+  // Where the run is traced; made by run_program if null.
+  std::shared_ptr<trace::Recorder> recorder;
+  // A line the program printed (no trailing newline). Null: dropped.
+  std::function<void(std::string_view line)> console;
+  // Progress in [0, 1], with a short description; may be called often.
+  std::function<void(double fraction, const std::string& what)> progress;
+  // A result row as soon as the program reports it (the full table is also returned).
+  std::function<void(const Result& row)> result;
+  int sample_rate_hz = 1000;
+};
+
+// How a host stops a run. One per run; stop() may come before the run
+// starts, while it runs, or after it ended.
+class RunControl {
+ public:
+  // Any thread: the run's context drops its pending work and refuses
+  // further pushes and waits (StoppedError).
+  void stop();
+  bool stop_requested() const noexcept { return stop_.load(std::memory_order_relaxed); }
+
+ private:
+  friend class RunEnv;
+  void attach(const ContextPtr& context);
+  void detach() noexcept;
+
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  ContextPtr context_;  // the running run's, guarded by mutex_
+};
+
+class RunEnv {
+ public:
+  RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& control);
+  ~RunEnv();  // stops sampling, drains or drops what is left, closes the context
+  RunEnv(const RunEnv&) = delete;
+  RunEnv& operator=(const RunEnv&) = delete;
+
+  // The run's context (installed as the program thread's current context by run_program).
+  const ContextPtr& context() const noexcept { return ctx_; }
+  Engine& engine() const noexcept { return ctx_->engine(); }
+  trace::Recorder& recorder() const noexcept { return *hooks_.recorder; }
+  PooledAllocator& allocator() const noexcept { return *allocator_; }
+  // The device memory pool, or null when the run is on the CPU.
+  PooledAllocator* device_allocator() const noexcept { return device_allocator_.get(); }
+
+  // A line of program output for the console (the CLI prints it to stdout).
+  void print(std::string_view line) const;
+  // A row of the results table, and a short sentence under it.
+  void result(std::string key, std::string label, double value, std::string unit);
+  void note(std::string text);
+  const Results& results() const noexcept { return results_; }
+
+  // A named instant on the frontend lane (phase boundaries, iterations).
+  void mark(std::string_view name, int64_t value = 0);
+  void progress(double fraction, const std::string& what) const;
+  bool stop_requested() const noexcept { return control_.stop_requested(); }
+  // If the host asked to stop: throw StoppedError (the context already dropped the pending work).
+  void check_stop() const;
+  // Waits for every op, while a watcher reports progress from the pending
+  // count (fraction `from`..`to`), so a long drain can be followed. Throws
+  // StoppedError when stopped.
+  void wait_all(const std::string& what, double from = 0.5, double to = 1.0);
+  // Waits for every op, then records a last counter sample (run_program
+  // does it after the program, if the program did not). Idempotent.
+  void finish();
+  // Everything recorded so far.
+  trace::TraceModel model() const { return trace::snapshot(*hooks_.recorder); }
+
+ private:
+  RunHooks& hooks_;
+  RunControl& control_;
+  std::shared_ptr<PooledAllocator> allocator_;
+  std::shared_ptr<PooledAllocator> device_allocator_;
+  ContextPtr ctx_;
+  std::unique_ptr<trace::CounterSampler> sampler_;
+  Results results_;
+  bool finished_ = false;
+};
+
+// Runs `program` with `values` on the calling thread: makes the run
+// environment for the context it requests, installs the context as the
+// thread's current one, runs the program, finishes the run and returns its
+// results. Throws what the program throws (StoppedError when stopped).
+Results run_program(const Program& program, const ParamValues& values, RunHooks& hooks, RunControl& control);
+
+// Steady-clock seconds since `start_ns` (trace::now_ns()).
+double seconds_since(int64_t start_ns);
+
+}  // namespace asyncscope::demos

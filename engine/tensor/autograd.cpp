@@ -1,0 +1,261 @@
+#include "engine/tensor/autograd.h"
+
+#include <algorithm>
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "engine/tensor/autograd_graph.h"
+#include "engine/tensor/ops.h"
+
+namespace asyncscope::autograd {
+namespace {
+
+thread_local bool tls_recording = false;
+std::atomic<int64_t> g_live_nodes{0};
+std::atomic<uint64_t> g_next_seq{1};
+
+// Nodes whose destruction was handed over while another destruction runs
+// higher up this thread's stack (see discard()).
+thread_local std::vector<std::shared_ptr<Node>>* tls_graveyard = nullptr;
+
+bool wants_grad(const Edge& e) noexcept {
+  if (e.node) return true;
+  if (e.leaf.is_null()) return false;
+  const asyncscope::detail::Chunk* c = e.leaf.chunk();
+  return c->leaf && c->leaf->req != GradReq::null;
+}
+
+// Runs f with a graveyard active on this thread: every node discarded
+// meanwhile (directly or by the arrays f releases) is destroyed from the loop
+// below, one at a time, instead of by recursion.
+template <class F>
+void with_graveyard(F&& f) noexcept {
+  if (tls_graveyard != nullptr) {
+    f();
+    return;
+  }
+  std::vector<std::shared_ptr<Node>> graveyard;
+  tls_graveyard = &graveyard;
+  f();
+  while (!graveyard.empty()) {
+    std::shared_ptr<Node> next = std::move(graveyard.back());
+    graveyard.pop_back();
+    next.reset();
+  }
+  tls_graveyard = nullptr;
+}
+
+}  // namespace
+
+namespace detail {
+
+void discard(std::shared_ptr<Node> node) noexcept {
+  if (!node) return;
+  with_graveyard([&node] { tls_graveyard->push_back(std::move(node)); });
+}
+
+}  // namespace detail
+
+Node::Node() : seq(g_next_seq.fetch_add(1, std::memory_order_relaxed)) {
+  g_live_nodes.fetch_add(1, std::memory_order_relaxed);
+}
+
+Node::~Node() {
+  release();
+  g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void Node::release() noexcept {
+  with_graveyard([this] {
+    for (Edge& e : inputs) detail::discard(std::move(e.node));
+    inputs.clear();
+    gradient = nullptr;  // the arrays it saved: their nodes go to the graveyard
+  });
+}
+
+Record::Record() : previous_(std::exchange(tls_recording, true)) {}
+Record::~Record() { tls_recording = previous_; }
+Pause::Pause() : previous_(std::exchange(tls_recording, false)) {}
+Pause::~Pause() { tls_recording = previous_; }
+
+bool is_recording() noexcept { return tls_recording; }
+int64_t live_nodes() noexcept { return g_live_nodes.load(std::memory_order_relaxed); }
+
+bool should_record(std::initializer_list<const NDArray*> inputs) noexcept {
+  if (!tls_recording) return false;
+  for (const NDArray* a : inputs) {
+    if (a->requires_grad()) return true;
+  }
+  return false;
+}
+
+bool should_record(std::span<const NDArray> inputs) noexcept {
+  if (!tls_recording) return false;
+  for (const NDArray& a : inputs) {
+    if (a.requires_grad()) return true;
+  }
+  return false;
+}
+
+namespace {
+
+void record_edges(trace::NameId name, std::vector<Edge> edges, const NDArray& output, GradientFn gradient) {
+  asyncscope::detail::Chunk* out = output.chunk("autograd::record");
+  if (out->leaf) {
+    throw std::logic_error("autograd: op " + std::string(trace::name_of(name)) +
+                           " wrote an array that has attach_grad(); an op's output must be a new array");
+  }
+  auto node = std::make_shared<Node>();
+  node->name = name;
+  node->inputs = std::move(edges);
+  node->gradient = std::move(gradient);
+  detail::discard(std::exchange(out->node, std::move(node)));
+}
+
+Edge edge_of(const NDArray& a) {
+  Edge e;
+  const asyncscope::detail::Chunk* c = a.chunk();
+  e.shape = c->shape;
+  if (c->node) {
+    e.node = c->node;
+  } else if (c->leaf && c->leaf->req != GradReq::null) {
+    e.leaf = a;
+  }
+  return e;
+}
+
+}  // namespace
+
+void record(trace::NameId name, std::initializer_list<const NDArray*> inputs, const NDArray& output,
+            GradientFn gradient) {
+  if (!should_record(inputs)) return;
+  std::vector<Edge> edges;
+  edges.reserve(inputs.size());
+  for (const NDArray* a : inputs) edges.push_back(edge_of(*a));
+  record_edges(name, std::move(edges), output, std::move(gradient));
+}
+
+void record(trace::NameId name, std::span<const NDArray> inputs, const NDArray& output, GradientFn gradient) {
+  if (!should_record(inputs)) return;
+  std::vector<Edge> edges;
+  edges.reserve(inputs.size());
+  for (const NDArray& a : inputs) edges.push_back(edge_of(a));
+  record_edges(name, std::move(edges), output, std::move(gradient));
+}
+
+namespace {
+
+[[noreturn]] void graph_used(const Node& node) {
+  throw std::logic_error("backward: the graph through op " + std::string(trace::name_of(node.name)) +
+                         " was already used by an earlier backward and freed; record the forward pass again "
+                         "(or pass retain_graph to the first backward)");
+}
+
+// Every node the head depends on, newest first (creation order is a
+// topological order: an op's inputs exist before it does).
+std::vector<std::shared_ptr<Node>> reachable(const std::shared_ptr<Node>& head) {
+  std::vector<std::shared_ptr<Node>> order;
+  std::unordered_map<const Node*, bool> seen;
+  std::vector<std::shared_ptr<Node>> stack{head};
+  while (!stack.empty()) {
+    std::shared_ptr<Node> n = std::move(stack.back());
+    stack.pop_back();
+    if (!seen.emplace(n.get(), true).second) continue;
+    if (n->used) graph_used(*n);
+    for (const Edge& e : n->inputs) {
+      if (e.node) stack.push_back(e.node);
+    }
+    order.push_back(std::move(n));
+  }
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a->seq > b->seq; });
+  return order;
+}
+
+NDArray accumulate(NDArray total, NDArray more) {
+  return total.is_null() ? std::move(more) : total + more;  // out of place: a gradient may be shared
+}
+
+}  // namespace
+
+void backward(const NDArray& head, const NDArray& head_grad, bool retain_graph) {
+  const asyncscope::detail::Chunk* hc = head.chunk("backward");
+  if (!hc->node) {
+    throw std::logic_error(
+        "backward: this array was not computed by recorded ops: call attach_grad() on the inputs, and compute "
+        "the array inside an autograd::Record scope");
+  }
+  if (!head_grad.is_null() && !(head_grad.shape() == head.shape())) {
+    throw std::invalid_argument("backward: head gradient " + head_grad.shape().to_string() +
+                                " does not match the head " + head.shape().to_string());
+  }
+  std::vector<std::shared_ptr<Node>> order = reachable(hc->node);
+  Pause pause;  // the gradient ops are not themselves recorded
+  std::unordered_map<const Node*, size_t> index;
+  for (size_t i = 0; i < order.size(); ++i) index.emplace(order[i].get(), i);
+  std::vector<NDArray> grads(order.size());
+  grads[index.at(hc->node.get())] = head_grad.is_null() ? ones(head.context_ptr(), head.shape()) : head_grad;
+
+  std::vector<std::pair<NDArray, NDArray>> leaf_grads;  // the leaf array, its summed gradient
+  std::unordered_map<const asyncscope::detail::Chunk*, size_t> leaf_index;
+  for (size_t i = 0; i < order.size(); ++i) {
+    Node& node = *order[i];
+    NDArray dy = std::move(grads[i]);
+    if (!dy.is_null()) {
+      const size_t n = node.inputs.size();
+      std::unique_ptr<bool[]> wanted(new bool[n]);
+      bool any = false;
+      for (size_t k = 0; k < n; ++k) any = (wanted[k] = wants_grad(node.inputs[k])) || any;
+      if (any) {
+        const std::span<const bool> need(wanted.get(), n);
+        std::vector<NDArray> dx = node.gradient(dy, need);
+        for (size_t k = 0; k < node.inputs.size(); ++k) {
+          if (!need[k]) continue;
+          const Edge& in = node.inputs[k];
+          if (k >= dx.size() || dx[k].is_null() || !(dx[k].shape() == in.shape)) {
+            throw std::logic_error("backward: the gradient of op " + std::string(trace::name_of(node.name)) +
+                                   " gave " +
+                                   (k >= dx.size() || dx[k].is_null() ? std::string("no gradient")
+                                                                      : dx[k].shape().to_string()) +
+                                   " for its input " + std::to_string(k) + " of shape " + in.shape.to_string());
+          }
+          if (in.node) {
+            NDArray& g = grads[index.at(in.node.get())];
+            g = accumulate(std::move(g), std::move(dx[k]));
+          } else {
+            auto [it, fresh] = leaf_index.emplace(in.leaf.chunk(), leaf_grads.size());
+            if (fresh) leaf_grads.emplace_back(in.leaf, NDArray());
+            NDArray& g = leaf_grads[it->second].second;
+            g = accumulate(std::move(g), std::move(dx[k]));
+          }
+        }
+      }
+    }
+    if (!retain_graph) {
+      // Every node that feeds this one comes later in `order`: this one's
+      // gradient function and saved arrays are no longer needed.
+      node.used = true;
+      node.release();
+    }
+  }
+  grads.clear();
+  order.clear();
+
+  for (auto& [leaf_array, g] : leaf_grads) {
+    Leaf& leaf = *leaf_array.chunk()->leaf;
+    if (leaf.req == GradReq::add) {
+      leaf.grad += g;
+    } else if (leaf.req == GradReq::write) {
+      // A gradient another handle can see (the head gradient passed straight
+      // through an add, one array given to two leaves, or a view) is copied,
+      // so that a later in-place change of one grad never changes another.
+      const bool shared = g.chunk()->handles.load(std::memory_order_relaxed) > 1 || g.is_view();
+      leaf.grad = shared ? copy(g) : std::move(g);
+    }
+    g = NDArray();
+  }
+}
+
+}  // namespace asyncscope::autograd

@@ -1,0 +1,116 @@
+// How the ops of engine/tensor push their work: checks shared by every op,
+// the launch that picks the CPU or GPU function, and the 4-D layout that
+// broadcasting and reductions index with. Internal to engine/tensor.
+// Threading: frontend only (kernels run on workers, on what they captured).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "engine/base/layout.h"
+#include "engine/tensor/autograd.h"
+#include "engine/tensor/ndarray.h"
+#include "engine/trace/names.h"
+
+namespace asyncscope::ops_detail {
+
+using detail::Chunk;
+
+inline bool on_gpu(Device d) noexcept { return d.kind != DeviceKind::cpu; }
+
+// The chunk that owns a's storage, for an op's function to capture (a view's
+// own chunk may go before the op runs; the storage may not).
+inline Chunk* storage(const NDArray& a, const char* op) { return a.chunk(op)->storage(); }
+
+// A handle on a's values for a gradient function to keep: a view of its
+// storage that carries no autograd state. An op's gradient that kept its own
+// output directly would make a cycle (the output holds the node, the node its
+// gradient function, the function the output) and the graph would never go.
+inline NDArray detached(const NDArray& a) { return make_view(a, a.shape()); }
+
+// Both arrays usable by one op: not null, one context, one device.
+inline void check_pair(const NDArray& a, const NDArray& b, const char* op) {
+  const Chunk* ca = a.chunk(op);
+  const Chunk* cb = b.chunk(op);
+  if (ca->context != cb->context) throw std::invalid_argument(std::string(op) + ": the arrays belong to different contexts (runs)");
+  if (ca->device != cb->device) {
+    throw std::invalid_argument(std::string(op) + ": the arrays are on different devices (" + to_string(ca->device) +
+                                " and " + to_string(cb->device) + "); move one with to()");
+  }
+}
+
+// In place of an op's CPU or GPU function: the op has none for that device
+// (copies between devices know where they run; some ops exist on the CPU only).
+struct NoFunction {};
+
+// Pushes an op reading `in` and writing `out`: `cpu` on a CPU worker, or
+// `gpu` submitted to the stream when the op runs on a GPU. It runs on the
+// device of the first output, or on `device` when given (copies between
+// devices run on the GPU's stream).
+template <class Cpu, class Gpu>
+void launch(trace::NameId name, const char* op, std::initializer_list<const NDArray*> in,
+            std::initializer_list<const NDArray*> out, Cpu&& cpu, Gpu&& gpu, const Device* device = nullptr) {
+  const NDArray& first = **out.begin();
+  Context& ctx = first.context();
+  ctx.check_open(op);
+  Var* reads[4];
+  Var* writes[2];
+  size_t nr = 0, nw = 0;
+  const Device where = device ? *device : first.device();
+  OpMeta meta(name, where);
+  meta.iteration = ctx.iteration();
+  for (const NDArray* a : in) reads[nr++] = a->var();
+  for (const NDArray* a : out) {
+    writes[nw++] = a->var();
+    meta.out_bytes += a->bytes();
+  }
+  const std::span<Var* const> r(reads, nr), w(writes, nw);
+  if (on_gpu(where)) {
+    if constexpr (std::is_same_v<std::decay_t<Gpu>, NoFunction>) {
+      throw std::invalid_argument(std::string(op) + ": not implemented on " + to_string(where));
+    } else {
+      ctx.engine().push(std::forward<Gpu>(gpu), r, w, meta);
+    }
+  } else {
+    if constexpr (std::is_same_v<std::decay_t<Cpu>, NoFunction>) {
+      throw std::invalid_argument(std::string(op) + ": not implemented on the CPU");
+    } else {
+      ctx.engine().push(std::forward<Cpu>(cpu), r, w, meta);
+    }
+  }
+}
+
+// An op's interned name, looked up once per call site:
+//   static const trace::NameId kName = trace::intern("add");
+using trace::intern;
+
+// A shape in the padded layout of engine/base/layout.h.
+inline Dims4 padded(const Shape& s) {
+  Dims4 out;
+  const int pad = 4 - s.ndim();
+  for (int i = 0; i < s.ndim(); ++i) out.d[pad + i] = s[i];
+  return out;
+}
+
+// The dimensions along which `in` (broadcast-compatible) is stretched to `out`.
+inline StretchMask stretch_mask(const Shape& in, const Dims4& out) {
+  const Dims4 p = padded(in);
+  StretchMask mask = 0;
+  for (int i = 0; i < 4; ++i) {
+    if (p.d[i] == 1 && out.d[i] != 1) mask = static_cast<StretchMask>(mask | (1u << i));
+  }
+  return mask;
+}
+
+// The shape NumPy's rules give two broadcast operands, or std::invalid_argument naming `op`.
+Shape broadcast_shape(const Shape& a, const Shape& b, const char* op);
+// Axes given as in NumPy (negative from the end), checked, as a mask over a's dimensions.
+std::array<bool, Shape::kMaxDims> axes_mask(const Shape& a, std::span<const int> axes, const char* op);
+
+}  // namespace asyncscope::ops_detail

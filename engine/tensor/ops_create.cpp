@@ -1,0 +1,202 @@
+// Creation ops (fills, seeded random arrays, host values), copies between
+// devices, and wait_all.
+#include <cstring>
+
+#include "engine/base/random.h"
+#include "engine/cuda/cuda.h"
+#include "engine/cuda/kernels.h"
+#include "engine/tensor/op_launch.h"
+#include "engine/tensor/ops.h"
+
+namespace asyncscope {
+
+using ops_detail::Chunk;
+using ops_detail::launch;
+
+namespace {
+
+// Host values on their way to a GPU: copied into page-locked memory, from
+// which the device copies asynchronously (from pageable memory the runtime
+// may wait for the stream first). The op's function holds it, and the
+// engine drops the function only after the device finished the op.
+struct PinnedStaging {
+  void* block = nullptr;
+  size_t bytes = 0;
+  ~PinnedStaging() {
+    if (block != nullptr) cuda::pinned_allocator().deallocate(block, bytes);
+  }
+  const float* hold(const float* values, size_t n) {
+    bytes = n * sizeof(float);
+    block = cuda::pinned_allocator().allocate(bytes);
+    if (bytes != 0) std::memcpy(block, values, bytes);
+    return static_cast<const float*>(block);
+  }
+};
+
+void copy_host_values_to(void* stream, float* device, const float* values, size_t n, PinnedStaging& staging) {
+  cuda::copy_to_device(stream, device, staging.hold(values, n), n * sizeof(float));
+}
+
+const ContextPtr& checked(const ContextPtr& ctx, const char* op) {
+  if (!ctx) throw std::invalid_argument(std::string(op) + ": null context");
+  return ctx;
+}
+
+NDArray fill_op(const ContextPtr& ctx, const Shape& shape, float value, trace::NameId name, const char* op) {
+  NDArray out = NDArray::empty(checked(ctx, op), shape);
+  Chunk* o = out.chunk();
+  launch(
+      name, op, {}, {&out},
+      [o, value](const RunContext&) {
+        float* y = o->data_for_write();
+        const int64_t n = o->shape.size();
+        for (int64_t i = 0; i < n; ++i) y[i] = value;
+      },
+      [o, value](const RunContext& rc) { cuda::fill(rc.stream, o->data_for_write(), o->shape.size(), value); });
+  return out;
+}
+
+}  // namespace
+
+NDArray zeros(const ContextPtr& ctx, const Shape& shape) {
+  static const trace::NameId kName = trace::intern("zeros");
+  return fill_op(ctx, shape, 0.0f, kName, "zeros");
+}
+
+NDArray ones(const ContextPtr& ctx, const Shape& shape) {
+  static const trace::NameId kName = trace::intern("ones");
+  return fill_op(ctx, shape, 1.0f, kName, "ones");
+}
+
+NDArray full(const ContextPtr& ctx, const Shape& shape, float value) {
+  static const trace::NameId kName = trace::intern("full");
+  return fill_op(ctx, shape, value, kName, "full");
+}
+
+NDArray uniform(const ContextPtr& ctx, const Shape& shape, float low, float high) {
+  static const trace::NameId kName = trace::intern("uniform");
+  if (!(low < high)) {
+    throw std::invalid_argument("uniform: need low < high, got low=" + std::to_string(low) +
+                                " high=" + std::to_string(high));
+  }
+  NDArray out = NDArray::empty(checked(ctx, "uniform"), shape);
+  Chunk* o = out.chunk();
+  const uint64_t key = ctx->next_random_key();
+  launch(
+      kName, "uniform", {}, {&out},
+      [o, key, low, high](const RunContext&) {
+        random::fill_uniform(o->data_for_write(), o->shape.size(), key, low, high);
+      },
+      [o, key, low, high](const RunContext& rc) {
+        cuda::fill_uniform(rc.stream, o->data_for_write(), o->shape.size(), key, low, high);
+      });
+  return out;
+}
+
+NDArray normal(const ContextPtr& ctx, const Shape& shape, float mean, float std_dev) {
+  static const trace::NameId kName = trace::intern("normal");
+  if (!(std_dev >= 0.0f)) throw std::invalid_argument("normal: need std_dev >= 0, got " + std::to_string(std_dev));
+  NDArray out = NDArray::empty(checked(ctx, "normal"), shape);
+  Chunk* o = out.chunk();
+  const uint64_t key = ctx->next_random_key();
+  launch(
+      kName, "normal", {}, {&out},
+      [o, key, mean, std_dev](const RunContext&) {
+        random::fill_normal(o->data_for_write(), o->shape.size(), key, mean, std_dev);
+      },
+      [o, key, mean, std_dev](const RunContext& rc) {
+        cuda::fill_normal(rc.stream, o->data_for_write(), o->shape.size(), key, mean, std_dev);
+      });
+  return out;
+}
+
+NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> values) {
+  static const trace::NameId kName = trace::intern("from_host");
+  if (static_cast<int64_t>(values.size()) != shape.size()) {
+    throw std::invalid_argument("from_host: " + std::to_string(values.size()) + " values for shape " +
+                                shape.to_string());
+  }
+  NDArray out = NDArray::empty(checked(ctx, "from_host"), shape);
+  Chunk* o = out.chunk();
+  if (ops_detail::on_gpu(o->device)) {
+    auto staging = std::make_shared<PinnedStaging>();
+    launch(kName, "from_host", {}, {&out}, ops_detail::NoFunction{},
+           [o, v = std::move(values), staging](const RunContext& rc) {
+             copy_host_values_to(rc.stream, o->data_for_write(), v.data(), v.size(), *staging);
+           });
+    return out;
+  }
+  launch(
+      kName, "from_host", {}, {&out},
+      [o, v = std::move(values)](const RunContext&) {
+        if (!v.empty()) std::memcpy(o->data_for_write(), v.data(), v.size() * sizeof(float));
+      },
+      ops_detail::NoFunction{});
+  return out;
+}
+
+NDArray zeros(const Shape& shape) { return zeros(current_context(), shape); }
+NDArray ones(const Shape& shape) { return ones(current_context(), shape); }
+NDArray full(const Shape& shape, float value) { return full(current_context(), shape, value); }
+NDArray uniform(const Shape& shape, float low, float high) { return uniform(current_context(), shape, low, high); }
+NDArray normal(const Shape& shape, float mean, float std_dev) {
+  return normal(current_context(), shape, mean, std_dev);
+}
+NDArray from_host(const Shape& shape, std::vector<float> values) {
+  return from_host(current_context(), shape, std::move(values));
+}
+
+void wait_all(const ContextPtr& ctx) { checked(ctx, "wait_all")->wait_all(); }
+void wait_all() { current_context()->wait_all(); }
+
+NDArray copy(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("copy");
+  Chunk* x = ops_detail::storage(a, "copy");
+  NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device());
+  Chunk* o = out.chunk();
+  launch(
+      kName, "copy", {&a}, {&out},
+      [o, x](const RunContext&) {
+        std::memcpy(o->data_for_write(), x->data_for_read(), o->bytes);
+      },
+      [o, x](const RunContext& rc) {
+        cuda::unary(rc.stream, cuda::UnaryOp::copy, o->data_for_write(), x->data_for_read(), o->shape.size());
+      });
+  if (autograd::should_record({&a})) autograd::record(kName, {&a}, out, [](const NDArray& dy, std::span<const bool>) {
+    return std::vector<NDArray>{dy};
+  });
+  return out;
+}
+
+NDArray to(const NDArray& a, Device device) {
+  static const trace::NameId kToHost = trace::intern("to_host");
+  static const trace::NameId kToDevice = trace::intern("to_device");
+  if (a.device() == device) return copy(a);
+  const Device from = a.device();
+  if (ops_detail::on_gpu(from) && ops_detail::on_gpu(device)) {
+    throw std::invalid_argument("to(): copies between two GPUs are not supported (" + to_string(from) + " to " +
+                                to_string(device) + "); go through the host");
+  }
+  Chunk* x = ops_detail::storage(a, "to");
+  NDArray out = NDArray::empty(a.context_ptr(), a.shape(), device);
+  Chunk* o = out.chunk();
+  if (ops_detail::on_gpu(from)) {
+    // Device to host: into page-locked memory, so the copy is asynchronous too.
+    o->allocator = &cuda::pinned_allocator();
+    launch(
+        kToHost, "to", {&a}, {&out}, ops_detail::NoFunction{},
+        [o, x](const RunContext& rc) { cuda::copy_to_host(rc.stream, o->data_for_write(), x->data_for_read(), o->bytes); },
+        &from);
+  } else {
+    auto staging = std::make_shared<PinnedStaging>();
+    launch(kToDevice, "to", {&a}, {&out}, ops_detail::NoFunction{}, [o, x, staging](const RunContext& rc) {
+      copy_host_values_to(rc.stream, o->data_for_write(), x->data_for_read(), static_cast<size_t>(x->shape.size()),
+                          *staging);
+    });
+  }
+  if (autograd::should_record({&a})) autograd::record(from == Device::cpu() ? kToDevice : kToHost, {&a}, out,
+                   [from](const NDArray& dy, std::span<const bool>) { return std::vector<NDArray>{to(dy, from)}; });
+  return out;
+}
+
+}  // namespace asyncscope

@@ -1,0 +1,360 @@
+// Elementwise ops: broadcasting binary ops, ops with a scalar, unary
+// functions, relu's gradient, and the in-place updates; each with its
+// gradient for autograd.
+#include <cmath>
+
+#include "engine/cuda/kernels.h"
+#include "engine/tensor/op_launch.h"
+#include "engine/tensor/ops.h"
+
+namespace asyncscope {
+
+using ops_detail::Chunk;
+using ops_detail::launch;
+using Grads = std::vector<NDArray>;
+using Need = std::span<const bool>;
+
+namespace {
+
+enum class Binary { add, sub, mul, div };
+
+template <Binary kOp>
+inline float apply(float a, float b) {
+  if constexpr (kOp == Binary::add) return a + b;
+  if constexpr (kOp == Binary::sub) return a - b;
+  if constexpr (kOp == Binary::mul) return a * b;
+  return a / b;
+}
+
+// y = a op b over `out`'s layout, each operand stretched along its mask. The
+// loops keep the innermost dimension unit-stride where the operands allow,
+// so the common shapes (equal, one scalar, a row against a matrix) vectorise.
+template <Binary kOp>
+void binary_kernel(float* y, const float* pa, StretchMask ma, const float* pb, StretchMask mb, const Dims4& out) {
+  const int64_t n = out.size();
+  if (n == 0) return;
+  if (ma == 0 && mb == 0) {
+    for (int64_t i = 0; i < n; ++i) y[i] = apply<kOp>(pa[i], pb[i]);
+    return;
+  }
+  const Strides4 sa = stretched_strides(out, ma);
+  const Strides4 sb = stretched_strides(out, mb);
+  const auto one_element = [](const Strides4& s) { return (s.s[0] | s.s[1] | s.s[2] | s.s[3]) == 0; };
+  if (ma == 0 && one_element(sb)) {
+    const float b = pb[0];
+    for (int64_t i = 0; i < n; ++i) y[i] = apply<kOp>(pa[i], b);
+    return;
+  }
+  if (mb == 0 && one_element(sa)) {
+    const float a = pa[0];
+    for (int64_t i = 0; i < n; ++i) y[i] = apply<kOp>(a, pb[i]);
+    return;
+  }
+  const int64_t inner = out.d[3];
+  for (int64_t i0 = 0; i0 < out.d[0]; ++i0) {
+    for (int64_t i1 = 0; i1 < out.d[1]; ++i1) {
+      for (int64_t i2 = 0; i2 < out.d[2]; ++i2) {
+        const float* ra = pa + offset_of(sa, i0, i1, i2, 0);
+        const float* rb = pb + offset_of(sb, i0, i1, i2, 0);
+        float* ry = y;
+        y += inner;
+        if (sa.s[3] == 1 && sb.s[3] == 1) {
+          for (int64_t c = 0; c < inner; ++c) ry[c] = apply<kOp>(ra[c], rb[c]);
+        } else if (sa.s[3] == 1) {
+          const float b = rb[0];
+          for (int64_t c = 0; c < inner; ++c) ry[c] = apply<kOp>(ra[c], b);
+        } else if (sb.s[3] == 1) {
+          const float a = ra[0];
+          for (int64_t c = 0; c < inner; ++c) ry[c] = apply<kOp>(a, rb[c]);
+        } else {
+          const float v = apply<kOp>(ra[0], rb[0]);
+          for (int64_t c = 0; c < inner; ++c) ry[c] = v;
+        }
+      }
+    }
+  }
+}
+
+template <Binary kOp>
+NDArray binary(const NDArray& a, const NDArray& b, trace::NameId name, const char* op) {
+  ops_detail::check_pair(a, b, op);
+  const Shape shape = ops_detail::broadcast_shape(a.shape(), b.shape(), op);
+  const Dims4 out_dims = ops_detail::padded(shape);
+  const StretchMask ma = ops_detail::stretch_mask(a.shape(), out_dims);
+  const StretchMask mb = ops_detail::stretch_mask(b.shape(), out_dims);
+  NDArray out = NDArray::empty(a.context_ptr(), shape, a.device());
+  Chunk* o = out.chunk();
+  Chunk* x = ops_detail::storage(a, op);
+  Chunk* z = ops_detail::storage(b, op);
+  constexpr auto kGpuOp = kOp == Binary::add   ? cuda::BinaryOp::add
+                          : kOp == Binary::sub ? cuda::BinaryOp::sub
+                          : kOp == Binary::mul ? cuda::BinaryOp::mul
+                                               : cuda::BinaryOp::div;
+  launch(
+      name, op, {&a, &b}, {&out},
+      [o, x, z, ma, mb, out_dims](const RunContext&) {
+        binary_kernel<kOp>(o->data_for_write(), x->data_for_read(), ma, z->data_for_read(), mb, out_dims);
+      },
+      [o, x, z, ma, mb, out_dims](const RunContext& rc) {
+        cuda::binary(rc.stream, kGpuOp, o->data_for_write(), out_dims, x->data_for_read(), ma, z->data_for_read(),
+                     mb);
+      });
+  return out;
+}
+
+// y = f(x) elementwise; on a GPU the same function is cuda::unary(gpu_op, s).
+template <class F>
+NDArray unary(const NDArray& a, trace::NameId name, const char* op, cuda::UnaryOp gpu_op, float s, F f) {
+  Chunk* x = ops_detail::storage(a, op);
+  NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device());
+  Chunk* o = out.chunk();
+  launch(
+      name, op, {&a}, {&out},
+      [o, x, f](const RunContext&) {
+        float* y = o->data_for_write();
+        const float* p = x->data_for_read();
+        const int64_t n = o->shape.size();
+        for (int64_t i = 0; i < n; ++i) y[i] = f(p[i]);
+      },
+      [o, x, gpu_op, s](const RunContext& rc) {
+        cuda::unary(rc.stream, gpu_op, o->data_for_write(), x->data_for_read(), o->shape.size(), s);
+      });
+  return out;
+}
+
+// Records a one-input op whose gradient is g(dy). Call it only when
+// should_record: building g copies handles.
+template <class G>
+void record1(trace::NameId name, const NDArray& a, const NDArray& out, G g) {
+  autograd::record(name, {&a}, out, [g = std::move(g)](const NDArray& dy, Need) { return Grads{g(dy)}; });
+}
+
+}  // namespace
+
+NDArray operator+(const NDArray& a, const NDArray& b) {
+  static const trace::NameId kName = trace::intern("add");
+  NDArray out = binary<Binary::add>(a, b, kName, "add");
+  if (autograd::should_record({&a, &b})) autograd::record(kName, {&a, &b}, out, [sa = a.shape(), sb = b.shape()](const NDArray& dy, Need need) {
+    return Grads{need[0] ? sum_to(dy, sa) : NDArray(), need[1] ? sum_to(dy, sb) : NDArray()};
+  });
+  return out;
+}
+
+NDArray operator-(const NDArray& a, const NDArray& b) {
+  static const trace::NameId kName = trace::intern("sub");
+  NDArray out = binary<Binary::sub>(a, b, kName, "sub");
+  // Negate after reducing: the reduced gradient is never larger than dy.
+  if (autograd::should_record({&a, &b})) autograd::record(kName, {&a, &b}, out, [sa = a.shape(), sb = b.shape()](const NDArray& dy, Need need) {
+    return Grads{need[0] ? sum_to(dy, sa) : NDArray(), need[1] ? -sum_to(dy, sb) : NDArray()};
+  });
+  return out;
+}
+
+NDArray operator*(const NDArray& a, const NDArray& b) {
+  static const trace::NameId kName = trace::intern("mul");
+  NDArray out = binary<Binary::mul>(a, b, kName, "mul");
+  if (autograd::should_record({&a, &b})) autograd::record(kName, {&a, &b}, out, [a, b](const NDArray& dy, Need need) {
+    return Grads{need[0] ? sum_to(dy * b, a.shape()) : NDArray(), need[1] ? sum_to(dy * a, b.shape()) : NDArray()};
+  });
+  return out;
+}
+
+NDArray operator/(const NDArray& a, const NDArray& b) {
+  static const trace::NameId kName = trace::intern("div");
+  NDArray out = binary<Binary::div>(a, b, kName, "div");
+  // d(a/b)/db = -(a/b)/b: from the output, so a need not be kept.
+  if (autograd::should_record({&a, &b})) autograd::record(kName, {&a, &b}, out, [b, out = ops_detail::detached(out), sa = a.shape()](const NDArray& dy, Need need) {
+    return Grads{need[0] ? sum_to(dy / b, sa) : NDArray(), need[1] ? sum_to(-(dy * out / b), b.shape()) : NDArray()};
+  });
+  return out;
+}
+
+NDArray operator+(const NDArray& a, float s) {
+  static const trace::NameId kName = trace::intern("add_scalar");
+  NDArray out = unary(a, kName, "add_scalar", cuda::UnaryOp::add_scalar, s, [s](float x) { return x + s; });
+  if (autograd::should_record({&a})) record1(kName, a, out, [](const NDArray& dy) { return dy; });
+  return out;
+}
+
+NDArray operator-(const NDArray& a, float s) {
+  static const trace::NameId kName = trace::intern("sub_scalar");
+  NDArray out = unary(a, kName, "sub_scalar", cuda::UnaryOp::sub_scalar, s, [s](float x) { return x - s; });
+  if (autograd::should_record({&a})) record1(kName, a, out, [](const NDArray& dy) { return dy; });
+  return out;
+}
+
+NDArray operator*(const NDArray& a, float s) {
+  static const trace::NameId kName = trace::intern("mul_scalar");
+  NDArray out = unary(a, kName, "mul_scalar", cuda::UnaryOp::mul_scalar, s, [s](float x) { return x * s; });
+  if (autograd::should_record({&a})) record1(kName, a, out, [s](const NDArray& dy) { return dy * s; });
+  return out;
+}
+
+NDArray operator/(const NDArray& a, float s) {
+  static const trace::NameId kName = trace::intern("div_scalar");
+  NDArray out = unary(a, kName, "div_scalar", cuda::UnaryOp::div_scalar, s, [s](float x) { return x / s; });
+  if (autograd::should_record({&a})) record1(kName, a, out, [s](const NDArray& dy) { return dy / s; });
+  return out;
+}
+
+NDArray operator+(float s, const NDArray& a) { return a + s; }
+NDArray operator*(float s, const NDArray& a) { return a * s; }
+
+NDArray operator-(float s, const NDArray& a) {
+  static const trace::NameId kName = trace::intern("rsub_scalar");
+  NDArray out = unary(a, kName, "rsub_scalar", cuda::UnaryOp::rsub_scalar, s, [s](float x) { return s - x; });
+  if (autograd::should_record({&a})) record1(kName, a, out, [](const NDArray& dy) { return -dy; });
+  return out;
+}
+
+NDArray operator/(float s, const NDArray& a) {
+  static const trace::NameId kName = trace::intern("rdiv_scalar");
+  NDArray out = unary(a, kName, "rdiv_scalar", cuda::UnaryOp::rdiv_scalar, s, [s](float x) { return s / x; });
+  if (autograd::should_record({&a})) record1(kName, a, out, [a, out = ops_detail::detached(out)](const NDArray& dy) { return -(dy * out / a); });  // -(s/a)/a
+  return out;
+}
+
+NDArray operator-(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("negative");
+  NDArray out = unary(a, kName, "negative", cuda::UnaryOp::negative, 0.0f, [](float x) { return -x; });
+  if (autograd::should_record({&a})) record1(kName, a, out, [](const NDArray& dy) { return -dy; });
+  return out;
+}
+
+NDArray relu(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("relu");
+  NDArray out = unary(a, kName, "relu", cuda::UnaryOp::relu, 0.0f, [](float x) { return x > 0.0f ? x : 0.0f; });
+  // out > 0 exactly where a > 0, so the gradient keeps the output (which the
+  // next layer keeps anyway) and the pre-activation can be freed at once.
+  if (autograd::should_record({&a})) record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return relu_grad(out, dy); });
+  return out;
+}
+
+NDArray square(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("square");
+  NDArray out = unary(a, kName, "square", cuda::UnaryOp::square, 0.0f, [](float x) { return x * x; });
+  if (autograd::should_record({&a})) record1(kName, a, out, [a](const NDArray& dy) { return dy * a * 2.0f; });
+  return out;
+}
+
+NDArray sqrt(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("sqrt");
+  NDArray out = unary(a, kName, "sqrt", cuda::UnaryOp::sqrt, 0.0f, [](float x) { return std::sqrt(x); });
+  if (autograd::should_record({&a})) record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy / out * 0.5f; });
+  return out;
+}
+
+NDArray exp(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("exp");
+  NDArray out = unary(a, kName, "exp", cuda::UnaryOp::exp, 0.0f, [](float x) { return std::exp(x); });
+  if (autograd::should_record({&a})) record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy * out; });
+  return out;
+}
+
+NDArray log(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("log");
+  NDArray out = unary(a, kName, "log", cuda::UnaryOp::log, 0.0f, [](float x) { return std::log(x); });
+  if (autograd::should_record({&a})) record1(kName, a, out, [a](const NDArray& dy) { return dy / a; });
+  return out;
+}
+
+NDArray relu_grad(const NDArray& x, const NDArray& dy) {
+  static const trace::NameId kName = trace::intern("relu_grad");
+  ops_detail::check_pair(x, dy, "relu_grad");
+  if (!(x.shape() == dy.shape())) {
+    throw std::invalid_argument("relu_grad: shapes " + x.shape().to_string() + " and " + dy.shape().to_string() +
+                                " differ");
+  }
+  NDArray out = NDArray::empty(x.context_ptr(), x.shape(), x.device());
+  Chunk* o = out.chunk();
+  Chunk* px = ops_detail::storage(x, "relu_grad");
+  Chunk* pd = ops_detail::storage(dy, "relu_grad");
+  launch(
+      kName, "relu_grad", {&x, &dy}, {&out},
+      [o, px, pd](const RunContext&) {
+        float* y = o->data_for_write();
+        const float* a = px->data_for_read();
+        const float* g = pd->data_for_read();
+        const int64_t n = o->shape.size();
+        for (int64_t i = 0; i < n; ++i) y[i] = a[i] > 0.0f ? g[i] : 0.0f;
+      },
+      [o, px, pd](const RunContext& rc) {
+        cuda::relu_grad(rc.stream, o->data_for_write(), px->data_for_read(), pd->data_for_read(), o->shape.size());
+      });
+  return out;
+}
+
+namespace {
+
+void refuse_while_recording(const NDArray& self, const NDArray* other, const char* op) {
+  if (!autograd::is_recording()) return;
+  if (self.requires_grad() || (other != nullptr && other->requires_grad())) {
+    throw std::logic_error(std::string(op) +
+                           ": in-place updates of arrays that need a gradient are not allowed while recording (the "
+                           "recorded graph would see the changed values); use the out-of-place op");
+  }
+}
+
+template <class F>
+NDArray& update_in_place(NDArray& self, const NDArray& other, trace::NameId name, const char* op,
+                         cuda::UpdateOp gpu_op, float s, F f) {
+  ops_detail::check_pair(self, other, op);
+  if (!(self.shape() == other.shape())) {
+    throw std::invalid_argument(std::string(op) + ": shapes " + self.shape().to_string() + " and " +
+                                other.shape().to_string() + " differ");
+  }
+  refuse_while_recording(self, &other, op);
+  Chunk* o = ops_detail::storage(self, op);
+  Chunk* x = ops_detail::storage(other, op);
+  launch(
+      name, op, {&other}, {&self},
+      [o, x, f](const RunContext&) {
+        float* y = o->data_for_update();
+        const float* p = x->data_for_read();
+        const int64_t n = o->shape.size();
+        for (int64_t i = 0; i < n; ++i) y[i] = f(y[i], p[i]);
+      },
+      [o, x, gpu_op, s](const RunContext& rc) {
+        cuda::update(rc.stream, gpu_op, o->data_for_update(), x->data_for_read(), o->shape.size(), s);
+      });
+  return self;
+}
+
+}  // namespace
+
+NDArray& NDArray::operator+=(const NDArray& other) {
+  static const trace::NameId kName = trace::intern("add_inplace");
+  return update_in_place(*this, other, kName, "add_inplace", cuda::UpdateOp::add, 0.0f,
+                         [](float y, float x) { return y + x; });
+}
+
+NDArray& NDArray::operator-=(const NDArray& other) {
+  static const trace::NameId kName = trace::intern("sub_inplace");
+  return update_in_place(*this, other, kName, "sub_inplace", cuda::UpdateOp::sub, 0.0f,
+                         [](float y, float x) { return y - x; });
+}
+
+NDArray& NDArray::add_scaled(const NDArray& other, float alpha) {
+  static const trace::NameId kName = trace::intern("add_scaled");
+  return update_in_place(*this, other, kName, "add_scaled", cuda::UpdateOp::add_scaled, alpha,
+                         [alpha](float y, float x) { return y + alpha * x; });
+}
+
+NDArray& NDArray::operator*=(float scalar) {
+  static const trace::NameId kName = trace::intern("mul_inplace");
+  refuse_while_recording(*this, nullptr, "mul_inplace");
+  Chunk* o = ops_detail::storage(*this, "mul_inplace");
+  launch(
+      kName, "mul_inplace", {}, {this},
+      [o, scalar](const RunContext&) {
+        float* y = o->data_for_update();
+        const int64_t n = o->shape.size();
+        for (int64_t i = 0; i < n; ++i) y[i] *= scalar;
+      },
+      [o, scalar](const RunContext& rc) {
+        cuda::update(rc.stream, cuda::UpdateOp::mul_scalar, o->data_for_update(), nullptr, o->shape.size(), scalar);
+      });
+  return *this;
+}
+
+}  // namespace asyncscope

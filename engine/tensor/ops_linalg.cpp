@@ -1,0 +1,140 @@
+// Matrix ops: the BLAS (or cuBLAS) product, the transpose, and reshape (a
+// view); each with its gradient for autograd.
+#include <algorithm>
+#include <limits>
+
+#include "engine/cuda/kernels.h"
+#include "engine/tensor/blas.h"
+#include "engine/tensor/op_launch.h"
+#include "engine/tensor/ops.h"
+
+namespace asyncscope {
+
+using ops_detail::Chunk;
+using ops_detail::launch;
+using Grads = std::vector<NDArray>;
+using Need = std::span<const bool>;
+
+namespace {
+
+void require_2d(const NDArray& a, const char* op) {
+  if (a.shape().ndim() != 2) {
+    throw std::invalid_argument(std::string(op) + ": needs a 2-D array, got " + a.shape().to_string());
+  }
+}
+
+}  // namespace
+
+NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose_b) {
+  static const trace::NameId kName = trace::intern("dot");
+  ops_detail::check_pair(a, b, "dot");
+  require_2d(a, "dot");
+  require_2d(b, "dot");
+  const int64_t m = transpose_a ? a.shape()[1] : a.shape()[0];
+  const int64_t k = transpose_a ? a.shape()[0] : a.shape()[1];
+  const int64_t kb = transpose_b ? b.shape()[1] : b.shape()[0];
+  const int64_t n = transpose_b ? b.shape()[0] : b.shape()[1];
+  if (k != kb) {
+    throw std::invalid_argument("dot: inner dimensions differ (" + a.shape().to_string() +
+                                (transpose_a ? "^T" : "") + " x " + b.shape().to_string() +
+                                (transpose_b ? "^T" : "") + ")");
+  }
+  // BLAS takes int dimensions and leading dimensions.
+  constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+  if (std::max({a.shape()[0], a.shape()[1], b.shape()[0], b.shape()[1]}) > kIntMax) {
+    throw std::invalid_argument("dot: dimensions beyond " + std::to_string(kIntMax) + " are not supported by BLAS (" +
+                                a.shape().to_string() + " x " + b.shape().to_string() + ")");
+  }
+  NDArray out = NDArray::empty(a.context_ptr(), Shape{m, n}, a.device());
+  Chunk* o = out.chunk();
+  Chunk* pa = ops_detail::storage(a, "dot");
+  Chunk* pb = ops_detail::storage(b, "dot");
+  // Leading dimensions from the operands' own shapes (a view's storage may have another).
+  const auto lda = static_cast<int>(a.shape()[1]);
+  const auto ldb = static_cast<int>(b.shape()[1]);
+  const auto im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
+  launch(
+      kName, "dot", {&a, &b}, {&out},
+      [o, pa, pb, transpose_a, transpose_b, im, in, ik, lda, ldb](const RunContext&) {
+        blas::sgemm(transpose_a, transpose_b, im, in, ik, 1.0f, pa->data_for_read(), lda, pb->data_for_read(), ldb,
+                    0.0f, o->data_for_write(), in);
+      },
+      [o, pa, pb, transpose_a, transpose_b, im, in, ik, lda, ldb](const RunContext& rc) {
+        float* c = o->data_for_write();
+        if (im == 0 || in == 0) return;
+        if (ik == 0) {
+          cuda::fill(rc.stream, c, int64_t{im} * in, 0.0f);
+          return;
+        }
+        cuda::sgemm(rc.stream, transpose_a, transpose_b, im, in, ik, 1.0f, pa->data_for_read(), lda,
+                    pb->data_for_read(), ldb, 0.0f, c, in);
+      });
+  // C = op(a) op(b): dA and dB are again single GEMMs, with the transposes
+  // chosen so that no transposed copy is ever materialised.
+  if (autograd::should_record({&a, &b})) autograd::record(kName, {&a, &b}, out, [a, b, transpose_a, transpose_b](const NDArray& dc, Need need) {
+    Grads g(2);
+    if (need[0]) g[0] = transpose_a ? dot(b, dc, transpose_b, true) : dot(dc, b, false, !transpose_b);
+    if (need[1]) g[1] = transpose_b ? dot(dc, a, true, transpose_a) : dot(a, dc, !transpose_a, false);
+    return g;
+  });
+  return out;
+}
+
+NDArray transpose(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("transpose");
+  require_2d(a, "transpose");
+  const int64_t rows = a.shape()[0];
+  const int64_t cols = a.shape()[1];
+  Chunk* x = ops_detail::storage(a, "transpose");
+  NDArray out = NDArray::empty(a.context_ptr(), Shape{cols, rows}, a.device());
+  Chunk* o = out.chunk();
+  launch(
+      kName, "transpose", {&a}, {&out},
+      [o, x, rows, cols](const RunContext&) {
+        float* y = o->data_for_write();
+        const float* p = x->data_for_read();
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t c = 0; c < cols; ++c) y[c * rows + r] = p[r * cols + c];
+        }
+      },
+      [o, x, rows, cols](const RunContext& rc) {
+        cuda::transpose(rc.stream, o->data_for_write(), x->data_for_read(), rows, cols);
+      });
+  if (autograd::should_record({&a})) autograd::record(kName, {&a}, out, [](const NDArray& dy, Need) { return Grads{transpose(dy)}; });
+  return out;
+}
+
+NDArray reshape(const NDArray& a, const Shape& shape) {
+  static const trace::NameId kName = trace::intern("reshape");
+  NDArray out = make_view(a, shape);
+  if (autograd::should_record({&a})) autograd::record(kName, {&a}, out, [in = a.shape()](const NDArray& dy, Need) { return Grads{reshape(dy, in)}; });
+  return out;
+}
+
+NDArray reshape(const NDArray& a, std::span<const int64_t> dims) {
+  const int64_t total = a.chunk("reshape")->shape.size();
+  int64_t known = 1;
+  int infer = -1;
+  std::vector<int64_t> resolved(dims.begin(), dims.end());
+  for (size_t i = 0; i < resolved.size(); ++i) {
+    if (resolved[i] == -1) {
+      if (infer >= 0) throw std::invalid_argument("reshape: at most one dimension may be -1");
+      infer = static_cast<int>(i);
+    } else if (resolved[i] < 0) {
+      throw std::invalid_argument("reshape: dimensions must be >= 0 or -1, got " + std::to_string(resolved[i]));
+    } else {
+      known *= resolved[i];
+    }
+  }
+  if (infer >= 0) {
+    if (known == 0 || total % known != 0) {
+      throw std::invalid_argument("reshape: cannot infer the -1 dimension: " + std::to_string(total) +
+                                  " elements of " + a.shape().to_string() + " do not divide by " +
+                                  std::to_string(known));
+    }
+    resolved[static_cast<size_t>(infer)] = total / known;
+  }
+  return reshape(a, Shape(std::span<const int64_t>(resolved)));
+}
+
+}  // namespace asyncscope
