@@ -137,11 +137,15 @@ Results run_program(const Program& program, const ParamValues& values, RunHooks&
   const ContextRequest request = program.context_request(values);  // checks the device first
   RunEnv env(request, hooks, control);
   env.check_stop();
-  {
+  try {
     ContextScope scope(env.context());
     program.run(values, env);
+    env.finish();
+  } catch (const CancelledError&) {
+    // A wait whose work the stop dropped: to the host, the run was stopped.
+    if (control.stop_requested()) throw StoppedError();
+    throw;
   }
-  env.finish();
   return env.results();
 }
 

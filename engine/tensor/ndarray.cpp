@@ -31,7 +31,6 @@ const float* Chunk::data_for_read() const {
 
 NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& shape, Device device) {
   if (!context) throw std::invalid_argument("NDArray: null context");
-  context->check_open("empty");
   PooledAllocator& allocator = context->allocator_for(device);  // throws if the device cannot be used
   auto* chunk = new detail::Chunk;
   chunk->context = context;

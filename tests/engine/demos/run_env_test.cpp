@@ -1,0 +1,170 @@
+// The run environment: what run_program gives a program (its context as the
+// thread's current one, console, results, progress), stop from another
+// thread (also for a program that never checks), and arrays a program keeps
+// after its run (a Python global will): readable, memory valid, no new ops.
+#include "engine/demos/run_env.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <functional>
+#include <thread>
+
+#include "engine/core/errors.h"
+#include "engine/tensor/ops.h"
+#include "support/timeout.h"
+
+namespace asyncscope::demos {
+namespace {
+
+// A program whose body is given by the test.
+class TestProgram final : public Program {
+ public:
+  explicit TestProgram(std::function<void(const ParamValues&, RunEnv&)> body) : body_(std::move(body)) {}
+  std::string name() const override { return "test"; }
+  std::string title() const override { return "Test"; }
+  std::string summary() const override { return "a program made by a test"; }
+  std::vector<Param> params() const override { return {workers_param(), seed_param()}; }
+  void run(const ParamValues& values, RunEnv& env) const override { body_(values, env); }
+
+ private:
+  std::function<void(const ParamValues&, RunEnv&)> body_;
+};
+
+TEST(RunEnv, AProgramRunsInItsOwnCurrentContextAndReportsThroughItsHost) {
+  testing::run_with_timeout([] {
+    const TestProgram program([](const ParamValues&, RunEnv& env) {
+      EXPECT_EQ(current_context_or_null(), env.context());
+      NDArray x = ones({2, 2});  // no context argument
+      env.print("x has " + std::to_string(x.size()) + " elements");
+      env.progress(0.5, "half way");
+      env.result("sum", "sum of x", sum(x).item(), "");
+      env.note("done");
+      env.print("bye");
+    });
+    std::vector<std::string> console, progress;
+    std::vector<std::string> live_rows;
+    RunHooks hooks;
+    hooks.console = [&console](std::string_view line) { console.emplace_back(line); };
+    hooks.progress = [&progress](double, const std::string& what) { progress.push_back(what); };
+    hooks.result = [&live_rows](const Result& row) { live_rows.push_back(row.key); };
+    RunControl control;
+    const Results results = run_program(program, program.defaults(), hooks, control);
+    EXPECT_EQ(console, (std::vector<std::string>{"x has 4 elements", "bye"}));
+    EXPECT_EQ(progress, (std::vector<std::string>{"half way"}));
+    EXPECT_EQ(live_rows, (std::vector<std::string>{"sum"}));
+    EXPECT_EQ(results.value("sum"), 4.0);
+    EXPECT_EQ(results.notes, (std::vector<std::string>{"done"}));
+    EXPECT_EQ(current_context_or_null(), nullptr) << "the scope ends with the run";
+    ASSERT_NE(hooks.recorder, nullptr);
+    EXPECT_GT(trace::snapshot(*hooks.recorder).ops.size(), 0u);
+  });
+}
+
+TEST(RunEnv, StopEndsAProgramThatNeverChecksAtItsNextPush) {
+  testing::run_with_timeout([] {
+    std::atomic<int64_t> pushed{0};
+    const TestProgram program([&pushed](const ParamValues&, RunEnv&) {
+      NDArray x = ones({16});
+      for (;;) {  // never asks whether to stop
+        x = x + 1.0f;
+        pushed.fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+    RunHooks hooks;
+    RunControl control;
+    std::thread stopper([&] {
+      while (pushed.load(std::memory_order_relaxed) < 1000) std::this_thread::yield();
+      control.stop();
+    });
+    EXPECT_THROW(run_program(program, program.defaults(), hooks, control), StoppedError);
+    stopper.join();
+    EXPECT_TRUE(control.stop_requested());
+  });
+}
+
+TEST(RunEnv, StopEndsAProgramBlockedInAWait) {
+  testing::run_with_timeout([] {
+    std::atomic<bool> waiting{false};
+    const TestProgram program([&waiting](const ParamValues&, RunEnv&) {
+      // A long queue of dependent work on one worker, then a wait for its end.
+      NDArray x = ones({256, 256});
+      for (int i = 0; i < 4000; ++i) x = dot(x, x) * 0.001f;
+      waiting = true;
+      x.wait_to_read();
+    });
+    ParamValues values = program.defaults();
+    values.set("workers", "1");
+    RunHooks hooks;
+    RunControl control;
+    std::thread stopper([&] {
+      while (!waiting) std::this_thread::yield();
+      control.stop();
+    });
+    // The wait ends with the dropped ops' CancelledError, which the host sees as the stop it asked for.
+    EXPECT_THROW(run_program(program, values, hooks, control), StoppedError);
+    stopper.join();
+    const trace::TraceModel m = trace::snapshot(*hooks.recorder);
+    size_t cancelled = 0;
+    for (const auto& op : m.ops) cancelled += op.status == trace::OpStatus::cancelled;
+    EXPECT_GT(cancelled, 0u) << "pending work was dropped, not run";
+  });
+}
+
+TEST(RunEnv, AStopBeforeTheRunStartsRunsNothing) {
+  testing::run_with_timeout([] {
+    bool ran = false;
+    const TestProgram program([&ran](const ParamValues&, RunEnv&) { ran = true; });
+    RunHooks hooks;
+    RunControl control;
+    control.stop();
+    EXPECT_THROW(run_program(program, program.defaults(), hooks, control), StoppedError);
+    EXPECT_FALSE(ran);
+  });
+}
+
+TEST(RunEnv, ArraysKeptPastTheRunStayReadableAndRefuseNewOps) {
+  testing::run_with_timeout([] {
+    NDArray kept_x, kept_grad;  // what a Python global would hold
+    const TestProgram program([&](const ParamValues&, RunEnv&) {
+      NDArray w = from_host({3}, {1, 2, 3});
+      w.attach_grad();
+      NDArray loss;
+      {
+        autograd::Record record;
+        loss = sum(w * w);
+      }
+      loss.backward();
+      kept_x = w;
+      kept_grad = w.grad();
+    });
+    RunHooks hooks;
+    RunControl control;
+    run_program(program, program.defaults(), hooks, control);
+    // The run is over: its engine, allocators and recorder are held only by these arrays.
+    EXPECT_EQ(kept_x.to_host(), (std::vector<float>{1, 2, 3}));
+    EXPECT_EQ(kept_grad.to_host(), (std::vector<float>{2, 4, 6}));
+    EXPECT_THROW(kept_x + 1.0f, std::logic_error);
+    EXPECT_THROW(kept_x += kept_grad, std::logic_error);
+    kept_x = NDArray();
+    kept_grad = NDArray();  // the last handles: frees into the run's allocator, which then goes
+  });
+}
+
+TEST(RunEnv, AFailingProgramsErrorReachesTheHostAndTheRunStillEnds) {
+  testing::run_with_timeout([] {
+    NDArray kept;
+    const TestProgram program([&kept](const ParamValues&, RunEnv&) {
+      kept = ones({4});
+      NDArray never_written = NDArray::empty(current_context(), {3});
+      (never_written + 1.0f).wait_to_read();  // fails on the worker, rethrown here
+    });
+    RunHooks hooks;
+    RunControl control;
+    EXPECT_THROW(run_program(program, program.defaults(), hooks, control), OpError);
+    EXPECT_TRUE(kept.context().closed());
+  });
+}
+
+}  // namespace
+}  // namespace asyncscope::demos

@@ -1,0 +1,82 @@
+// reshape as a view: no op is pushed, the storage (and the engine var) is
+// shared with the base, -1 is inferred, and a view keeps its base's storage
+// alive after the base's handles are gone.
+#include <gtest/gtest.h>
+
+#include "engine/tensor/ops.h"
+#include "support/timeout.h"
+
+namespace asyncscope {
+namespace {
+
+TEST(Reshape, IsAViewSharingStorageAndVarWithNoOpPushed) {
+  testing::run_with_timeout([] {
+    ContextPtr c = Context::create();
+    NDArray a = from_host(c, {2, 3}, {1, 2, 3, 4, 5, 6});
+    const uint64_t pushed = c->engine().stats().pushed;
+    NDArray v = reshape(a, Shape{3, 2});
+    EXPECT_EQ(c->engine().stats().pushed, pushed) << "a view pushes nothing";
+    EXPECT_TRUE(v.is_view());
+    EXPECT_EQ(v.var(), a.var());
+    EXPECT_EQ(v.shape(), (Shape{3, 2}));
+    EXPECT_EQ(v.to_host(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+    a += ones(c, {2, 3});  // an in-place write of the base is seen through the view, in order
+    EXPECT_EQ(v.to_host(), (std::vector<float>{2, 3, 4, 5, 6, 7}));
+    EXPECT_EQ(dot(v, a).shape(), (Shape{3, 3}));  // a view is an operand like any other
+  });
+}
+
+TEST(Reshape, InfersOneDimensionAndRefusesWrongSizes) {
+  testing::run_with_timeout([] {
+    ContextPtr c = Context::create();
+    NDArray a = zeros(c, {4, 6});
+    const int64_t flat[] = {-1};
+    const int64_t cols[] = {-1, 3};
+    const int64_t two[] = {-1, -1};
+    const int64_t bad[] = {5, -1};
+    EXPECT_EQ(reshape(a, flat).shape(), (Shape{24}));
+    EXPECT_EQ(reshape(a, cols).shape(), (Shape{8, 3}));
+    EXPECT_THROW(reshape(a, two), std::invalid_argument);
+    EXPECT_THROW(reshape(a, bad), std::invalid_argument);
+    try {
+      reshape(a, Shape{5, 5});
+      FAIL() << "expected std::invalid_argument";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_STREQ(e.what(), "reshape: cannot view 4x6 (24 elements) as 5x5 (25 elements)");
+    }
+  });
+}
+
+TEST(Reshape, AViewKeepsTheStorageAfterItsBaseIsGone) {
+  testing::run_with_timeout([] {
+    auto allocator = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>());
+    Context::Options options;
+    options.allocator = allocator;
+    ContextPtr c = Context::create(options);
+    NDArray v;
+    {
+      NDArray a = full(c, {10, 10}, 3.0f);
+      v = reshape(a, Shape{100});
+    }
+    c->wait_all();
+    EXPECT_EQ(allocator->live_bytes(), 400);
+    EXPECT_EQ(v.to_host()[99], 3.0f);
+    v = NDArray();
+    c->wait_all();
+    EXPECT_EQ(allocator->live_bytes(), 0);
+  });
+}
+
+TEST(Shape, FromARuntimeListAsPythonTuplesBecome) {
+  const std::vector<int64_t> dims{2, 0, 5};
+  const Shape s{std::span<const int64_t>(dims)};
+  EXPECT_EQ(s, (Shape{2, 0, 5}));
+  EXPECT_EQ(s.size(), 0);
+  const std::vector<int64_t> too_many{1, 2, 3, 4, 5};
+  EXPECT_THROW(Shape{std::span<const int64_t>(too_many)}, std::invalid_argument);
+  const std::vector<int64_t> negative{2, -3};
+  EXPECT_THROW(Shape{std::span<const int64_t>(negative)}, std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace asyncscope
