@@ -83,6 +83,12 @@ MemoryBudgetError::MemoryBudgetError(const char* source_name, int64_t requested_
       budget_bytes_(budget_bytes),
       live_bytes_(live_bytes) {}
 
+MemoryBudgetError::MemoryBudgetError(const std::string& what, const MemoryBudgetError& refusal)
+    : std::runtime_error(what + ": " + refusal.what()),
+      requested_bytes_(refusal.requested_bytes_),
+      budget_bytes_(refusal.budget_bytes_),
+      live_bytes_(refusal.live_bytes_) {}
+
 BlockSource::~BlockSource() = default;
 
 void* HostBlockSource::allocate(size_t bytes) {

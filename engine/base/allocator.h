@@ -37,6 +37,8 @@ class MemoryBudgetError : public std::runtime_error {
  public:
   MemoryBudgetError(const char* source_name, int64_t requested_bytes,
                     int64_t budget_bytes, int64_t live_bytes);
+  // The same refusal, its message led by what was being allocated ("the 4000x4000 array").
+  MemoryBudgetError(const std::string& what, const MemoryBudgetError& refusal);
   int64_t requested_bytes() const noexcept { return requested_bytes_; }
   int64_t budget_bytes() const noexcept { return budget_bytes_; }
   int64_t live_bytes() const noexcept { return live_bytes_; }

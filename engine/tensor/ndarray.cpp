@@ -11,7 +11,13 @@ namespace detail {
 
 float* Chunk::data_for_write() {
   Chunk* s = storage();
-  if (s->data == nullptr) s->data = static_cast<float*>(s->allocator->allocate(s->bytes));
+  if (s->data == nullptr) {
+    try {
+      s->data = static_cast<float*>(s->allocator->allocate(s->bytes));
+    } catch (const MemoryBudgetError& refusal) {
+      throw MemoryBudgetError("the " + shape.to_string() + " array", refusal);  // the op's error names the shape
+    }
+  }
   return s->data;
 }
 

@@ -128,6 +128,54 @@ TEST(Cuda, ElementwiseOpsMatchTheCpu) {
   });
 }
 
+TEST(Cuda, BroadcastingAxisReductionsAndUnaryFunctionsMatchTheCpu) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    Pair p;
+    const auto both = [&](auto make, const char* what) {
+      expect_close(make(p.cpu).to_host(), make(p.gpu).to_host(), 1e-5f, what);
+    };
+    const auto a = [](const ContextPtr& c) { return uniform(c, {3, 5, 7}, 0.5f, 2); };
+    both([&](const ContextPtr& c) { return a(c) * uniform(c, {5, 1}, -1, 1); }, "column broadcast");
+    both([&](const ContextPtr& c) { return uniform(c, {3, 1, 7}, -1, 1) - a(c); }, "middle broadcast on the left");
+    both([&](const ContextPtr& c) { return uniform(c, {5, 1}, -1, 1) + uniform(c, {1, 7}, -1, 1); }, "outer sum");
+    both([&](const ContextPtr& c) { return broadcast_to(uniform(c, {5, 1}, -1, 1), {3, 5, 7}); }, "broadcast_to");
+    both([&](const ContextPtr& c) { return sum_to(a(c), {5, 1}); }, "sum_to");
+    both([&](const ContextPtr& c) { return sum(a(c), 1); }, "sum axis 1");
+    both([&](const ContextPtr& c) { return mean(a(c), -1, true); }, "mean last axis, keepdims");
+    const int outer[] = {0, 2};
+    both([&](const ContextPtr& c) { return norm(a(c), outer); }, "norm over two axes");
+    both([&](const ContextPtr& c) { return square(a(c)) + sqrt(a(c)); }, "square, sqrt");
+    both([&](const ContextPtr& c) { return exp(a(c)) - log(a(c)); }, "exp, log");
+    both([&](const ContextPtr& c) { return reshape(a(c), Shape{15, 7}) * 2.0f; }, "a view as an operand");
+  });
+}
+
+TEST(Cuda, GradientsMatchTheCpu) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    Pair p;
+    const auto grads = [](const ContextPtr& c) {
+      ContextScope scope(c);
+      NDArray w = normal({16, 8});
+      NDArray b = zeros({16});
+      w.attach_grad();
+      b.attach_grad();
+      NDArray x = normal({32, 8});
+      NDArray l;
+      {
+        autograd::Record record;
+        l = mean(square(relu(dot(x, w, false, true) + b)), 1);
+      }
+      l.backward();
+      std::vector<float> out = w.grad().to_host();
+      for (float v : b.grad().to_host()) out.push_back(v);
+      return out;
+    };
+    expect_close(grads(p.cpu), grads(p.gpu), 1e-4f, "dense layer gradients");
+  });
+}
+
 TEST(Cuda, DotAndReductionsMatchTheCpu) {
   REQUIRE_GPU();
   run_with_timeout([] {
