@@ -27,10 +27,7 @@ inline constexpr ImU32 kTick = IM_COL32(196, 205, 216, 255);
 inline constexpr ImU32 kSync = IM_COL32(232, 110, 120, 255);
 inline constexpr ImU32 kSyncFill = IM_COL32(232, 110, 120, 38);
 inline constexpr ImU32 kSyncHatch = IM_COL32(232, 110, 120, 105);
-inline constexpr ImU32 kQueue = IM_COL32(229, 192, 123, 255);
-inline constexpr ImU32 kRss = IM_COL32(97, 175, 239, 255);
-inline constexpr ImU32 kLive = IM_COL32(152, 206, 121, 255);
-inline constexpr ImU32 kDeviceLive = IM_COL32(86, 196, 186, 255);
+// Counter colours are in the trace layer's counter table (engine/trace/counters.h).
 inline constexpr ImU32 kMarker = IM_COL32(198, 132, 232, 255);
 inline constexpr ImU32 kSelection = IM_COL32(255, 255, 255, 255);
 inline constexpr ImU32 kDependency = IM_COL32(255, 214, 102, 235);

@@ -11,12 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "engine/trace/counters.h"
 #include "engine/trace/events.h"
 #include "widgets/time_axis.h"
 
 namespace asyncscope::widgets {
 
-enum class CounterUnit : uint8_t { count, bytes };
+// Units come from the trace layer's counter table.
+using CounterUnit = trace::CounterUnit;
 // "1,234" or "1.21 GB".
 std::string format_counter(int64_t value, CounterUnit unit);
 

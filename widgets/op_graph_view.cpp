@@ -71,7 +71,7 @@ const char* state_name(NodeState s) {
 
 const ImU32 kFailed = theme::kError;
 const ImU32 kAmber = IM_COL32(222, 160, 48, 255);
-const ImU32 kInputEdge = theme::kRss;          // blue: what the selected op read
+const ImU32 kInputEdge = IM_COL32(97, 175, 239, 255);  // blue: what the selected op read
 const ImU32 kOutputEdge = theme::kDependency;  // yellow: who read what it wrote
 
 std::string seconds(int64_t ns) { return FormatValue(static_cast<double>(ns) * 1e-9, "s"); }

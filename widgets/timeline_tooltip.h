@@ -1,15 +1,16 @@
-// The timeline's hover tooltips: an op (with its enqueue -> start -> end, or
-// for a GPU op enqueue -> launch -> GPU start -> end), a folded box of ops,
-// enqueues or sync waits, one sync wait, a counter. The timing rows of an op
-// are plain data, testable without a window.
+// What the timeline's lanes share for their hover tooltips: the tooltip of
+// one op (with its enqueue -> start -> end, or for a GPU op enqueue ->
+// launch -> GPU start -> end), a labelled row, times to the tooltips'
+// resolution. The timing rows of an op are plain data, testable without a
+// window. Each lane draws the tooltips of its own hits (lane.h).
 // Threading: UI thread only.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "engine/trace/model.h"
-#include "widgets/timeline.h"
 
 namespace asyncscope::widgets {
 
@@ -30,7 +31,13 @@ bool is_gpu_op(const trace::TraceModel& model, const trace::OpInfo& op) noexcept
 // are left out or say so; a GPU op whose launch did not succeed "did not run".
 std::vector<TooltipRow> op_timing_rows(const trace::TraceModel& model, const trace::OpInfo& op);
 
-// Shows the tooltip for what `hit` found in the prepared frame; nothing for kind none.
-void TimelineTooltip(const trace::TraceModel& model, const TimelineFrame& frame, const TimelineHit& hit);
+// The tooltip of op `index` (into model.ops): name, id, timing rows, vars,
+// output, iteration, status and error.
+void OpTooltip(const trace::TraceModel& model, uint32_t index);
+
+// A dim label and its value on one tooltip line (between BeginTooltip and EndTooltip).
+void tooltip_row(const char* label, const std::string& value);
+// "a - b  (duration)", times to the tooltips' resolution.
+std::string tooltip_time_range(int64_t begin_ns, int64_t end_ns);
 
 }  // namespace asyncscope::widgets

@@ -8,6 +8,8 @@
 #include <random>
 
 #include "widgets/imgui_context.h"
+#include "widgets/lanes/frontend_lane.h"
+#include "widgets/lanes/op_span_lane.h"
 #include "widgets/timeline.h"
 
 namespace asyncscope::widgets {
@@ -101,7 +103,12 @@ void run_frames(benchmark::State& st, TimeView view, int mouse_lane) {
     vertices = ctx.end_frame()->TotalVtxCount;
   }
   size_t boxes = 0;
-  for (const TimelineLane& lane : state.frame.lanes) boxes += lane.spans.size() + lane.ticks.size();
+  for (const PlacedLane& placed : state.frame.lanes) {
+    if (const auto* spans = dynamic_cast<const OpSpanLane*>(placed.lane)) boxes += spans->boxes().size();
+    if (const auto* frontend = dynamic_cast<const FrontendLane*>(placed.lane)) {
+      boxes += frontend->waits().size() + frontend->ticks().size();
+    }
+  }
   st.counters["vertices"] = vertices;
   st.counters["boxes"] = static_cast<double>(boxes);
   st.counters["hover"] = static_cast<double>(state.hover.kind);

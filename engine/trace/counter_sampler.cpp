@@ -3,13 +3,14 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "engine/trace/counters.h"
 #include "engine/trace/rss.h"
 
 namespace asyncscope::trace {
 
 Counter rss_counter() {
   auto reader = std::make_shared<RssReader>();
-  return Counter{"rss_bytes", [reader] { return reader->read(); }};
+  return Counter{kRssCounter, [reader] { return reader->read(); }};
 }
 
 CounterSampler::CounterSampler(std::shared_ptr<Recorder> recorder, std::vector<Counter> counters,

@@ -18,7 +18,7 @@
 namespace asyncscope::trace {
 
 struct Counter {
-  std::string name;  // e.g. "rss_bytes"
+  std::string name;  // its column name; known counters are in counters.h
   std::function<int64_t()> read;
 };
 

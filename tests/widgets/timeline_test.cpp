@@ -10,179 +10,93 @@
 #include "engine/core/engine.h"
 #include "engine/trace/counter_sampler.h"
 #include "support/gpu_trace_model.h"
-#include "support/model_vars.h"
+#include "support/timeline_fixtures.h"
 #include "support/timeout.h"
 #include "widgets/imgui_context.h"
+#include "widgets/lanes/counter_lane.h"
+#include "widgets/lanes/cpu_worker_lane.h"
+#include "widgets/lanes/frontend_lane.h"
+#include "widgets/lanes/gpu_launch_lane.h"
+#include "widgets/lanes/gpu_stream_lane.h"
 
 namespace asyncscope::widgets {
 namespace {
 
 using Kind = TimelineHit::Kind;
 
-// A small hand-built trace (times in ns): x = ones; y = ones; z = x * y;
-// w = z + 1; free x; the frontend waits for w.
-//   op0 ones  writes 1        enq 1000  run  2000..12000  worker 0
-//   op1 ones  writes 2        enq 1500  run  2500..11000  worker 1
-//   op2 mul   reads 1 2 -> 3  enq 2000  run 13000..40000  worker 0
-//   op3 add_scalar 3 -> 4     enq 2500  run 41000..50000  worker 1
-//   op4 free  writes 1        enq 3000  run 41000..42000  worker 0 (internal)
-trace::TraceModel small_model() {
-  trace::TraceModel m;
-  m.names = {"", "ones", "mul", "add_scalar", "free", "calls", "wait for w"};
-  struct Row {
-    trace::NameId name;
-    int64_t enqueue, start, end;
-    uint16_t worker;
-    std::vector<uint64_t> reads, writes;
-  };
-  const std::vector<Row> rows = {{1, 1000, 2000, 12000, 0, {}, {1}},
-                                 {1, 1500, 2500, 11000, 1, {}, {2}},
-                                 {2, 2000, 13000, 40000, 0, {1, 2}, {3}},
-                                 {3, 2500, 41000, 50000, 1, {3}, {4}},
-                                 {4, 3000, 41000, 42000, 0, {}, {1}}};
-  m.frontends.push_back(trace::FrontendLane{"frontend", {}, {0}});
-  m.workers.push_back(trace::WorkerLane{"CPU worker 0", trace::DeviceKind::cpu, 0, 0, trace::SpanKind::execute, {}});
-  m.workers.push_back(trace::WorkerLane{"CPU worker 1", trace::DeviceKind::cpu, 0, 1, trace::SpanKind::execute, {}});
-  for (const Row& r : rows) {
-    trace::OpInfo op;
-    op.id = m.ops.size() + 1;
-    op.name = r.name;
-    op.enqueue = r.enqueue;
-    op.start = r.start;
-    op.end = r.end;
-    op.worker = r.worker;
-    op.internal = r.name == 4;
-    testing::set_vars(m, op, r.reads, r.writes);
-    m.frontends[0].enqueues.push_back(static_cast<uint32_t>(m.ops.size()));
-    m.ops.push_back(op);
-  }
-  for (uint32_t i : {0u, 2u, 4u}) m.workers[0].ops.push_back(i);
-  for (uint32_t i : {1u, 3u}) m.workers[1].ops.push_back(i);
-  m.syncs.push_back(trace::SyncSpan{3500, 51000, 4, 5, 0, trace::SyncKind::wait_to_read});
-  m.markers.push_back(trace::Marker{0, 0, 5, 0});
-  m.markers.push_back(trace::Marker{3500, 0, 6, 0});
-  m.counter_names = {"rss_bytes", "live_bytes", "pooled_bytes", "queue_depth", "running_ops"};
-  for (int64_t t = 0; t <= 60000; t += 1000) {
-    trace::CounterSample s;
-    s.t = t;
-    s.values[0] = 100'000'000 + t * 1000 + (t == 30000 ? 900'000'000 : 0);
-    s.values[1] = t * 100;
-    s.values[3] = t < 3000 ? t / 600 : t < 50000 ? 3 : 0;
-    m.counters.push_back(s);
-  }
-  return m;
-}
-
-// n tiny ops round-robin on 4 workers, enqueued ahead, counters at 1 kHz.
-trace::TraceModel dense_model(uint32_t n) {
-  trace::TraceModel m;
-  m.names = {"", "add", "dot"};
-  m.frontends.push_back(trace::FrontendLane{"frontend", {}, {}});
-  for (uint16_t w = 0; w < 4; ++w) {
-    m.workers.push_back(trace::WorkerLane{"CPU worker " + std::to_string(w), trace::DeviceKind::cpu, 0, w, trace::SpanKind::execute, {}});
-  }
-  int64_t free_at[4] = {};
-  for (uint32_t i = 0; i < n; ++i) {
-    trace::OpInfo op;
-    op.id = i + 1;
-    op.name = 1 + i % 2;
-    op.enqueue = i * 500;
-    op.worker = static_cast<uint16_t>(i % 4);
-    op.start = std::max(op.enqueue + 300, free_at[op.worker] + 100);
-    op.end = op.start + 1000 + (i % 7) * 300;
-    free_at[op.worker] = op.end;
-    m.frontends[0].enqueues.push_back(i);
-    m.workers[op.worker].ops.push_back(i);
-    m.ops.push_back(op);
-  }
-  m.counter_names = {"queue_depth", "rss_bytes", "live_bytes"};
-  for (int64_t t = 0; t <= m.end_time(); t += 1'000'000) {
-    trace::CounterSample s;
-    s.t = t;
-    s.values[0] = t % 7'000'000 / 100'000;
-    s.values[1] = 1'000'000'000 + t;
-    s.values[2] = t / 2;
-    m.counters.push_back(s);
-  }
-  return m;
-}
-
-TimelineFrame prepared(const trace::TraceModel& m, TimeView view) {
-  TimelineFrame f;
-  prepare_timeline_frame(m, view, ImVec2(0, 0), ImVec2(1200, 500), 13.0f, f);
-  return f;
-}
-
-ImVec2 point_in(const TimelineFrame& f, int lane, int64_t t, float fraction = 0.5f) {
-  const TimelineLane& l = f.lanes[static_cast<size_t>(lane)];
-  return ImVec2(static_cast<float>(f.axis.to_px(static_cast<double>(t))), l.y0 + (l.y1 - l.y0) * fraction);
-}
-
 TEST(TimelineLayout, LanesFromTopFrontendQueueWorkersMemory) {
   const trace::TraceModel m = small_model();
-  const TimelineFrame f = prepared(m, TimeView{0, 60000});
+  const PreparedFrame p = prepared(m, TimeView{0, 60000});
+  const TimelineFrame& f = p.f;
   ASSERT_EQ(f.lanes.size(), 6u);
-  const LaneKind kinds[] = {LaneKind::frontend, LaneKind::counter, LaneKind::worker,
-                            LaneKind::worker,   LaneKind::counter, LaneKind::counter};
+  EXPECT_NE(lane_as<FrontendLane>(f, 0), nullptr);
+  EXPECT_NE(lane_as<CounterLane>(f, 1), nullptr);
+  EXPECT_NE(lane_as<CpuWorkerLane>(f, 2), nullptr);
+  EXPECT_NE(lane_as<CpuWorkerLane>(f, 3), nullptr);
+  EXPECT_NE(lane_as<CounterLane>(f, 4), nullptr);
+  EXPECT_NE(lane_as<CounterLane>(f, 5), nullptr);
   for (size_t i = 0; i < 6; ++i) {
-    EXPECT_EQ(f.lanes[i].kind, kinds[i]) << i;
     EXPECT_LT(f.lanes[i].y0, f.lanes[i].y1);
     if (i > 0) {
       EXPECT_EQ(f.lanes[i].y0, f.lanes[i - 1].y1);
     }
   }
-  EXPECT_STREQ(kCounterLanes[f.lanes[1].index].counter, "queue_depth");
-  EXPECT_EQ(f.lanes[1].counter, 3);
-  EXPECT_STREQ(kCounterLanes[f.lanes[4].index].counter, "rss_bytes");
-  EXPECT_STREQ(kCounterLanes[f.lanes[5].index].counter, "live_bytes");
-  EXPECT_EQ(f.lane_of(LaneKind::worker, 1), 3);
-  EXPECT_EQ(f.lanes[2].spans.size(), 3u);
-  EXPECT_EQ(f.lanes[0].ticks.size(), 5u);
-  EXPECT_EQ(f.lanes[0].spans.size(), 1u);
+  EXPECT_STREQ(lane_as<CounterLane>(f, 1)->spec().name, "queue_depth");
+  EXPECT_EQ(lane_as<CounterLane>(f, 1)->column(), 3);
+  EXPECT_STREQ(lane_as<CounterLane>(f, 4)->spec().name, "rss_bytes");
+  EXPECT_STREQ(lane_as<CounterLane>(f, 5)->spec().name, "live_bytes");
+  EXPECT_EQ(f.index_of(p.lanes.worker_lane(1)), 3);
+  EXPECT_EQ(lane_as<CpuWorkerLane>(f, 2)->boxes().size(), 3u);
+  EXPECT_EQ(lane_as<FrontendLane>(f, 0)->ticks().size(), 5u);
+  EXPECT_EQ(lane_as<FrontendLane>(f, 0)->waits().size(), 1u);
   // RSS peaks at 1.03e9 bytes (the spike): the scale keeps it in view, at a round 1 GB.
-  EXPECT_EQ(f.lanes[4].scale_max, int64_t{1} << 30);
+  LaneScale scale;
+  ASSERT_TRUE(f.lanes[4].lane->scale(scale));
+  EXPECT_EQ(scale.top, int64_t{1} << 30);
 }
 
 TEST(TimelineHitTest, ReturnsTheThingUnderThePoint) {
   const trace::TraceModel m = small_model();
-  const TimelineFrame f = prepared(m, TimeView{0, 60000});
-  TimelineHit hit = hit_test(m, f, point_in(f, 2, 26000));
+  const PreparedFrame p = prepared(m, TimeView{0, 60000});
+  const TimelineFrame& f = p.f;
+  TimelineHit hit = hit_test(f, point_in(f, 2, 26000));
   EXPECT_EQ(hit.kind, Kind::op);
   EXPECT_EQ(hit.op, 2);
-  hit = hit_test(m, f, point_in(f, 3, 45000));
+  hit = hit_test(f, point_in(f, 3, 45000));
   EXPECT_EQ(hit.kind, Kind::op);
   EXPECT_EQ(hit.op, 3);
-  hit = hit_test(m, f, point_in(f, 2, 41500));
+  hit = hit_test(f, point_in(f, 2, 41500));
   EXPECT_EQ(hit.op, 4);
-  hit = hit_test(m, f, point_in(f, 0, 20000, 0.8f));
+  hit = hit_test(f, point_in(f, 0, 20000, 0.8f));
   EXPECT_EQ(hit.kind, Kind::sync);
   EXPECT_EQ(hit.sync, 0);
-  hit = hit_test(m, f, point_in(f, 0, 1000, 0.2f));
+  hit = hit_test(f, point_in(f, 0, 1000, 0.2f));
   EXPECT_EQ(hit.kind, Kind::enqueue);
   EXPECT_EQ(hit.op, 0);
-  hit = hit_test(m, f, point_in(f, 4, 30500));
+  hit = hit_test(f, point_in(f, 4, 30500));
   EXPECT_EQ(hit.kind, Kind::counter);
   EXPECT_EQ(hit.value, 100'000'000 + 30'000'000 + 900'000'000);
   // Empty space, the gutter and the ruler hold nothing.
-  EXPECT_EQ(hit_test(m, f, point_in(f, 3, 30000)).kind, Kind::none);
-  EXPECT_EQ(hit_test(m, f, ImVec2(f.gutter_x1 - 5, f.lanes[2].y0 + 3)).kind, Kind::none);
-  EXPECT_EQ(hit_test(m, f, ImVec2(600, f.ruler_y1 - 2)).kind, Kind::none);
-  EXPECT_EQ(hit_test(m, f, ImVec2(600, f.lanes.back().y1 + 5)).kind, Kind::none);
+  EXPECT_EQ(hit_test(f, point_in(f, 3, 30000)).kind, Kind::none);
+  EXPECT_EQ(hit_test(f, ImVec2(f.gutter_x1 - 5, f.lanes[2].y0 + 3)).kind, Kind::none);
+  EXPECT_EQ(hit_test(f, ImVec2(600, f.ruler_y1 - 2)).kind, Kind::none);
+  EXPECT_EQ(hit_test(f, ImVec2(600, f.lanes.back().y1 + 5)).kind, Kind::none);
 }
 
 TEST(TimelineHitTest, FoldedBoxesReportCountAndRange) {
   const trace::TraceModel m = dense_model(20'000);
-  const TimelineFrame f = prepared(m, fit_view(m.end_time()));
-  const int lane = f.lane_of(LaneKind::worker, 0);
-  const TimelineHit hit = hit_test(m, f, point_in(f, lane, m.end_time() / 2));
+  const PreparedFrame p = prepared(m, fit_view(m.end_time()));
+  const TimelineFrame& f = p.f;
+  const int lane = f.index_of(p.lanes.worker_lane(0));
+  const TimelineHit hit = hit_test(f, point_in(f, lane, m.end_time() / 2));
   ASSERT_EQ(hit.kind, Kind::folded_ops);
   EXPECT_GT(hit.count, 100u);
   EXPECT_LT(hit.begin_ns, m.end_time() / 2);
   EXPECT_GT(hit.end_ns, m.end_time() / 2);
   size_t total = 0;
-  for (const LodBox& b : f.lanes[static_cast<size_t>(lane)].spans) total += b.count;
+  for (const LodBox& b : lane_as<OpSpanLane>(f, lane)->boxes()) total += b.count;
   EXPECT_EQ(total, m.workers[0].ops.size());
-  const TimelineHit ticks = hit_test(m, f, point_in(f, 0, m.end_time() / 3, 0.2f));
+  const TimelineHit ticks = hit_test(f, point_in(f, 0, m.end_time() / 3, 0.2f));
   EXPECT_EQ(ticks.kind, Kind::folded_enqueues);
   EXPECT_GT(ticks.count, 1u);
 }
@@ -287,55 +201,83 @@ TEST(TimelineWidget, DrawsEveryLaneAndReactsToTheMouse) {
 // CPU workers; GPU memory below live bytes, only when the run has the counter.
 TEST(TimelineLayout, GpuStreamsGetALaunchLaneAboveTheirGpuLaneAndAGpuMemoryLane) {
   const trace::TraceModel m = testing::gpu_test_model();
-  const TimelineFrame f = prepared(m, TimeView{0, 70000});
+  const PreparedFrame p = prepared(m, TimeView{0, 70000});
+  const TimelineFrame& f = p.f;
   ASSERT_EQ(f.lanes.size(), 8u);
-  const LaneKind kinds[] = {LaneKind::frontend, LaneKind::counter, LaneKind::worker, LaneKind::worker,
-                            LaneKind::worker,   LaneKind::counter, LaneKind::counter, LaneKind::counter};
-  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(f.lanes[i].kind, kinds[i]) << i;
-  for (uint32_t w = 0; w < 3; ++w) EXPECT_EQ(f.lane_of(LaneKind::worker, w), 2 + static_cast<int>(w));
-  EXPECT_STREQ(kCounterLanes[f.lanes[7].index].counter, "device_live_bytes");
-  EXPECT_STREQ(kCounterLanes[f.lanes[7].index].label, "GPU memory");
-  EXPECT_EQ(f.lanes[7].counter, 2);
-  EXPECT_EQ(f.lanes[7].scale_max, 10 << 20);  // the 8,000,000-byte peak, up to a round 10 MB
+  EXPECT_NE(lane_as<FrontendLane>(f, 0), nullptr);
+  EXPECT_NE(lane_as<CounterLane>(f, 1), nullptr);
+  EXPECT_NE(lane_as<CpuWorkerLane>(f, 2), nullptr);
+  EXPECT_NE(lane_as<GpuLaunchLane>(f, 3), nullptr);
+  EXPECT_NE(lane_as<GpuStreamLane>(f, 4), nullptr);
+  for (int i = 5; i < 8; ++i) EXPECT_NE(lane_as<CounterLane>(f, i), nullptr) << i;
+  for (uint32_t w = 0; w < 3; ++w) EXPECT_EQ(f.index_of(p.lanes.worker_lane(w)), 2 + static_cast<int>(w));
+  EXPECT_STREQ(lane_as<CounterLane>(f, 7)->spec().name, "device_live_bytes");
+  EXPECT_STREQ(lane_as<CounterLane>(f, 7)->spec().label, "GPU memory");
+  EXPECT_EQ(lane_as<CounterLane>(f, 7)->column(), 2);
+  LaneScale scale;
+  ASSERT_TRUE(f.lanes[7].lane->scale(scale));
+  EXPECT_EQ(scale.top, 10 << 20);  // the 8,000,000-byte peak, up to a round 10 MB
   // The launch lane draws launches, the GPU lane GPU executions.
-  ASSERT_EQ(f.lanes[3].spans.size(), 2u);
-  EXPECT_EQ(f.lanes[3].spans[0].begin_ns, 1500);
-  EXPECT_EQ(f.lanes[3].spans[1].end_ns, 3000);
-  ASSERT_EQ(f.lanes[4].spans.size(), 2u);
-  EXPECT_EQ(f.lanes[4].spans[0].begin_ns, 2600);
-  EXPECT_EQ(f.lanes[4].spans[1].end_ns, 60000);
+  const std::vector<LodBox>& launches = lane_as<GpuLaunchLane>(f, 3)->boxes();
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0].begin_ns, 1500);
+  EXPECT_EQ(launches[1].end_ns, 3000);
+  const std::vector<LodBox>& executions = lane_as<GpuStreamLane>(f, 4)->boxes();
+  ASSERT_EQ(executions.size(), 2u);
+  EXPECT_EQ(executions[0].begin_ns, 2600);
+  EXPECT_EQ(executions[1].end_ns, 60000);
 
   // Without the counter (a CPU run, or an older trace) there is no GPU memory lane.
   trace::TraceModel cpu_only = m;
   cpu_only.counter_names[2] = "pooled_bytes";
-  const TimelineFrame g = prepared(cpu_only, TimeView{0, 70000});
-  EXPECT_EQ(g.lanes.size(), 7u);
-  for (const TimelineLane& lane : g.lanes) {
-    if (lane.kind == LaneKind::counter) {
-      EXPECT_STRNE(kCounterLanes[lane.index].counter, "device_live_bytes");
+  const PreparedFrame g = prepared(cpu_only, TimeView{0, 70000});
+  EXPECT_EQ(g.f.lanes.size(), 7u);
+  for (int i = 0; i < static_cast<int>(g.f.lanes.size()); ++i) {
+    if (const CounterLane* lane = lane_as<CounterLane>(g.f, i)) {
+      EXPECT_STRNE(lane->spec().name, "device_live_bytes");
     }
   }
+  EXPECT_EQ(g.lanes.counter_lane("device_live_bytes"), nullptr);
 }
 
 TEST(TimelineHitTest, AGpuOpIsFoundOnItsLaunchLaneAndItsGpuLane) {
   const trace::TraceModel m = testing::gpu_test_model();
-  const TimelineFrame f = prepared(m, TimeView{0, 70000});
-  TimelineHit hit = hit_test(m, f, point_in(f, 3, 2700));
+  const PreparedFrame p = prepared(m, TimeView{0, 70000});
+  const TimelineFrame& f = p.f;
+  TimelineHit hit = hit_test(f, point_in(f, 3, 2700));
   EXPECT_EQ(hit.kind, Kind::op);
   EXPECT_EQ(hit.op, 2);
   EXPECT_EQ(hit.begin_ns, 2500);
   EXPECT_EQ(hit.end_ns, 3000);
-  hit = hit_test(m, f, point_in(f, 3, 2000));
+  hit = hit_test(f, point_in(f, 3, 2000));
   EXPECT_EQ(hit.op, 1);
-  hit = hit_test(m, f, point_in(f, 4, 40000));
+  hit = hit_test(f, point_in(f, 4, 40000));
   EXPECT_EQ(hit.kind, Kind::op);
   EXPECT_EQ(hit.op, 2);
   EXPECT_EQ(hit.begin_ns, 20000);
   EXPECT_EQ(hit.end_ns, 60000);
-  EXPECT_EQ(hit_test(m, f, point_in(f, 3, 40000)).kind, Kind::none);  // the host was idle while the GPU ran
-  hit = hit_test(m, f, point_in(f, 7, 30500));
+  EXPECT_EQ(hit_test(f, point_in(f, 3, 40000)).kind, Kind::none);  // the host was idle while the GPU ran
+  hit = hit_test(f, point_in(f, 7, 30500));
   EXPECT_EQ(hit.kind, Kind::counter);
   EXPECT_EQ(hit.value, 8'000'000);
+}
+
+// The selection finds each part of an op on whichever lane shows it.
+TEST(TimelineSelection, FindsAnOpsEnqueueLaunchAndExecutionThroughTheLanes) {
+  const trace::TraceModel m = testing::gpu_test_model();
+  const PreparedFrame p = prepared(m, TimeView{0, 70000});
+  const TimelineFrame& f = p.f;
+  ImRect r;
+  EXPECT_EQ(f.find_op(2, OpPart::enqueue, r), 0);
+  EXPECT_EQ(f.find_op(2, OpPart::launch, r), 3);
+  EXPECT_FLOAT_EQ(r.Min.x, f.axis.px(2500));
+  EXPECT_GE(r.Min.y, f.lanes[3].y0);
+  EXPECT_LE(r.Max.y, f.lanes[3].y1);
+  EXPECT_EQ(f.find_op(2, OpPart::execution, r), 4);
+  EXPECT_FLOAT_EQ(r.Max.x, f.axis.px(60000));
+  EXPECT_EQ(f.find_op(3, OpPart::execution, r), 2);
+  EXPECT_EQ(f.find_op(3, OpPart::launch, r), -1);
+  EXPECT_EQ(f.find_op(99, OpPart::execution, r), -1);
 }
 
 // A GPU op selected on either lane is the same op, with the same dependencies.
@@ -405,20 +347,21 @@ TEST(TimelineWidget, DenseLaunchLanesFold) {
     m.ops.push_back(op);
   }
   EXPECT_EQ(m.end_time(), gpu_free);
-  const TimelineFrame f = prepared(m, fit_view(m.end_time()));
+  const PreparedFrame p = prepared(m, fit_view(m.end_time()));
+  const TimelineFrame& f = p.f;
   for (uint32_t w = 0; w < 2; ++w) {
-    const int lane = f.lane_of(LaneKind::worker, w);
+    const int lane = f.index_of(p.lanes.worker_lane(w));
     ASSERT_GE(lane, 0);
     size_t total = 0;
-    for (const LodBox& b : f.lanes[static_cast<size_t>(lane)].spans) total += b.count;
+    for (const LodBox& b : lane_as<OpSpanLane>(f, lane)->boxes()) total += b.count;
     EXPECT_EQ(total, m.workers[w].ops.size()) << w;
   }
-  const TimelineHit hit = hit_test(m, f, point_in(f, f.lane_of(LaneKind::worker, 0), 5'000'000));
+  const TimelineHit hit = hit_test(f, point_in(f, f.index_of(p.lanes.worker_lane(0)), 5'000'000));
   EXPECT_EQ(hit.kind, Kind::folded_ops);
   Harness h;
   FitTimeline(h.state, m);
   h.frame(m);
-  const int vertices = h.frame(m, h.at(f.lane_of(LaneKind::worker, 0), 5'000'000));
+  const int vertices = h.frame(m, h.at(f.index_of(p.lanes.worker_lane(0)), 5'000'000));
   EXPECT_GT(vertices, 0);
   EXPECT_LT(vertices, 65536);
   EXPECT_EQ(h.state.hover.kind, Kind::folded_ops);

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/gpu_trace_model.h"
+#include "support/timeline_fixtures.h"
 #include "widgets/imgui_context.h"
 #include "widgets/time_axis.h"
 
@@ -79,32 +81,36 @@ TEST(TimelineTooltip, GpuOpsPartlyReadSayWhatIsMissing) {
   EXPECT_EQ(value(rows, "queue wait"), format_duration(2600 - 1200));
 }
 
-// Every kind of hit draws a tooltip in a headless frame.
+// The op tooltip draws for every op, also through the lanes that show ops
+// (an enqueue on the frontend lane, a span on a worker lane), and a folded
+// box's tooltip on a launch lane.
 TEST(TimelineTooltip, DrawsForEveryHitKind) {
   const trace::TraceModel m = testing::gpu_test_model();
   HeadlessContext ctx(1280, 720);
-  TimelineFrame f;
-  prepare_timeline_frame(m, TimeView{0, 70000}, ImVec2(0, 0), ImVec2(1200, 500), 13.0f, f);
+  const PreparedFrame p = prepared(m, TimeView{0, 70000});
   using Kind = TimelineHit::Kind;
-  for (const Kind kind : {Kind::op, Kind::enqueue}) {
-    for (int64_t op = 0; op < 4; ++op) {
-      ctx.begin_frame();
+  for (uint32_t op = 0; op < 4; ++op) {
+    ctx.begin_frame();
+    OpTooltip(m, op);
+    EXPECT_GT(ctx.end_frame()->TotalVtxCount, 0);
+    for (const auto& [lane, kind] : {std::pair(p.lanes.frontend_lane(0), Kind::enqueue),
+                                     std::pair(p.lanes.worker_lane(m.ops[op].worker), Kind::op)}) {
       TimelineHit hit;
       hit.kind = kind;
       hit.op = op;
-      TimelineTooltip(m, f, hit);
+      ctx.begin_frame();
+      lane->tooltip(hit);
       EXPECT_GT(ctx.end_frame()->TotalVtxCount, 0);
     }
   }
   TimelineHit folded;
   folded.kind = Kind::folded_ops;
-  folded.lane = f.lane_of(LaneKind::worker, 1);  // the launch lane
   folded.first = 0;
   folded.count = 2;
   folded.begin_ns = 1500;
   folded.end_ns = 3000;
   ctx.begin_frame();
-  TimelineTooltip(m, f, folded);
+  p.lanes.worker_lane(1)->tooltip(folded);  // the launch lane
   EXPECT_GT(ctx.end_frame()->TotalVtxCount, 0);
 }
 

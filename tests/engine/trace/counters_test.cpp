@@ -1,0 +1,55 @@
+// The counter table: one entry per known counter, names unique, lookups by
+// name, and colours packed in ImGui's byte order (checked against ImGui
+// itself in the widget tests).
+#include "engine/trace/counters.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "engine/trace/counter_sampler.h"
+
+namespace asyncscope::trace {
+namespace {
+
+TEST(Counters, EveryKnownCounterHasOneEntry) {
+  std::set<std::string> names;
+  for (const CounterSpec& spec : kCounters) {
+    EXPECT_TRUE(names.insert(spec.name).second) << spec.name;
+    EXPECT_NE(std::string(spec.label), "") << spec.name;
+    EXPECT_EQ(spec.color >> 24, 255u) << spec.name << ": opaque";
+  }
+  for (const char* name : {kRssCounter, kLiveCounter, kPooledCounter, kQueueCounter, kRunningCounter,
+                           kDeviceLiveCounter, kDevicePooledCounter}) {
+    const CounterSpec* spec = find_counter(name);
+    ASSERT_NE(spec, nullptr) << name;
+    EXPECT_EQ(std::string(spec->name), name);
+  }
+  EXPECT_EQ(names.size(), std::size(kCounters));
+  EXPECT_EQ(find_counter("no_such_counter"), nullptr);
+  EXPECT_EQ(find_counter(""), nullptr);
+}
+
+TEST(Counters, UnitsAndLanes) {
+  EXPECT_EQ(find_counter(kQueueCounter)->unit, CounterUnit::count);
+  EXPECT_EQ(find_counter(kRunningCounter)->unit, CounterUnit::count);
+  for (const char* bytes : {kRssCounter, kLiveCounter, kPooledCounter, kDeviceLiveCounter, kDevicePooledCounter}) {
+    EXPECT_EQ(find_counter(bytes)->unit, CounterUnit::bytes) << bytes;
+  }
+  EXPECT_EQ(find_counter(kQueueCounter)->lane, CounterLane::above_workers);
+  EXPECT_EQ(find_counter(kRssCounter)->lane, CounterLane::below_workers);
+  EXPECT_EQ(find_counter(kDeviceLiveCounter)->lane, CounterLane::below_workers);
+  EXPECT_EQ(find_counter(kPooledCounter)->lane, CounterLane::none);
+  EXPECT_STREQ(find_counter(kDeviceLiveCounter)->label, "GPU memory");
+}
+
+TEST(Counters, PackedColoursHaveRedInTheLowByte) {
+  static_assert(pack_rgba(0x11, 0x22, 0x33, 0x44) == 0x44332211u);
+  EXPECT_EQ(pack_rgba(1, 2, 3), 0xFF030201u);
+}
+
+TEST(Counters, TheRssCounterIsNamedFromTheTable) { EXPECT_EQ(rss_counter().name, kRssCounter); }
+
+}  // namespace
+}  // namespace asyncscope::trace

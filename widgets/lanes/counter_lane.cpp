@@ -1,0 +1,84 @@
+#include "widgets/lanes/counter_lane.h"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+#include "widgets/colors.h"
+#include "widgets/time_axis.h"
+
+namespace asyncscope::widgets {
+namespace {
+
+constexpr float kLaneLines = 3.2f;
+
+// The table's colours are used as ImU32 as they are.
+static_assert(trace::pack_rgba(0x11, 0x22, 0x33, 0x44) == IM_COL32(0x11, 0x22, 0x33, 0x44),
+              "ImGui packs colours in another byte order (IMGUI_USE_BGRA_PACKED_COLOR?)");
+
+}  // namespace
+
+CounterLane::CounterLane(const trace::TraceModel& model, const trace::CounterSpec& spec)
+    : model_(&model), spec_(spec) {}
+
+int CounterLane::column() const noexcept { return model_->counter_index(spec_.name); }
+
+float CounterLane::height_lines() const { return kLaneLines; }
+
+LaneHeader CounterLane::header(const LaneContext& ctx, int64_t cursor_t) const {
+  LaneHeader h{spec_.label, {}, spec_.color};
+  const std::span<const trace::CounterSample> samples(model_->counters);
+  // At the mouse, else at the view's right edge (or the last sample before it).
+  const int64_t last = samples.empty() ? 0 : samples.back().t;
+  const int64_t t = cursor_t != trace::kNoTime ? cursor_t : std::min(static_cast<int64_t>(ctx.axis.end_ns()), last);
+  int64_t value = 0;
+  if (counter_value_at(samples, column(), t, value)) h.detail = format_counter(value, spec_.unit);
+  return h;
+}
+
+void CounterLane::prepare(const LaneContext& ctx) {
+  reduce_counter_columns(model_->counters, column(), ctx.axis, columns_);
+  int64_t highest = 0;
+  for (const CounterColumn& c : columns_) {
+    if (c.valid) highest = std::max(highest, c.max);
+  }
+  top_ = std::max(nice_ceiling(highest, spec_.unit), scale_floor_);
+}
+
+void CounterLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
+  draw_counter_plot(draw, columns_, ctx.axis.x0, ctx.y0, ctx.y1, top_, spec_.color,
+                    format_counter(top_, spec_.unit).c_str());
+}
+
+TimelineHit CounterLane::hit_test(const LaneContext& ctx, ImVec2 p) const {
+  TimelineHit hit;
+  const auto c = static_cast<size_t>(std::max(0.0f, std::floor(p.x - ctx.axis.x0)));
+  const int64_t t = std::llround(ctx.axis.to_ns(p.x));
+  if (c < columns_.size() && columns_[c].valid && counter_value_at(model_->counters, column(), t, hit.value)) {
+    hit.kind = TimelineHit::Kind::counter;
+    hit.value_min = columns_[c].min;
+    hit.value_max = columns_[c].max;
+  }
+  return hit;
+}
+
+void CounterLane::tooltip(const TimelineHit& hit) const {
+  ImGui::BeginTooltip();
+  counter_tooltip_body(spec_.label, spec_.color, spec_.unit, hit.t, hit.value, hit.value_min, hit.value_max);
+  ImGui::EndTooltip();
+}
+
+// The values in view are found only when asked: every frame needs the top, few callers the rest.
+bool CounterLane::scale(LaneScale& out) const {
+  out = LaneScale{0, 0, top_, spec_.unit};
+  bool any = false;
+  for (const CounterColumn& c : columns_) {
+    if (!c.valid) continue;
+    out.min = any ? std::min(out.min, c.min) : c.min;
+    out.max = any ? std::max(out.max, c.max) : c.max;
+    any = true;
+  }
+  return true;
+}
+
+}  // namespace asyncscope::widgets

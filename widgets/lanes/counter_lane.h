@@ -1,0 +1,48 @@
+// The lane of one counter (queue depth, RSS, live bytes, GPU memory...): its
+// samples reduced to a min/max per pixel column, so a spike survives any
+// zoom, plotted against a round top value; its value at the mouse (or at the
+// view's right edge) in the gutter. Label, unit and colour come from the
+// counter's entry in the trace layer's table (engine/trace/counters.h).
+// Threading: UI thread only.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/trace/counters.h"
+#include "engine/trace/model.h"
+#include "widgets/counter_plot.h"
+#include "widgets/lane.h"
+
+namespace asyncscope::widgets {
+
+class CounterLane final : public Lane {
+ public:
+  // Plots the model's column named spec.name (nothing while the model has
+  // none). The model must outlive the lane.
+  CounterLane(const trace::TraceModel& model, const trace::CounterSpec& spec);
+
+  const trace::CounterSpec& spec() const noexcept { return spec_; }
+  // The model's column of this counter, or -1.
+  int column() const noexcept;
+  // The prepared range: one entry per pixel column of the lanes' area.
+  const std::vector<CounterColumn>& columns() const noexcept { return columns_; }
+
+  float height_lines() const override;
+  LaneHeader header(const LaneContext& ctx, int64_t cursor_t) const override;
+  void prepare(const LaneContext& ctx) override;
+  void draw(ImDrawList* draw, const LaneContext& ctx) const override;
+  TimelineHit hit_test(const LaneContext& ctx, ImVec2 p) const override;
+  void tooltip(const TimelineHit& hit) const override;
+  bool scale(LaneScale& out) const override;
+  void set_scale_floor(int64_t top) override { scale_floor_ = top; }
+
+ private:
+  const trace::TraceModel* model_;
+  trace::CounterSpec spec_;
+  int64_t scale_floor_ = 0;
+  std::vector<CounterColumn> columns_;
+  int64_t top_ = 1;  // of the prepared range
+};
+
+}  // namespace asyncscope::widgets

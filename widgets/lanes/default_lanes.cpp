@@ -1,0 +1,83 @@
+#include "widgets/lanes/default_lanes.h"
+
+#include "engine/trace/counters.h"
+#include "widgets/lanes/counter_lane.h"
+#include "widgets/lanes/cpu_worker_lane.h"
+#include "widgets/lanes/frontend_lane.h"
+#include "widgets/lanes/gpu_launch_lane.h"
+#include "widgets/lanes/gpu_stream_lane.h"
+
+namespace asyncscope::widgets {
+
+void DefaultLanes::wanted(const trace::TraceModel& model, std::vector<Source>& out) const {
+  out.clear();
+  for (uint32_t i = 0; i < model.frontends.size(); ++i) out.push_back({Kind::frontend, i});
+  const auto add_counters = [&](trace::CounterLane where) {
+    for (uint32_t i = 0; i < std::size(trace::kCounters); ++i) {
+      if (trace::kCounters[i].lane == where && model.counter_index(trace::kCounters[i].name) >= 0) {
+        out.push_back({Kind::counter, i});
+      }
+    }
+  };
+  add_counters(trace::CounterLane::above_workers);
+  for (uint32_t i = 0; i < model.workers.size(); ++i) {
+    const trace::WorkerLane& w = model.workers[i];
+    const Kind kind = w.launches()                           ? Kind::gpu_launch
+                      : w.device == trace::DeviceKind::cuda ? Kind::gpu_stream
+                                                             : Kind::cpu_worker;
+    out.push_back({kind, i});
+  }
+  add_counters(trace::CounterLane::below_workers);
+}
+
+void DefaultLanes::update(const trace::TraceModel& model) {
+  wanted(model, scratch_);
+  if (model_ == &model && scratch_ == sources_) return;
+  model_ = &model;
+  sources_.swap(scratch_);
+  lanes_.clear();
+  for (const Source& s : sources_) {
+    switch (s.kind) {
+      case Kind::frontend:
+        lanes_.push_back(std::make_unique<FrontendLane>(model, s.index));
+        break;
+      case Kind::counter:
+        lanes_.push_back(std::make_unique<CounterLane>(model, trace::kCounters[s.index]));
+        break;
+      case Kind::cpu_worker:
+        lanes_.push_back(std::make_unique<CpuWorkerLane>(model, s.index));
+        break;
+      case Kind::gpu_launch:
+        lanes_.push_back(std::make_unique<GpuLaunchLane>(model, s.index));
+        break;
+      case Kind::gpu_stream:
+        lanes_.push_back(std::make_unique<GpuStreamLane>(model, s.index));
+        break;
+    }
+  }
+}
+
+Lane* DefaultLanes::find(Kind kind, uint32_t index) const noexcept {
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    if (sources_[i].kind == kind && sources_[i].index == index) return lanes_[i].get();
+  }
+  return nullptr;
+}
+
+Lane* DefaultLanes::frontend_lane(uint32_t frontend) const noexcept { return find(Kind::frontend, frontend); }
+
+Lane* DefaultLanes::worker_lane(uint32_t worker) const noexcept {
+  for (const Kind kind : {Kind::cpu_worker, Kind::gpu_launch, Kind::gpu_stream}) {
+    if (Lane* lane = find(kind, worker)) return lane;
+  }
+  return nullptr;
+}
+
+Lane* DefaultLanes::counter_lane(std::string_view name) const noexcept {
+  for (uint32_t i = 0; i < std::size(trace::kCounters); ++i) {
+    if (name == trace::kCounters[i].name) return find(Kind::counter, i);
+  }
+  return nullptr;
+}
+
+}  // namespace asyncscope::widgets
