@@ -53,7 +53,6 @@ RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& contr
   Engine* engine = &ctx_->engine();
   std::vector<trace::Counter> counters;
   counters.push_back(trace::rss_counter());
-  counters.back().name = kRssCounter;
   counters.push_back({kLiveCounter, [alloc] { return alloc->live_bytes(); }});
   counters.push_back({kPooledCounter, [alloc] { return alloc->pooled_bytes(); }});
   counters.push_back({kQueueCounter, [engine] { return static_cast<int64_t>(engine->stats().pending); }});

@@ -31,19 +31,20 @@
 #include "engine/demos/program.h"
 #include "engine/tensor/context.h"
 #include "engine/trace/counter_sampler.h"
+#include "engine/trace/counters.h"
 #include "engine/trace/model.h"
 
 namespace asyncscope::demos {
 
-// Names of the counter columns every run records, in order.
-inline constexpr const char* kRssCounter = "rss_bytes";
-inline constexpr const char* kLiveCounter = "live_bytes";
-inline constexpr const char* kPooledCounter = "pooled_bytes";
-inline constexpr const char* kQueueCounter = "queue_depth";
-inline constexpr const char* kRunningCounter = "running_ops";
-// Only in runs on a GPU: the device memory pool's live and cached bytes.
-inline constexpr const char* kDeviceLiveCounter = "device_live_bytes";
-inline constexpr const char* kDevicePooledCounter = "device_pooled_bytes";
+// The counter columns every run records, in order (names, units and
+// colours are engine/trace/counters.h's).
+using trace::kDeviceLiveCounter;
+using trace::kDevicePooledCounter;
+using trace::kLiveCounter;
+using trace::kPooledCounter;
+using trace::kQueueCounter;
+using trace::kRssCounter;
+using trace::kRunningCounter;
 
 // What a host gives a run besides the program and its values.
 struct RunHooks {
