@@ -46,7 +46,8 @@ class HostVsGpu final : public Program {
     std::vector<float> a(static_cast<size_t>(n) * n), c(a.size());
     const int64_t t_host = trace::now_ns();
     for (int64_t i = 0; i < repeats; ++i) {
-      random::fill_normal(a.data(), static_cast<int64_t>(a.size()), random::mix64(seed + static_cast<uint64_t>(i)), 0.0f, 1.0f);
+      const uint64_t key = random::mix64(seed + static_cast<uint64_t>(i));
+      random::fill_normal(a.data(), static_cast<int64_t>(a.size()), key, 0.0f, 1.0f);
       blas::sgemm(false, false, n, n, n, 1.0f, a.data(), n, a.data(), n, 0.0f, c.data(), n);
       env.check_stop();
       env.progress(0.5 * static_cast<double>(i + 1) / static_cast<double>(repeats), "host");

@@ -96,7 +96,9 @@ Dense::Dense(int64_t units, Activation activation, bool use_bias, int64_t in_uni
       weight_(prefix() + "weight", Shape{units, in_units}),
       bias_(prefix() + "bias", Shape{units}, autograd::GradReq::write, init::zeros()) {
   if (units <= 0) throw std::invalid_argument("Dense: units must be > 0, got " + std::to_string(units));
-  if (in_units < 0) throw std::invalid_argument("Dense: in_units must be >= 0 (0 = inferred), got " + std::to_string(in_units));
+  if (in_units < 0) {
+    throw std::invalid_argument("Dense: in_units must be >= 0 (0 = inferred), got " + std::to_string(in_units));
+  }
 }
 
 NDArray Dense::forward(const NDArray& input) {

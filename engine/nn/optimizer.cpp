@@ -30,7 +30,8 @@ Trainer::Trainer(const ParameterDict& params, std::string_view optimizer, const 
     } else if (name == "wd") {
       wd_ = finite(name, value, 0.0);
     } else {
-      throw std::invalid_argument("Trainer: unknown option '" + name + "' for sgd (known: learning_rate, momentum, wd)");
+      throw std::invalid_argument("Trainer: unknown option '" + name +
+                                  "' for sgd (known: learning_rate, momentum, wd)");
     }
   }
 }

@@ -38,7 +38,9 @@ inline NDArray detached(const NDArray& a) { return make_view(a, a.shape()); }
 inline void check_pair(const NDArray& a, const NDArray& b, const char* op) {
   const Chunk* ca = a.chunk(op);
   const Chunk* cb = b.chunk(op);
-  if (ca->context != cb->context) throw std::invalid_argument(std::string(op) + ": the arrays belong to different contexts (runs)");
+  if (ca->context != cb->context) {
+    throw std::invalid_argument(std::string(op) + ": the arrays belong to different contexts (runs)");
+  }
   if (ca->device != cb->device) {
     throw std::invalid_argument(std::string(op) + ": the arrays are on different devices (" + to_string(ca->device) +
                                 " and " + to_string(cb->device) + "); move one with to()");

@@ -162,9 +162,11 @@ NDArray copy(const NDArray& a) {
       [o, x](const RunContext& rc) {
         cuda::unary(rc.stream, cuda::UnaryOp::copy, o->data_for_write(), x->data_for_read(), o->shape.size());
       });
-  if (autograd::should_record({&a})) autograd::record(kName, {&a}, out, [](const NDArray& dy, std::span<const bool>) {
-    return std::vector<NDArray>{dy};
-  });
+  if (autograd::should_record({&a})) {
+    autograd::record(kName, {&a}, out, [](const NDArray& dy, std::span<const bool>) {
+      return std::vector<NDArray>{dy};
+    });
+  }
   return out;
 }
 
@@ -185,7 +187,9 @@ NDArray to(const NDArray& a, Device device) {
     o->allocator = &cuda::pinned_allocator();
     launch(
         kToHost, "to", {&a}, {&out}, ops_detail::NoFunction{},
-        [o, x](const RunContext& rc) { cuda::copy_to_host(rc.stream, o->data_for_write(), x->data_for_read(), o->bytes); },
+        [o, x](const RunContext& rc) {
+          cuda::copy_to_host(rc.stream, o->data_for_write(), x->data_for_read(), o->bytes);
+        },
         &from);
   } else {
     auto staging = std::make_shared<PinnedStaging>();
@@ -194,8 +198,10 @@ NDArray to(const NDArray& a, Device device) {
                           *staging);
     });
   }
-  if (autograd::should_record({&a})) autograd::record(from == Device::cpu() ? kToDevice : kToHost, {&a}, out,
-                   [from](const NDArray& dy, std::span<const bool>) { return std::vector<NDArray>{to(dy, from)}; });
+  if (autograd::should_record({&a})) {
+    autograd::record(from == Device::cpu() ? kToDevice : kToHost, {&a}, out,
+                     [from](const NDArray& dy, std::span<const bool>) { return std::vector<NDArray>{to(dy, from)}; });
+  }
   return out;
 }
 

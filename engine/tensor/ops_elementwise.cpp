@@ -134,9 +134,11 @@ void record1(trace::NameId name, const NDArray& a, const NDArray& out, G g) {
 NDArray operator+(const NDArray& a, const NDArray& b) {
   static const trace::NameId kName = trace::intern("add");
   NDArray out = binary<Binary::add>(a, b, kName, "add");
-  if (autograd::should_record({&a, &b})) autograd::record(kName, {&a, &b}, out, [sa = a.shape(), sb = b.shape()](const NDArray& dy, Need need) {
-    return Grads{need[0] ? sum_to(dy, sa) : NDArray(), need[1] ? sum_to(dy, sb) : NDArray()};
-  });
+  if (autograd::should_record({&a, &b})) {
+    autograd::record(kName, {&a, &b}, out, [sa = a.shape(), sb = b.shape()](const NDArray& dy, Need need) {
+      return Grads{need[0] ? sum_to(dy, sa) : NDArray(), need[1] ? sum_to(dy, sb) : NDArray()};
+    });
+  }
   return out;
 }
 
@@ -144,18 +146,22 @@ NDArray operator-(const NDArray& a, const NDArray& b) {
   static const trace::NameId kName = trace::intern("sub");
   NDArray out = binary<Binary::sub>(a, b, kName, "sub");
   // Negate after reducing: the reduced gradient is never larger than dy.
-  if (autograd::should_record({&a, &b})) autograd::record(kName, {&a, &b}, out, [sa = a.shape(), sb = b.shape()](const NDArray& dy, Need need) {
-    return Grads{need[0] ? sum_to(dy, sa) : NDArray(), need[1] ? -sum_to(dy, sb) : NDArray()};
-  });
+  if (autograd::should_record({&a, &b})) {
+    autograd::record(kName, {&a, &b}, out, [sa = a.shape(), sb = b.shape()](const NDArray& dy, Need need) {
+      return Grads{need[0] ? sum_to(dy, sa) : NDArray(), need[1] ? -sum_to(dy, sb) : NDArray()};
+    });
+  }
   return out;
 }
 
 NDArray operator*(const NDArray& a, const NDArray& b) {
   static const trace::NameId kName = trace::intern("mul");
   NDArray out = binary<Binary::mul>(a, b, kName, "mul");
-  if (autograd::should_record({&a, &b})) autograd::record(kName, {&a, &b}, out, [a, b](const NDArray& dy, Need need) {
-    return Grads{need[0] ? sum_to(dy * b, a.shape()) : NDArray(), need[1] ? sum_to(dy * a, b.shape()) : NDArray()};
-  });
+  if (autograd::should_record({&a, &b})) {
+    autograd::record(kName, {&a, &b}, out, [a, b](const NDArray& dy, Need need) {
+      return Grads{need[0] ? sum_to(dy * b, a.shape()) : NDArray(), need[1] ? sum_to(dy * a, b.shape()) : NDArray()};
+    });
+  }
   return out;
 }
 
@@ -163,37 +169,49 @@ NDArray operator/(const NDArray& a, const NDArray& b) {
   static const trace::NameId kName = trace::intern("div");
   NDArray out = binary<Binary::div>(a, b, kName, "div");
   // d(a/b)/db = -(a/b)/b: from the output, so a need not be kept.
-  if (autograd::should_record({&a, &b})) autograd::record(kName, {&a, &b}, out, [b, out = ops_detail::detached(out), sa = a.shape()](const NDArray& dy, Need need) {
-    return Grads{need[0] ? sum_to(dy / b, sa) : NDArray(), need[1] ? sum_to(-(dy * out / b), b.shape()) : NDArray()};
-  });
+  if (autograd::should_record({&a, &b})) {
+    autograd::record(kName, {&a, &b}, out,
+                     [b, out = ops_detail::detached(out), sa = a.shape()](const NDArray& dy, Need need) {
+                       return Grads{need[0] ? sum_to(dy / b, sa) : NDArray(),
+                                    need[1] ? sum_to(-(dy * out / b), b.shape()) : NDArray()};
+                     });
+  }
   return out;
 }
 
 NDArray operator+(const NDArray& a, float s) {
   static const trace::NameId kName = trace::intern("add_scalar");
   NDArray out = unary(a, kName, "add_scalar", cuda::UnaryOp::add_scalar, s, [s](float x) { return x + s; });
-  if (autograd::should_record({&a})) record1(kName, a, out, [](const NDArray& dy) { return dy; });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [](const NDArray& dy) { return dy; });
+  }
   return out;
 }
 
 NDArray operator-(const NDArray& a, float s) {
   static const trace::NameId kName = trace::intern("sub_scalar");
   NDArray out = unary(a, kName, "sub_scalar", cuda::UnaryOp::sub_scalar, s, [s](float x) { return x - s; });
-  if (autograd::should_record({&a})) record1(kName, a, out, [](const NDArray& dy) { return dy; });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [](const NDArray& dy) { return dy; });
+  }
   return out;
 }
 
 NDArray operator*(const NDArray& a, float s) {
   static const trace::NameId kName = trace::intern("mul_scalar");
   NDArray out = unary(a, kName, "mul_scalar", cuda::UnaryOp::mul_scalar, s, [s](float x) { return x * s; });
-  if (autograd::should_record({&a})) record1(kName, a, out, [s](const NDArray& dy) { return dy * s; });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [s](const NDArray& dy) { return dy * s; });
+  }
   return out;
 }
 
 NDArray operator/(const NDArray& a, float s) {
   static const trace::NameId kName = trace::intern("div_scalar");
   NDArray out = unary(a, kName, "div_scalar", cuda::UnaryOp::div_scalar, s, [s](float x) { return x / s; });
-  if (autograd::should_record({&a})) record1(kName, a, out, [s](const NDArray& dy) { return dy / s; });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [s](const NDArray& dy) { return dy / s; });
+  }
   return out;
 }
 
@@ -203,21 +221,28 @@ NDArray operator*(float s, const NDArray& a) { return a * s; }
 NDArray operator-(float s, const NDArray& a) {
   static const trace::NameId kName = trace::intern("rsub_scalar");
   NDArray out = unary(a, kName, "rsub_scalar", cuda::UnaryOp::rsub_scalar, s, [s](float x) { return s - x; });
-  if (autograd::should_record({&a})) record1(kName, a, out, [](const NDArray& dy) { return -dy; });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [](const NDArray& dy) { return -dy; });
+  }
   return out;
 }
 
 NDArray operator/(float s, const NDArray& a) {
   static const trace::NameId kName = trace::intern("rdiv_scalar");
   NDArray out = unary(a, kName, "rdiv_scalar", cuda::UnaryOp::rdiv_scalar, s, [s](float x) { return s / x; });
-  if (autograd::should_record({&a})) record1(kName, a, out, [a, out = ops_detail::detached(out)](const NDArray& dy) { return -(dy * out / a); });  // -(s/a)/a
+  if (autograd::should_record({&a})) {
+    // d(s/a)/da = -(s/a)/a
+    record1(kName, a, out, [a, out = ops_detail::detached(out)](const NDArray& dy) { return -(dy * out / a); });
+  }
   return out;
 }
 
 NDArray operator-(const NDArray& a) {
   static const trace::NameId kName = trace::intern("negative");
   NDArray out = unary(a, kName, "negative", cuda::UnaryOp::negative, 0.0f, [](float x) { return -x; });
-  if (autograd::should_record({&a})) record1(kName, a, out, [](const NDArray& dy) { return -dy; });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [](const NDArray& dy) { return -dy; });
+  }
   return out;
 }
 
@@ -226,35 +251,45 @@ NDArray relu(const NDArray& a) {
   NDArray out = unary(a, kName, "relu", cuda::UnaryOp::relu, 0.0f, [](float x) { return x > 0.0f ? x : 0.0f; });
   // out > 0 exactly where a > 0, so the gradient keeps the output (which the
   // next layer keeps anyway) and the pre-activation can be freed at once.
-  if (autograd::should_record({&a})) record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return relu_grad(out, dy); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return relu_grad(out, dy); });
+  }
   return out;
 }
 
 NDArray square(const NDArray& a) {
   static const trace::NameId kName = trace::intern("square");
   NDArray out = unary(a, kName, "square", cuda::UnaryOp::square, 0.0f, [](float x) { return x * x; });
-  if (autograd::should_record({&a})) record1(kName, a, out, [a](const NDArray& dy) { return dy * a * 2.0f; });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [a](const NDArray& dy) { return dy * a * 2.0f; });
+  }
   return out;
 }
 
 NDArray sqrt(const NDArray& a) {
   static const trace::NameId kName = trace::intern("sqrt");
   NDArray out = unary(a, kName, "sqrt", cuda::UnaryOp::sqrt, 0.0f, [](float x) { return std::sqrt(x); });
-  if (autograd::should_record({&a})) record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy / out * 0.5f; });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy / out * 0.5f; });
+  }
   return out;
 }
 
 NDArray exp(const NDArray& a) {
   static const trace::NameId kName = trace::intern("exp");
   NDArray out = unary(a, kName, "exp", cuda::UnaryOp::exp, 0.0f, [](float x) { return std::exp(x); });
-  if (autograd::should_record({&a})) record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy * out; });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy * out; });
+  }
   return out;
 }
 
 NDArray log(const NDArray& a) {
   static const trace::NameId kName = trace::intern("log");
   NDArray out = unary(a, kName, "log", cuda::UnaryOp::log, 0.0f, [](float x) { return std::log(x); });
-  if (autograd::should_record({&a})) record1(kName, a, out, [a](const NDArray& dy) { return dy / a; });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [a](const NDArray& dy) { return dy / a; });
+  }
   return out;
 }
 

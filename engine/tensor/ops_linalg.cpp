@@ -71,12 +71,14 @@ NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose
       });
   // C = op(a) op(b): dA and dB are again single GEMMs, with the transposes
   // chosen so that no transposed copy is ever materialised.
-  if (autograd::should_record({&a, &b})) autograd::record(kName, {&a, &b}, out, [a, b, transpose_a, transpose_b](const NDArray& dc, Need need) {
-    Grads g(2);
-    if (need[0]) g[0] = transpose_a ? dot(b, dc, transpose_b, true) : dot(dc, b, false, !transpose_b);
-    if (need[1]) g[1] = transpose_b ? dot(dc, a, true, transpose_a) : dot(a, dc, !transpose_a, false);
-    return g;
-  });
+  if (autograd::should_record({&a, &b})) {
+    autograd::record(kName, {&a, &b}, out, [a, b, transpose_a, transpose_b](const NDArray& dc, Need need) {
+      Grads g(2);
+      if (need[0]) g[0] = transpose_a ? dot(b, dc, transpose_b, true) : dot(dc, b, false, !transpose_b);
+      if (need[1]) g[1] = transpose_b ? dot(dc, a, true, transpose_a) : dot(a, dc, !transpose_a, false);
+      return g;
+    });
+  }
   return out;
 }
 
@@ -100,14 +102,18 @@ NDArray transpose(const NDArray& a) {
       [o, x, rows, cols](const RunContext& rc) {
         cuda::transpose(rc.stream, o->data_for_write(), x->data_for_read(), rows, cols);
       });
-  if (autograd::should_record({&a})) autograd::record(kName, {&a}, out, [](const NDArray& dy, Need) { return Grads{transpose(dy)}; });
+  if (autograd::should_record({&a})) {
+    autograd::record(kName, {&a}, out, [](const NDArray& dy, Need) { return Grads{transpose(dy)}; });
+  }
   return out;
 }
 
 NDArray reshape(const NDArray& a, const Shape& shape) {
   static const trace::NameId kName = trace::intern("reshape");
   NDArray out = make_view(a, shape);
-  if (autograd::should_record({&a})) autograd::record(kName, {&a}, out, [in = a.shape()](const NDArray& dy, Need) { return Grads{reshape(dy, in)}; });
+  if (autograd::should_record({&a})) {
+    autograd::record(kName, {&a}, out, [in = a.shape()](const NDArray& dy, Need) { return Grads{reshape(dy, in)}; });
+  }
   return out;
 }
 

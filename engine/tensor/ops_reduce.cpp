@@ -128,7 +128,9 @@ NDArray reduce_all(const NDArray& a, ReduceOp op) {
   Chunk* o = out.chunk();
   launch(
       op_name(op, false), text, {&a}, {&out},
-      [o, x, op](const RunContext&) { reduce_all_kernel(op, o->data_for_write(), x->data_for_read(), x->shape.size()); },
+      [o, x, op](const RunContext&) {
+        reduce_all_kernel(op, o->data_for_write(), x->data_for_read(), x->shape.size());
+      },
       [o, x, op](const RunContext& rc) {
         cuda::reduce_all(rc.stream, op, o->data_for_write(), x->data_for_read(), x->shape.size());
       });
@@ -145,7 +147,9 @@ NDArray reduce_axes(const NDArray& a, ReduceOp op, StretchMask reduced, const Sh
   Chunk* o = out.chunk();
   launch(
       name, text, {&a}, {&out},
-      [o, x, op, in, reduced](const RunContext&) { reduce_kernel(op, o->data_for_write(), x->data_for_read(), in, reduced); },
+      [o, x, op, in, reduced](const RunContext&) {
+        reduce_kernel(op, o->data_for_write(), x->data_for_read(), in, reduced);
+      },
       [o, x, op, in, reduced](const RunContext& rc) {
         cuda::reduce(rc.stream, op, o->data_for_write(), x->data_for_read(), in, reduced);
       });
@@ -232,7 +236,9 @@ NDArray broadcast_to(const NDArray& a, const Shape& shape) {
       [o, x, out_dims, mask](const RunContext& rc) {
         cuda::broadcast(rc.stream, o->data_for_write(), out_dims, x->data_for_read(), mask);
       });
-  if (autograd::should_record({&a})) autograd::record(kName, {&a}, out, [in = a.shape()](const NDArray& dy, Need) { return Grads{sum_to(dy, in)}; });
+  if (autograd::should_record({&a})) {
+    autograd::record(kName, {&a}, out, [in = a.shape()](const NDArray& dy, Need) { return Grads{sum_to(dy, in)}; });
+  }
   return out;
 }
 
@@ -247,7 +253,9 @@ NDArray sum_to(const NDArray& a, const Shape& shape) {
   const StretchMask mask = ops_detail::stretch_mask(shape, ops_detail::padded(from));
   if (mask == 0) return reshape(a, shape);  // only leading 1s differ
   NDArray out = reduce_axes(a, ReduceOp::sum, mask, shape, kName, "sum_to");
-  if (autograd::should_record({&a})) autograd::record(kName, {&a}, out, [from](const NDArray& dy, Need) { return Grads{broadcast_to(dy, from)}; });
+  if (autograd::should_record({&a})) {
+    autograd::record(kName, {&a}, out, [from](const NDArray& dy, Need) { return Grads{broadcast_to(dy, from)}; });
+  }
   return out;
 }
 

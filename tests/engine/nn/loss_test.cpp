@@ -61,8 +61,9 @@ TEST(L2Loss, GradientMatchesFiniteDifferences) {
     for (const auto& [pred, label] : cases) {
       SCOPED_TRACE(pred.to_string() + " vs label " + label.to_string());
       // Both get gradients, so the label's gradient is checked too.
-      asyncscope::testing::expect_gradients_match(fx.ctx, [&loss](const std::vector<NDArray>& x) { return loss(x[0], x[1]); },
-                                      {pred, label}, {host_random(pred.size(), 1), host_random(label.size(), 2)});
+      asyncscope::testing::expect_gradients_match(
+          fx.ctx, [&loss](const std::vector<NDArray>& x) { return loss(x[0], x[1]); }, {pred, label},
+          {host_random(pred.size(), 1), host_random(label.size(), 2)});
     }
   });
 }
