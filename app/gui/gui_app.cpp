@@ -107,6 +107,7 @@ void GuiApp::poll_run() {
       break;
   }
   runs_.end_live(runner_.results(), std::move(error));
+  if (runs_.current() == run && console_first_after(*run)) console_to_front_ = true;
   if (state == ProgramRunner::State::finished && next_vary_ < request_.vary_values.size()) {
     program_panel_.values().set(request_.vary, request_.vary_values[next_vary_++]);
     start_run();
@@ -235,8 +236,29 @@ bool GuiApp::frame() {
 }
 
 void GuiApp::draw_bottom(float height) {
+  // Tabs rather than a split: the results table needs the width (a column
+  // per run) and the console the long lines; the compact tab row costs the
+  // table about one row of height, and the timeline nothing.
+  const float scale = window_.scale();
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10 * scale, 4 * scale));
   ImGui::BeginChild("bottom", ImVec2(0, height), true);
-  results_panel_.draw(runs_);
+  ImGui::PopStyleVar();
+  // Only the height: ImGui 1.86 sizes tabs with the unpushed padding.
+  ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(ImGui::GetStyle().FramePadding.x, 2 * scale));
+  const bool tabs = ImGui::BeginTabBar("bottom tabs");
+  ImGui::PopStyleVar();
+  if (tabs) {
+    if (ImGui::BeginTabItem("Results")) {
+      results_panel_.draw(runs_);
+      ImGui::EndTabItem();
+    }
+    const ImGuiTabItemFlags console_flags = std::exchange(console_to_front_, false) ? ImGuiTabItemFlags_SetSelected : 0;
+    if (ImGui::BeginTabItem(console_tab_label(runs_.current()).c_str(), nullptr, console_flags)) {
+      console_panel_.draw(runs_.current(), window_.mono_font());
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
   ImGui::EndChild();
 }
 

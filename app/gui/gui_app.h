@@ -1,8 +1,8 @@
 // GuiApp: wires the desktop app's panels to the session's runs. It owns the
 // runs (RunList), the runner of the live one and the panels; lays them out
-// (left: the program panel; centre: the timeline; bottom: the results);
-// carries out what the panels, the menu and the keyboard ask for (Action);
-// and drives the scripted mode (--run, --vary, --screenshot,
+// (left: the program panel; centre: the timeline; bottom: Results and
+// Console tabs); carries out what the panels, the menu and the keyboard ask
+// for (Action); and drives the scripted mode (--run, --vary, --screenshot,
 // --quit-after-run, view FILE).
 // Threading: UI thread only.
 #pragma once
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/gui/actions.h"
+#include "app/gui/console_panel.h"
 #include "app/gui/dialogs.h"
 #include "app/gui/gui.h"
 #include "app/gui/program_panel.h"
@@ -57,9 +58,11 @@ class GuiApp {
   ProgramPanel program_panel_;
   TimelinePanel timeline_panel_;
   ResultsPanel results_panel_;
+  ConsolePanel console_panel_;
   Dialogs dialogs_;
   StatusLine status_;
   const demos::Program* titled_ = nullptr;  // the program the window title names
+  bool console_to_front_ = false;           // select the Console tab next frame
 
   size_t next_vary_ = 0;  // index of the next --vary value to run
   std::string screenshot_request_;
