@@ -9,13 +9,6 @@
 #include "widgets/timeline.h"
 
 namespace asyncscope::app {
-namespace {
-
-bool same_view(const widgets::TimeView& a, const widgets::TimeView& b) {
-  return a.begin_ns == b.begin_ns && a.end_ns == b.end_ns;
-}
-
-}  // namespace
 
 void TimelinePanel::draw(RunRecord* run, RunRecord* other, float height) {
   ImGui::BeginChild("centre", ImVec2(0, height), true);
@@ -53,15 +46,14 @@ void TimelinePanel::draw_stacked(RunRecord& run, RunRecord& other, float height)
   options.live = run.live;
   options.title = run_title.c_str();
   options.height = height * 0.5f - ImGui::GetStyle().ItemSpacing.y;
-  const widgets::TimeView before = run.timeline.view;
+  // One time axis: the shown run leads, whatever moved it (input, the live
+  // edge, F, the fit when it ended), and the compared one follows...
   widgets::Timeline("timeline", run.model, run.timeline, options);
-  // Scrolled and zoomed together: whichever timeline moved leads.
-  if (!same_view(run.timeline.view, before)) other.timeline.view = run.timeline.view;
+  other.timeline.view = run.timeline.view;
   widgets::TimelineOptions other_options;
   other_options.title = other_title.c_str();
-  const widgets::TimeView before_other = other.timeline.view;
-  widgets::Timeline("compare", other.model, other.timeline, other_options);
-  if (!same_view(other.timeline.view, before_other)) {
+  // ...unless the user scrolled or zoomed the compared one.
+  if (widgets::Timeline("compare", other.model, other.timeline, other_options)) {
     run.timeline.view = other.timeline.view;
     run.timeline.follow_live = false;
   }
