@@ -33,9 +33,7 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
     : window_(window), request_(request), program_panel_(program_or_default(request.demo)) {
   for (const auto& [name, text] : request.params) program_panel_.values().set(name, text);
   update_title();
-  if (!request.view_file.empty()) {
-    if (std::string why = open_trace(request.view_file); !why.empty()) set_status(std::move(why), true);
-  }
+  if (!request.view_file.empty()) open_trace(request.view_file);  // a failure shows in the status line
   if (request.run) {
     if (!request.vary.empty()) program_panel_.values().set(request.vary, request.vary_values[next_vary_++]);
     start_run();
@@ -129,7 +127,9 @@ std::string GuiApp::open_trace(const std::string& path) {
 
 std::string GuiApp::export_trace(const std::string& path) {
   const RunRecord* run = runs_.current();
-  if (run == nullptr) return "There is no run to export yet: press Space to run the demo.";
+  if (run == nullptr) {
+    return std::string("There is no run to export yet: press ") + shortcut_label(Action::run) + " to run the demo.";
+  }
   try {
     app::export_trace(*run, path);
     set_status("Exported " + run->title() + " to " + path + " (opens in ui.perfetto.dev and chrome://tracing).");

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "app/gui/actions.h"
 #include "app/gui/panel_style.h"
 #include "widgets/colors.h"
 #include "widgets/timeline.h"
@@ -13,7 +14,8 @@ namespace asyncscope::app {
 void TimelinePanel::draw(RunRecord* run, RunRecord* other, float height) {
   ImGui::BeginChild("centre", ImVec2(0, height), true);
   if (run == nullptr) {
-    centred_hint("Press Space (or Run) to start the demo; its timeline appears here as it runs.");
+    centred_hint(std::string("Press ") + shortcut_label(Action::run) +
+                 " (or Run) to start the demo; its timeline appears here as it runs.");
     ImGui::EndChild();
     return;
   }
