@@ -2,45 +2,18 @@
 
 #include <imgui.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <utility>
 
-#include "app/gui/window.h"
-#include "engine/trace/chrome_trace.h"
+#include "app/gui/menu_bar.h"
 #include "engine/base/allocator.h"
+#include "engine/demos/registry.h"
 
 namespace asyncscope::app {
 namespace {
-
-std::string params_text(const demos::ParamValues& values) {
-  std::string s;
-  for (const demos::Param& p : values.specs()) {
-    if (!s.empty()) s.push_back(' ');
-    s.append(p.name).append("=").append(values.text(p.name));
-  }
-  return s;
-}
-
-// Demo explanations from assets/demos/NAME.md (see the README for where they are looked up).
-std::map<std::string, std::string> load_explanations() {
-  std::map<std::string, std::string> out;
-  std::vector<std::filesystem::path> roots;
-  if (const char* env = std::getenv("ASYNCSCOPE_ASSETS"); env && *env) roots.emplace_back(env);
-  roots.emplace_back(ASYNCSCOPE_ASSETS_DIR);
-  for (const auto& demo : demos::all_demos()) {
-    for (const auto& root : roots) {
-      std::ifstream in(root / "demos" / (demo->name() + ".md"));
-      if (!in) continue;
-      out[demo->name()] = std::string(std::istreambuf_iterator<char>(in), {});
-      break;
-    }
-  }
-  return out;
-}
 
 std::string default_file_name(const std::string& stem, const char* extension) {
   char stamp[32];
@@ -49,25 +22,20 @@ std::string default_file_name(const std::string& stem, const char* extension) {
   return stem + "-" + stamp + extension;
 }
 
-const demos::Program* demo_or_default(const std::string& name) {
-  if (const demos::Program* d = demos::find_demo(name.empty() ? "sync-vs-async" : name)) return d;
-  return demos::all_demos().front().get();
+const demos::Program& program_or_default(const std::string& name) {
+  if (const demos::Program* p = demos::find_demo(name.empty() ? "sync-vs-async" : name)) return *p;
+  return *demos::all_demos().front();
 }
 
 }  // namespace
 
-std::string RunRecord::title() const {
-  if (!source.empty()) return std::filesystem::path(source).filename().string();
-  return "run " + std::to_string(number) + ": " + demo;
-}
-
 GuiApp::GuiApp(Window& window, const GuiRequest& request)
-    : window_(window), request_(request), explanations_(load_explanations()) {
-  select_demo(demo_or_default(request.demo));
-  for (const auto& [name, text] : request.params) values_->set(name, text);
-  if (!request.view_file.empty()) open_trace(request.view_file);
+    : window_(window), request_(request), program_panel_(program_or_default(request.demo)) {
+  for (const auto& [name, text] : request.params) program_panel_.values().set(name, text);
+  update_title();
+  if (!request.view_file.empty()) open_trace(request.view_file);  // a failure shows in the status line
   if (request.run) {
-    if (!request.vary.empty()) values_->set(request.vary, request.vary_values[next_vary_++]);
+    if (!request.vary.empty()) program_panel_.values().set(request.vary, request.vary_values[next_vary_++]);
     start_run();
   }
   quit_when_done_ = request.quit_after_run;
@@ -82,145 +50,92 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
   if (!request.screenshot.empty() && !request.run) pending_screenshot_frames_ = 3;
 }
 
-void GuiApp::select_demo(const demos::Program* demo) {
-  demo_ = demo;
-  values_.emplace(demo->defaults());
-  knob_errors_.clear();
-  window_.set_title("asyncscope: " + demo->title());
+void GuiApp::set_status(std::string text, bool is_error) {
+  status_.text = std::move(text);
+  status_.is_error = is_error;
 }
 
-RunRecord* GuiApp::current() { return current_ >= 0 ? runs_[static_cast<size_t>(current_)].get() : nullptr; }
-RunRecord* GuiApp::compared() {
-  return compare_ >= 0 && compare_ != current_ ? runs_[static_cast<size_t>(compare_)].get() : nullptr;
+void GuiApp::update_title() {
+  const demos::Program& program = program_panel_.program();
+  if (titled_ == &program) return;
+  titled_ = &program;
+  window_.set_title("asyncscope: " + program.title());
 }
 
 void GuiApp::start_run() {
-  if (runner_.busy()) return;
-  const int64_t need = demo_->estimate_bytes(*values_);
+  // A run whose thread just ended is still live until poll_run has kept its outcome.
+  if (runner_.busy() || runs_.live() != nullptr) return;
+  const demos::Program& program = program_panel_.program();
+  const demos::ParamValues& values = program_panel_.values();
+  const int64_t need = program.estimate_bytes(values);
   const int64_t budget = PooledAllocator::default_budget_bytes();
   if (need > budget) {
     char msg[256];
     std::snprintf(msg, sizeof(msg), "These settings need about %.1f GB of arrays, more than the %.1f GB budget.",
                   static_cast<double>(need) / 1e9, static_cast<double>(budget) / 1e9);
-    status_ = msg;
-    status_is_error_ = true;
+    set_status(msg, true);
     return;
   }
-  runner_.start(*demo_, *values_);
-  auto record = std::make_unique<RunRecord>();
-  record->number = next_run_number_++;
-  record->demo = demo_->name();
-  record->params_text = params_text(*values_);
-  record->recorder = runner_.recorder();
-  record->reader = std::make_unique<trace::TraceReader>(*record->recorder);
-  record->views = demo_->views();
-  record->live = true;
-  record->timeline.follow_live = true;
-  runs_.push_back(std::move(record));
-  // The previous run becomes the comparison by default, when it is the same demo.
-  if (current_ >= 0 && runs_[static_cast<size_t>(current_)]->demo == demo_->name()) compare_ = current_;
-  show_run(static_cast<int>(runs_.size()) - 1);
-  status_ = "Running " + demo_->name() + "…";
-  status_is_error_ = false;
+  runner_.start(program, values);
+  runs_.add_live(program, values, runner_.recorder());
+  set_status("Running " + program.name() + "…");
 }
 
 void GuiApp::poll_run() {
-  RunRecord* run = current();
-  if (run == nullptr || !run->live) return;
-  run->reader->update(run->model);
-  for (std::string& line : runner_.console_since(run->console.size())) run->console.push_back(std::move(line));
-  if (runner_.busy()) return;
-  runner_.join();
-  run->reader->update(run->model);
-  for (std::string& line : runner_.console_since(run->console.size())) run->console.push_back(std::move(line));
-  run->live = false;
-  run->results = runner_.results();
-  switch (runner_.state()) {
+  RunRecord* run = runs_.live();
+  if (run == nullptr) return;
+  const bool ended = !runner_.busy();
+  // Joined first, so the last read below sees everything the run wrote.
+  if (ended) runner_.join();
+  runs_.update_live(runner_.console_since(run->console.size()));
+  if (!ended) return;
+
+  const ProgramRunner::State state = runner_.state();
+  std::string error = state == ProgramRunner::State::failed ? runner_.error() : "";
+  switch (state) {
     case ProgramRunner::State::finished:
-      status_ = "Finished " + run->title() + ".";
-      status_is_error_ = false;
+      set_status("Finished " + run->title() + ".");
       break;
     case ProgramRunner::State::cancelled:
-      status_ = "Stopped " + run->title() + ": pending ops were dropped.";
-      status_is_error_ = false;
+      set_status("Stopped " + run->title() + ": pending ops were dropped.");
       break;
     default:
-      run->error = runner_.error();
-      status_ = run->title() + " failed: " + run->error;
-      status_is_error_ = true;
+      set_status(run->title() + " failed: " + error, true);
       if (quit_when_done_) exit_code_ = 1;
       break;
   }
-  widgets::FitTimeline(run->timeline, run->model);
-  rebuild_result_columns();
-  if (runner_.state() == ProgramRunner::State::finished && next_vary_ < request_.vary_values.size()) {
-    values_->set(request_.vary, request_.vary_values[next_vary_++]);
+  runs_.end_live(runner_.results(), std::move(error));
+  if (runs_.current() == run && console_first_after(*run)) console_to_front_ = true;
+  if (state == ProgramRunner::State::finished && next_vary_ < request_.vary_values.size()) {
+    program_panel_.values().set(request_.vary, request_.vary_values[next_vary_++]);
     start_run();
     return;
   }
   if (!request_.screenshot.empty() || quit_when_done_) pending_screenshot_frames_ = 3;
 }
 
-void GuiApp::show_run(int index) {
-  current_ = index;
-  graph_ops_seen_ = 0;
-  rebuild_result_columns();
-}
-
-void GuiApp::rebuild_result_columns() {
-  result_columns_.clear();
-  for (size_t i = 0; i < runs_.size(); ++i) {
-    const RunRecord& r = *runs_[i];
-    widgets::ResultColumn column;
-    column.title = r.title();
-    column.subtitle = r.live ? "running…" : r.error.empty() ? r.params_text : "failed: " + r.error;
-    column.current = static_cast<int>(i) == current_;
-    if (r.results) {
-      for (const demos::Result& row : r.results->rows) column.cells.push_back({row.key, row.label, row.value, row.unit});
-    }
-    if (!r.source.empty()) {
-      column.subtitle = r.source;
-      column.cells.push_back({"ops", "ops in the trace", static_cast<double>(r.model.ops.size()), ""});
-    }
-    result_columns_.push_back(std::move(column));
-  }
-}
-
-void GuiApp::open_trace(const std::string& path) {
+std::string GuiApp::open_trace(const std::string& path) {
   try {
-    auto record = std::make_unique<RunRecord>();
-    record->model = trace::read_chrome_trace(path);
-    record->number = next_run_number_++;
-    record->source = path;
-    record->demo = "trace";
-    widgets::FitTimeline(record->timeline, record->model);
-    record->timeline.follow_live = false;
-    runs_.push_back(std::move(record));
-    show_run(static_cast<int>(runs_.size()) - 1);
-    status_ = "Opened " + path + ".";
-    status_is_error_ = false;
-    popup_error_.clear();
+    runs_.open_trace(path);
+    set_status("Opened " + path + ".");
+    return "";
   } catch (const std::exception& e) {
-    status_ = e.what();
-    status_is_error_ = true;
-    popup_error_ = e.what();
+    set_status(e.what(), true);
+    return e.what();
   }
 }
 
-void GuiApp::export_trace(const std::string& path) {
-  RunRecord* run = current();
+std::string GuiApp::export_trace(const std::string& path) {
+  const RunRecord* run = runs_.current();
   if (run == nullptr) {
-    popup_error_ = "There is no run to export yet: press Space to run the demo.";
-    return;
+    return std::string("There is no run to export yet: press ") + shortcut_label(Action::run) + " to run the demo.";
   }
   try {
-    trace::write_chrome_trace(run->model, path, {run->title(), -1});
-    status_ = "Exported " + run->title() + " to " + path + " (opens in ui.perfetto.dev and chrome://tracing).";
-    status_is_error_ = false;
-    popup_error_.clear();
-    popup_ = Popup::none;
+    app::export_trace(*run, path);
+    set_status("Exported " + run->title() + " to " + path + " (opens in ui.perfetto.dev and chrome://tracing).");
+    return "";
   } catch (const std::exception& e) {
-    popup_error_ = e.what();
+    return e.what();
   }
 }
 
@@ -235,21 +150,25 @@ std::string GuiApp::take_screenshot_request() {
 
 void GuiApp::screenshot_done(const std::string& error) {
   if (!error.empty()) {
-    status_ = error;
-    status_is_error_ = true;
+    set_status(error, true);
     exit_code_ = 1;
-  } else if (popup_ == Popup::none) {
-    status_ = "Saved a screenshot to " + std::filesystem::absolute(last_screenshot_).string() + ".";
-    status_is_error_ = false;
+  } else if (!dialogs_.is_open()) {
+    set_status("Saved a screenshot to " + std::filesystem::absolute(last_screenshot_).string() + ".");
   }
   if (quit_when_done_ && !runner_.busy()) quit_ = true;
 }
 
 void GuiApp::act(Action action) {
-  RunRecord* run = current();
+  RunRecord* run = runs_.current();
   switch (action) {
+    case Action::run:
+      start_run();
+      break;
+    case Action::stop:
+      runner_.stop();
+      break;
     case Action::toggle_run:
-      runner_.busy() ? runner_.stop() : start_run();
+      act(runner_.busy() ? Action::stop : Action::run);
       break;
     case Action::fit:
       if (run) {
@@ -260,17 +179,21 @@ void GuiApp::act(Action action) {
     case Action::toggle_follow:
       if (run) run->timeline.follow_live = !run->timeline.follow_live;
       break;
-    case Action::export_trace:
-      popup_ = Popup::export_trace;
-      std::snprintf(path_buffer_, sizeof(path_buffer_), "%s",
-                    default_file_name("asyncscope-" + (run ? run->demo : demo_->name()), ".json").c_str());
+    case Action::export_trace: {
+      const std::string stem = "asyncscope-" + (run ? run->program : program_panel_.program().name());
+      dialogs_.ask_path({"Export trace", "Write the current run's trace to:", "Export", default_file_name(stem, ".json"),
+                         [this](const std::string& path) { return export_trace(path); }});
       break;
+    }
     case Action::open_trace:
-      popup_ = Popup::open;
-      path_buffer_[0] = '\0';
+      dialogs_.ask_path({"Open trace", "Trace file (written by asyncscope) to open:", "Open", "",
+                         [this](const std::string& path) { return open_trace(path); }});
       break;
     case Action::screenshot:
       screenshot_request_ = default_file_name("asyncscope", ".png");
+      break;
+    case Action::about:
+      dialogs_.show_about();
       break;
     case Action::quit:
       quit_ = true;
@@ -278,53 +201,65 @@ void GuiApp::act(Action action) {
   }
 }
 
-void GuiApp::handle_shortcuts() {
-  presses_ = window_.take_key_presses();
-  const ImGuiIO& io = ImGui::GetIO();
-  if (io.WantTextInput || popup_ != Popup::none) return;
-  // GLFW's key codes: letters are their ASCII capitals, space is ' '.
-  struct Binding {
-    bool ctrl;
-    int key;
-    Action action;
-  };
-  static constexpr Binding kBindings[] = {
-      {false, ' ', Action::toggle_run},  {false, 'F', Action::fit},        {false, 'L', Action::toggle_follow},
-      {true, 'S', Action::export_trace}, {true, 'O', Action::open_trace},  {true, 'P', Action::screenshot},
-      {true, 'Q', Action::quit},
-  };
-  for (const KeyPress& k : presses_) {
-    for (const Binding& b : kBindings) {
-      if (b.ctrl == k.ctrl && b.key == k.key) act(b.action);
-    }
-  }
-}
-
 bool GuiApp::frame() {
   poll_run();
-  handle_shortcuts();
+  presses_ = window_.take_key_presses();
+  if (!ImGui::GetIO().WantTextInput && !dialogs_.is_open()) {
+    for (const KeyPress& k : presses_) {
+      if (const auto action = action_for_key(k)) act(*action);
+    }
+  }
   const ImGuiViewport* viewport = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(viewport->WorkPos);
   ImGui::SetNextWindowSize(viewport->WorkSize);
   ImGui::Begin("asyncscope", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
                    ImGuiWindowFlags_NoSavedSettings);
-  draw_menu();
+  if (const auto action = draw_menu_bar(runs_, runner_.busy())) act(*action);
   const float scale = window_.scale();
-  const float left = 330 * scale;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  ImGui::BeginChild("left", ImVec2(left, avail.y), true);
-  draw_left_panel(left);
+  ImGui::BeginChild("left", ImVec2(330 * scale, avail.y), true);
+  const RunProgress progress{runner_.busy(), runner_.progress(), runner_.busy() ? runner_.progress_text() : ""};
+  if (const auto action = program_panel_.draw(progress, status_)) act(*action);
   ImGui::EndChild();
+  update_title();
   ImGui::SameLine();
   ImGui::BeginChild("right", ImVec2(0, avail.y), false);
-  const float results_height = std::max(170.0f * scale, avail.y * 0.26f);
-  draw_centre(ImGui::GetContentRegionAvail().y - results_height - ImGui::GetStyle().ItemSpacing.y);
-  draw_results(results_height);
+  const float bottom_height = std::max(170.0f * scale, avail.y * 0.26f);
+  timeline_panel_.draw(runs_.current(), runs_.compared(),
+                       ImGui::GetContentRegionAvail().y - bottom_height - ImGui::GetStyle().ItemSpacing.y);
+  draw_bottom(bottom_height);
   ImGui::EndChild();
   ImGui::End();
-  draw_popups();
+  dialogs_.draw(scale, presses_);
   return !quit_;
+}
+
+void GuiApp::draw_bottom(float height) {
+  // Tabs rather than a split: the results table needs the width (a column
+  // per run) and the console the long lines; the compact tab row costs the
+  // table about one row of height, and the timeline nothing.
+  const float scale = window_.scale();
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10 * scale, 4 * scale));
+  ImGui::BeginChild("bottom", ImVec2(0, height), true);
+  ImGui::PopStyleVar();
+  // Only the height: ImGui 1.86 sizes tabs with the unpushed padding.
+  ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(ImGui::GetStyle().FramePadding.x, 2 * scale));
+  const bool tabs = ImGui::BeginTabBar("bottom tabs");
+  ImGui::PopStyleVar();
+  if (tabs) {
+    if (ImGui::BeginTabItem("Results")) {
+      results_panel_.draw(runs_);
+      ImGui::EndTabItem();
+    }
+    const ImGuiTabItemFlags console_flags = std::exchange(console_to_front_, false) ? ImGuiTabItemFlags_SetSelected : 0;
+    if (ImGui::BeginTabItem(console_tab_label(runs_.current()).c_str(), nullptr, console_flags)) {
+      console_panel_.draw(runs_.current(), window_.mono_font());
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+  ImGui::EndChild();
 }
 
 }  // namespace asyncscope::app

@@ -67,6 +67,10 @@ void apply_style(float scale) {
   c[ImGuiCol_Header] = ImVec4(0.22f, 0.32f, 0.48f, 0.75f);
   c[ImGuiCol_Button] = ImVec4(0.20f, 0.30f, 0.46f, 0.85f);
   c[ImGuiCol_ButtonHovered] = ImVec4(0.26f, 0.40f, 0.62f, 1.0f);
+  // The chosen tab stands out from the others, focused window or not.
+  c[ImGuiCol_Tab] = c[ImGuiCol_TabUnfocused] = ImVec4(0.15f, 0.16f, 0.19f, 1.0f);
+  c[ImGuiCol_TabHovered] = c[ImGuiCol_ButtonHovered];
+  c[ImGuiCol_TabActive] = c[ImGuiCol_TabUnfocusedActive] = ImVec4(0.22f, 0.32f, 0.48f, 1.0f);
   style.ScaleAllSizes(scale);
 }
 
@@ -118,6 +122,11 @@ Window::Window(const char* title, int width, int height) {
     ImFontConfig config;
     config.SizePixels = 13.0f * scale_;
     io.Fonts->AddFontDefault(&config);
+  }
+  // Program output lines up in columns only in a fixed-width font; without
+  // one the console keeps the default font (ImGui's own is fixed-width).
+  if (const char* mono = first_existing({"/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"})) {
+    mono_font_ = io.Fonts->AddFontFromFileTTF(mono, size * 0.93f, nullptr, ranges);
   }
   apply_style(scale_);
   ImGui_ImplGlfw_InitForOpenGL(window_, true);

@@ -10,6 +10,7 @@
 #include <vector>
 
 struct GLFWwindow;
+struct ImFont;
 
 namespace asyncscope::app {
 
@@ -44,11 +45,14 @@ class Window {
   std::vector<KeyPress> take_key_presses() { return std::exchange(key_presses_, {}); }
 
   float scale() const noexcept { return scale_; }
+  // A fixed-width font for program output, or nullptr (then use the default font).
+  ImFont* mono_font() const noexcept { return mono_font_; }
   void set_title(const std::string& title);
 
  private:
   GLFWwindow* window_ = nullptr;
   float scale_ = 1.0f;
+  ImFont* mono_font_ = nullptr;
   std::string ini_path_;
   std::vector<KeyPress> key_presses_;
   double last_frame_ = 0;

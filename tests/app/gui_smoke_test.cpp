@@ -142,6 +142,57 @@ TEST(GuiSmoke, KeyboardShortcutsRunExportAndScreenshot) {
   EXPECT_EQ(png, 1) << "Ctrl+P did not save a screenshot";
 }
 
+// A person reading what the demo printed: Space runs queued-vs-finished
+// (which prints "sum = ..."), a click on the Console tab, Ctrl+P. The picture
+// shows the Console tab chosen and light text in the pane: the lines (the
+// empty pane's hint is muted). The text itself is checked headlessly in
+// gui/console_panel_test.cpp.
+TEST(GuiSmoke, ConsoleTabShowsWhatTheDemoPrinted) {
+  if (!have_xvfb() || std::system("command -v xdotool > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  }
+  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / "console";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // Where the layout puts the Console tab in the default 1280x800 window.
+  constexpr int kConsoleTabX = 470, kConsoleTabY = 606;
+  const std::string script = (dir / "console.sh").string();
+  {
+    std::ofstream out(script);
+    out << "cd " << dir << "\n"
+        << ASYNCSCOPE_EXE << " --demo queued-vs-finished --size 200 &\n"
+        << "app=$!\n"
+        << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
+        << "sleep 1\n"
+        << "xdotool key --window $wid space; sleep 3\n"
+        // Moved first, then pressed: ImGui takes a tab click only over the tab it hovered a frame before.
+        << "xdotool mousemove --window $wid " << kConsoleTabX << " " << kConsoleTabY << "; sleep 0.3\n"
+        << "xdotool mousedown 1; sleep 0.2; xdotool mouseup 1; sleep 0.3\n"
+        << "xdotool mousemove --window $wid 150 300; sleep 0.3\n"  // off the tabs, over no tooltip
+        << "xdotool key --window $wid ctrl+p; sleep 1\n"
+        << "kill $app; wait $app\n";
+  }
+  std::system(("xvfb-run -a -s '-screen 0 1600x1000x24' bash " + script + " > " + (dir / "console.log").string() +
+               " 2>&1").c_str());
+  std::string png;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".png") png = entry.path().string();
+  }
+  ASSERT_FALSE(png.empty()) << "no screenshot (see " << dir << "/console.log)";
+  const Image img = load(png);
+  ASSERT_EQ(img.width, 1280);
+  ASSERT_EQ(img.height, 800);
+  // The chosen tab's colour (window.cpp's style) under the Console label, not under Results.
+  const ImU32 chosen = IM_COL32(56, 82, 122, 255);
+  const float tab_y0 = (kConsoleTabY - 6) / 800.0f, tab_y1 = (kConsoleTabY + 6) / 800.0f;
+  EXPECT_GT(img.count(chosen, (kConsoleTabX - 30) / 1280.0f, tab_y0, (kConsoleTabX + 30) / 1280.0f, tab_y1, 3), 100)
+      << "the Console tab is not the chosen one in " << png;
+  EXPECT_LT(img.count(chosen, 0.28f, tab_y0, 0.33f, tab_y1, 3), 20) << "the Results tab is still chosen in " << png;
+  // Printed lines are drawn in the full text colour, below the pane's muted header.
+  EXPECT_GT(img.count(IM_COL32(255, 255, 255, 255), 0.28f, 0.80f, 0.75f, 0.97f, 20), 30)
+      << "no printed lines in the console pane of " << png;
+}
+
 TEST(GuiSmoke, ViewRendersTheLanesOfAnExportedTrace) {
   if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (make test installs it)";
   const std::string trace = scratch("exported.json");

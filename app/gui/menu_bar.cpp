@@ -1,0 +1,66 @@
+#include "app/gui/menu_bar.h"
+
+#include <imgui.h>
+
+namespace asyncscope::app {
+namespace {
+
+// A menu item carrying out `action`, with its shortcut shown.
+void action_item(const char* label, Action action, std::optional<Action>& asked, bool enabled = true,
+                 bool selected = false) {
+  if (ImGui::MenuItem(label, shortcut_label(action), selected, enabled)) asked = action;
+}
+
+void run_menus(RunList& runs) {
+  if (ImGui::BeginMenu("Compare with", runs.size() > 1)) {
+    if (ImGui::MenuItem("Nothing", nullptr, runs.compare_index() < 0)) runs.compare_with(-1);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const int index = static_cast<int>(i);
+      if (index == runs.current_index()) continue;
+      if (ImGui::MenuItem(runs.at(i).title().c_str(), nullptr, runs.compare_index() == index)) runs.compare_with(index);
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Show run", !runs.empty())) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const int index = static_cast<int>(i);
+      if (ImGui::MenuItem(runs.at(i).title().c_str(), nullptr, runs.current_index() == index)) runs.show(index);
+    }
+    ImGui::EndMenu();
+  }
+}
+
+}  // namespace
+
+std::optional<Action> draw_menu_bar(RunList& runs, bool running) {
+  std::optional<Action> asked;
+  if (!ImGui::BeginMenuBar()) return asked;
+  const RunRecord* run = runs.current();
+  if (ImGui::BeginMenu("File")) {
+    action_item("Open trace…", Action::open_trace, asked);
+    action_item("Export trace…", Action::export_trace, asked, run != nullptr);
+    action_item("Save screenshot", Action::screenshot, asked);
+    ImGui::Separator();
+    action_item("Quit", Action::quit, asked);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Run")) {
+    action_item(running ? "Stop" : "Run", Action::toggle_run, asked);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    action_item("Fit the run", Action::fit, asked, run != nullptr);
+    if (run != nullptr) action_item("Follow live", Action::toggle_follow, asked, true, run->timeline.follow_live);
+    ImGui::Separator();
+    run_menus(runs);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    action_item("About asyncscope", Action::about, asked);
+    ImGui::EndMenu();
+  }
+  ImGui::EndMenuBar();
+  return asked;
+}
+
+}  // namespace asyncscope::app

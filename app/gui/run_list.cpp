@@ -1,0 +1,97 @@
+#include "app/gui/run_list.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "engine/trace/chrome_trace.h"
+
+namespace asyncscope::app {
+
+std::string RunRecord::title() const {
+  if (!source.empty()) return std::filesystem::path(source).filename().string();
+  return "run " + std::to_string(number) + ": " + program;
+}
+
+std::string params_text(const demos::ParamValues& values) {
+  std::string s;
+  for (const demos::Param& p : values.specs()) {
+    if (!s.empty()) s.push_back(' ');
+    s.append(p.name).append("=").append(values.text(p.name));
+  }
+  return s;
+}
+
+RunRecord& RunList::add_live(const demos::Program& program, const demos::ParamValues& values,
+                             std::shared_ptr<trace::Recorder> recorder) {
+  if (live() != nullptr) throw std::logic_error("a run is already live");
+  auto record = std::make_unique<RunRecord>();
+  record->program = program.name();
+  record->params_text = params_text(values);
+  record->recorder = std::move(recorder);
+  record->reader = std::make_unique<trace::TraceReader>(*record->recorder);
+  record->views = program.views();
+  record->live = true;
+  record->timeline.follow_live = true;
+  RunRecord& added = add(std::move(record));
+  live_ = current_;
+  return added;
+}
+
+RunRecord& RunList::open_trace(const std::string& path) {
+  auto record = std::make_unique<RunRecord>();
+  record->model = trace::read_chrome_trace(path);
+  record->source = path;
+  record->program = "trace";
+  widgets::FitTimeline(record->timeline, record->model);
+  record->timeline.follow_live = false;
+  return add(std::move(record));
+}
+
+RunRecord& RunList::add(std::unique_ptr<RunRecord> record) {
+  record->number = next_number_++;
+  const RunRecord* before = current();
+  compare_ = before != nullptr && before->program == record->program ? current_ : -1;
+  runs_.push_back(std::move(record));
+  show(static_cast<int>(runs_.size()) - 1);
+  return *runs_.back();
+}
+
+void RunList::update_live(std::vector<std::string> lines) {
+  RunRecord* run = live();
+  if (run == nullptr) return;
+  run->reader->update(run->model);
+  for (std::string& line : lines) run->console.push_back(std::move(line));
+}
+
+void RunList::end_live(std::optional<demos::Results> results, std::string error) {
+  RunRecord* run = live();
+  if (run == nullptr) return;
+  run->live = false;
+  run->results = std::move(results);
+  run->error = std::move(error);
+  widgets::FitTimeline(run->timeline, run->model);
+  live_ = -1;
+  ++generation_;
+}
+
+void RunList::show(int index) {
+  if (index < 0 || index >= static_cast<int>(runs_.size())) return;
+  current_ = index;
+  ++generation_;
+}
+
+void RunList::compare_with(int index) {
+  compare_ = index >= 0 && index < static_cast<int>(runs_.size()) ? index : -1;
+}
+
+RunRecord* RunList::live() { return live_ >= 0 ? runs_[static_cast<size_t>(live_)].get() : nullptr; }
+RunRecord* RunList::current() { return current_ >= 0 ? runs_[static_cast<size_t>(current_)].get() : nullptr; }
+RunRecord* RunList::compared() {
+  return compare_ >= 0 && compare_ != current_ ? runs_[static_cast<size_t>(compare_)].get() : nullptr;
+}
+
+void export_trace(const RunRecord& run, const std::string& path) {
+  trace::write_chrome_trace(run.model, path, {run.title(), -1});
+}
+
+}  // namespace asyncscope::app

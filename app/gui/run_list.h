@@ -1,0 +1,95 @@
+// The runs of this session (and the trace files opened in it): which one is
+// shown, which one is stacked below it to compare, and the one still live.
+// Panels read runs from here; the app adds them and ends the live one.
+// Threading: UI thread only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/demos/program.h"
+#include "engine/trace/model.h"
+#include "engine/trace/recorder.h"
+#include "widgets/timeline.h"
+
+namespace asyncscope::app {
+
+// One run of this session, or a trace opened from a file.
+struct RunRecord {
+  int number = 0;
+  std::string program;      // the program's name; "trace" for a file
+  std::string params_text;  // "size=500 workers=2"
+  std::string source;       // "" for a live run, else the file it was read from
+  std::shared_ptr<trace::Recorder> recorder;
+  std::unique_ptr<trace::TraceReader> reader;
+  trace::TraceModel model;
+  widgets::TimelineState timeline;
+  std::optional<demos::Results> results;
+  demos::ProgramViews views;         // what the program wants beside the timeline
+  std::vector<std::string> console;  // the lines the program printed
+  std::string error;
+  bool live = false;
+
+  // "run 3: sync-vs-async", or the file's name.
+  std::string title() const;
+};
+
+class RunList {
+ public:
+  // Adds a live run of `program` with `values`, read from `recorder` as it
+  // grows, and shows it. There may be one live run at a time.
+  RunRecord& add_live(const demos::Program& program, const demos::ParamValues& values,
+                      std::shared_ptr<trace::Recorder> recorder);
+  // Reads a trace written by asyncscope into a new record and shows it.
+  // Throws std::runtime_error with the reason (nothing is added then).
+  RunRecord& open_trace(const std::string& path);
+  // Brings the live run up to date: reads its trace's new events and
+  // appends `lines`, what it printed since the last call.
+  void update_live(std::vector<std::string> lines);
+  // The live run ended, with its results (if it finished) or error (if it
+  // failed); the whole run comes into view.
+  void end_live(std::optional<demos::Results> results, std::string error);
+
+  // Makes run `index` the one shown.
+  void show(int index);
+  // Stacks run `index` below the one shown; -1 for none.
+  void compare_with(int index);
+
+  RunRecord* live();
+  RunRecord* current();
+  // The run stacked below the current one, or nullptr.
+  RunRecord* compared();
+  int current_index() const noexcept { return current_; }
+  int compare_index() const noexcept { return compare_; }
+  size_t size() const noexcept { return runs_.size(); }
+  bool empty() const noexcept { return runs_.empty(); }
+  const RunRecord& at(size_t index) const { return *runs_.at(index); }
+  // Changes whenever a run is added, ends or another is shown: what is built
+  // from the list (the result columns) needs rebuilding then, not every frame.
+  uint64_t generation() const noexcept { return generation_; }
+
+ private:
+  // Appends and shows a run. The run shown before becomes the comparison
+  // when both ran the same program (a rerun with other knobs); otherwise
+  // nothing is compared.
+  RunRecord& add(std::unique_ptr<RunRecord> record);
+
+  std::vector<std::unique_ptr<RunRecord>> runs_;
+  int current_ = -1;
+  int compare_ = -1;
+  int live_ = -1;
+  int next_number_ = 1;
+  uint64_t generation_ = 0;
+};
+
+// Writes a run's trace as a Chrome trace (Perfetto, chrome://tracing).
+// Throws std::runtime_error naming the path and the reason.
+void export_trace(const RunRecord& run, const std::string& path);
+
+// "name=value" for each parameter, in the program's order.
+std::string params_text(const demos::ParamValues& values);
+
+}  // namespace asyncscope::app
