@@ -1,4 +1,5 @@
-// NDArray workloads of the demos: y = x + 1 (tiny and 2000x2000) and the
+// NDArray workloads of the demos: y = x + 1 (tiny, tiny and recorded for
+// autograd, and 2000x2000) and the
 // 2000x2000 GEMM through the engine vs a raw sgemm call with the same threads
 // (separately, and alternating in one benchmark for their ratio).
 #include <benchmark/benchmark.h>
@@ -41,6 +42,24 @@ void BM_NDArrayTinyAddAsync(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
 BENCHMARK(BM_NDArrayTinyAddAsync)->Arg(1)->Arg(2)->UseRealTime()->MinTime(1.0);
+
+// The same loop recorded for autograd (x has a gradient, a Record scope is
+// open): what recording adds to an op (a graph node, its gradient function).
+// The graph of each batch goes with y when the next batch replaces it.
+void BM_NDArrayTinyAddRecorded(benchmark::State& state) {
+  auto ctx = context_with(static_cast<int>(state.range(0)));
+  NDArray x = ones(ctx, {1, 2});
+  x.attach_grad();
+  NDArray y;
+  constexpr int kBatch = 10000;
+  autograd::Record record;
+  for (auto _ : state) {
+    for (int i = 0; i < kBatch; ++i) y = x + 1.0f;
+    ctx->engine().wait_all();
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+BENCHMARK(BM_NDArrayTinyAddRecorded)->Arg(1)->Arg(2)->UseRealTime()->MinTime(1.0);
 
 // y = x + 1 on 2000x2000, waited on each time; the pool keeps page faults away.
 void BM_NDArrayAdd2000(benchmark::State& state) {
