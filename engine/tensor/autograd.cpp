@@ -24,8 +24,8 @@ thread_local std::vector<std::shared_ptr<Node>>* tls_graveyard = nullptr;
 bool wants_grad(const Edge& e) noexcept {
   if (e.node) return true;
   if (e.leaf.is_null()) return false;
-  const asyncscope::detail::Chunk* c = e.leaf.chunk();
-  return c->leaf && c->leaf->req != GradReq::null;
+  const ArrayGrad* g = e.leaf.chunk()->grad.get();
+  return g && g->wants_grad();
 }
 
 // Runs f with a graveyard active on this thread: every node discarded
@@ -104,7 +104,8 @@ namespace {
 
 void record_edges(trace::NameId name, std::vector<Edge> edges, const NDArray& output, GradientFn gradient) {
   asyncscope::detail::Chunk* out = output.chunk("autograd::record");
-  if (out->leaf) {
+  if (!out->grad) out->grad = std::make_unique<ArrayGrad>();
+  if (out->grad->leaf) {
     throw std::logic_error("autograd: op " + std::string(trace::name_of(name)) +
                            " wrote an array that has attach_grad(); an op's output must be a new array");
   }
@@ -112,16 +113,16 @@ void record_edges(trace::NameId name, std::vector<Edge> edges, const NDArray& ou
   node->name = name;
   node->inputs = std::move(edges);
   node->gradient = std::move(gradient);
-  detail::discard(std::exchange(out->node, std::move(node)));
+  detail::discard(std::exchange(out->grad->node, std::move(node)));
 }
 
 Edge edge_of(const NDArray& a) {
   Edge e;
   const asyncscope::detail::Chunk* c = a.chunk();
   e.shape = c->shape;
-  if (c->node) {
-    e.node = c->node;
-  } else if (c->leaf && c->leaf->req != GradReq::null) {
+  if (const ArrayGrad* g = c->grad.get(); g && g->node) {
+    e.node = g->node;
+  } else if (g && g->wants_grad()) {
     e.leaf = a;
   }
   return e;
@@ -181,8 +182,8 @@ NDArray accumulate(NDArray total, NDArray more) {
 }  // namespace
 
 void backward(const NDArray& head, const NDArray& head_grad, bool retain_graph) {
-  const asyncscope::detail::Chunk* hc = head.chunk("backward");
-  if (!hc->node) {
+  const ArrayGrad* hg = head.chunk("backward")->grad.get();
+  if (hg == nullptr || !hg->node) {
     throw std::logic_error(
         "backward: this array was not computed by recorded ops: call attach_grad() on the inputs, and compute "
         "the array inside an autograd::Record scope");
@@ -191,12 +192,12 @@ void backward(const NDArray& head, const NDArray& head_grad, bool retain_graph) 
     throw std::invalid_argument("backward: head gradient " + head_grad.shape().to_string() +
                                 " does not match the head " + head.shape().to_string());
   }
-  std::vector<std::shared_ptr<Node>> order = reachable(hc->node);
+  std::vector<std::shared_ptr<Node>> order = reachable(hg->node);
   Pause pause;  // the gradient ops are not themselves recorded
   std::unordered_map<const Node*, size_t> index;
   for (size_t i = 0; i < order.size(); ++i) index.emplace(order[i].get(), i);
   std::vector<NDArray> grads(order.size());
-  grads[index.at(hc->node.get())] = head_grad.is_null() ? ones(head.context_ptr(), head.shape()) : head_grad;
+  grads[index.at(hg->node.get())] = head_grad.is_null() ? ones(head.context_ptr(), head.shape()) : head_grad;
 
   std::vector<std::pair<NDArray, NDArray>> leaf_grads;  // the leaf array, its summed gradient
   std::unordered_map<const asyncscope::detail::Chunk*, size_t> leaf_index;
@@ -244,7 +245,7 @@ void backward(const NDArray& head, const NDArray& head_grad, bool retain_graph) 
   order.clear();
 
   for (auto& [leaf_array, g] : leaf_grads) {
-    Leaf& leaf = *leaf_array.chunk()->leaf;
+    ArrayGrad& leaf = *leaf_array.chunk()->grad;
     if (leaf.req == GradReq::add) {
       leaf.grad += g;
     } else if (leaf.req == GradReq::write) {

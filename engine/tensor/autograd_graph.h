@@ -12,10 +12,18 @@
 
 namespace asyncscope::autograd {
 
-// An array made a leaf by attach_grad: its gradient, and how backward stores it.
-struct Leaf {
+struct Node;
+
+// What autograd keeps in an array (detail::Chunk::grad): the recorded op
+// that computed it, or, for an array made a leaf by attach_grad, its gradient
+// and how backward stores it.
+struct ArrayGrad {
+  std::shared_ptr<Node> node;
+  bool leaf = false;
   GradReq req = GradReq::write;
   NDArray grad;
+
+  bool wants_grad() const noexcept { return leaf && req != GradReq::null; }
 };
 
 // Where a recorded op's input came from: another recorded op (node), a leaf

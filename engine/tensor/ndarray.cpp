@@ -9,6 +9,8 @@
 namespace asyncscope {
 namespace detail {
 
+Chunk::~Chunk() = default;
+
 float* Chunk::data_for_write() {
   Chunk* s = storage();
   if (s->data == nullptr) {
@@ -112,8 +114,7 @@ void NDArray::release() noexcept {
   if (chunk == nullptr || chunk->handles.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   // Last handle. The autograd state goes now, on the frontend: it holds
   // other arrays, whose release pushes ops.
-  std::shared_ptr<autograd::Node> node = std::move(chunk->node);
-  std::shared_ptr<autograd::Leaf> leaf = std::move(chunk->leaf);
+  std::unique_ptr<autograd::ArrayGrad> grad = std::move(chunk->grad);
   if (chunk->base != nullptr) {
     // A view: no op uses its chunk (ops hold the storage's), so it goes now.
     detail::Chunk* base = chunk->base;
@@ -122,8 +123,11 @@ void NDArray::release() noexcept {
   } else {
     release_storage(chunk);
   }
-  leaf.reset();
-  autograd::detail::discard(std::move(node));
+  if (grad) {
+    std::shared_ptr<autograd::Node> node = std::move(grad->node);
+    grad.reset();
+    autograd::detail::discard(std::move(node));
+  }
 }
 
 detail::Chunk* NDArray::chunk() const {
@@ -188,33 +192,35 @@ std::ostream& operator<<(std::ostream& out, const NDArray& array) {
 
 void NDArray::attach_grad(autograd::GradReq req) {
   detail::Chunk* c = chunk("attach_grad");
-  auto leaf = std::make_shared<autograd::Leaf>();
-  leaf->req = req;
+  NDArray grad;
   if (req != autograd::GradReq::null) {
     autograd::Pause pause;
-    leaf->grad = zeros(c->context, c->shape);
-    if (c->device != c->context->device()) leaf->grad = to(leaf->grad, c->device);
+    grad = zeros(c->context, c->shape);
+    if (c->device != c->context->device()) grad = to(grad, c->device);
   }
-  c->leaf = std::move(leaf);
-  autograd::detail::discard(std::move(c->node));  // a leaf starts a graph: what computed it is forgotten
+  if (!c->grad) c->grad = std::make_unique<autograd::ArrayGrad>();
+  c->grad->leaf = true;
+  c->grad->req = req;
+  c->grad->grad = std::move(grad);
+  autograd::detail::discard(std::move(c->grad->node));  // a leaf starts a graph: what computed it is forgotten
 }
 
 const NDArray& NDArray::grad() const {
   const detail::Chunk* c = chunk("grad");
-  if (!c->leaf || c->leaf->req == autograd::GradReq::null) {
+  if (!c->grad || !c->grad->wants_grad()) {
     throw std::logic_error("grad: this array has no gradient; call attach_grad() on it before recording");
   }
-  return c->leaf->grad;
+  return c->grad->grad;
 }
 
 autograd::GradReq NDArray::grad_req() const {
   const detail::Chunk* c = chunk("grad_req");
-  return c->leaf ? c->leaf->req : autograd::GradReq::null;
+  return c->grad && c->grad->leaf ? c->grad->req : autograd::GradReq::null;
 }
 
 bool NDArray::requires_grad() const noexcept {
-  return chunk_ != nullptr &&
-         (chunk_->node != nullptr || (chunk_->leaf != nullptr && chunk_->leaf->req != autograd::GradReq::null));
+  const autograd::ArrayGrad* g = chunk_ != nullptr ? chunk_->grad.get() : nullptr;
+  return g != nullptr && (g->node != nullptr || g->wants_grad());
 }
 
 void NDArray::backward() const { autograd::backward(*this); }

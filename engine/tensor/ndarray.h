@@ -36,8 +36,7 @@
 namespace asyncscope {
 
 namespace autograd {
-struct Node;
-struct Leaf;
+struct ArrayGrad;
 // How backward stores a leaf's gradient (MXNet's grad_req).
 //   write: grad() becomes the freshly computed gradient (a new array each
 //          backward; read grad() after backward, not before)
@@ -55,20 +54,24 @@ namespace detail {
 // storage (not on the base array: a view that a gradient function keeps of
 // an op's output must not keep the output's autograd state alive).
 struct Chunk {
+  Chunk() = default;
+  ~Chunk();
+  Chunk(const Chunk&) = delete;
+  Chunk& operator=(const Chunk&) = delete;
+
   std::atomic<int> handles{1};       // NDArray handles (frontend side)
   std::atomic<int> storage_refs{1};  // storage owners: 1 for all the handles together, + 1 per view
+  Device device;
   std::shared_ptr<Context> context;  // held while any handle lives; frontend only
   PooledAllocator* allocator = nullptr;
   Var* var = nullptr;
   float* data = nullptr;             // allocated by the first writing op (storage owners only)
   Shape shape;
-  Device device;
   size_t bytes = 0;
   Chunk* base = nullptr;             // a view: the chunk that owns the storage (never itself a view)
-  // Autograd, frontend only: the recorded op that computed this array (null
-  // if none), and the gradient of an array made a leaf by attach_grad().
-  std::shared_ptr<autograd::Node> node;
-  std::shared_ptr<autograd::Leaf> leaf;
+  // Autograd, frontend only: made the first time autograd touches the array
+  // (the recorded op that computed it, its gradient after attach_grad).
+  std::unique_ptr<autograd::ArrayGrad> grad;
 
   Chunk* storage() noexcept { return base ? base : this; }
   const Chunk* storage() const noexcept { return base ? base : this; }
@@ -79,6 +82,12 @@ struct Chunk {
   // For ops and sync points holding a read grant.
   const float* data_for_read() const;
 };
+// Every array makes a chunk on the frontend and a worker frees it. At 128
+// bytes or less (with malloc's header) glibc recycles it through its
+// lock-free fast bins; a larger chunk took the arena lock on both threads,
+// and the tiny-op loop measured 2-4x slower, nearly all of it in futex
+// waits (docs/PERFORMANCE.md). Keep it small.
+static_assert(sizeof(Chunk) <= 120, "detail::Chunk outgrew malloc's fast bins; see the comment above");
 
 }  // namespace detail
 
