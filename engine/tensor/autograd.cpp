@@ -84,7 +84,7 @@ Pause::~Pause() { tls_recording = previous_; }
 bool is_recording() noexcept { return tls_recording; }
 int64_t live_nodes() noexcept { return g_live_nodes.load(std::memory_order_relaxed); }
 
-bool should_record(std::initializer_list<const NDArray*> inputs) noexcept {
+bool should_record_slow(std::initializer_list<const NDArray*> inputs) noexcept {
   if (!tls_recording) return false;
   for (const NDArray* a : inputs) {
     if (a->requires_grad()) return true;

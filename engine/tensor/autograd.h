@@ -79,8 +79,15 @@ void backward(const NDArray& head, const NDArray& head_grad = NDArray(), bool re
 using GradientFn = std::function<std::vector<NDArray>(const NDArray& dy, std::span<const bool> need)>;
 
 // Whether recording an op on these inputs is needed: recording is on, and at
-// least one input requires a gradient. Cheap when recording is off.
-bool should_record(std::initializer_list<const NDArray*> inputs) noexcept;
+// least one input requires a gradient. Inline and cheap for arrays autograd
+// never touched (a load per input), which is every op outside training.
+bool should_record_slow(std::initializer_list<const NDArray*> inputs) noexcept;
+inline bool should_record(std::initializer_list<const NDArray*> inputs) noexcept {
+  for (const NDArray* a : inputs) {
+    if (a->has_autograd_state()) return should_record_slow(inputs);
+  }
+  return false;
+}
 bool should_record(std::span<const NDArray> inputs) noexcept;
 // Records that `output` (a new array) was computed by op `name` from
 // `inputs`. No-op unless should_record(inputs).

@@ -63,7 +63,7 @@ NDArray make_view(const NDArray& base, const Shape& shape) {
                                 std::to_string(shape.size()) + " elements)");
   }
   auto* view = new detail::Chunk;
-  b->storage_refs.fetch_add(1, std::memory_order_relaxed);  // the view's reference on the storage
+  ++b->storage_refs;  // the view's reference on the storage
   view->base = b;
   view->context = b->context;
   view->allocator = b->allocator;
@@ -99,7 +99,7 @@ namespace {
 // once every op already pushed on it has run. The context is released here,
 // on the frontend, so an engine is never destroyed from one of its own workers.
 void release_storage(detail::Chunk* chunk) noexcept {
-  if (chunk->storage_refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (--chunk->storage_refs != 0) return;
   std::shared_ptr<Context> context = std::move(chunk->context);
   context->engine().delete_var(chunk->var, [chunk](const RunContext&) {
     if (chunk->data) chunk->allocator->deallocate(chunk->data, chunk->bytes);
@@ -130,24 +130,10 @@ void NDArray::release() noexcept {
   }
 }
 
-detail::Chunk* NDArray::chunk() const {
-  if (chunk_ == nullptr) throw std::logic_error("operation on a null NDArray");
-  return chunk_;
+void NDArray::throw_null(const char* op) {
+  if (op == nullptr) throw std::logic_error("operation on a null NDArray");
+  throw std::logic_error(std::string(op) + ": the array is null (default-constructed, or moved from)");
 }
-
-detail::Chunk* NDArray::chunk(const char* op) const {
-  if (chunk_ == nullptr) {
-    throw std::logic_error(std::string(op) + ": the array is null (default-constructed, or moved from)");
-  }
-  return chunk_;
-}
-
-const Shape& NDArray::shape() const { return chunk()->shape; }
-size_t NDArray::bytes() const { return chunk()->bytes; }
-Device NDArray::device() const { return chunk()->device; }
-Var* NDArray::var() const { return chunk()->var; }
-Context& NDArray::context() const { return *chunk()->context; }
-const std::shared_ptr<Context>& NDArray::context_ptr() const { return chunk()->context; }
 
 void NDArray::wait_to_read() const {
   const detail::Chunk* c = chunk("wait_to_read");

@@ -60,7 +60,7 @@ struct Chunk {
   Chunk& operator=(const Chunk&) = delete;
 
   std::atomic<int> handles{1};       // NDArray handles (frontend side)
-  std::atomic<int> storage_refs{1};  // storage owners: 1 for all the handles together, + 1 per view
+  int storage_refs = 1;              // storage owners: 1 for all the handles together, + 1 per view (frontend only)
   Device device;
   std::shared_ptr<Context> context;  // held while any handle lives; frontend only
   PooledAllocator* allocator = nullptr;
@@ -108,13 +108,14 @@ class NDArray {
   static NDArray empty(const std::shared_ptr<Context>& context, const Shape& shape);
 
   bool is_null() const noexcept { return chunk_ == nullptr; }
-  const Shape& shape() const;
+  // These throw std::logic_error for a null array.
+  const Shape& shape() const { return chunk()->shape; }
   int64_t size() const { return shape().size(); }
-  size_t bytes() const;
-  Device device() const;
-  Var* var() const;
-  Context& context() const;
-  const std::shared_ptr<Context>& context_ptr() const;
+  size_t bytes() const { return chunk()->bytes; }
+  Device device() const { return chunk()->device; }
+  Var* var() const { return chunk()->var; }
+  Context& context() const { return *chunk()->context; }
+  const std::shared_ptr<Context>& context_ptr() const { return chunk()->context; }
   // Whether this array is a view of another's storage (made by reshape).
   bool is_view() const { return chunk()->base != nullptr; }
 
@@ -148,18 +149,28 @@ class NDArray {
   // Whether an op recorded on this array would be part of a graph: a leaf
   // with a gradient, or the output of a recorded op.
   bool requires_grad() const noexcept;
+  // Whether autograd ever touched this array (attach_grad, or recorded as an
+  // op's output): false means requires_grad() is false, and costs one load.
+  bool has_autograd_state() const noexcept { return chunk_ != nullptr && chunk_->grad != nullptr; }
   // autograd::backward(*this, head_grad, retain_graph); head_grad null: ones.
   void backward() const;
   void backward(const NDArray& head_grad, bool retain_graph = false) const;
 
-  detail::Chunk* chunk() const;  // for op implementations
-  // The same, with the op's name in the error for a null array.
-  detail::Chunk* chunk(const char* op) const;
+  // For op implementations; std::logic_error for a null array (naming the op when given).
+  detail::Chunk* chunk() const {
+    if (chunk_ == nullptr) [[unlikely]] throw_null(nullptr);
+    return chunk_;
+  }
+  detail::Chunk* chunk(const char* op) const {
+    if (chunk_ == nullptr) [[unlikely]] throw_null(op);
+    return chunk_;
+  }
 
  private:
   friend NDArray make_view(const NDArray& base, const Shape& shape);
   explicit NDArray(detail::Chunk* chunk) noexcept : chunk_(chunk) {}
   void release() noexcept;
+  [[noreturn]] static void throw_null(const char* op);
   // Waits (recorded as `kind`) until this array's values are readable on the
   // host, and returns the host array that holds them (this one on the CPU).
   NDArray readable_on_host(trace::SyncKind kind, const char* op) const;
