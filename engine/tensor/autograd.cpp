@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "engine/tensor/autograd_graph.h"
@@ -159,12 +160,12 @@ namespace {
 // topological order: an op's inputs exist before it does).
 std::vector<std::shared_ptr<Node>> reachable(const std::shared_ptr<Node>& head) {
   std::vector<std::shared_ptr<Node>> order;
-  std::unordered_map<const Node*, bool> seen;
+  std::unordered_set<const Node*> seen;
   std::vector<std::shared_ptr<Node>> stack{head};
   while (!stack.empty()) {
     std::shared_ptr<Node> n = std::move(stack.back());
     stack.pop_back();
-    if (!seen.emplace(n.get(), true).second) continue;
+    if (!seen.insert(n.get()).second) continue;
     if (n->used) graph_used(*n);
     for (const Edge& e : n->inputs) {
       if (e.node) stack.push_back(e.node);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "engine/tensor/ops.h"
+#include "support/both_engines.h"
 #include "support/timeout.h"
 
 namespace asyncscope {
@@ -18,18 +19,8 @@ std::vector<float> iota(int64_t n, float start = 1.0f) {
   return v;
 }
 
-class Broadcasting : public ::testing::TestWithParam<EngineKind> {
- protected:
-  ContextPtr ctx() {
-    Context::Options options;
-    options.engine.kind = GetParam();
-    options.engine.cpu_workers = 2;
-    return Context::create(options);
-  }
-};
-
-INSTANTIATE_TEST_SUITE_P(Both, Broadcasting, ::testing::Values(EngineKind::threaded, EngineKind::naive),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+class Broadcasting : public testing::BothEngines {};
+INSTANTIATE_TEST_SUITE_P(Both, Broadcasting, ::testing::Values(EngineKind::threaded, EngineKind::naive), testing::engine_name);
 
 // out[i][j][k] for shapes aligned at the last dimension, stretched where 1.
 float at(const std::vector<float>& v, const Shape& s, int64_t i, int64_t j, int64_t k) {

@@ -9,6 +9,7 @@
 
 #include "engine/core/errors.h"
 
+#include "support/both_engines.h"
 #include "support/timeout.h"
 
 namespace asyncscope {
@@ -29,18 +30,8 @@ void expect_near_all(const std::vector<float>& got, const std::vector<float>& wa
   }
 }
 
-class Ops : public ::testing::TestWithParam<EngineKind> {
- protected:
-  ContextPtr ctx() {
-    Context::Options options;
-    options.engine.kind = GetParam();
-    options.engine.cpu_workers = 2;
-    return Context::create(options);
-  }
-};
-
-INSTANTIATE_TEST_SUITE_P(Both, Ops, ::testing::Values(EngineKind::threaded, EngineKind::naive),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+class Ops : public testing::BothEngines {};
+INSTANTIATE_TEST_SUITE_P(Both, Ops, ::testing::Values(EngineKind::threaded, EngineKind::naive), testing::engine_name);
 
 TEST_P(Ops, CreationFillsValues) {
   auto c = ctx();
