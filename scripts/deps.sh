@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libstb-dev
   libimgui-dev libglfw3-dev libgl-dev
   xvfb xauth xdotool fonts-dejavu-core
+  python3-dev pybind11-dev python3-numpy procps
 )
 
 missing=()

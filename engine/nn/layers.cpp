@@ -138,7 +138,7 @@ NDArray ReLU::forward(const NDArray& x) { return relu(x); }
 
 Sequential::Sequential() : Block("sequential") {}
 
-void Sequential::add_owned(std::unique_ptr<Block> block) {
+void Sequential::add_shared(std::shared_ptr<Block> block) {
   if (!block) throw std::invalid_argument("Sequential::add: null block");
   blocks_.push_back(std::move(block));
 }

@@ -132,18 +132,20 @@ class Sequential final : public Block {
   void add(B&&... blocks) {
     Block* const in_order[] = {&blocks...};
     number_in_order(in_order);
-    (add_owned(std::make_unique<B>(std::move(blocks))), ...);
+    (add_shared(std::make_shared<B>(std::move(blocks))), ...);
   }
-  void add_owned(std::unique_ptr<Block> block);
+  // Appends a block that others may share (a Python object holds it too).
+  void add_shared(std::shared_ptr<Block> block);
 
   NDArray forward(const NDArray& x) override;
   size_t size() const noexcept { return blocks_.size(); }
   Block& operator[](size_t i) { return *blocks_.at(i); }
+  const std::shared_ptr<Block>& child(size_t i) const { return blocks_.at(i); }
   void collect(std::vector<Parameter*>& out) override;
   void rename_prefix(const std::string& from, const std::string& to) override;
 
  private:
-  std::vector<std::unique_ptr<Block>> blocks_;
+  std::vector<std::shared_ptr<Block>> blocks_;
 };
 
 }  // namespace asyncscope::nn

@@ -154,8 +154,8 @@ NDArray NDArray::readable_on_host(trace::SyncKind kind, const char* op) const {
   return host;
 }
 
-std::vector<float> NDArray::to_host() const {
-  const NDArray host = readable_on_host(trace::SyncKind::to_host, "to_host");
+std::vector<float> NDArray::to_host(trace::SyncKind kind) const {
+  const NDArray host = readable_on_host(kind, "to_host");
   const detail::Chunk* c = host.chunk();
   const float* data = c->data_for_read();
   return std::vector<float>(data, data + c->shape.size());

@@ -124,7 +124,9 @@ class NDArray {
   // For an array on a GPU, to_host(), item() and printing first push a copy
   // to host memory onto the array's stream, and wait for that.
   void wait_to_read() const;
-  std::vector<float> to_host() const;
+  // The values, as a host copy. `kind` labels the wait in the trace (a
+  // frontend that prints through its own formatter says print).
+  std::vector<float> to_host(trace::SyncKind kind = trace::SyncKind::to_host) const;
   // The single value of a one-element array (std::invalid_argument otherwise).
   float item() const;
   // Waits, then prints shape, device and values (long arrays elided).

@@ -47,6 +47,15 @@ NDArray normal(const ContextPtr& ctx, const Shape& shape, float mean = 0.0f, flo
 // Copies host values into a new array (values.size() must equal shape.size()).
 NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> values);
 
+// The same on a given device of the context (std::invalid_argument, saying
+// why, if its engine has no workers for it).
+NDArray zeros(const ContextPtr& ctx, const Shape& shape, Device device);
+NDArray ones(const ContextPtr& ctx, const Shape& shape, Device device);
+NDArray full(const ContextPtr& ctx, const Shape& shape, float value, Device device);
+NDArray uniform(const ContextPtr& ctx, const Shape& shape, float low, float high, Device device);
+NDArray normal(const ContextPtr& ctx, const Shape& shape, float mean, float std_dev, Device device);
+NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> values, Device device);
+
 // The same in the current context.
 NDArray zeros(const Shape& shape);
 NDArray ones(const Shape& shape);

@@ -42,8 +42,9 @@ const ContextPtr& checked(const ContextPtr& ctx, const char* op) {
   return ctx;
 }
 
-NDArray fill_op(const ContextPtr& ctx, const Shape& shape, float value, trace::NameId name, const char* op) {
-  NDArray out = NDArray::empty(checked(ctx, op), shape);
+NDArray fill_op(const ContextPtr& ctx, const Shape& shape, float value, Device device, trace::NameId name,
+                const char* op) {
+  NDArray out = NDArray::empty(checked(ctx, op), shape, device);
   Chunk* o = out.chunk();
   launch(
       name, op, {}, {&out},
@@ -58,28 +59,28 @@ NDArray fill_op(const ContextPtr& ctx, const Shape& shape, float value, trace::N
 
 }  // namespace
 
-NDArray zeros(const ContextPtr& ctx, const Shape& shape) {
+NDArray zeros(const ContextPtr& ctx, const Shape& shape, Device device) {
   static const trace::NameId kName = trace::intern("zeros");
-  return fill_op(ctx, shape, 0.0f, kName, "zeros");
+  return fill_op(ctx, shape, 0.0f, device, kName, "zeros");
 }
 
-NDArray ones(const ContextPtr& ctx, const Shape& shape) {
+NDArray ones(const ContextPtr& ctx, const Shape& shape, Device device) {
   static const trace::NameId kName = trace::intern("ones");
-  return fill_op(ctx, shape, 1.0f, kName, "ones");
+  return fill_op(ctx, shape, 1.0f, device, kName, "ones");
 }
 
-NDArray full(const ContextPtr& ctx, const Shape& shape, float value) {
+NDArray full(const ContextPtr& ctx, const Shape& shape, float value, Device device) {
   static const trace::NameId kName = trace::intern("full");
-  return fill_op(ctx, shape, value, kName, "full");
+  return fill_op(ctx, shape, value, device, kName, "full");
 }
 
-NDArray uniform(const ContextPtr& ctx, const Shape& shape, float low, float high) {
+NDArray uniform(const ContextPtr& ctx, const Shape& shape, float low, float high, Device device) {
   static const trace::NameId kName = trace::intern("uniform");
   if (!(low < high)) {
     throw std::invalid_argument("uniform: need low < high, got low=" + std::to_string(low) +
                                 " high=" + std::to_string(high));
   }
-  NDArray out = NDArray::empty(checked(ctx, "uniform"), shape);
+  NDArray out = NDArray::empty(checked(ctx, "uniform"), shape, device);
   Chunk* o = out.chunk();
   const uint64_t key = ctx->next_random_key();
   launch(
@@ -93,10 +94,10 @@ NDArray uniform(const ContextPtr& ctx, const Shape& shape, float low, float high
   return out;
 }
 
-NDArray normal(const ContextPtr& ctx, const Shape& shape, float mean, float std_dev) {
+NDArray normal(const ContextPtr& ctx, const Shape& shape, float mean, float std_dev, Device device) {
   static const trace::NameId kName = trace::intern("normal");
   if (!(std_dev >= 0.0f)) throw std::invalid_argument("normal: need std_dev >= 0, got " + std::to_string(std_dev));
-  NDArray out = NDArray::empty(checked(ctx, "normal"), shape);
+  NDArray out = NDArray::empty(checked(ctx, "normal"), shape, device);
   Chunk* o = out.chunk();
   const uint64_t key = ctx->next_random_key();
   launch(
@@ -110,13 +111,13 @@ NDArray normal(const ContextPtr& ctx, const Shape& shape, float mean, float std_
   return out;
 }
 
-NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> values) {
+NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> values, Device device) {
   static const trace::NameId kName = trace::intern("from_host");
   if (static_cast<int64_t>(values.size()) != shape.size()) {
     throw std::invalid_argument("from_host: " + std::to_string(values.size()) + " values for shape " +
                                 shape.to_string());
   }
-  NDArray out = NDArray::empty(checked(ctx, "from_host"), shape);
+  NDArray out = NDArray::empty(checked(ctx, "from_host"), shape, device);
   Chunk* o = out.chunk();
   if (ops_detail::on_gpu(o->device)) {
     auto staging = std::make_shared<PinnedStaging>();
@@ -133,6 +134,21 @@ NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> 
       },
       ops_detail::NoFunction{});
   return out;
+}
+
+NDArray zeros(const ContextPtr& ctx, const Shape& shape) { return zeros(ctx, shape, checked(ctx, "zeros")->device()); }
+NDArray ones(const ContextPtr& ctx, const Shape& shape) { return ones(ctx, shape, checked(ctx, "ones")->device()); }
+NDArray full(const ContextPtr& ctx, const Shape& shape, float value) {
+  return full(ctx, shape, value, checked(ctx, "full")->device());
+}
+NDArray uniform(const ContextPtr& ctx, const Shape& shape, float low, float high) {
+  return uniform(ctx, shape, low, high, checked(ctx, "uniform")->device());
+}
+NDArray normal(const ContextPtr& ctx, const Shape& shape, float mean, float std_dev) {
+  return normal(ctx, shape, mean, std_dev, checked(ctx, "normal")->device());
+}
+NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> values) {
+  return from_host(ctx, shape, std::move(values), checked(ctx, "from_host")->device());
 }
 
 NDArray zeros(const Shape& shape) { return zeros(current_context(), shape); }

@@ -1,0 +1,31 @@
+"""asyncscope: the chapter's frameworks on asyncscope's asynchronous engine.
+
+Every array operation is pushed to a C++ dependency engine and returns at
+once; worker threads compute; sync points (wait_to_read, asnumpy, asscalar,
+printing, waitall) wait for exactly the work they need. Run a script under
+`asyncscope script FILE.py` or in the app to see every op, wait and source
+line on a timeline; under plain python3, set ASYNCSCOPE_TRACE=run.json (or
+call export_trace) to save the trace for Perfetto or `asyncscope view`.
+
+The MXNet edition:   from asyncscope import autograd, gluon, nd
+                     from asyncscope.gluon import loss as gloss, nn
+"""
+
+import atexit as _atexit
+import sys as _sys
+
+from . import _core
+from ._core import OpError, configure, export_trace, hosted
+from . import ndarray
+from . import autograd, gluon, init
+from .context import Context, cpu, gpu
+
+nd = ndarray
+_sys.modules[__name__ + ".nd"] = ndarray
+
+# The process's own run (plain python3) finishes its work, and writes
+# $ASYNCSCOPE_TRACE, when the interpreter exits.
+_atexit.register(_core._shutdown)
+
+__all__ = ["OpError", "configure", "export_trace", "hosted", "ndarray", "nd", "autograd", "gluon", "init",
+           "Context", "cpu", "gpu"]

@@ -1,0 +1,18 @@
+"""Gluon (MXNet edition): blocks (gluon.nn), losses (gluon.loss), parameters
+and the Trainer, over asyncscope's C++ layers.
+
+    net = nn.Sequential()
+    net.add(nn.Dense(2048, activation='relu'), nn.Dense(1))
+    net.initialize()
+    trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.005})
+"""
+
+from .. import _core
+from . import loss, nn
+
+Trainer = _core.gluon.Trainer
+Parameter = _core.gluon.Parameter
+ParameterDict = _core.gluon.ParameterDict
+Block = _core.gluon.Block
+
+__all__ = ["Trainer", "Parameter", "ParameterDict", "Block", "loss", "nn"]

@@ -1,0 +1,33 @@
+"""The MXNet edition's ndarray: NDArray and the functions that make and
+combine arrays. `asyncscope.nd` is this module.
+
+Every function pushes its work to the engine and returns at once. Whole-array
+reductions have shape (1,), as in MXNet 1.x.
+"""
+
+from .. import _core
+from . import random
+
+_nd = _core.nd
+
+NDArray = _nd.NDArray
+ones = _nd.ones
+zeros = _nd.zeros
+full = _nd.full
+array = _nd.array
+dot = _nd.dot
+waitall = _nd.waitall
+sum = _nd.sum
+mean = _nd.mean
+norm = _nd.norm
+relu = _nd.relu
+square = _nd.square
+sqrt = _nd.sqrt
+exp = _nd.exp
+log = _nd.log
+transpose = _nd.transpose
+reshape = _nd.reshape
+broadcast_to = _nd.broadcast_to
+
+__all__ = ["NDArray", "ones", "zeros", "full", "array", "dot", "waitall", "sum", "mean", "norm", "relu", "square",
+           "sqrt", "exp", "log", "transpose", "reshape", "broadcast_to", "random"]

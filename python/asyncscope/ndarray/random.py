@@ -1,0 +1,14 @@
+"""Random arrays (nd.random), seeded by the run: the same seed and the same
+program give the same numbers, whatever the workers."""
+
+from .. import _core
+
+
+def uniform(low=0, high=1, shape=(1,), ctx=None, dtype=None):
+    """Samples of U(low, high) (pushed; returns at once)."""
+    return _core.nd.random_uniform(low, high, shape, ctx)
+
+
+def normal(loc=0, scale=1, shape=(1,), ctx=None, dtype=None):
+    """Samples of N(loc, scale^2) (pushed; returns at once)."""
+    return _core.nd.random_normal(loc, scale, shape, ctx)

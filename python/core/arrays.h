@@ -1,0 +1,133 @@
+// The Python array types. Each flavour (MXNet's NDArray, PyTorch's Tensor) is
+// a thin C++ wrapper around an NDArray, so that an op keeps the flavour of
+// its operands (an nd op returns an NDArray, a torch op a Tensor), while the
+// ops, autograd and the engine underneath are the one C++ vocabulary of
+// engine/tensor. bind_array_common adds to a flavour's class what both
+// flavours share (operators, shape, autograd); each flavour's file adds the
+// rest (printing, reductions' shapes, conversions).
+//
+// Every call that may block (a wait, a copy to the host, a push held by the
+// in-flight bound) releases the GIL; op functions never call into Python.
+//
+// Threading: Python threads holding the GIL (pybind11 takes care of it).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/tensor/ops.h"
+
+namespace asyncscope::python {
+
+namespace py = pybind11;
+
+template <class Tag>
+struct PyArray {
+  NDArray a;
+};
+struct MxTag {};
+struct TorchTag {};
+using MxArray = PyArray<MxTag>;
+using Tensor = PyArray<TorchTag>;
+
+// A shape from an int (n -> (n,)) or a sequence of ints; ValueError/TypeError otherwise.
+Shape shape_from(py::handle obj, const char* what);
+py::tuple tuple_of(const Shape& shape);
+// Axes from None (every axis), an int, or a sequence of ints.
+std::vector<int> axes_from(py::handle obj);
+// Values for from_host from anything numpy.asarray takes, and their shape.
+std::vector<float> values_from(py::handle obj, Shape& shape);
+// A NumPy float32 copy of the values; the wait releases the GIL.
+py::array to_numpy(const NDArray& a, trace::SyncKind kind);
+
+// Releases the GIL around a push when the engine may block it (an in-flight bound).
+class PushGuard {
+ public:
+  explicit PushGuard(const Context& ctx) {
+    if (ctx.engine().max_inflight() > 0) release_.emplace();
+  }
+
+ private:
+  std::optional<py::gil_scoped_release> release_;
+};
+
+// Runs f (a push) on arrays of one context with PushGuard around it.
+template <class F>
+NDArray pushing(const NDArray& like, F&& f) {
+  PushGuard guard(like.context());
+  return f();
+}
+
+// A wait (f) with the GIL released.
+template <class F>
+auto waiting(F&& f) {
+  py::gil_scoped_release release;
+  return f();
+}
+
+// An in-place update of the array behind a Python object (the object stays the same).
+template <class T, class F>
+void in_place(py::object self, F&& f) {
+  auto& x = self.cast<T&>();
+  PushGuard guard(x.a.context());
+  f(x.a);
+}
+
+// What both flavours' classes have: arithmetic with arrays and Python numbers
+// on either side, unary minus, shape, size, ndim, autograd.
+template <class T>
+void bind_array_common(py::class_<T>& c) {
+  using S = float;
+  const auto wrap = [](NDArray r) { return T{std::move(r)}; };
+  c.def("__add__", [wrap](const T& x, const T& y) { return wrap(pushing(x.a, [&] { return x.a + y.a; })); }, py::is_operator())
+      .def("__add__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return x.a + s; })); }, py::is_operator())
+      .def("__radd__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return s + x.a; })); }, py::is_operator())
+      .def("__sub__", [wrap](const T& x, const T& y) { return wrap(pushing(x.a, [&] { return x.a - y.a; })); }, py::is_operator())
+      .def("__sub__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return x.a - s; })); }, py::is_operator())
+      .def("__rsub__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return s - x.a; })); }, py::is_operator())
+      .def("__mul__", [wrap](const T& x, const T& y) { return wrap(pushing(x.a, [&] { return x.a * y.a; })); }, py::is_operator())
+      .def("__mul__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return x.a * s; })); }, py::is_operator())
+      .def("__rmul__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return s * x.a; })); }, py::is_operator())
+      .def("__truediv__", [wrap](const T& x, const T& y) { return wrap(pushing(x.a, [&] { return x.a / y.a; })); }, py::is_operator())
+      .def("__truediv__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return x.a / s; })); }, py::is_operator())
+      .def("__rtruediv__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return s / x.a; })); }, py::is_operator())
+      .def("__neg__", [wrap](const T& x) { return wrap(pushing(x.a, [&] { return -x.a; })); })
+      .def("__pow__", [wrap](const T& x, S p) {
+        if (p != 2.0f) throw std::invalid_argument("only x ** 2 is supported (use square)");
+        return wrap(pushing(x.a, [&] { return square(x.a); }));
+      })
+      .def("__iadd__", [](py::object self, const T& y) { in_place<T>(self, [&](NDArray& a) { a += y.a; }); return self; },
+           py::is_operator())
+      .def("__isub__", [](py::object self, const T& y) { in_place<T>(self, [&](NDArray& a) { a -= y.a; }); return self; },
+           py::is_operator())
+      .def("__imul__", [](py::object self, S s) { in_place<T>(self, [&](NDArray& a) { a *= s; }); return self; },
+           py::is_operator())
+      .def_property_readonly("shape", [](const T& x) { return tuple_of(x.a.shape()); })
+      .def_property_readonly("size", [](const T& x) { return x.a.size(); })
+      .def_property_readonly("ndim", [](const T& x) { return x.a.shape().ndim(); })
+      .def("__len__", [](const T& x) {
+        if (x.a.shape().ndim() == 0) throw py::type_error("len() of a 0-d array");
+        return x.a.shape()[0];
+      })
+      .def("attach_grad", [](T& x, const std::string& grad_req) {
+        autograd::GradReq req = autograd::GradReq::write;
+        if (grad_req == "add") {
+          req = autograd::GradReq::add;
+        } else if (grad_req == "null") {
+          req = autograd::GradReq::null;
+        } else if (grad_req != "write") {
+          throw std::invalid_argument("attach_grad: grad_req must be 'write', 'add' or 'null', got '" + grad_req + "'");
+        }
+        x.a.attach_grad(req);
+      }, py::arg("grad_req") = "write")
+      .def_property_readonly("grad", [wrap](const T& x) -> py::object {
+        if (x.a.grad_req() == autograd::GradReq::null) return py::none();
+        return py::cast(wrap(x.a.grad()));
+      });
+}
+
+}  // namespace asyncscope::python

@@ -1,0 +1,162 @@
+// The MXNet edition's arrays: asyncscope.ndarray.NDArray and the nd
+// functions, with MXNet 1.x's semantics where they differ from the C++ API:
+// whole-array reductions have shape (1,), asscalar() gives a numpy.float32,
+// printing shows NumPy's text of the values and <NDArray 2x3 @cpu(0)>.
+#include <pybind11/stl.h>
+
+#include "python/core/arrays.h"
+#include "python/core/bindings.h"
+#include "python/core/runtime.h"
+
+namespace asyncscope::python {
+namespace {
+
+MxArray mx(NDArray a) { return MxArray{std::move(a)}; }
+
+// MXNet has no 0-d arrays: a reduction to one value has shape (1,).
+NDArray no_scalar(NDArray a) { return a.shape().ndim() == 0 ? reshape(a, Shape{1}) : a; }
+
+std::string mx_context(Device d) {
+  return d.kind == DeviceKind::cpu ? "cpu(0)" : "gpu(" + std::to_string(d.index) + ")";
+}
+
+std::string mx_repr(const MxArray& x) {
+  const py::array values = to_numpy(x.a, trace::SyncKind::print);
+  return "\n" + py::str(static_cast<py::handle>(values)).cast<std::string>() + "\n<NDArray " + x.a.shape().to_string() + " @" +
+         mx_context(x.a.device()) + ">";
+}
+
+NDArray reduce(const NDArray& a, py::handle axis, bool keepdims, ReduceKind kind) {
+  return pushing(a, [&] {
+    if (axis.is_none() && !keepdims) return no_scalar(reduce_all(a, kind));
+    const std::vector<int> axes = axes_from(axis);
+    return no_scalar(reduce_along(a, axes, keepdims, kind));
+  });
+}
+
+// reshape(2, 3), reshape((2, 3)) or reshape(shape=(2, 3)); -1 is inferred.
+NDArray reshaped(const NDArray& a, const py::args& args, const py::kwargs& kwargs) {
+  py::object spec;
+  if (kwargs.contains("shape")) {
+    spec = kwargs["shape"];
+  } else if (args.size() == 1) {
+    spec = args[0];
+  } else {
+    spec = args;
+  }
+  std::vector<int64_t> dims;
+  if (py::isinstance<py::int_>(spec)) {
+    dims.push_back(spec.cast<int64_t>());
+  } else {
+    for (py::handle d : spec) dims.push_back(d.cast<int64_t>());
+  }
+  return reshape(a, dims);
+}
+
+}  // namespace
+
+void bind_nd(py::module_& m) {
+  py::module_ nd = m.def_submodule("nd", "the MXNet edition's ndarray functions (asyncscope.ndarray re-exports them)");
+  py::class_<MxArray> c(nd, "NDArray", R"(An n-dimensional float32 array whose every operation is pushed to the
+asyncscope engine and returns at once; the work runs on the engine's
+workers. wait_to_read(), asnumpy(), asscalar() and printing wait for exactly
+the work the array depends on; nd.waitall() waits for everything.)");
+  c.attr("__module__") = "asyncscope.ndarray";
+  bind_array_common(c);
+  c.def("wait_to_read", [](const MxArray& x) { waiting([&] { x.a.wait_to_read(); }); },
+        "Blocks until every op pushed so far that writes this array has finished.")
+      .def("asnumpy", [](const MxArray& x) { return to_numpy(x.a, trace::SyncKind::to_host); },
+           "A NumPy copy of the values (a sync point).")
+      .def("asscalar", [](const MxArray& x) {
+        if (x.a.size() != 1) {
+          throw std::invalid_argument("The current array is not a scalar: its shape is " + x.a.shape().to_string());
+        }
+        const float v = waiting([&] { return x.a.item(); });
+        return py::module_::import("numpy").attr("float32")(v);
+      }, "The value of a one-element array as a numpy.float32 (a sync point).")
+      .def("__repr__", &mx_repr)
+      .def("__str__", &mx_repr)
+      .def_property_readonly("context", [](const MxArray& x) { return mx_context(x.a.device()); })
+      .def_property_readonly("dtype", [](const MxArray&) { return py::module_::import("numpy").attr("float32"); })
+      .def_property_readonly("T", [](const MxArray& x) { return mx(pushing(x.a, [&] { return transpose(x.a); })); })
+      .def("reshape", [](const MxArray& x, const py::args& args, const py::kwargs& kwargs) {
+        return mx(reshaped(x.a, args, kwargs));
+      })
+      .def("copy", [](const MxArray& x) { return mx(pushing(x.a, [&] { return copy(x.a); })); })
+      .def("sum", [](const MxArray& x, py::object axis, bool keepdims) {
+        return mx(reduce(x.a, axis, keepdims, ReduceKind::sum));
+      }, py::arg("axis") = py::none(), py::arg("keepdims") = false)
+      .def("mean", [](const MxArray& x, py::object axis, bool keepdims) {
+        return mx(reduce(x.a, axis, keepdims, ReduceKind::mean));
+      }, py::arg("axis") = py::none(), py::arg("keepdims") = false)
+      .def("norm", [](const MxArray& x, py::object axis, bool keepdims) {
+        return mx(reduce(x.a, axis, keepdims, ReduceKind::norm));
+      }, py::arg("axis") = py::none(), py::arg("keepdims") = false)
+      .def("relu", [](const MxArray& x) { return mx(pushing(x.a, [&] { return relu(x.a); })); })
+      .def("square", [](const MxArray& x) { return mx(pushing(x.a, [&] { return square(x.a); })); })
+      .def("backward", [](const MxArray& x, const std::optional<MxArray>& out_grad, bool retain_graph, bool) {
+        autograd::backward(x.a, out_grad ? out_grad->a : NDArray(), retain_graph);
+      }, py::arg("out_grad") = py::none(), py::arg("retain_graph") = false, py::arg("train_mode") = true,
+         "Pushes the gradient ops of this array (ones as the head gradient) into its leaves' .grad.");
+
+  using Fill = NDArray (*)(const ContextPtr&, const Shape&, Device);
+  const auto creation = [&nd](const char* name, Fill fill, const char* doc) {
+    nd.def(name, [fill, name](py::object shape, py::object ctx, py::object) {
+      const ContextPtr& context = python::context();
+      PushGuard guard(*context);
+      return mx(fill(context, shape_from(shape, name), device_from(ctx, *context)));
+    }, py::arg("shape"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none(), doc);
+  };
+  creation("ones", &ones, "An array of ones (pushed; returns at once).");
+  creation("zeros", &zeros, "An array of zeros (pushed; returns at once).");
+  nd.def("full", [](py::object shape, float value, py::object ctx, py::object) {
+    const ContextPtr& context = python::context();
+    PushGuard guard(*context);
+    return mx(full(context, shape_from(shape, "full"), value, device_from(ctx, *context)));
+  }, py::arg("shape"), py::arg("val"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
+  nd.def("array", [](py::object source, py::object ctx, py::object) {
+    const ContextPtr& context = python::context();
+    Shape shape;
+    std::vector<float> values = values_from(source, shape);
+    PushGuard guard(*context);
+    return mx(from_host(context, shape, std::move(values), device_from(ctx, *context)));
+  }, py::arg("source_array"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none(),
+     "An array with the values of a NumPy array, a list or a number.");
+  nd.def("random_uniform", [](float low, float high, py::object shape, py::object ctx) {
+    const ContextPtr& context = python::context();
+    PushGuard guard(*context);
+    return mx(uniform(context, shape_from(shape, "random.uniform"), low, high, device_from(ctx, *context)));
+  }, py::arg("low") = 0.0f, py::arg("high") = 1.0f, py::arg("shape") = py::make_tuple(1), py::arg("ctx") = py::none());
+  nd.def("random_normal", [](float loc, float scale, py::object shape, py::object ctx) {
+    const ContextPtr& context = python::context();
+    PushGuard guard(*context);
+    return mx(normal(context, shape_from(shape, "random.normal"), loc, scale, device_from(ctx, *context)));
+  }, py::arg("loc") = 0.0f, py::arg("scale") = 1.0f, py::arg("shape") = py::make_tuple(1), py::arg("ctx") = py::none());
+  nd.def("dot", [](const MxArray& a, const MxArray& b, bool ta, bool tb) {
+    return mx(pushing(a.a, [&] { return dot(a.a, b.a, ta, tb); }));
+  }, py::arg("lhs"), py::arg("rhs"), py::arg("transpose_a") = false, py::arg("transpose_b") = false,
+     "Matrix product of 2-D arrays (BLAS sgemm, cuBLAS on a GPU).");
+  nd.def("waitall", [] {
+    const ContextPtr& context = python::context();
+    waiting([&] { context->wait_all(); });
+  }, "Blocks until every op pushed so far has finished.");
+  for (const auto& [name, kind] : {std::pair{"sum", ReduceKind::sum}, {"mean", ReduceKind::mean}, {"norm", ReduceKind::norm}}) {
+    nd.def(name, [kind](const MxArray& x, py::object axis, bool keepdims) { return mx(reduce(x.a, axis, keepdims, kind)); },
+           py::arg("data"), py::arg("axis") = py::none(), py::arg("keepdims") = false);
+  }
+  nd.def("relu", [](const MxArray& x) { return mx(pushing(x.a, [&] { return relu(x.a); })); });
+  nd.def("square", [](const MxArray& x) { return mx(pushing(x.a, [&] { return square(x.a); })); });
+  nd.def("sqrt", [](const MxArray& x) { return mx(pushing(x.a, [&] { return sqrt(x.a); })); });
+  nd.def("exp", [](const MxArray& x) { return mx(pushing(x.a, [&] { return exp(x.a); })); });
+  nd.def("log", [](const MxArray& x) { return mx(pushing(x.a, [&] { return log(x.a); })); });
+  nd.def("transpose", [](const MxArray& x) { return mx(pushing(x.a, [&] { return transpose(x.a); })); });
+  nd.def("reshape", [](const MxArray& x, py::object shape) {
+    py::args args = py::make_tuple(shape);
+    return mx(reshaped(x.a, args, py::kwargs()));
+  }, py::arg("data"), py::arg("shape"));
+  nd.def("broadcast_to", [](const MxArray& x, py::object shape) {
+    return mx(pushing(x.a, [&] { return broadcast_to(x.a, shape_from(shape, "broadcast_to")); }));
+  }, py::arg("data"), py::arg("shape"));
+}
+
+}  // namespace asyncscope::python

@@ -1,0 +1,34 @@
+// The pieces the _core module is made of (module.cpp calls each bind_*), and
+// the helpers their files share.
+// Threading: module creation (once); the helpers as arrays.h.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <span>
+
+#include "engine/tensor/ops.h"
+
+namespace asyncscope::python {
+
+namespace py = pybind11;
+
+void bind_runtime(py::module_& m);
+void bind_nd(py::module_& m);
+void bind_autograd(py::module_& m);
+void bind_nn(py::module_& m);
+
+enum class ReduceKind { sum, mean, norm };
+NDArray reduce_all(const NDArray& a, ReduceKind kind);
+NDArray reduce_along(const NDArray& a, std::span<const int> axes, bool keepdims, ReduceKind kind);
+
+// The device a Python value names: a string ("cpu", "cuda", "cuda:1",
+// "gpu(0)"), or an object with device_type and device_id (MXNet's context)
+// or type and index (PyTorch's device).
+Device device_named(py::handle spec);
+// The same, or the context's own device for None.
+inline Device device_from(py::handle spec, const Context& context) {
+  return spec.is_none() ? context.device() : device_named(spec);
+}
+
+}  // namespace asyncscope::python

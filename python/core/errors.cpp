@@ -1,0 +1,51 @@
+#include "python/core/errors.h"
+
+#include <exception>
+
+#include "engine/base/allocator.h"
+#include "engine/core/errors.h"
+
+namespace py = pybind11;
+
+namespace asyncscope::python {
+namespace {
+
+bool caused_by_budget(const OpError& e) {
+  if (!e.cause()) return false;
+  try {
+    std::rethrow_exception(e.cause());
+  } catch (const MemoryBudgetError&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
+void register_errors(py::module_& m) {
+  static py::exception<OpError> op_error(m, "OpError", PyExc_RuntimeError);
+  op_error.doc() =
+      "An op failed on a worker. Raised at the sync point that depends on it (wait_to_read, asnumpy, asscalar, "
+      "printing, waitall), naming the op.";
+  py::register_exception_translator([](std::exception_ptr p) {
+    if (!p) return;
+    try {
+      std::rethrow_exception(p);
+    } catch (const OpError& e) {
+      if (caused_by_budget(e)) {
+        PyErr_SetString(PyExc_MemoryError, e.what());
+      } else {
+        op_error(e.what());
+      }
+    } catch (const MemoryBudgetError& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
+    } catch (const StoppedError& e) {
+      PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+    } catch (const CancelledError& e) {
+      PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+    }
+  });
+}
+
+}  // namespace asyncscope::python

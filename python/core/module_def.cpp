@@ -1,0 +1,16 @@
+#include "python/core/bindings.h"
+#include "python/core/errors.h"
+#include "python/core/module.h"
+
+namespace asyncscope::python {
+
+void define_module(py::module_& m) {
+  m.doc() = "asyncscope's core: the engine, arrays, autograd and gluon blocks behind the Python package";
+  register_errors(m);
+  bind_runtime(m);
+  bind_nd(m);
+  bind_autograd(m);
+  bind_nn(m);
+}
+
+}  // namespace asyncscope::python

@@ -1,0 +1,92 @@
+#include "python/core/runtime.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+
+#include "engine/demos/run_env.h"
+#include "engine/trace/chrome_trace.h"
+#include "engine/trace/model.h"
+
+namespace asyncscope::python {
+namespace {
+
+// The default run. Never destroyed: at exit its work is drained and its
+// sampler stopped (shutdown), but arrays Python still holds may outlive any
+// static destructor, and they keep the engine they need.
+struct DefaultRun {
+  demos::ContextRequest request;
+  demos::RunHooks hooks;
+  demos::RunControl control;
+  std::unique_ptr<demos::RunEnv> env;
+  bool shut_down = false;
+};
+
+DefaultRun& default_run() {
+  static DefaultRun* run = new DefaultRun;
+  return *run;
+}
+
+std::mutex& default_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+const ContextPtr& default_context() {
+  DefaultRun& run = default_run();
+  std::lock_guard lock(default_mutex());
+  if (!run.env) {
+    if (run.shut_down) throw std::logic_error("asyncscope: the process's run has ended (the interpreter is exiting)");
+    run.env = std::make_unique<demos::RunEnv>(run.request, run.hooks, run.control);
+  }
+  return run.env->context();
+}
+
+}  // namespace
+
+const ContextPtr& context() {
+  if (const ContextPtr& hosted = current_context_or_null()) return hosted;
+  return default_context();
+}
+
+bool hosted() { return current_context_or_null() != nullptr; }
+
+void configure(const demos::ContextRequest& request) {
+  DefaultRun& run = default_run();
+  std::lock_guard lock(default_mutex());
+  if (run.env) {
+    throw std::logic_error(
+        "asyncscope.configure: the engine has already started (configure before the first array is made)");
+  }
+  run.request = request;
+}
+
+std::shared_ptr<trace::Recorder> recorder() { return context()->engine().recorder(); }
+
+void export_trace(const std::string& path) {
+  const std::shared_ptr<trace::Recorder> rec = recorder();
+  if (!rec) throw std::logic_error("asyncscope.export_trace: this run is not traced");
+  trace::write_chrome_trace(trace::snapshot(*rec), path);
+}
+
+void shutdown() {
+  DefaultRun& run = default_run();
+  std::lock_guard lock(default_mutex());
+  if (run.shut_down || !run.env) {
+    run.shut_down = true;
+    return;
+  }
+  run.shut_down = true;
+  try {
+    run.env->finish();
+  } catch (...) {
+    // An op's error nobody waited for: the script has ended; the trace shows it.
+  }
+  if (const char* path = std::getenv("ASYNCSCOPE_TRACE"); path != nullptr && *path != '\0') {
+    trace::write_chrome_trace(trace::snapshot(*run.hooks.recorder), path);
+  }
+  run.env->context()->close();
+}
+
+}  // namespace asyncscope::python

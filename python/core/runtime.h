@@ -1,0 +1,39 @@
+// The runtime behind the Python package: which context a Python op runs in,
+// and the process's own run when no host gave one.
+//
+// Under a host (`asyncscope script`, the app) the script's thread has the
+// run's context installed as its current one, and Python ops use it. In a
+// plain `python3` process there is no host: the first op starts the
+// process's default run (a demos::RunEnv, so it has its own allocators, a
+// traced engine and the counter sampler, exactly as a demo has), and ops
+// from any thread use it. configure() sets its options before that.
+//
+// Threading: the Python thread that holds the GIL (every entry point here is
+// called from Python).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/demos/program.h"
+#include "engine/tensor/context.h"
+#include "engine/trace/recorder.h"
+
+namespace asyncscope::python {
+
+// The context the calling thread's Python ops use (starts the default run if
+// needed).
+const ContextPtr& context();
+// Options of the default run; std::logic_error once it has started.
+void configure(const demos::ContextRequest& request);
+// Whether a host's run (not the default run) is the calling thread's.
+bool hosted();
+// The recorder of the run the calling thread is in.
+std::shared_ptr<trace::Recorder> recorder();
+// Writes that run's trace (Chrome trace JSON) to `path`.
+void export_trace(const std::string& path);
+// At interpreter exit: finish the default run (waiting for its work), and
+// write its trace to $ASYNCSCOPE_TRACE if that is set. Idempotent.
+void shutdown();
+
+}  // namespace asyncscope::python

@@ -1,0 +1,86 @@
+"""The package's run in a plain python3 process: errors as Python exceptions
+(a failed op at its sync point, the memory budget, bad arguments), the trace
+written at exit to $ASYNCSCOPE_TRACE or by export_trace, configure()."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+import asyncscope
+from asyncscope import nd
+
+
+def run_script(code, **env):
+    """Runs code in a fresh python3 with this package; returns the completed process."""
+    full_env = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env=full_env, timeout=120)
+
+
+class Errors(unittest.TestCase):
+    def test_the_memory_budget_is_a_memory_error_at_the_sync_point(self):
+        done = run_script("""
+            from asyncscope import nd
+            x = nd.ones((4000, 4000))  # 64 MB against a 16 MB budget: the push returns, the op fails
+            try:
+                x.wait_to_read()
+            except MemoryError as e:
+                print("MemoryError:", e)
+            """, ASYNCSCOPE_MEMORY_BUDGET_MB="16")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("MemoryError: op 'ones'", done.stdout)
+        self.assertIn("the 4000x4000 array", done.stdout)
+
+    def test_op_error_is_a_runtime_error_naming_the_op(self):
+        self.assertTrue(issubclass(asyncscope.OpError, RuntimeError))
+
+    def test_configure_after_the_first_array_says_why(self):
+        nd.ones((1,)).wait_to_read()
+        with self.assertRaisesRegex(RuntimeError, "already started"):
+            asyncscope.configure(workers=1)
+        self.assertFalse(asyncscope.hosted())
+
+
+class Trace(unittest.TestCase):
+    def test_asyncscope_trace_is_written_at_exit(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "run.json")
+            done = run_script("""
+                from asyncscope import nd
+                y = nd.dot(nd.ones((64, 64)), nd.ones((64, 64))).sum()
+                print(y.asscalar())
+                """, ASYNCSCOPE_TRACE=path)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(path) as f:
+                events = json.load(f)["traceEvents"]
+            names = {e.get("name") for e in events}
+            self.assertIn("dot", names)
+            self.assertIn("item", names)
+
+    def test_export_trace_and_the_seed_configured_before_the_first_array(self):
+        script = """
+            import asyncscope
+            from asyncscope import nd
+            asyncscope.configure(workers=3, seed=%d)
+            print(list(nd.random.uniform(shape=(4,)).asnumpy()))
+            asyncscope.export_trace(%r)
+            """
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "run.json")
+            runs = [run_script(script % (seed, path)) for seed in (7, 7, 8)]
+            for done in runs:
+                self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertEqual(runs[0].stdout, runs[1].stdout)
+            self.assertNotEqual(runs[0].stdout, runs[2].stdout)
+            with open(path) as f:
+                names = {e.get("name") for e in json.load(f)["traceEvents"]}
+            self.assertIn("uniform", names)
+            self.assertIn("to_host", names)
+
+
+if __name__ == "__main__":
+    unittest.main()
