@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -20,6 +21,10 @@
 #include "engine/demos/run_env.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/model.h"
+#if ASYNCSCOPE_HAS_PYTHON
+#include "python/embed/interpreter.h"
+#include "python/embed/script_program.h"
+#endif
 
 namespace asyncscope::app {
 namespace {
@@ -227,15 +232,24 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* run = app.add_subcommand("run", "Run a demo headless and print its result table");
   run->require_subcommand(1);
   std::string trace_path, json_path;
-  std::map<std::string, std::map<std::string, std::string>> raw;  // demo -> param -> text
-  for (const auto& demo : demos::all_demos()) {
-    CLI::App* sub = run->add_subcommand(demo->name(), demo->summary());
-    for (const demos::Param& p : demo->params()) {
-      sub->add_option("--" + p.name, raw[demo->name()][p.name], p.help)->default_str(default_text(p));
+  std::map<std::string, std::map<std::string, std::string>> raw;  // program -> param -> text
+  // A program's parameters as options of its subcommand, plus --trace and --json.
+  const auto add_run_options = [&](CLI::App* sub, const demos::Program& program, const std::string& key) {
+    for (const demos::Param& p : program.params()) {
+      sub->add_option("--" + p.name, raw[key][p.name], p.help)->default_str(default_text(p));
     }
     sub->add_option("--trace", trace_path, "write the run's timeline as Chrome trace JSON (Perfetto, chrome://tracing)");
     sub->add_option("--json", json_path, "write the parameters and results as JSON");
+  };
+  for (const auto& demo : demos::all_demos()) {
+    add_run_options(run->add_subcommand(demo->name(), demo->summary()), *demo, demo->name());
   }
+  std::string script_path;
+  CLI::App* script = app.add_subcommand("script", "Run a Python script on the engine: what it prints, then its trace");
+  script->add_option("FILE", script_path, "the script (e.g. one of assets/scripts/)")->required();
+#if ASYNCSCOPE_HAS_PYTHON
+  add_run_options(script, python::ScriptProgram(""), "script");
+#endif
 
   // The app's demo options are checked against the demo's parameters below.
   // Set last: subcommands created after it would inherit it.
@@ -283,7 +297,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     return launch_gui(request);
   }
-  if (!app.got_subcommand("run")) {
+  if (!app.got_subcommand("run") && !app.got_subcommand("script")) {
     if (!vary.empty()) {
       const auto eq = vary.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == vary.size()) {
@@ -297,14 +311,38 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return open_gui(app.remaining(), gui, err, launch_gui);
   }
   const demos::Program* demo = nullptr;
-  for (const auto& d : demos::all_demos()) {
-    if (run->got_subcommand(d->name())) demo = d.get();
+  CLI::App* sub = nullptr;
+  std::string key;
+#if ASYNCSCOPE_HAS_PYTHON
+  std::unique_ptr<python::ScriptProgram> script_program;
+#endif
+  if (app.got_subcommand("script")) {
+#if ASYNCSCOPE_HAS_PYTHON
+    try {
+      python::ScriptProgram::read_source(script_path);
+    } catch (const std::invalid_argument& e) {
+      err << "asyncscope: " << e.what() << "\n";
+      return 2;
+    }
+    script_program = std::make_unique<python::ScriptProgram>(script_path);
+    demo = script_program.get();
+    sub = script;
+    key = "script";
+#else
+    err << "asyncscope: this build has no Python support (install python3-dev and pybind11-dev, then rebuild)\n";
+    return 2;
+#endif
+  } else {
+    for (const auto& d : demos::all_demos()) {
+      if (run->got_subcommand(d->name())) demo = d.get();
+    }
+    sub = run->get_subcommand(demo->name());
+    key = demo->name();
   }
-  CLI::App* sub = run->get_subcommand(demo->name());
   demos::ParamValues values = demo->defaults();
   try {
     for (const demos::Param& p : demo->params()) {
-      if (sub->count("--" + p.name) > 0) values.set(p.name, raw[demo->name()][p.name]);
+      if (sub->count("--" + p.name) > 0) values.set(p.name, raw[key][p.name]);
     }
     for (const auto& [flag, path] : {std::pair{"--trace", &trace_path}, {"--json", &json_path}}) {
       if (sub->count(flag) == 0) continue;
@@ -340,7 +378,19 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, const
   Progress progress(err);
   hooks.progress = [&progress](double f, const std::string& what) { progress(f, what); };
   hooks.console = [&out](std::string_view line) { out << line << "\n" << std::flush; };
+  hooks.console_error = [&err](std::string_view line) { err << line << "\n" << std::flush; };
   demos::RunControl control;
+#if ASYNCSCOPE_HAS_PYTHON
+  // A script run from a terminal: Ctrl+C is KeyboardInterrupt in the script.
+  if (dynamic_cast<const python::ScriptProgram*>(&demo) != nullptr) {
+    try {
+      python::ensure_interpreter(/*signal_handlers=*/true);
+    } catch (const std::exception& e) {
+      err << "asyncscope: " << e.what() << "\n";
+      return 1;
+    }
+  }
+#endif
   demos::Results results;
   try {
     results = demos::run_program(demo, values, hooks, control);
@@ -350,7 +400,7 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, const
     err << "asyncscope: " << demo.name() << " failed: " << e.what() << "\n";
     return 1;
   }
-  print_results(out, demo, values, results);
+  if (!results.rows.empty() || !results.notes.empty()) print_results(out, demo, values, results);
   try {
     if (!json_path.empty()) write_file_atomically(json_path, results_json(demo, values, results));
     if (!trace_path.empty()) trace::write_chrome_trace(trace::snapshot(*hooks.recorder), trace_path);

@@ -16,6 +16,13 @@ void RunControl::stop() {
   stop_.store(true, std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
   if (context_) context_->stop();
+  if (on_stop_) on_stop_();
+}
+
+void RunControl::set_on_stop(std::function<void()> fn) {
+  std::lock_guard lock(mutex_);
+  on_stop_ = std::move(fn);
+  if (on_stop_ && stop_requested()) on_stop_();
 }
 
 void RunControl::attach(const ContextPtr& context) {
@@ -27,6 +34,7 @@ void RunControl::attach(const ContextPtr& context) {
 void RunControl::detach() noexcept {
   std::lock_guard lock(mutex_);
   context_.reset();
+  on_stop_ = nullptr;
 }
 
 RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& control)
@@ -77,6 +85,16 @@ RunEnv::~RunEnv() {
 void RunEnv::print(std::string_view line) const {
   if (hooks_.console) hooks_.console(line);
 }
+
+void RunEnv::print_error(std::string_view line) const {
+  if (hooks_.console_error) {
+    hooks_.console_error(line);
+  } else {
+    print(line);
+  }
+}
+
+void RunEnv::on_stop(std::function<void()> fn) { control_.set_on_stop(std::move(fn)); }
 
 void RunEnv::result(std::string key, std::string label, double value, std::string unit) {
   results_.rows.push_back(Result{std::move(key), std::move(label), value, std::move(unit)});

@@ -52,6 +52,8 @@ struct RunHooks {
   std::shared_ptr<trace::Recorder> recorder;
   // A line the program printed (no trailing newline). Null: dropped.
   std::function<void(std::string_view line)> console;
+  // A line of the program's error output (a traceback); null: console.
+  std::function<void(std::string_view line)> console_error;
   // Progress in [0, 1], with a short description; may be called often.
   std::function<void(double fraction, const std::string& what)> progress;
   // A result row as soon as the program reports it (the full table is also returned).
@@ -72,10 +74,12 @@ class RunControl {
   friend class RunEnv;
   void attach(const ContextPtr& context);
   void detach() noexcept;
+  void set_on_stop(std::function<void()> fn);
 
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
-  ContextPtr context_;  // the running run's, guarded by mutex_
+  ContextPtr context_;            // the running run's, guarded by mutex_
+  std::function<void()> on_stop_;  // the program's own way to stop, guarded by mutex_
 };
 
 class RunEnv {
@@ -95,6 +99,8 @@ class RunEnv {
 
   // A line of program output for the console (the CLI prints it to stdout).
   void print(std::string_view line) const;
+  // A line of error output (the CLI prints it to stderr).
+  void print_error(std::string_view line) const;
   // A row of the results table, and a short sentence under it.
   void result(std::string key, std::string label, double value, std::string unit);
   void note(std::string text);
@@ -106,6 +112,10 @@ class RunEnv {
   bool stop_requested() const noexcept { return control_.stop_requested(); }
   // If the host asked to stop: throw StoppedError (the context already dropped the pending work).
   void check_stop() const;
+  // What else a stop must do for this program, called from the stopping
+  // thread (an interpreter is interrupted this way); cleared when the run
+  // ends. Called at once if the stop came first.
+  void on_stop(std::function<void()> fn);
   // Waits for every op, while a watcher reports progress from the pending
   // count (fraction `from`..`to`), so a long drain can be followed. Throws
   // StoppedError when stopped.

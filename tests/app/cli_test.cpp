@@ -12,6 +12,7 @@
 
 #include "engine/cuda/cuda.h"
 #include "engine/trace/chrome_trace.h"
+#include "support/cli_harness.h"
 #include "support/gpu_trace_model.h"
 
 namespace asyncscope::app {
@@ -19,49 +20,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-  std::vector<GuiRequest> windows;  // what the app was asked to open
-};
-
-CliResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "asyncscope");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  CliResult r;
-  r.code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err, [&r](const GuiRequest& request) {
-    r.windows.push_back(request);
-    return 0;
-  });
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-std::string scratch(const std::string& name) {
-  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Bad input: exit 2, exactly one line on stderr, nothing on stdout.
-void expect_bad_input(const std::vector<std::string>& args, const std::string& fragment) {
-  const CliResult r = cli(args);
-  std::string joined;
-  for (const auto& a : args) joined += a + " ";
-  EXPECT_EQ(r.code, 2) << joined << "\n" << r.err;
-  EXPECT_NE(r.err.find(fragment), std::string::npos) << joined << "\nstderr: " << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << joined << "\nstderr: " << r.err;
-  EXPECT_TRUE(r.out.empty()) << joined;
-}
+using testing::cli;
+using testing::CliResult;
+using testing::expect_bad_input;
+using testing::read;
+using testing::scratch;
 
 TEST(Cli, HelpVersionAndList) {
   const CliResult help = cli({"--help"});
@@ -208,7 +171,7 @@ TEST(Cli, ViewOpensASavedTraceAndPrintDescribesIt) {
 // an op, and its launch as a launch.
 TEST(Cli, PrintCountsEachGpuOpOnce) {
   const std::string trace = scratch("gpu.json");
-  trace::write_chrome_trace(testing::gpu_test_model(), trace);
+  trace::write_chrome_trace(asyncscope::testing::gpu_test_model(), trace);
   const CliResult printed = cli({"view", trace, "--print"});
   ASSERT_EQ(printed.code, 0) << printed.err;
   for (const char* line : {": 4 ops, 1 waits", "  CPU worker 0: 2 ops\n", "  cuda:0 launch 0: 2 launches\n",

@@ -11,7 +11,7 @@
 
 cmake_minimum_required(VERSION 3.25)
 
-set(folders engine/base engine/trace engine/core engine/cuda engine/tensor engine/nn engine/demos python/core widgets app)
+set(folders engine/base engine/trace engine/core engine/cuda engine/tensor engine/nn engine/demos python/core python/embed widgets app)
 
 # What each layer's sources may include (besides their own folder).
 set(allowed_asyncscope_base "")
@@ -23,6 +23,7 @@ set(allowed_asyncscope_nn engine/tensor engine/core engine/trace engine/base)
 set(allowed_asyncscope_demos engine/nn engine/tensor engine/core engine/trace engine/base engine/cuda)
 set(allowed_asyncscope_widgets engine/trace engine/base)
 set(allowed_asyncscope_python engine/demos engine/nn engine/tensor engine/core engine/trace engine/base engine/cuda)
+set(allowed_asyncscope_python_embed python/core engine/demos engine/nn engine/tensor engine/core engine/trace engine/base)
 
 set(failures "")
 set(checked 0)

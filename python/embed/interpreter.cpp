@@ -1,0 +1,50 @@
+#include "python/embed/interpreter.h"
+
+#include <pybind11/embed.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+
+#include "python/core/module.h"
+
+namespace py = pybind11;
+
+PYBIND11_EMBEDDED_MODULE(_asyncscope_core, m) { asyncscope::python::define_module(m); }
+
+namespace asyncscope::python {
+
+std::string package_dir() {
+  if (const char* env = std::getenv("ASYNCSCOPE_PYTHONPATH"); env != nullptr && *env != '\0') return env;
+  return ASYNCSCOPE_PYTHON_DIR;
+}
+
+void ensure_interpreter(bool signal_handlers) {
+  static std::once_flag once;
+  static std::string failure;
+  std::call_once(once, [signal_handlers] {
+    const std::string dir = package_dir();
+    if (!std::filesystem::exists(std::filesystem::path(dir) / "asyncscope" / "__init__.py")) {
+      failure = "the asyncscope Python package is not in " + dir +
+                " (build it with `make`, or set ASYNCSCOPE_PYTHONPATH to the folder that holds it)";
+      return;
+    }
+    py::initialize_interpreter(signal_handlers);
+    try {
+      py::module_ sys = py::module_::import("sys");
+      sys.attr("path").attr("insert")(0, dir);
+      sys.attr("argv") = py::make_tuple("");
+      // The core is this executable's: the package imports it under its usual name.
+      sys.attr("modules")["asyncscope._core"] = py::module_::import("_asyncscope_core");
+      py::module_::import("asyncscope");
+    } catch (const py::error_already_set& e) {
+      failure = std::string("the asyncscope Python package did not import: ") + e.what();
+    }
+    // The interpreter stays up; other threads take the GIL when they run Python.
+    new py::gil_scoped_release();  // never deleted: the GIL stays released by this thread
+  });
+  if (!failure.empty()) throw std::runtime_error(failure);
+}
+
+}  // namespace asyncscope::python

@@ -1,0 +1,62 @@
+// Drives the command line in-process for tests: exit code, what it printed,
+// the windows it asked for, scratch files per test, and the bad-input rule.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/cli.h"
+
+namespace asyncscope::app::testing {
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+  std::vector<GuiRequest> windows;  // what the app was asked to open
+};
+
+inline CliResult cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "asyncscope");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  CliResult r;
+  r.code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err, [&r](const GuiRequest& request) {
+    r.windows.push_back(request);
+    return 0;
+  });
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+inline std::string scratch(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(ASYNCSCOPE_TEST_TMP) / ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+inline std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Bad input: exit 2, exactly one line on stderr, nothing on stdout.
+inline void expect_bad_input(const std::vector<std::string>& args, const std::string& fragment) {
+  const CliResult r = cli(args);
+  std::string joined;
+  for (const auto& a : args) joined += a + " ";
+  EXPECT_EQ(r.code, 2) << joined << "\n" << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << joined << "\nstderr: " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << joined << "\nstderr: " << r.err;
+  EXPECT_TRUE(r.out.empty()) << joined;
+}
+
+}  // namespace asyncscope::app::testing
