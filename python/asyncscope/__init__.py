@@ -14,8 +14,12 @@ The MXNet edition:   from asyncscope import autograd, gluon, nd
 import atexit as _atexit
 import sys as _sys
 
+# NumPy is imported now, not by the first asnumpy() or print: importing it
+# takes a tenth of a second, which would land inside whatever the script times.
+import numpy as _numpy  # noqa: F401
+
 from . import _core
-from ._core import OpError, configure, export_trace, hosted
+from ._core import OpError, configure, export_trace, hosted, mark
 from . import ndarray
 from . import autograd, gluon, init
 from .context import Context, cpu, gpu
@@ -27,5 +31,5 @@ _sys.modules[__name__ + ".nd"] = ndarray
 # $ASYNCSCOPE_TRACE, when the interpreter exits.
 _atexit.register(_core._shutdown)
 
-__all__ = ["OpError", "configure", "export_trace", "hosted", "ndarray", "nd", "autograd", "gluon", "init",
+__all__ = ["OpError", "configure", "export_trace", "hosted", "mark", "ndarray", "nd", "autograd", "gluon", "init",
            "Context", "cpu", "gpu"]

@@ -4,6 +4,7 @@
 
 #include "python/core/bindings.h"
 #include "python/core/runtime.h"
+#include "engine/trace/names.h"
 
 namespace asyncscope::python {
 
@@ -27,6 +28,11 @@ the host's run is used instead.)");
     export_trace(path);
   }, py::arg("path"), "Writes the run's trace so far as Chrome trace JSON (ui.perfetto.dev, chrome://tracing).");
   m.def("hosted", &hosted, "Whether a host (asyncscope script, the app) runs this script.");
+  m.def("mark", [](const std::string& name, int64_t value) {
+    const std::shared_ptr<trace::Recorder> rec = recorder();
+    if (rec && rec->enabled()) rec->record_marker(trace::intern(name), value);
+  }, py::arg("name"), py::arg("value") = 0,
+     "A named instant on the frontend lane of the timeline (a phase of the script).");
   m.def("_shutdown", [] {
     py::gil_scoped_release release;
     shutdown();

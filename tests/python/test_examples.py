@@ -1,0 +1,103 @@
+"""The project's example scripts (assets/scripts/), each run by
+`asyncscope script` in a small configuration, its phenomenon asserted from
+the trace (ordering and counts, never wall-clock ratios), as the C++ demo
+tests do."""
+
+import os
+import subprocess
+import tempfile
+import unittest
+
+from trace_reader import Trace
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.join(HERE, "..", "..", "assets", "scripts")
+EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "build", "bin", "asyncscope"))
+
+
+def run(script, *args, **env):
+    """Runs an example script; returns (its output, its trace)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "trace.json")
+        done = subprocess.run([EXE, "script", os.path.join(SCRIPTS, script), "--trace", path, *args],
+                              capture_output=True, text=True, timeout=300, env=dict(os.environ, **env))
+        if done.returncode != 0:
+            raise AssertionError("%s failed (%d):\n%s%s" % (script, done.returncode, done.stdout, done.stderr))
+        return done.stdout, Trace(path)
+
+
+class Examples(unittest.TestCase):
+    def test_queued_vs_finished(self):
+        out, t = run("queued_vs_finished.py", "--workers", "2", SIZE="400")
+        self.assertIn("y was printed after", out)
+        since = t.markers["enqueue"]
+        dot = t.named("dot", since)[0]
+        total = t.named("sum", since)[0]
+        self.assertLess(total.enqueue, dot.end, "both lines returned before the product ended")
+        printed = [w for w in t.waits if w.kind == "print" and w.begin >= t.markers["print y"]]
+        self.assertEqual(len(printed), 1)
+        self.assertGreaterEqual(printed[0].end, total.end, "printing waited for the result")
+
+    def test_sync_functions_wait_for_exactly_what_they_need(self):
+        out, t = run("sync_functions.py", "--workers", "2", SIZE="400")
+        for label in ("wait_to_read", "waitall", "asnumpy", "asscalar", "print"):
+            self.assertIn(label, out)
+        kinds = {"wait_to_read": "wait_to_read", "waitall": "wait_all", "asnumpy": "to_host", "asscalar": "item",
+                 "print": "print"}
+        order = ["wait_to_read", "waitall", "asnumpy", "asscalar", "print"]
+        for i, label in enumerate(order):
+            since = t.markers[label]
+            until = t.markers[order[i + 1]] if i + 1 < len(order) else None
+            wait = next(w for w in t.waits if w.kind == kinds[label] and w.begin >= since)
+            chain_end = max(op.end for op in t.named("dot", t.markers[order[i - 1]] if i else 0, until)
+                            if op.enqueue < since)
+            if label == "waitall":
+                self.assertGreaterEqual(wait.end, chain_end, "waitall waits for the unrelated work too")
+            else:
+                self.assertLess(wait.end, chain_end, label + " waits for y only, not the unrelated work")
+
+    def test_sync_vs_async(self):
+        out, t = run("sync_vs_async.py", "--workers", "1", N="200", SIZE="64")
+        self.assertIn("one waitall at the end", out)
+        first, second = t.markers["wait in every iteration"], t.markers["one wait at the end"]
+        waits = [w for w in t.waits if w.kind == "wait_to_read" and first <= w.begin < second]
+        self.assertEqual(len(waits), 200)
+        adds = t.named("add_scalar", second)
+        self.assertEqual(len(adds), 200)
+        # Running ahead: every add was enqueued before the last one finished.
+        self.assertLess(max(op.enqueue for op in adds), max(op.end for op in adds))
+
+    def test_dependencies(self):
+        out, t = run("dependencies.py", "--workers", "2", SIZE="300")
+        self.assertIn("z[0, 0] = 3.0", out)
+        x, y = t.named("ones")[-2:]
+        product = t.named("mul")[-1]
+        plus = t.named("add_scalar")[-1]
+        self.assertGreaterEqual(product.start, max(x.end, y.end))
+        self.assertGreaterEqual(plus.start, product.end)
+
+    def test_memory_piles_up_without_a_sync(self):
+        batches, batch_size = 64, 64
+        out, t = run("memory.py", "--workers", "2", BATCHES=str(batches), BATCH_SIZE=str(batch_size))
+        self.assertIn("without a sync, memory grew by", out)
+        synced, unsynced = t.markers["a sync every batch"], t.markers["no sync"]
+        end = max(op.end for op in t.ops if op.end is not None)
+        # With a sync every batch, batch i+1 is generated only after batch i's loss was read.
+        normals = t.named("normal", synced, unsynced)
+        items = [w for w in t.waits if w.kind == "item" and synced <= w.begin < unsynced]
+        self.assertEqual(len(normals), batches)
+        self.assertEqual(len(items), batches)
+        for i in range(1, batches):
+            self.assertGreaterEqual(normals[i].enqueue, items[i - 1].end)
+        # Without it, every batch is generated before the first one is trained on.
+        normals = t.named("normal", unsynced)
+        first_step = min(op.end for op in t.named("add_scaled", unsynced))
+        self.assertTrue(all(op.enqueue < first_step for op in normals))
+        # ... and waits in memory: at least half of the generated inputs at once, beyond what one batch needs.
+        batch_bytes = batch_size * 512 * 4
+        self.assertGreater(t.peak("live_bytes", unsynced, end),
+                           t.peak("live_bytes", synced, unsynced) + batches // 2 * batch_bytes)
+
+
+if __name__ == "__main__":
+    unittest.main()
