@@ -172,7 +172,7 @@ void GuiApp::act(Action action) {
       break;
     case Action::fit:
       if (run) {
-        widgets::FitTimeline(run->timeline, run->model);
+        runs_.fit(*run);
         run->timeline.follow_live = false;
       }
       break;

@@ -1,9 +1,11 @@
 #include "app/gui/run_list.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
 #include "engine/trace/chrome_trace.h"
+#include "widgets/time_axis.h"
 
 namespace asyncscope::app {
 
@@ -69,7 +71,7 @@ void RunList::end_live(std::optional<demos::Results> results, std::string error)
   run->live = false;
   run->results = std::move(results);
   run->error = std::move(error);
-  widgets::FitTimeline(run->timeline, run->model);
+  fit(*run);
   live_ = -1;
   ++generation_;
 }
@@ -86,6 +88,13 @@ void RunList::compare_with(int index) {
 
 RunRecord* RunList::live() { return live_ >= 0 ? runs_[static_cast<size_t>(live_)].get() : nullptr; }
 RunRecord* RunList::current() { return current_ >= 0 ? runs_[static_cast<size_t>(current_)].get() : nullptr; }
+void RunList::fit(RunRecord& run) {
+  int64_t end = run.model.end_time();
+  const RunRecord* other = compared();
+  if (other != nullptr && &run == current()) end = std::max(end, other->model.end_time());
+  run.timeline.view = widgets::fit_view(end);
+}
+
 RunRecord* RunList::compared() {
   return compare_ >= 0 && compare_ != current_ ? runs_[static_cast<size_t>(compare_)].get() : nullptr;
 }

@@ -57,6 +57,10 @@ class RunList {
   void show(int index);
   // Stacks run `index` below the one shown; -1 for none.
   void compare_with(int index);
+  // Brings all of `run` into view (F, and when a run ends). The shown run
+  // and the one stacked below it share a time axis, so when `run` is shown
+  // with a comparison the view covers the longer of the two: neither is cut.
+  void fit(RunRecord& run);
 
   RunRecord* live();
   RunRecord* current();

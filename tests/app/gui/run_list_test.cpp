@@ -103,6 +103,19 @@ TEST(RunList, ARealRunEndsWithItsTraceResultsAndConsole) {
   EXPECT_GT(run.timeline.view.end_ns, run.timeline.view.begin_ns) << "the whole run in view";
 }
 
+// Stacked runs share one time axis: when the shown run ends, the view covers
+// the longer of the two, so a compared run that took longer is not cut off.
+TEST(RunList, TheFitWhenARerunEndsCoversTheComparedRunToo) {
+  RunList runs;
+  ProgramRunner runner;
+  const RunRecord& first = testing::run_to_end(runs, runner, "sync-vs-async", {{"iterations", "200"}});
+  const RunRecord& second = testing::run_to_end(runs, runner, "sync-vs-async", {{"iterations", "2"}});
+  ASSERT_EQ(runs.compared(), &first);
+  EXPECT_LE(second.timeline.view.begin_ns, 0);
+  EXPECT_GE(second.timeline.view.end_ns, first.model.end_time());
+  EXPECT_GE(second.timeline.view.end_ns, second.model.end_time());
+}
+
 TEST(RunList, AnExportedTraceOpensAsARunOfItsOwn) {
   RunList runs;
   ProgramRunner runner;
