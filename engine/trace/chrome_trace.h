@@ -37,9 +37,10 @@
 namespace asyncscope::trace {
 
 // Version of the asyncscope-specific content (otherData.asyncscope_version).
-// 2 added launch lanes and "launch" spans; version 1 files (no launch lanes)
-// still read.
-inline constexpr int kChromeTraceVersion = 2;
+// 2 added launch lanes and "launch" spans; 3 added a script's source lines
+// (otherData.source_lines and source_points, "source" and "source_point" in
+// op and sync args). Older files still read (without sources).
+inline constexpr int kChromeTraceVersion = 3;
 inline constexpr int kOldestChromeTraceVersion = 1;
 
 struct ExportOptions {

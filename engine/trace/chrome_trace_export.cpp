@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/trace/chrome_trace.h"
+#include "engine/trace/source_lines.h"
 
 namespace asyncscope::trace {
 namespace {
@@ -139,7 +140,7 @@ class Exporter {
     std::sort(orphans.begin(), orphans.end());
     json errors_without_events = json::array();
     for (const auto& [id, text] : orphans) errors_without_events.push_back({{"op", id}, {"error", *text}});
-    return json{{"asyncscope_version", kChromeTraceVersion},
+    json doc{{"asyncscope_version", kChromeTraceVersion},
                 {"run_label", options_.run_label},
                 {"origin_ns", m_.origin_ns},
                 {"first_op_id", m_.first_op_id},
@@ -148,6 +149,41 @@ class Exporter {
                 {"counter_names", m_.counter_names},
                 {"names", m_.names},
                 {"errors_without_events", std::move(errors_without_events)}};
+    if (!m_.source_points.empty()) add_source_lines(doc);
+    return doc;
+  }
+
+  // A script's lines with their per-line figures (what a viewer shows as the
+  // trace's metadata), and every execution of a line as [ns, line, frontend]
+  // (what an import needs to attribute the ops and waits again).
+  void add_source_lines(json& doc) const {
+    json lines = json::array();
+    for (const SourceLine& line : m_.source_lines) {
+      lines.push_back({{"file_id", line.file}, {"file", m_.name(line.file)}, {"line", line.line}});
+    }
+    for (const LineFigures& r : line_figures(m_)) {
+      json& row = lines[r.line_index];
+      row["runs"] = r.runs;
+      row["ops"] = r.ops;
+      row["enqueue_ns"] = r.enqueue_ns;
+      row["waits"] = r.waits;
+      row["wait_ns"] = r.wait_ns;
+      row["bytes"] = r.bytes;
+    }
+    json points = json::array();
+    for (size_t i = 0; i < m_.source_points.size(); ++i) {
+      const SourcePoint& p = m_.source_points[i];
+      points.push_back(json::array({checked(p.t, "source point", i), p.line, p.frontend}));
+    }
+    doc["source_lines"] = std::move(lines);
+    doc["source_points"] = std::move(points);
+  }
+
+  // "file.py:12" for a person reading args in a viewer, and the point for an import.
+  void source_args(json& args, uint32_t source) const {
+    if (source == 0) return;
+    args["source"] = m_.source_text(source);
+    args["source_point"] = source - 1;
   }
 
   void lane_metadata(int tid, int sort_index, json lane_args) {
@@ -186,6 +222,7 @@ class Exporter {
               {"device_index", op.device_index},
               {"internal", op.internal}};
     if (auto it = m_.errors.find(op.id); it != m_.errors.end()) args["error"] = it->second;
+    source_args(args, op.source);
     return args;
   }
 
@@ -224,6 +261,7 @@ class Exporter {
     e["dur"] = micros(end - begin);
     json args{{"index", index}, {"kind", to_string(s.kind)}, {"target", s.target}, {"last_op", s.last_op},
               {"ns_ts", begin}, {"ns_dur", end - begin}};
+    source_args(args, s.source);
     const OpInfo* op = waited_[index];
     if (op != nullptr) {
       args["waited_for"] = op->id;

@@ -241,11 +241,49 @@ class Importer {
     model_.dropped = get_uint(meta, "dropped");
     model_.counter_names = get_strings(meta, "counter_names", kMaxCounters);
     model_.names = get_strings(meta, "names", std::numeric_limits<NameId>::max());
+    if (meta.contains("source_lines")) stage_source_lines(meta);
     const json& orphans = field(meta, "errors_without_events");
     if (!orphans.is_array()) wrong_type("errors_without_events", "an array", orphans);
     for (const json& e : orphans) orphan_errors_.emplace_back(get_uint(e, "op"), get_string(e, "error"));
     meta_seen_ = true;
     where_.clear();
+  }
+
+  // The lines and their executions; figures in source_lines are derived, not read.
+  void stage_source_lines(const json& meta) {
+    const json& lines = field(meta, "source_lines");
+    if (!lines.is_array()) wrong_type("source_lines", "an array", lines);
+    for (const json& line : lines) {
+      const auto file = static_cast<NameId>(get_uint(line, "file_id", UINT32_MAX));
+      check_name(file);
+      model_.source_lines.push_back(SourceLine{file, static_cast<uint32_t>(get_uint(line, "line", UINT32_MAX))});
+    }
+    const json& points = field(meta, "source_points");
+    if (!points.is_array()) wrong_type("source_points", "an array", points);
+    model_.source_points.reserve(points.size());
+    for (const json& p : points) {
+      if (!p.is_array() || p.size() != 3 || !p[0].is_number_integer() || !p[1].is_number_unsigned() ||
+          !p[2].is_number_unsigned()) {
+        wrong_type("source_points", "[ns, line, frontend] triples", p);
+      }
+      const auto t = p[0].get<int64_t>();
+      const auto line = p[1].get<uint64_t>();
+      if (t < 0 || t >= kMaxTimeNs) fail_plain("a source point's time " + std::to_string(t) + " is out of range");
+      if (line >= model_.source_lines.size()) fail_plain("a source point names line " + std::to_string(line) + " of " +
+                                                         std::to_string(model_.source_lines.size()));
+      model_.source_points.push_back(SourcePoint{t, static_cast<uint32_t>(line),
+                                                 static_cast<uint32_t>(std::min<uint64_t>(p[2].get<uint64_t>(), UINT32_MAX))});
+    }
+  }
+
+  // An op's or wait's source: 1 + its source point, 0 without one.
+  uint32_t get_source(const json& args) const {
+    if (!args.contains("source_point")) return 0;
+    const uint64_t point = get_uint(args, "source_point", UINT32_MAX);
+    if (point >= model_.source_points.size()) {
+      fail("source point " + std::to_string(point) + " is not in otherData.source_points");
+    }
+    return static_cast<uint32_t>(point + 1);
   }
 
   void stage_event(const json& e) {
@@ -341,6 +379,7 @@ class Importer {
     op.device = get_device(args);
     op.device_index = static_cast<uint8_t>(get_uint(args, "device_index", UINT8_MAX));
     op.internal = get_bool(args, "internal");
+    op.source = get_source(args);
     enqueues_.push_back(std::move(s));
   }
 
@@ -357,6 +396,7 @@ class Importer {
     s.end = s.begin + get_time(args, "ns_dur");
     s.target = get_uint(args, "target");
     s.last_op = get_uint(args, "last_op");
+    s.source = get_source(args);
     syncs_.push_back(StagedSync{index, tid, get_uint(args, "index", UINT32_MAX), s});
   }
 
@@ -485,6 +525,12 @@ class Importer {
     }
     // Lanes list their syncs in recording order, which is index order.
     for (uint32_t i = 0; i < model_.syncs.size(); ++i) model_.frontends[model_.syncs[i].frontend].syncs.push_back(i);
+    where_ = "otherData.source_points";
+    for (uint32_t i = 0; i < model_.source_points.size(); ++i) {
+      const uint32_t lane = model_.source_points[i].frontend;
+      if (lane >= model_.frontends.size()) fail("frontend " + std::to_string(lane) + " has no lane");
+      model_.frontends[lane].sources.push_back(i);
+    }
     for (StagedMarker& m : markers_) {
       at_event(m.event);
       check_name(m.marker.name);

@@ -95,6 +95,16 @@ struct SyncEvent {
   SyncKind kind = SyncKind::wait_to_read;
 };
 
+// The frontend entered a line of a script's source: recorded by a scripting
+// frontend (Python) before the first push or wait of each execution of a
+// line. The enqueues and waits that follow on the same thread, up to the
+// next SourceEvent, came from that execution. C++ programs record none.
+struct SourceEvent {
+  int64_t t = 0;
+  NameId file = 0;
+  uint32_t line = 0;
+};
+
 // A named instant with a value: demo phases, iteration boundaries.
 struct MarkerEvent {
   int64_t t = 0;

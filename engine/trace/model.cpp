@@ -22,6 +22,22 @@ int TraceModel::counter_index(std::string_view counter) const noexcept {
   return -1;
 }
 
+std::string TraceModel::source_text(uint32_t source) const {
+  const SourceLine* line = source_of(source);
+  if (line == nullptr) return "";
+  return std::string(name(line->file)) + ":" + std::to_string(line->line);
+}
+
+uint32_t TraceModel::intern_source_line(SourceLine line) {
+  // Scripts have few lines and a reader meets each new one once: a scan from
+  // the most recent is short.
+  for (size_t i = source_lines.size(); i-- > 0;) {
+    if (source_lines[i] == line) return static_cast<uint32_t>(i);
+  }
+  source_lines.push_back(line);
+  return static_cast<uint32_t>(source_lines.size() - 1);
+}
+
 int64_t TraceModel::end_time() const noexcept {
   int64_t t = 0;
   // A lane's spans never overlap, so its last one ends last.
@@ -73,7 +89,7 @@ uint16_t TraceReader::worker_lane(TraceModel& model, const ExecEvent& e, const T
 uint32_t TraceReader::frontend_lane(TraceModel& model, Cursor& cursor, const ThreadBuffer& buffer) {
   if (cursor.frontend < 0) {
     cursor.frontend = static_cast<int>(model.frontends.size());
-    model.frontends.push_back(FrontendLane{buffer.name, {}, {}});
+    model.frontends.push_back(FrontendLane{buffer.name, {}, {}, {}});
   }
   return static_cast<uint32_t>(cursor.frontend);
 }
@@ -99,7 +115,30 @@ bool TraceReader::update(TraceModel& model) {
   for (const ThreadBuffer* buffer : buffers) {
     Cursor& cursor = cursors_[buffer->index];
 
+    // Enqueues and waits are counted before the source events: a source
+    // event is appended before the enqueues and waits it accounts for, so
+    // every one counted here has its source among those read below.
     const size_t num_enqueues = buffer->enqueues.size();
+    const size_t num_syncs = buffer->syncs.size();
+    const size_t num_sources = buffer->sources.size();
+    if (cursor.sources < num_sources) {
+      const uint32_t lane = frontend_lane(model, cursor, *buffer);
+      for (; cursor.sources < num_sources; ++cursor.sources) {
+        const SourceEvent& e = buffer->sources[cursor.sources];
+        const uint32_t line = model.intern_source_line(SourceLine{e.file, e.line});
+        model.frontends[lane].sources.push_back(static_cast<uint32_t>(model.source_points.size()));
+        model.source_points.push_back(SourcePoint{rel(e.t), line, lane});
+      }
+      changed = true;
+    }
+    // The source of an event at time t: the lane's latest source point at or before t.
+    const auto source_at = [&](size_t& position, int64_t t) -> uint32_t {
+      if (cursor.frontend < 0) return 0;
+      const std::vector<uint32_t>& points = model.frontends[static_cast<size_t>(cursor.frontend)].sources;
+      while (position < points.size() && model.source_points[points[position]].t <= t) ++position;
+      return position == 0 ? 0 : points[position - 1] + 1;
+    };
+
     const size_t num_vars = buffer->vars.size();
     for (; cursor.enqueues < num_enqueues; ++cursor.enqueues) {
       const EnqueueEvent& e = buffer->enqueues[cursor.enqueues];
@@ -114,6 +153,7 @@ bool TraceReader::update(TraceModel& model) {
       op.device = e.device;
       op.device_index = e.device_index;
       op.internal = e.internal != 0;
+      op.source = source_at(cursor.enqueue_source, op.enqueue);
       op.vars_begin = static_cast<uint32_t>(model.var_ids.size());
       const size_t num_ids = size_t{e.num_reads} + e.num_writes;
       if (num_ids <= static_cast<size_t>(kInlineVarIds)) {
@@ -151,12 +191,12 @@ bool TraceReader::update(TraceModel& model) {
       changed = true;
     }
 
-    const size_t num_syncs = buffer->syncs.size();
     for (; cursor.syncs < num_syncs; ++cursor.syncs) {
       const SyncEvent& e = buffer->syncs[cursor.syncs];
       const uint32_t lane = frontend_lane(model, cursor, *buffer);
       model.frontends[lane].syncs.push_back(static_cast<uint32_t>(model.syncs.size()));
-      model.syncs.push_back(SyncSpan{rel(e.begin), rel(e.end), e.target, e.last_op, lane, e.kind});
+      model.syncs.push_back(SyncSpan{rel(e.begin), rel(e.end), e.target, e.last_op, lane, e.kind,
+                                     source_at(cursor.sync_source, rel(e.begin))});
       changed = true;
     }
 

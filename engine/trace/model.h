@@ -45,6 +45,7 @@ struct OpInfo {
   uint8_t device_index = 0;
   OpStatus status = OpStatus::ok;  // from the execution span; from the launch span until that is read
   bool internal = false;
+  uint32_t source = 0;        // 1 + index into TraceModel::source_points of the script line that pushed it; 0: none
 
   bool known() const noexcept { return enqueue != kNoTime || start != kNoTime || launch_start != kNoTime; }
   bool executed() const noexcept { return end != kNoTime; }
@@ -56,6 +57,23 @@ struct FrontendLane {
   std::string name;
   std::vector<uint32_t> enqueues;  // op indices in enqueue order (time-sorted)
   std::vector<uint32_t> syncs;     // indices into TraceModel::syncs (time-sorted)
+  std::vector<uint32_t> sources;   // indices into TraceModel::source_points (time-sorted)
+};
+
+// A line of a script's source.
+struct SourceLine {
+  NameId file = 0;  // the script's path, as a name
+  uint32_t line = 0;
+
+  friend bool operator==(const SourceLine&, const SourceLine&) = default;
+};
+
+// One execution of a source line (a SourceEvent): the enqueues and waits that
+// follow it on its frontend, up to the next one, came from it.
+struct SourcePoint {
+  int64_t t = 0;
+  uint32_t line = 0;  // index into TraceModel::source_lines
+  uint32_t frontend = 0;
 };
 
 // One lane of op spans, named after the thread that recorded them: a CPU
@@ -87,6 +105,7 @@ struct SyncSpan {
   uint64_t last_op = 0;
   uint32_t frontend = 0;
   SyncKind kind = SyncKind::wait_to_read;
+  uint32_t source = 0;  // 1 + index into TraceModel::source_points; 0: none
 };
 
 struct Marker {
@@ -105,6 +124,8 @@ struct TraceModel {
   std::vector<WorkerLane> workers;
   std::vector<SyncSpan> syncs;
   std::vector<Marker> markers;
+  std::vector<SourceLine> source_lines;    // distinct lines, in the order first seen
+  std::vector<SourcePoint> source_points;  // executions of lines, per frontend in time order
   std::vector<std::string> counter_names;
   std::vector<CounterSample> counters;  // t relative to origin, time-sorted
   std::vector<std::string> names;       // NameId -> text
@@ -119,6 +140,14 @@ struct TraceModel {
   const uint64_t* writes_of(const OpInfo& op) const noexcept { return reads_of(op) + op.num_reads; }
   // Index of a counter by name, or -1.
   int counter_index(std::string_view counter) const noexcept;
+  // The script line an op or a wait came from, or null.
+  const SourceLine* source_of(uint32_t source) const noexcept {
+    return source == 0 ? nullptr : &source_lines[source_points[source - 1].line];
+  }
+  // "file.py:12", or "" without a source.
+  std::string source_text(uint32_t source) const;
+  // The index of a line in source_lines, added if new.
+  uint32_t intern_source_line(SourceLine line);
   // Latest time seen in any event, launches included (ns since origin), 0 if empty.
   int64_t end_time() const noexcept;
 };
@@ -135,8 +164,11 @@ class TraceReader {
 
  private:
   struct Cursor {
-    size_t enqueues = 0, execs = 0, syncs = 0, markers = 0;
+    size_t enqueues = 0, execs = 0, syncs = 0, markers = 0, sources = 0;
     int frontend = -1;  // lane index in the model, created on first enqueue or sync
+    // Position in the lane's source points of the latest one at or before
+    // the last enqueue / wait read (0: none yet), for attributing the next.
+    size_t enqueue_source = 0, sync_source = 0;
   };
   OpInfo& op_slot(TraceModel& model, uint64_t id);
   uint16_t worker_lane(TraceModel& model, const ExecEvent& e, const ThreadBuffer& buffer);

@@ -30,18 +30,20 @@ namespace asyncscope::trace {
 struct alignas(64) ThreadBuffer {
   explicit ThreadBuffer(size_t capacity, uint32_t index, std::string name)
       : enqueues(capacity), vars(capacity * 2), execs(capacity), syncs(capacity),
-        markers(capacity), index(index), name(std::move(name)) {}
+        markers(capacity), sources(capacity), index(index), name(std::move(name)) {}
 
   ChunkedLog<EnqueueEvent> enqueues;
   ChunkedLog<uint64_t> vars;
   ChunkedLog<ExecEvent> execs;
   ChunkedLog<SyncEvent> syncs;
   ChunkedLog<MarkerEvent> markers;
+  ChunkedLog<SourceEvent> sources;
   const uint32_t index;
   const std::string name;
 
   uint64_t dropped() const noexcept {
-    return enqueues.dropped() + vars.dropped() + execs.dropped() + syncs.dropped() + markers.dropped();
+    return enqueues.dropped() + vars.dropped() + execs.dropped() + syncs.dropped() + markers.dropped() +
+           sources.dropped();
   }
 };
 
@@ -83,6 +85,10 @@ class Recorder {
   void record_sync(const SyncEvent& e) { local().syncs.append(e); }
   void record_marker(NameId name, int64_t value = 0) {
     local().markers.append(MarkerEvent{now_ns(), value, name});
+  }
+  // The calling thread entered (an execution of) a line of a script.
+  void record_source(NameId file, uint32_t line) {
+    local().sources.append(SourceEvent{now_ns_unordered(), file, line});
   }
   // Rare path (a failed op): takes a lock.
   void record_error(uint64_t op, std::string text);

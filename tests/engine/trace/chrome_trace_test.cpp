@@ -241,7 +241,8 @@ TraceModel hand_model() {
   TraceModel m;
   m.origin_ns = 987654321012;
   m.first_op_id = 10;
-  m.names = {"", "op \"quoted\"", "back\\slash\nnew line\ttab", "unicode naïve ✓ 日本 🎉", "marker \"m\" \\ \x01"};
+  m.names = {"", "op \"quoted\"", "back\\slash\nnew line\ttab", "unicode naïve ✓ 日本 🎉", "marker \"m\" \\ \x01",
+             "dir/script \"a\".py"};
   m.frontends = {FrontendLane{"frontend", {}, {}}, FrontendLane{"thread \"two\"\n", {}, {}}};
   m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}},
                WorkerLane{"cuda:1 launch 3", DeviceKind::cuda, 1, 3, SpanKind::launch, {}},
@@ -288,6 +289,14 @@ TraceModel hand_model() {
   m.counters = {s0, s1, s2};
   m.errors = {{12, "boom \"quoted\" \\ back\nline ✓ 🎉"}, {11, "error of an op never seen"}, {99, "orphan"},
               {16, "launch failed: only its launch span carries this"}};
+  // Lines of a script: ops and waits of both frontends, one point with no event.
+  m.source_lines = {SourceLine{5, 3}, SourceLine{5, 12}};
+  m.source_points = {SourcePoint{90, 0, 0}, SourcePoint{140, 0, 1}, SourcePoint{495, 1, 0}, SourcePoint{1790, 0, 0},
+                     SourcePoint{1795, 1, 0}};
+  m.frontends[0].sources = {0, 2, 3, 4};
+  m.frontends[1].sources = {1};
+  a.source = 1, b.source = 2, d.source = 3;
+  m.syncs[1].source = 2, m.syncs[3].source = 4;
   m.dropped = 17;
   return m;
 }
@@ -543,8 +552,8 @@ TEST(ChromeTrace, ForeignTracesAreRecognised) {
   expect_rejected(R"({"traceEvents":[],"otherData":{"version":"Chrome 120"}})", "not an asyncscope trace");
   expect_rejected(R"({"traceEvents":[],"otherData":"x"})", "not an asyncscope trace");
   expect_rejected("42", "not an asyncscope trace");
-  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 3; }),
-                  "written by a newer asyncscope (format version 3; this build reads versions 1 to 2)");
+  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 4; }),
+                  "written by a newer asyncscope (format version 4; this build reads versions 1 to 3)");
   expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 0; }), "unknown format version 0");
   json doc = json::parse(to_chrome_trace_json(hand_model()));
   doc.erase("traceEvents");
@@ -607,6 +616,15 @@ TEST(ChromeTrace, WrongFieldsAreRejectedWithTheirName) {
   expect_rejected(with_metadata_changed([](json& o) { o["num_ops"] = 4000000000u; }), "far more than");
   expect_rejected(with_metadata_changed([](json& o) { o["names"] = {"", 3}; }), "field \"names\" must be an array of strings");
   expect_rejected(with_metadata_changed([](json& o) { o.erase("first_op_id"); }), "otherData: missing field \"first_op_id\"");
+  expect_rejected(with_metadata_changed([](json& o) { o["source_points"][1] = {5, 9, 0}; }),
+                  "a source point names line 9 of 2");
+  expect_rejected(with_metadata_changed([](json& o) { o["source_points"][1] = {5, 1}; }),
+                  "field \"source_points\" must be [ns, line, frontend] triples");
+  expect_rejected(with_metadata_changed([](json& o) { o["source_points"][0][2] = 7; }), "frontend 7 has no lane");
+  expect_rejected(with_metadata_changed([](json& o) { o["source_lines"][0]["file_id"] = 99; }), "99");
+  expect_rejected(with_event_changed([](const json& e) { return is_enqueue(e) && e["args"].contains("source_point"); },
+                                     [](json& e) { e["args"]["source_point"] = 5; }),
+                  "source point 5 is not in otherData.source_points");
 
   // The event number in the message points at the culprit.
   json doc = json::parse(to_chrome_trace_json(hand_model()));

@@ -90,6 +90,8 @@ inline void expect_same_op(const TraceModel& a, const TraceModel& b, const OpInf
   EXPECT_EQ(x.device_index, y.device_index) << x.id;
   EXPECT_EQ(x.status, y.status) << x.id;
   EXPECT_EQ(x.internal, y.internal) << x.id;
+  EXPECT_EQ(x.source, y.source) << x.id;
+  EXPECT_EQ(a.source_text(x.source), b.source_text(y.source)) << x.id;
   EXPECT_EQ(x.num_reads, y.num_reads) << x.id;
   EXPECT_EQ(x.num_writes, y.num_writes) << x.id;
   EXPECT_EQ(var_list(a.reads_of(x), x.num_reads), var_list(b.reads_of(y), y.num_reads)) << x.id;
@@ -107,6 +109,18 @@ inline void expect_same_model(const TraceModel& a, const TraceModel& b) {
     EXPECT_EQ(a.frontends[i].name, b.frontends[i].name);
     EXPECT_EQ(a.frontends[i].enqueues, b.frontends[i].enqueues);
     EXPECT_EQ(a.frontends[i].syncs, b.frontends[i].syncs);
+    EXPECT_EQ(a.frontends[i].sources, b.frontends[i].sources);
+  }
+  ASSERT_EQ(a.source_lines.size(), b.source_lines.size());
+  for (size_t i = 0; i < a.source_lines.size(); ++i) {
+    EXPECT_EQ(a.name(a.source_lines[i].file), b.name(b.source_lines[i].file));
+    EXPECT_EQ(a.source_lines[i].line, b.source_lines[i].line);
+  }
+  ASSERT_EQ(a.source_points.size(), b.source_points.size());
+  for (size_t i = 0; i < a.source_points.size(); ++i) {
+    EXPECT_EQ(a.source_points[i].t, b.source_points[i].t);
+    EXPECT_EQ(a.source_points[i].line, b.source_points[i].line);
+    EXPECT_EQ(a.source_points[i].frontend, b.source_points[i].frontend);
   }
   ASSERT_EQ(a.workers.size(), b.workers.size());
   for (size_t i = 0; i < a.workers.size(); ++i) {
@@ -127,6 +141,7 @@ inline void expect_same_model(const TraceModel& a, const TraceModel& b) {
     EXPECT_EQ(x.last_op, y.last_op);
     EXPECT_EQ(x.frontend, y.frontend);
     EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.source, y.source);
   }
   ASSERT_EQ(a.markers.size(), b.markers.size());
   for (size_t i = 0; i < a.markers.size(); ++i) {
