@@ -12,6 +12,7 @@ The MXNet edition:   from asyncscope import autograd, gluon, nd
 """
 
 import atexit as _atexit
+import os as _os
 import sys as _sys
 
 # NumPy is imported now, not by the first asnumpy() or print: importing it
@@ -19,7 +20,11 @@ import sys as _sys
 import numpy as _numpy  # noqa: F401
 
 from . import _core
-from ._core import OpError, configure, export_trace, hosted, mark
+from ._core import OpError, configure, export_trace, hosted, line_table, mark
+
+# The package's own frames are skipped when an op or a wait is traced back to
+# the line of the user's script that caused it.
+_core._set_package_dir(_os.path.dirname(__file__), _os.path.dirname(_os.path.abspath(__file__)))
 from . import ndarray
 from . import autograd, gluon, init
 from .context import Context, cpu, gpu
@@ -31,5 +36,5 @@ _sys.modules[__name__ + ".nd"] = ndarray
 # $ASYNCSCOPE_TRACE, when the interpreter exits.
 _atexit.register(_core._shutdown)
 
-__all__ = ["OpError", "configure", "export_trace", "hosted", "mark", "ndarray", "nd", "autograd", "gluon", "init",
+__all__ = ["OpError", "configure", "export_trace", "hosted", "line_table", "mark", "ndarray", "nd", "autograd", "gluon", "init",
            "Context", "cpu", "gpu"]

@@ -57,7 +57,7 @@ std::vector<float> values_from(py::handle obj, Shape& shape) {
 }
 
 py::array to_numpy(const NDArray& a, trace::SyncKind kind) {
-  std::vector<float> values = waiting([&] { return a.to_host(kind); });
+  std::vector<float> values = waiting(a.context(), [&] { return a.to_host(kind); });
   std::vector<py::ssize_t> dims(a.shape().begin(), a.shape().end());
   py::array_t<float> out(dims);
   if (!values.empty()) std::memcpy(out.mutable_data(), values.data(), values.size() * sizeof(float));

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/tensor/ops.h"
+#include "python/core/source.h"
 
 namespace asyncscope::python {
 
@@ -44,10 +45,13 @@ std::vector<float> values_from(py::handle obj, Shape& shape);
 // A NumPy float32 copy of the values; the wait releases the GIL.
 py::array to_numpy(const NDArray& a, trace::SyncKind kind);
 
-// Releases the GIL around a push when the engine may block it (an in-flight bound).
+// Around every call into the core that pushes: records the script line it
+// came from (note_source), then releases the GIL when the engine may block
+// the push (an in-flight bound).
 class PushGuard {
  public:
   explicit PushGuard(const Context& ctx) {
+    note_source(ctx);
     if (ctx.engine().max_inflight() > 0) release_.emplace();
   }
 
@@ -62,9 +66,11 @@ NDArray pushing(const NDArray& like, F&& f) {
   return f();
 }
 
-// A wait (f) with the GIL released.
+// A wait (f) on work of ctx's engine: records the script line it came from,
+// then waits with the GIL released.
 template <class F>
-auto waiting(F&& f) {
+auto waiting(const Context& ctx, F&& f) {
+  note_source(ctx);
   py::gil_scoped_release release;
   return f();
 }
@@ -122,6 +128,7 @@ void bind_array_common(py::class_<T>& c) {
         } else if (grad_req != "write") {
           throw std::invalid_argument("attach_grad: grad_req must be 'write', 'add' or 'null', got '" + grad_req + "'");
         }
+        PushGuard guard(x.a.context());  // the gradient's zeros are pushed
         x.a.attach_grad(req);
       }, py::arg("grad_req") = "write")
       .def_property_readonly("grad", [wrap](const T& x) -> py::object {

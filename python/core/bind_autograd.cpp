@@ -56,7 +56,9 @@ void bind_autograd(py::module_& m) {
     const py::list hs = many ? py::list(heads) : py::list(py::make_tuple(heads));
     const py::list gs = head_grads.is_none() ? py::list() : many ? py::list(head_grads) : py::list(py::make_tuple(head_grads));
     if (!gs.empty() && gs.size() != hs.size()) throw std::invalid_argument("backward: one head gradient per head");
+    std::optional<PushGuard> guard;
     for (size_t i = 0; i < hs.size(); ++i) {
+      if (!guard) guard.emplace(array_of(hs[i]).context());
       const NDArray grad = gs.empty() || gs[i].is_none() ? NDArray() : array_of(gs[i]);
       autograd::backward(array_of(hs[i]), grad, retain_graph);
     }

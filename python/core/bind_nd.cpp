@@ -63,7 +63,7 @@ workers. wait_to_read(), asnumpy(), asscalar() and printing wait for exactly
 the work the array depends on; nd.waitall() waits for everything.)");
   c.attr("__module__") = "asyncscope.ndarray";
   bind_array_common(c);
-  c.def("wait_to_read", [](const MxArray& x) { waiting([&] { x.a.wait_to_read(); }); },
+  c.def("wait_to_read", [](const MxArray& x) { waiting(x.a.context(), [&] { x.a.wait_to_read(); }); },
         "Blocks until every op pushed so far that writes this array has finished.")
       .def("asnumpy", [](const MxArray& x) { return to_numpy(x.a, trace::SyncKind::to_host); },
            "A NumPy copy of the values (a sync point).")
@@ -71,7 +71,7 @@ the work the array depends on; nd.waitall() waits for everything.)");
         if (x.a.size() != 1) {
           throw std::invalid_argument("The current array is not a scalar: its shape is " + x.a.shape().to_string());
         }
-        const float v = waiting([&] { return x.a.item(); });
+        const float v = waiting(x.a.context(), [&] { return x.a.item(); });
         return py::module_::import("numpy").attr("float32")(v);
       }, "The value of a one-element array as a numpy.float32 (a sync point).")
       .def("__repr__", &mx_repr)
@@ -95,6 +95,7 @@ the work the array depends on; nd.waitall() waits for everything.)");
       .def("relu", [](const MxArray& x) { return mx(pushing(x.a, [&] { return relu(x.a); })); })
       .def("square", [](const MxArray& x) { return mx(pushing(x.a, [&] { return square(x.a); })); })
       .def("backward", [](const MxArray& x, const std::optional<MxArray>& out_grad, bool retain_graph, bool) {
+        PushGuard guard(x.a.context());
         autograd::backward(x.a, out_grad ? out_grad->a : NDArray(), retain_graph);
       }, py::arg("out_grad") = py::none(), py::arg("retain_graph") = false, py::arg("train_mode") = true,
          "Pushes the gradient ops of this array (ones as the head gradient) into its leaves' .grad.");
@@ -138,7 +139,7 @@ the work the array depends on; nd.waitall() waits for everything.)");
      "Matrix product of 2-D arrays (BLAS sgemm, cuBLAS on a GPU).");
   nd.def("waitall", [] {
     const ContextPtr& context = python::context();
-    waiting([&] { context->wait_all(); });
+    waiting(*context, [&] { context->wait_all(); });
   }, "Blocks until every op pushed so far has finished.");
   for (const auto& [name, kind] : {std::pair{"sum", ReduceKind::sum}, {"mean", ReduceKind::mean}, {"norm", ReduceKind::norm}}) {
     nd.def(name, [kind](const MxArray& x, py::object axis, bool keepdims) { return mx(reduce(x.a, axis, keepdims, kind)); },

@@ -65,6 +65,7 @@ void bind_nn(py::module_& m) {
       .def("data", [](const nn::Parameter& p, py::object) { return MxArray{p.data()}; }, py::arg("ctx") = py::none())
       .def("grad", [](const nn::Parameter& p, py::object) { return MxArray{p.grad()}; }, py::arg("ctx") = py::none())
       .def("initialize", [](nn::Parameter& p, std::optional<nn::Initializer> init, py::object, bool force) {
+        PushGuard guard(*python::context());
         p.initialize(initializer_or_default(init), python::context(), force);
       }, py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("force_reinit") = false)
       .def("zero_grad", &nn::Parameter::zero_grad)
@@ -94,6 +95,7 @@ void bind_nn(py::module_& m) {
         return out;
       })
       .def("initialize", [](nn::ParameterDict& d, std::optional<nn::Initializer> init, py::object, bool force) {
+        PushGuard guard(*python::context());
         d.initialize(initializer_or_default(init), python::context(), force);
       }, py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("force_reinit") = false)
       .def("zero_grad", &nn::ParameterDict::zero_grad)
@@ -121,6 +123,7 @@ void bind_nn(py::module_& m) {
            "Every parameter of this block and its children, by full name.")
       .def("initialize", [](Block& b, std::optional<nn::Initializer> init, py::object, bool verbose, bool force) {
         (void)verbose;
+        PushGuard guard(*python::context());
         b.initialize(initializer_or_default(init), python::context(), force);
       }, py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("verbose") = false,
          py::arg("force_reinit") = false,
@@ -170,6 +173,7 @@ void bind_nn(py::module_& m) {
            }),
            py::arg("params"), py::arg("optimizer"), py::arg("optimizer_params") = py::none(), py::keep_alive<1, 2>())
       .def("step", [](nn::Trainer& t, int64_t batch_size, bool) {
+        note_source(*python::context());
         py::gil_scoped_release release;  // an in-flight bound may hold the pushes
         t.step(batch_size);
       }, py::arg("batch_size"), py::arg("ignore_stale_grad") = false,

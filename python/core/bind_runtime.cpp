@@ -4,6 +4,9 @@
 
 #include "python/core/bindings.h"
 #include "python/core/runtime.h"
+#include "python/core/source.h"
+#include "engine/trace/model.h"
+#include "engine/trace/source_lines.h"
 #include "engine/trace/names.h"
 
 namespace asyncscope::python {
@@ -33,6 +36,32 @@ the host's run is used instead.)");
     if (rec && rec->enabled()) rec->record_marker(trace::intern(name), value);
   }, py::arg("name"), py::arg("value") = 0,
      "A named instant on the frontend lane of the timeline (a phase of the script).");
+  m.def("_set_package_dir", &set_package_dir, py::arg("dir"), py::arg("absolute_dir"));
+  m.def("line_table", [] {
+    const std::shared_ptr<trace::Recorder> rec = recorder();
+    py::list rows;
+    if (!rec) return rows;
+    std::vector<trace::LineFigures> figures;
+    {
+      py::gil_scoped_release release;
+      figures = trace::line_figures(trace::snapshot(*rec));
+    }
+    for (const trace::LineFigures& r : figures) {
+      py::dict row;
+      row["file"] = r.file;
+      row["line"] = r.line;
+      row["runs"] = r.runs;
+      row["ops"] = r.ops;
+      row["enqueue_s"] = static_cast<double>(r.enqueue_ns) / 1e9;
+      row["waits"] = r.waits;
+      row["wait_s"] = static_cast<double>(r.wait_ns) / 1e9;
+      row["bytes"] = r.bytes;
+      rows.append(row);
+    }
+    return rows;
+  }, R"(The run so far, per line of the script: a list of dicts (file, line, runs,
+ops, enqueue_s, waits, wait_s, bytes), ordered by file and line. A line
+counts when it pushed an op or waited; `runs` is how many times it did.)");
   m.def("_shutdown", [] {
     py::gil_scoped_release release;
     shutdown();
