@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iomanip>
 #include <map>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "engine/demos/run_env.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/model.h"
+#include "engine/trace/source_lines.h"
 #if ASYNCSCOPE_HAS_PYTHON
 #include "python/embed/interpreter.h"
 #include "python/embed/script_program.h"
@@ -69,7 +71,37 @@ void print_results(std::ostream& out, const demos::Program& demo, const demos::P
   for (const auto& note : results.notes) out << "  " << note << "\n";
 }
 
-std::string results_json(const demos::Program& demo, const demos::ParamValues& values, const demos::Results& results) {
+// The per-line table of a script's run as JSON rows (times in seconds).
+nlohmann::json lines_json(const std::vector<trace::LineFigures>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const trace::LineFigures& r : rows) {
+    out.push_back({{"file", r.file}, {"line", r.line}, {"runs", r.runs}, {"ops", r.ops},
+                   {"enqueue_s", static_cast<double>(r.enqueue_ns) / 1e9}, {"waits", r.waits},
+                   {"wait_s", static_cast<double>(r.wait_ns) / 1e9}, {"bytes", r.bytes}});
+  }
+  return out;
+}
+
+// The table for a terminal, each row followed by its line's text (read from
+// the files the rows name; a file that cannot be read shows no text).
+void print_lines(std::ostream& out, const std::vector<trace::LineFigures>& rows) {
+  std::map<std::string, std::vector<std::string>> files;
+  const auto text_of = [&files](const trace::LineFigures& r) -> std::string {
+    auto it = files.find(r.file);
+    if (it == files.end()) {
+      std::vector<std::string> lines;
+      std::ifstream in(r.file);
+      for (std::string line; std::getline(in, line);) lines.push_back(line);
+      it = files.emplace(r.file, std::move(lines)).first;
+    }
+    return r.line >= 1 && r.line <= it->second.size() ? it->second[r.line - 1] : "";
+  };
+  out << "\nper line (ops pushed, time enqueuing, waits, time waiting, bytes allocated):\n"
+      << trace::format_line_table(rows, text_of);
+}
+
+std::string results_json(const demos::Program& demo, const demos::ParamValues& values, const demos::Results& results,
+                         const std::vector<trace::LineFigures>& lines) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [name, value] : values.values()) {
     std::visit([&params, &name](const auto& v) { params[name] = v; }, value);
@@ -77,6 +109,7 @@ std::string results_json(const demos::Program& demo, const demos::ParamValues& v
   nlohmann::json rows = nlohmann::json::object();
   for (const auto& row : results.rows) rows[row.key] = row.value;
   nlohmann::json doc = {{"demo", demo.name()}, {"params", params}, {"results", rows}, {"notes", results.notes}};
+  if (!lines.empty()) doc["lines"] = lines_json(lines);
   return doc.dump(2) + "\n";
 }
 
@@ -117,7 +150,7 @@ struct BadInput : std::runtime_error {
 };
 
 int run_demo(const demos::Program& demo, const demos::ParamValues& values, const std::string& trace_path,
-             const std::string& json_path, std::ostream& out, std::ostream& err);
+             const std::string& json_path, bool lines, std::ostream& out, std::ostream& err);
 
 // The GUI with a demo and its options from the command line, checked first
 // so bad input is reported here (one line, exit 2) rather than in a window.
@@ -247,6 +280,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   std::string script_path;
   CLI::App* script = app.add_subcommand("script", "Run a Python script on the engine: what it prints, then its trace");
   script->add_option("FILE", script_path, "the script (e.g. one of assets/scripts/)")->required();
+  bool script_lines = false;
+  script->add_flag("--lines", script_lines,
+                   "after the output, print per source line: runs, ops pushed, time enqueuing, waits, time waiting, bytes");
 #if ASYNCSCOPE_HAS_PYTHON
   add_run_options(script, python::ScriptProgram(""), "script");
 #endif
@@ -360,7 +396,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       throw BadInput(msg.str());
     }
     return run_demo(*demo, values, sub->count("--trace") ? trace_path : "", sub->count("--json") ? json_path : "",
-                    out, err);
+                    sub == script && script_lines, out, err);
   } catch (const std::invalid_argument& e) {
     err << "asyncscope: " << e.what() << "\n";
     return 2;
@@ -373,7 +409,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 namespace {
 
 int run_demo(const demos::Program& demo, const demos::ParamValues& values, const std::string& trace_path,
-             const std::string& json_path, std::ostream& out, std::ostream& err) {
+             const std::string& json_path, bool lines, std::ostream& out, std::ostream& err) {
   demos::RunHooks hooks;
   Progress progress(err);
   hooks.progress = [&progress](double f, const std::string& what) { progress(f, what); };
@@ -398,12 +434,17 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, const
     throw;  // a parameter combination the demo cannot run: bad input
   } catch (const std::exception& e) {
     err << "asyncscope: " << demo.name() << " failed: " << e.what() << "\n";
+    // What ran before the failure is still worth its table.
+    if (lines && hooks.recorder) print_lines(out, trace::line_figures(trace::snapshot(*hooks.recorder)));
     return 1;
   }
   if (!results.rows.empty() || !results.notes.empty()) print_results(out, demo, values, results);
+  const trace::TraceModel model = trace::snapshot(*hooks.recorder);
+  const std::vector<trace::LineFigures> figures = trace::line_figures(model);
+  if (lines) print_lines(out, figures);
   try {
-    if (!json_path.empty()) write_file_atomically(json_path, results_json(demo, values, results));
-    if (!trace_path.empty()) trace::write_chrome_trace(trace::snapshot(*hooks.recorder), trace_path);
+    if (!json_path.empty()) write_file_atomically(json_path, results_json(demo, values, results, figures));
+    if (!trace_path.empty()) trace::write_chrome_trace(model, trace_path);
   } catch (const std::exception& e) {
     err << "asyncscope: " << e.what() << "\n";
     return 1;

@@ -98,7 +98,9 @@ struct SyncEvent {
 // The frontend entered a line of a script's source: recorded by a scripting
 // frontend (Python) before the first push or wait of each execution of a
 // line. The enqueues and waits that follow on the same thread, up to the
-// next SourceEvent, came from that execution. C++ programs record none.
+// next SourceEvent, came from that execution. Line 0 says the thread left
+// the script (what follows, such as the host's final wait, has no line).
+// C++ programs record none.
 struct SourceEvent {
   int64_t t = 0;
   NameId file = 0;

@@ -125,18 +125,21 @@ bool TraceReader::update(TraceModel& model) {
       const uint32_t lane = frontend_lane(model, cursor, *buffer);
       for (; cursor.sources < num_sources; ++cursor.sources) {
         const SourceEvent& e = buffer->sources[cursor.sources];
-        const uint32_t line = model.intern_source_line(SourceLine{e.file, e.line});
-        model.frontends[lane].sources.push_back(static_cast<uint32_t>(model.source_points.size()));
-        model.source_points.push_back(SourcePoint{rel(e.t), line, lane});
+        uint32_t source = 0;  // line 0: the frontend left the script
+        if (e.line != 0) {
+          const uint32_t line = model.intern_source_line(SourceLine{e.file, e.line});
+          model.frontends[lane].sources.push_back(static_cast<uint32_t>(model.source_points.size()));
+          model.source_points.push_back(SourcePoint{rel(e.t), line, lane});
+          source = static_cast<uint32_t>(model.source_points.size());
+        }
+        cursor.marks.push_back(SourceMark{rel(e.t), source});
       }
       changed = true;
     }
-    // The source of an event at time t: the lane's latest source point at or before t.
+    // The source of an event at time t: the lane's latest source mark at or before t.
     const auto source_at = [&](size_t& position, int64_t t) -> uint32_t {
-      if (cursor.frontend < 0) return 0;
-      const std::vector<uint32_t>& points = model.frontends[static_cast<size_t>(cursor.frontend)].sources;
-      while (position < points.size() && model.source_points[points[position]].t <= t) ++position;
-      return position == 0 ? 0 : points[position - 1] + 1;
+      while (position < cursor.marks.size() && cursor.marks[position].t <= t) ++position;
+      return position == 0 ? 0 : cursor.marks[position - 1].source;
     };
 
     const size_t num_vars = buffer->vars.size();

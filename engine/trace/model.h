@@ -163,11 +163,18 @@ class TraceReader {
   bool update(TraceModel& model);
 
  private:
+  // A source event of a thread: a point's 1-based index, or 0 where the
+  // thread left the script (its later events have no line).
+  struct SourceMark {
+    int64_t t = 0;
+    uint32_t source = 0;
+  };
   struct Cursor {
     size_t enqueues = 0, execs = 0, syncs = 0, markers = 0, sources = 0;
     int frontend = -1;  // lane index in the model, created on first enqueue or sync
-    // Position in the lane's source points of the latest one at or before
-    // the last enqueue / wait read (0: none yet), for attributing the next.
+    std::vector<SourceMark> marks;
+    // Position in marks of the latest one at or before the last enqueue /
+    // wait read (0: none yet), for attributing the next.
     size_t enqueue_source = 0, sync_source = 0;
   };
   OpInfo& op_slot(TraceModel& model, uint64_t id);

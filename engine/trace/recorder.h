@@ -86,7 +86,8 @@ class Recorder {
   void record_marker(NameId name, int64_t value = 0) {
     local().markers.append(MarkerEvent{now_ns(), value, name});
   }
-  // The calling thread entered (an execution of) a line of a script.
+  // The calling thread entered (an execution of) a line of a script; line 0:
+  // it left the script.
   void record_source(NameId file, uint32_t line) {
     local().sources.append(SourceEvent{now_ns_unordered(), file, line});
   }

@@ -8,6 +8,7 @@
 #include "engine/demos/run_env.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/model.h"
+#include "python/core/source.h"
 
 namespace asyncscope::python {
 namespace {
@@ -78,6 +79,7 @@ void shutdown() {
     return;
   }
   run.shut_down = true;
+  leave_source(*run.env->context());  // the exit's own waits have no line
   try {
     run.env->finish();
   } catch (...) {

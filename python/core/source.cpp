@@ -88,6 +88,12 @@ void set_package_dir(const std::string& dir, const std::string& absolute_dir) {
   c.codes.clear();
 }
 
+void leave_source(const Context& ctx) {
+  t_last = LastSource{};
+  const std::shared_ptr<trace::Recorder>& recorder = ctx.engine().recorder();
+  if (recorder && recorder->enabled() && source_attribution_enabled()) recorder->record_source(0, 0);
+}
+
 void note_source(const Context& ctx) {
   const std::shared_ptr<trace::Recorder>& recorder = ctx.engine().recorder();
   if (!recorder || !recorder->enabled() || !source_attribution_enabled()) return;

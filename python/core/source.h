@@ -24,6 +24,10 @@ namespace asyncscope::python {
 // it is traced and the line is a new execution. Never throws.
 void note_source(const Context& ctx);
 
+// The calling thread left the script (it ended, or the process is exiting):
+// what it pushes or waits for afterwards has no line. Never throws.
+void leave_source(const Context& ctx);
+
 // The package's own directory (its frames are not the user's); set once by
 // asyncscope/__init__.py. Frames whose file starts with it are skipped.
 void set_package_dir(const std::string& dir, const std::string& absolute_dir);

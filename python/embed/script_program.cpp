@@ -12,6 +12,7 @@
 #include "engine/core/errors.h"
 #include "engine/demos/run_env.h"
 #include "python/embed/interpreter.h"
+#include "python/core/source.h"
 
 namespace py = pybind11;
 
@@ -160,6 +161,7 @@ void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
       failure = report(e, env);
     }
   }
+  leave_source(*env.context());  // the host's own waits and frees that follow have no line
   globals.clear();  // the script's arrays go now, while the run is still open
   if (stopped) throw StoppedError();
   if (!failure.empty()) throw ScriptError(failure);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "support/cli_harness.h"
@@ -37,6 +38,67 @@ TEST(CliScript, RunsAScriptPrintsItsOutputAndWritesItsTrace) {
   std::set<std::string> names;
   for (const auto& e : doc["traceEvents"]) names.insert(e.value("name", ""));
   for (const char* op : {"uniform", "dot", "sum", "item", "wait_all"}) EXPECT_TRUE(names.count(op)) << op;
+}
+
+// Every op and wait traced back to the script line that caused it: runs
+// count executions of a line (a loop, a function called twice), a line with
+// two ops runs once per execution, the package's own frames are skipped.
+TEST(CliScript, LinesTraceEachOpAndWaitToItsSourceLine) {
+  const std::string script = write_script("lines.py",
+                                          "from asyncscope import nd\n"            // 1
+                                          "x = nd.ones((2, 2))\n"                  // 2
+                                          "for i in range(5):\n"                   // 3
+                                          "    y = x + 1\n"                        // 4
+                                          "    z = (y * 2) + 3\n"                  // 5
+                                          "def f(a):\n"                            // 6
+                                          "    return a * 4\n"                     // 7
+                                          "f(x); f(x)\n"                           // 8
+                                          "y.wait_to_read()\n"                     // 9
+                                          "w = nd.random.uniform(shape=(2, 2))\n"  // 10
+                                          "nd.waitall()\n");                       // 11
+  const std::string json = scratch("lines-results.json");
+  const std::string trace = scratch("lines-trace.json");
+  const CliResult r = cli({"script", script, "--workers", "1", "--lines", "--json", json, "--trace", trace});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("per line"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("z = (y * 2) + 3"), std::string::npos) << "each row shows its line's text:\n" << r.out;
+
+  const nlohmann::json doc = nlohmann::json::parse(read(json));
+  std::map<int, nlohmann::json> rows;
+  for (const auto& row : doc.at("lines")) {
+    EXPECT_EQ(row.at("file"), script);
+    rows[row.at("line").get<int>()] = row;
+  }
+  const auto expect_row = [&rows](int line, int runs, int ops, int waits) {
+    SCOPED_TRACE("line " + std::to_string(line));
+    ASSERT_TRUE(rows.count(line));
+    EXPECT_EQ(rows[line].at("runs"), runs);
+    EXPECT_EQ(rows[line].at("ops"), ops);
+    EXPECT_EQ(rows[line].at("waits"), waits);
+  };
+  expect_row(2, 1, 1, 0);
+  expect_row(4, 5, 5, 0);
+  expect_row(5, 5, 10, 0);
+  expect_row(7, 2, 2, 0);
+  expect_row(9, 1, 0, 1);
+  expect_row(10, 1, 1, 0);
+  expect_row(11, 1, 0, 1);
+  EXPECT_EQ(rows.size(), 7u) << doc.at("lines").dump();
+  EXPECT_EQ(rows[2].at("bytes"), 16);
+
+  // The trace's args name the line of each op and wait.
+  const nlohmann::json t = nlohmann::json::parse(read(trace));
+  size_t attributed = 0, waitall_of_line_11 = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e.value("cat", "") != "enqueue" && e.value("cat", "") != "sync") continue;
+    if (e["args"].contains("source")) ++attributed;
+    if (e.value("name", "") == "uniform") EXPECT_EQ(e["args"].value("source", ""), script + ":10");
+    // The host's own waits after the script ended have no line.
+    if (e.value("name", "") == "wait_all") waitall_of_line_11 += e["args"].value("source", "") == script + ":11";
+  }
+  EXPECT_EQ(waitall_of_line_11, 1u);
+  EXPECT_GE(attributed, 1u + 5 + 10 + 2 + 1 + 1 + 1);
+  EXPECT_EQ(t["otherData"]["source_lines"].size(), 7u);
 }
 
 TEST(CliScript, AnUncaughtExceptionPrintsItsTracebackAndExitsOne) {

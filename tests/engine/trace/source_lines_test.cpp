@@ -80,6 +80,21 @@ TEST(SourceLines, AnIncrementalReadAttributesAsOneSnapshotDoes) {
   EXPECT_EQ(m.find_op(3)->source, 2u);
 }
 
+TEST(SourceLines, WhatFollowsLeavingTheScriptHasNoLine) {
+  Script s;
+  s.source(10, 3);
+  s.enqueue(1, 11);
+  s.source(20, 0);  // the script ended: the host's final wait is not line 3's
+  s.wait(21, 30, SyncKind::wait_all);
+  s.enqueue(2, 31);
+  const TraceModel m = snapshot(s.r);
+  EXPECT_EQ(m.source_points.size(), 1u) << "leaving is no execution of a line";
+  EXPECT_EQ(m.find_op(1)->source, 1u);
+  EXPECT_EQ(m.syncs[0].source, 0u);
+  EXPECT_EQ(m.find_op(2)->source, 0u);
+  EXPECT_EQ(line_figures(m)[0].waits, 0u);
+}
+
 TEST(SourceLines, TheTableCountsRunsOpsTimesAndBytesPerLine) {
   Script s;
   s.source(10, 3);
