@@ -24,7 +24,7 @@ const trace::TraceModel& million_op_model() {
   static const trace::TraceModel model = [] {
     trace::TraceModel m;
     m.names = {"", "add", "mul", "dot", "sum", "free", "sync loop", "async loop"};
-    m.frontends.push_back(trace::FrontendLane{"frontend", {}, {}});
+    m.frontends.push_back(trace::FrontendLane{"frontend", {}, {}, {}});
     for (uint16_t w = 0; w < kWorkers; ++w) {
       m.workers.push_back(trace::WorkerLane{"CPU worker " + std::to_string(w), trace::DeviceKind::cpu, 0, w, trace::SpanKind::execute, {}});
     }

@@ -37,6 +37,8 @@ the host's run is used instead.)");
   }, py::arg("name"), py::arg("value") = 0,
      "A named instant on the frontend lane of the timeline (a phase of the script).");
   m.def("_set_package_dir", &set_package_dir, py::arg("dir"), py::arg("absolute_dir"));
+  m.def("_set_source_attribution", &set_source_attribution, py::arg("on"),
+        "Turns tracing ops and waits back to their source lines on or off (on by default; for measuring its cost).");
   m.def("line_table", [] {
     const std::shared_ptr<trace::Recorder> rec = recorder();
     py::list rows;

@@ -72,12 +72,16 @@ bool read_enabled() {
   return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
-}  // namespace
-
-bool source_attribution_enabled() {
-  static const bool enabled = read_enabled();
+// Read and written under the GIL.
+bool& enabled_flag() {
+  static bool enabled = read_enabled();
   return enabled;
 }
+
+}  // namespace
+
+bool source_attribution_enabled() { return enabled_flag(); }
+void set_source_attribution(bool on) { enabled_flag() = on; }
 
 void set_package_dir(const std::string& dir, const std::string& absolute_dir) {
   Caches& c = caches();

@@ -32,8 +32,9 @@ void leave_source(const Context& ctx);
 // asyncscope/__init__.py. Frames whose file starts with it are skipped.
 void set_package_dir(const std::string& dir, const std::string& absolute_dir);
 
-// Whether attribution is on (ASYNCSCOPE_SOURCE=0 turns it off, for measuring
-// what it costs).
+// Whether attribution is on: by default unless ASYNCSCOPE_SOURCE=0; the
+// benchmarks switch it to measure what it costs per push.
 bool source_attribution_enabled();
+void set_source_attribution(bool on);
 
 }  // namespace asyncscope::python

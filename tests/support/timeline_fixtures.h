@@ -37,7 +37,7 @@ inline trace::TraceModel small_model() {
                                  {2, 2000, 13000, 40000, 0, {1, 2}, {3}},
                                  {3, 2500, 41000, 50000, 1, {3}, {4}},
                                  {4, 3000, 41000, 42000, 0, {}, {1}}};
-  m.frontends.push_back(trace::FrontendLane{"frontend", {}, {0}});
+  m.frontends.push_back(trace::FrontendLane{"frontend", {}, {0}, {}});
   m.workers.push_back(trace::WorkerLane{"CPU worker 0", trace::DeviceKind::cpu, 0, 0, trace::SpanKind::execute, {}});
   m.workers.push_back(trace::WorkerLane{"CPU worker 1", trace::DeviceKind::cpu, 0, 1, trace::SpanKind::execute, {}});
   for (const Row& r : rows) {
@@ -74,7 +74,7 @@ inline trace::TraceModel small_model() {
 inline trace::TraceModel dense_model(uint32_t n) {
   trace::TraceModel m;
   m.names = {"", "add", "dot"};
-  m.frontends.push_back(trace::FrontendLane{"frontend", {}, {}});
+  m.frontends.push_back(trace::FrontendLane{"frontend", {}, {}, {}});
   for (uint16_t w = 0; w < 4; ++w) {
     m.workers.push_back(trace::WorkerLane{"CPU worker " + std::to_string(w), trace::DeviceKind::cpu, 0, w, trace::SpanKind::execute, {}});
   }

@@ -162,7 +162,7 @@ TEST(Lod, ModelLanesFoldThroughTheirIndexLists) {
     model.ops[i].end = model.ops[i].start + 150;
   }
   model.workers.push_back(trace::WorkerLane{"w", trace::DeviceKind::cpu, 0, 0, trace::SpanKind::execute, {0, 2, 3}});
-  model.frontends.push_back(trace::FrontendLane{"f", {0, 1, 2, 3}, {0}});
+  model.frontends.push_back(trace::FrontendLane{"f", {0, 1, 2, 3}, {0}, {}});
   model.syncs.push_back(trace::SyncSpan{50, 900, 3, 4, 0, trace::SyncKind::wait_all});
   const TimeAxis axis = TimeAxis::make(TimeView{0, 1000}, 0.0f, 1000.0f);
   std::vector<LodBox> boxes;

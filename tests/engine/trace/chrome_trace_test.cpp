@@ -243,7 +243,7 @@ TraceModel hand_model() {
   m.first_op_id = 10;
   m.names = {"", "op \"quoted\"", "back\\slash\nnew line\ttab", "unicode naïve ✓ 日本 🎉", "marker \"m\" \\ \x01",
              "dir/script \"a\".py"};
-  m.frontends = {FrontendLane{"frontend", {}, {}}, FrontendLane{"thread \"two\"\n", {}, {}}};
+  m.frontends = {FrontendLane{"frontend", {}, {}, {}}, FrontendLane{"thread \"two\"\n", {}, {}, {}}};
   m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}},
                WorkerLane{"cuda:1 launch 3", DeviceKind::cuda, 1, 3, SpanKind::launch, {}},
                WorkerLane{"CUDA \\ stream ✓", DeviceKind::cuda, 1, 3, SpanKind::execute, {}}};

@@ -75,7 +75,7 @@ TEST(FrontendLane, LocatesAnOpsEnqueueOnly) {
   EXPECT_FALSE(lane.locate(ctx, 2, OpPart::execution, r));
   EXPECT_FALSE(lane.locate(ctx, 99, OpPart::enqueue, r));
   trace::TraceModel two = m;  // another thread's lane does not show it
-  two.frontends.push_back(trace::FrontendLane{"second thread", {}, {}});
+  two.frontends.push_back(trace::FrontendLane{"second thread", {}, {}, {}});
   EXPECT_FALSE(FrontendLane(two, 1).locate(ctx, 2, OpPart::enqueue, r));
 }
 
