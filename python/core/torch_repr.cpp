@@ -121,13 +121,17 @@ class Layout {
       // As many values per line as fit in the line width; the rest wrap under the first.
       const size_t per_line = std::max<size_t>(1, (kLineWidth - std::min(indent, kLineWidth)) / (format.width() + 2));
       for (size_t k = 0; k < items.size(); ++k) {
-        if (k > 0) out += k % per_line == 0 ? ",\n" + std::string(indent + 1, ' ') : ", ";
+        if (k > 0 && k % per_line == 0) {
+          out.append(",\n").append(indent + 1, ' ');
+        } else if (k > 0) {
+          out += ", ";
+        }
         out += items[k];
       }
     } else {
       // Rows one under another; one blank line more between blocks of each higher dimension.
-      const std::string separator = "," + std::string(static_cast<size_t>(shape_.ndim() - dim - 1), '\n') +
-                                    std::string(indent + 1, ' ');
+      std::string separator = ",";
+      separator.append(static_cast<size_t>(shape_.ndim() - dim - 1), '\n').append(indent + 1, ' ');
       for (size_t k = 0; k < items.size(); ++k) {
         if (k > 0) out += separator;
         out += items[k];
@@ -144,7 +148,7 @@ class Layout {
 
 std::string size_suffix(const Shape& shape) {
   std::string s = "size=(";
-  for (int d = 0; d < shape.ndim(); ++d) s += (d > 0 ? ", " : "") + std::to_string(shape[d]);
+  for (int d = 0; d < shape.ndim(); ++d) s.append(d > 0 ? ", " : "").append(std::to_string(shape[d]));
   return s + (shape.ndim() == 1 ? ",)" : ")");
 }
 
@@ -169,7 +173,7 @@ std::string torch_tensor_text(const Shape& shape, std::span<const float> values,
   size_t line = (newline == std::string::npos ? out.size() : out.size() - newline - 1) + 2;
   for (const std::string& suffix : all_suffixes) {
     if (line + suffix.size() + 2 > kLineWidth) {
-      out += ",\n" + std::string(kIndent, ' ') + suffix;
+      out.append(",\n").append(kIndent, ' ').append(suffix);
       line = kIndent + suffix.size();
     } else {
       out += ", " + suffix;

@@ -168,6 +168,7 @@ class Printing(unittest.TestCase):
         self.assertEqual(self.text([0.0, 2.0]), "tensor([0., 2.])")
         self.assertEqual(repr(torch.ones(2, 2).sum()), "tensor(4.)")
         self.assertEqual(repr(torch.zeros(0)), "tensor([])")
+        self.assertEqual(repr(torch.zeros(0, 3)), "tensor([], size=(0, 3))")
 
     def test_rows_line_up_under_the_first(self):
         self.assertEqual(repr(torch.ones(2, 3)), "tensor([[1., 1., 1.],\n        [1., 1., 1.]])")
@@ -255,6 +256,15 @@ class Devices(unittest.TestCase):
         z = torch.ones((1, 2), device="cuda") * torch.ones((1, 2), device="cuda") + 2
         self.assertEqual(repr(z), "tensor([[3., 3.]], device='cuda:0')")
         self.assertEqual(z.sum().item(), 6.0)
+
+
+class GradMode(unittest.TestCase):
+    def test_no_grad_turns_the_mode_off_for_its_body(self):
+        self.assertTrue(torch.is_grad_enabled())
+        with torch.no_grad():
+            self.assertFalse(torch.is_grad_enabled())
+            np.testing.assert_array_equal((torch.ones(2) + 1).numpy(), [2, 2])
+        self.assertTrue(torch.is_grad_enabled())
 
 
 class D2l(unittest.TestCase):
