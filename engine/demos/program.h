@@ -94,6 +94,10 @@ struct ContextRequest {
   uint64_t seed = 0;
   int64_t max_inflight = 0;  // 0 = no in-flight bound
   EngineKind kind = EngineKind::threaded;
+  // A run on the CPU also gets a stream worker for cuda:0 when CUDA can be
+  // used here, so that a script may put some arrays on the GPU as the
+  // frameworks allow (device='cuda'); without CUDA the run is the same.
+  bool gpu_when_available = false;
 };
 
 class Program {

@@ -53,6 +53,12 @@ RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& contr
   if (request.device.kind != DeviceKind::cpu) {
     device_allocator_ = cuda::make_device_allocator(request.device);
     context.device_allocator = device_allocator_;
+  } else if (request.gpu_when_available && request.kind == EngineKind::threaded && cuda::available()) {
+    const Device gpu = Device::cuda(0);
+    context.engine.gpu_streams = 1;
+    context.engine.gpu_device = gpu;
+    device_allocator_ = cuda::make_device_allocator(gpu);
+    context.device_allocator = device_allocator_;
   }
   ctx_ = Context::create(context);
   control_.attach(ctx_);

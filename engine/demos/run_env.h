@@ -94,7 +94,7 @@ class RunEnv {
   Engine& engine() const noexcept { return ctx_->engine(); }
   trace::Recorder& recorder() const noexcept { return *hooks_.recorder; }
   PooledAllocator& allocator() const noexcept { return *allocator_; }
-  // The device memory pool, or null when the run is on the CPU.
+  // The device memory pool, or null when the run has no GPU.
   PooledAllocator* device_allocator() const noexcept { return device_allocator_.get(); }
 
   // A line of program output for the console (the CLI prints it to stdout).

@@ -9,6 +9,11 @@ call export_trace) to save the trace for Perfetto or `asyncscope view`.
 
 The MXNet edition:   from asyncscope import autograd, gluon, nd
                      from asyncscope.gluon import loss as gloss, nn
+The PyTorch edition: from asyncscope import torch
+                     from asyncscope.torch import nn
+                     from asyncscope.d2l import torch as d2l
+                     (unlike PyTorch, ops on the CPU are asynchronous too:
+                     see help(asyncscope.torch))
 """
 
 import atexit as _atexit
@@ -27,6 +32,7 @@ from ._core import OpError, configure, export_trace, hosted, line_table, mark
 _core._set_package_dir(_os.path.dirname(__file__), _os.path.dirname(_os.path.abspath(__file__)))
 from . import ndarray
 from . import autograd, gluon, init
+from . import d2l, torch
 from .context import Context, cpu, gpu
 
 nd = ndarray
@@ -37,4 +43,4 @@ _sys.modules[__name__ + ".nd"] = ndarray
 _atexit.register(_core._shutdown)
 
 __all__ = ["OpError", "configure", "export_trace", "hosted", "line_table", "mark", "ndarray", "nd", "autograd", "gluon", "init",
-           "Context", "cpu", "gpu"]
+           "torch", "d2l", "Context", "cpu", "gpu"]

@@ -17,10 +17,12 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/tensor/ops.h"
 #include "python/core/source.h"
+#include "python/core/torch_grad_mode.h"
 
 namespace asyncscope::python {
 
@@ -66,6 +68,27 @@ NDArray pushing(const NDArray& like, F&& f) {
   return f();
 }
 
+// What a flavour's ops do about autograd around each push. MXNet's: nothing,
+// so recording is what autograd.record() and pause() made it. PyTorch's:
+// record whenever its grad mode is on.
+template <class T>
+struct GradScope {};
+template <>
+struct GradScope<Tensor> : TorchGradScope {};
+
+// Runs f (a push) as an op of flavour T in ctx (a creation op), or on arrays
+// of like's context, and gives its result T's type.
+template <class T, class F>
+T push_as(const Context& ctx, F&& f) {
+  GradScope<T> grad;
+  PushGuard guard(ctx);
+  return T{f()};
+}
+template <class T, class F>
+T push_as(const NDArray& like, F&& f) {
+  return push_as<T>(like.context(), std::forward<F>(f));
+}
+
 // A wait (f) on work of ctx's engine: records the script line it came from,
 // then waits with the GIL released.
 template <class F>
@@ -79,32 +102,33 @@ auto waiting(const Context& ctx, F&& f) {
 template <class T, class F>
 void in_place(py::object self, F&& f) {
   auto& x = self.cast<T&>();
+  GradScope<T> grad;
   PushGuard guard(x.a.context());
   f(x.a);
 }
 
 // What both flavours' classes have: arithmetic with arrays and Python numbers
-// on either side, unary minus, shape, size, ndim, autograd.
+// on either side, unary minus, in-place updates, ndim and len(). Shape, size
+// and autograd differ between the frameworks: each flavour's file binds them.
 template <class T>
 void bind_array_common(py::class_<T>& c) {
   using S = float;
-  const auto wrap = [](NDArray r) { return T{std::move(r)}; };
-  c.def("__add__", [wrap](const T& x, const T& y) { return wrap(pushing(x.a, [&] { return x.a + y.a; })); }, py::is_operator())
-      .def("__add__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return x.a + s; })); }, py::is_operator())
-      .def("__radd__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return s + x.a; })); }, py::is_operator())
-      .def("__sub__", [wrap](const T& x, const T& y) { return wrap(pushing(x.a, [&] { return x.a - y.a; })); }, py::is_operator())
-      .def("__sub__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return x.a - s; })); }, py::is_operator())
-      .def("__rsub__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return s - x.a; })); }, py::is_operator())
-      .def("__mul__", [wrap](const T& x, const T& y) { return wrap(pushing(x.a, [&] { return x.a * y.a; })); }, py::is_operator())
-      .def("__mul__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return x.a * s; })); }, py::is_operator())
-      .def("__rmul__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return s * x.a; })); }, py::is_operator())
-      .def("__truediv__", [wrap](const T& x, const T& y) { return wrap(pushing(x.a, [&] { return x.a / y.a; })); }, py::is_operator())
-      .def("__truediv__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return x.a / s; })); }, py::is_operator())
-      .def("__rtruediv__", [wrap](const T& x, S s) { return wrap(pushing(x.a, [&] { return s / x.a; })); }, py::is_operator())
-      .def("__neg__", [wrap](const T& x) { return wrap(pushing(x.a, [&] { return -x.a; })); })
-      .def("__pow__", [wrap](const T& x, S p) {
+  c.def("__add__", [](const T& x, const T& y) { return push_as<T>(x.a, [&] { return x.a + y.a; }); }, py::is_operator())
+      .def("__add__", [](const T& x, S s) { return push_as<T>(x.a, [&] { return x.a + s; }); }, py::is_operator())
+      .def("__radd__", [](const T& x, S s) { return push_as<T>(x.a, [&] { return s + x.a; }); }, py::is_operator())
+      .def("__sub__", [](const T& x, const T& y) { return push_as<T>(x.a, [&] { return x.a - y.a; }); }, py::is_operator())
+      .def("__sub__", [](const T& x, S s) { return push_as<T>(x.a, [&] { return x.a - s; }); }, py::is_operator())
+      .def("__rsub__", [](const T& x, S s) { return push_as<T>(x.a, [&] { return s - x.a; }); }, py::is_operator())
+      .def("__mul__", [](const T& x, const T& y) { return push_as<T>(x.a, [&] { return x.a * y.a; }); }, py::is_operator())
+      .def("__mul__", [](const T& x, S s) { return push_as<T>(x.a, [&] { return x.a * s; }); }, py::is_operator())
+      .def("__rmul__", [](const T& x, S s) { return push_as<T>(x.a, [&] { return s * x.a; }); }, py::is_operator())
+      .def("__truediv__", [](const T& x, const T& y) { return push_as<T>(x.a, [&] { return x.a / y.a; }); }, py::is_operator())
+      .def("__truediv__", [](const T& x, S s) { return push_as<T>(x.a, [&] { return x.a / s; }); }, py::is_operator())
+      .def("__rtruediv__", [](const T& x, S s) { return push_as<T>(x.a, [&] { return s / x.a; }); }, py::is_operator())
+      .def("__neg__", [](const T& x) { return push_as<T>(x.a, [&] { return -x.a; }); })
+      .def("__pow__", [](const T& x, S p) {
         if (p != 2.0f) throw std::invalid_argument("only x ** 2 is supported (use square)");
-        return wrap(pushing(x.a, [&] { return square(x.a); }));
+        return push_as<T>(x.a, [&] { return square(x.a); });
       })
       .def("__iadd__", [](py::object self, const T& y) { in_place<T>(self, [&](NDArray& a) { a += y.a; }); return self; },
            py::is_operator())
@@ -112,28 +136,10 @@ void bind_array_common(py::class_<T>& c) {
            py::is_operator())
       .def("__imul__", [](py::object self, S s) { in_place<T>(self, [&](NDArray& a) { a *= s; }); return self; },
            py::is_operator())
-      .def_property_readonly("shape", [](const T& x) { return tuple_of(x.a.shape()); })
-      .def_property_readonly("size", [](const T& x) { return x.a.size(); })
       .def_property_readonly("ndim", [](const T& x) { return x.a.shape().ndim(); })
       .def("__len__", [](const T& x) {
         if (x.a.shape().ndim() == 0) throw py::type_error("len() of a 0-d array");
         return x.a.shape()[0];
-      })
-      .def("attach_grad", [](T& x, const std::string& grad_req) {
-        autograd::GradReq req = autograd::GradReq::write;
-        if (grad_req == "add") {
-          req = autograd::GradReq::add;
-        } else if (grad_req == "null") {
-          req = autograd::GradReq::null;
-        } else if (grad_req != "write") {
-          throw std::invalid_argument("attach_grad: grad_req must be 'write', 'add' or 'null', got '" + grad_req + "'");
-        }
-        PushGuard guard(x.a.context());  // the gradient's zeros are pushed
-        x.a.attach_grad(req);
-      }, py::arg("grad_req") = "write")
-      .def_property_readonly("grad", [wrap](const T& x) -> py::object {
-        if (x.a.grad_req() == autograd::GradReq::null) return py::none();
-        return py::cast(wrap(x.a.grad()));
       });
 }
 

@@ -63,6 +63,24 @@ workers. wait_to_read(), asnumpy(), asscalar() and printing wait for exactly
 the work the array depends on; nd.waitall() waits for everything.)");
   c.attr("__module__") = "asyncscope.ndarray";
   bind_array_common(c);
+  c.def_property_readonly("shape", [](const MxArray& x) { return tuple_of(x.a.shape()); })
+      .def_property_readonly("size", [](const MxArray& x) { return x.a.size(); })
+      .def("attach_grad", [](MxArray& x, const std::string& grad_req) {
+        autograd::GradReq req = autograd::GradReq::write;
+        if (grad_req == "add") {
+          req = autograd::GradReq::add;
+        } else if (grad_req == "null") {
+          req = autograd::GradReq::null;
+        } else if (grad_req != "write") {
+          throw std::invalid_argument("attach_grad: grad_req must be 'write', 'add' or 'null', got '" + grad_req + "'");
+        }
+        PushGuard guard(x.a.context());  // the gradient's zeros are pushed
+        x.a.attach_grad(req);
+      }, py::arg("grad_req") = "write")
+      .def_property_readonly("grad", [](const MxArray& x) -> py::object {
+        if (x.a.grad_req() == autograd::GradReq::null) return py::none();
+        return py::cast(mx(x.a.grad()));
+      });
   c.def("wait_to_read", [](const MxArray& x) { waiting(x.a.context(), [&] { x.a.wait_to_read(); }); },
         "Blocks until every op pushed so far that writes this array has finished.")
       .def("asnumpy", [](const MxArray& x) { return to_numpy(x.a, trace::SyncKind::to_host); },

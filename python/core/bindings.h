@@ -17,6 +17,7 @@ void bind_runtime(py::module_& m);
 void bind_nd(py::module_& m);
 void bind_autograd(py::module_& m);
 void bind_nn(py::module_& m);
+void bind_torch(py::module_& m);
 
 enum class ReduceKind { sum, mean, norm };
 NDArray reduce_all(const NDArray& a, ReduceKind kind);

@@ -5,12 +5,13 @@
 namespace asyncscope::python {
 
 void define_module(py::module_& m) {
-  m.doc() = "asyncscope's core: the engine, arrays, autograd and gluon blocks behind the Python package";
+  m.doc() = "asyncscope's core: the engine, arrays, autograd, gluon blocks and torch tensors behind the Python package";
   register_errors(m);
   bind_runtime(m);
   bind_nd(m);
   bind_autograd(m);
   bind_nn(m);
+  bind_torch(m);
 }
 
 }  // namespace asyncscope::python

@@ -39,7 +39,10 @@ const ContextPtr& default_context() {
   std::lock_guard lock(default_mutex());
   if (!run.env) {
     if (run.shut_down) throw std::logic_error("asyncscope: the process's run has ended (the interpreter is exiting)");
-    run.env = std::make_unique<demos::RunEnv>(run.request, run.hooks, run.control);
+    // As a script's run: a GPU, when there is one, can be named by any op (device='cuda').
+    demos::ContextRequest request = run.request;
+    request.gpu_when_available = true;
+    run.env = std::make_unique<demos::RunEnv>(request, run.hooks, run.control);
   }
   return run.env->context();
 }

@@ -6,7 +6,8 @@
 // plain `python3` process there is no host: the first op starts the
 // process's default run (a demos::RunEnv, so it has its own allocators, a
 // traced engine and the counter sampler, exactly as a demo has), and ops
-// from any thread use it. configure() sets its options before that.
+// from any thread use it. configure() sets its options before that. Like a
+// script's run, it also has a stream for cuda:0 when CUDA can be used here.
 //
 // Threading: the Python thread that holds the GIL (every entry point here is
 // called from Python).

@@ -112,6 +112,12 @@ std::vector<demos::Param> ScriptProgram::params() const {
   return {demos::workers_param(), demos::device_param(), demos::seed_param(), demos::max_inflight_param()};
 }
 
+demos::ContextRequest ScriptProgram::context_request(const demos::ParamValues& values) const {
+  demos::ContextRequest request = Program::context_request(values);
+  request.gpu_when_available = true;
+  return request;
+}
+
 std::string ScriptProgram::read_source(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw std::invalid_argument("cannot read " + path + ": no such file");

@@ -13,6 +13,10 @@
 // run with ScriptError (its last line: "ZeroDivisionError: division by
 // zero"); SystemExit with status 0 or None is a normal end.
 //
+// Its run is on --device (the CPU by default) and, when CUDA can be used
+// here, also has a stream for cuda:0, so that a script may put tensors on
+// the GPU by name (device='cuda') as the frameworks let it.
+//
 // Threading: as Program (run on the run's thread; the source is read there).
 #pragma once
 
@@ -38,6 +42,7 @@ class ScriptProgram final : public demos::Program {
   std::string title() const override;
   std::string summary() const override;
   std::vector<demos::Param> params() const override;
+  demos::ContextRequest context_request(const demos::ParamValues& values) const override;
   void run(const demos::ParamValues& values, demos::RunEnv& env) const override;
 
   const std::string& path() const noexcept { return path_; }

@@ -102,6 +102,30 @@ class Examples(unittest.TestCase):
         self.assertGreater(t.peak("live_bytes", unsynced, end),
                            t.peak("live_bytes", synced, unsynced) + batches // 2 * batch_bytes)
 
+    def test_host_vs_device(self):
+        reps = 6
+        out, t = run("host_vs_device.py", "--workers", "2", SIZE="200", REPS=str(reps))
+        for label in ("numpy on the host", "torch, the loop returned after", "torch, loop and synchronize"):
+            self.assertRegex(out, label + r": \d+\.\d{4} sec")
+        numpy, torch, sync, both = (t.markers[m] for m in ("numpy", "torch", "synchronize", "torch and synchronize"))
+        # The NumPy loop is frontend time only: no op, no wait.
+        self.assertEqual([op for op in t.ops if numpy <= op.enqueue < torch and not op.internal], [])
+        self.assertEqual([w for w in t.waits if numpy <= w.begin < torch], [])
+        # The torch loop enqueues a product per iteration and never waits ...
+        self.assertEqual(len(t.named("normal", torch, sync)), reps)
+        products = t.named("dot", torch, sync)
+        self.assertEqual(len(products), reps)
+        self.assertEqual([w for w in t.waits if torch <= w.begin < sync], [])
+        # ... and synchronize is the one wait that takes the work: it ends after every product.
+        waits = [w for w in t.waits if sync <= w.begin < both]
+        self.assertEqual([w.kind for w in waits], ["wait_all"])
+        self.assertGreaterEqual(waits[0].end, max(op.end for op in products))
+        # Loop and synchronize together: the same, in one block.
+        products = t.named("dot", both)
+        self.assertEqual(len(products), reps)
+        waits = [w for w in t.waits if w.begin >= both and w.kind == "wait_all"]
+        self.assertGreaterEqual(waits[0].end, max(op.end for op in products))
+
 
 if __name__ == "__main__":
     unittest.main()

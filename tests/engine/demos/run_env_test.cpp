@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "engine/core/errors.h"
+#include "engine/cuda/cuda.h"
 #include "engine/tensor/ops.h"
 #include "support/timeout.h"
 
@@ -163,6 +164,28 @@ TEST(RunEnv, AFailingProgramsErrorReachesTheHostAndTheRunStillEnds) {
     RunControl control;
     EXPECT_THROW(run_program(program, program.defaults(), hooks, control), OpError);
     EXPECT_TRUE(kept.context().closed());
+  });
+}
+
+TEST(RunEnv, ARunOnTheCpuAsksForTheGpuBesideItOnlyWhenThereIsOne) {
+  testing::run_with_timeout([] {
+    ContextRequest request;
+    request.gpu_when_available = true;
+    RunHooks hooks;
+    RunControl control;
+    RunEnv env(request, hooks, control);
+    EXPECT_EQ(env.context()->device(), Device::cpu()) << "creation ops stay on the CPU";
+    const int streams = env.context()->engine().num_workers(Device::cuda(0));
+    if (!cuda::available()) {
+      EXPECT_EQ(streams, 0) << "no CUDA here: the run is a plain CPU run";
+      EXPECT_EQ(env.device_allocator(), nullptr);
+      return;
+    }
+    EXPECT_EQ(streams, 1);
+    ASSERT_NE(env.device_allocator(), nullptr);
+    NDArray x = ones(env.context(), {2, 2}, Device::cuda(0));
+    EXPECT_EQ(sum(x).item(), 4.0f);
+    EXPECT_GT(env.device_allocator()->live_bytes(), 0);
   });
 }
 

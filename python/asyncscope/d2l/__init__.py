@@ -1,0 +1,1 @@
+"""The d2l helpers the chapter uses, per framework: `from asyncscope.d2l import torch as d2l`."""

@@ -1,0 +1,130 @@
+"""The PyTorch edition: tensors in PyTorch's spelling on asyncscope's engine.
+
+    from asyncscope import torch
+    from asyncscope.torch import nn
+    from asyncscope.d2l import torch as d2l
+
+What is here: torch.ones / zeros / randn / rand (size as ints, a tuple or a
+list, or size=...; device=...), torch.tensor, torch.mm / matmul, torch.sum /
+mean, torch.device, torch.Size, torch.float32, torch.cuda.is_available /
+device_count / synchronize, torch.no_grad; a Tensor has the arithmetic
+operators with tensors and Python numbers on either side (+ - * / @, unary
+minus), .to(device), .cpu(), .cuda(), .numpy(), .item(), .shape, .size(),
+.device, .dtype, .sum() / .mean() (0-d, as in PyTorch), .T, .reshape(), and
+PyTorch's printed form (tensor([[3., 3.]], device='cuda:0')).
+
+How it differs from PyTorch, on purpose: every operation is asynchronous,
+on the CPU too. PyTorch runs CPU operations synchronously on the calling
+thread and only queues GPU work; here an op on a CPU tensor is pushed to the
+engine's CPU workers and returns at once, like an op on the GPU's stream, so
+the frontend/backend split the chapter describes can be seen on any machine.
+item(), numpy(), printing and torch.cuda.synchronize() are the sync points:
+they wait for the work they need. torch.cuda.synchronize(device) waits for
+all the work pushed so far (that device's and any other's) and, unlike
+PyTorch, also accepts the CPU. Tensors are float32 only; numpy() returns a
+copy (PyTorch shares the memory); torch.randn is seeded per run.
+
+A GPU is used when CUDA works here: device='cuda' ops run on the CUDA
+backend's stream (cuBLAS for mm); without one, naming 'cuda' is a
+RuntimeError saying why, and d2l.try_gpu() gives the CPU.
+"""
+
+from .. import _core
+from . import cuda, nn
+
+_t = _core.torch
+
+Tensor = _t.Tensor
+ones = _t.ones
+zeros = _t.zeros
+randn = _t.randn
+rand = _t.rand
+tensor = _t.tensor
+mm = _t.mm
+matmul = _t.matmul
+sum = _t.sum
+mean = _t.mean
+relu = _t.relu
+exp = _t.exp
+is_grad_enabled = _t.is_grad_enabled
+
+
+class dtype:
+    """A tensor's element type; the engine's tensors are all float32."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "torch." + self._name
+
+
+float32 = float = dtype("float32")
+
+
+class device:
+    """Where a tensor lives: device('cpu'), device('cuda'), device('cuda:1'),
+    device('cuda', 0). Any function that takes device= also takes the string."""
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index if index is None else index
+        elif isinstance(type, int):
+            type, index = "cuda", type
+        elif not isinstance(type, str):
+            raise TypeError("device() takes a string such as 'cuda:0', got %r" % (type,))
+        if ":" in type:
+            if index is not None:
+                raise RuntimeError("device(%r, %r): the string already names an index" % (type, index))
+            type, _, text = type.partition(":")
+            if not text.isdigit():
+                raise RuntimeError("invalid device index %r in device string" % (text,))
+            index = int(text)
+        if type not in ("cpu", "cuda"):
+            raise RuntimeError("expected 'cpu' or 'cuda' at the start of the device string, got %r" % (type,))
+        if index is not None and index < 0:
+            raise RuntimeError("device index must not be negative, got %d" % index)
+        self.type = type
+        self.index = index
+
+    def __str__(self):
+        return self.type if self.index is None else "%s:%d" % (self.type, self.index)
+
+    def __repr__(self):
+        if self.index is None:
+            return "device(type=%r)" % self.type
+        return "device(type=%r, index=%d)" % (self.type, self.index)
+
+    def __eq__(self, other):
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints, printed as torch.Size([2, 3])."""
+
+    def __repr__(self):
+        return "torch.Size([%s])" % ", ".join(str(d) for d in self)
+
+    def numel(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+class no_grad:
+    """Turns this thread's grad mode off while it lives (a context manager)."""
+
+    def __enter__(self):
+        self._previous = _t._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _t._set_grad_enabled(self._previous)
+        return False
+
+
+__all__ = ["Tensor", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "relu", "exp",
+           "device", "Size", "dtype", "float32", "float", "cuda", "nn", "no_grad", "is_grad_enabled"]

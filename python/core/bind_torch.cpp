@@ -1,0 +1,233 @@
+// The PyTorch edition's tensors: asyncscope.torch.Tensor and the torch
+// functions, with PyTorch's semantics where they differ from the MXNet
+// edition: whole-tensor reductions are 0-d, item() gives a Python float,
+// shape is a torch.Size, devices are torch.device objects, printing is
+// PyTorch's text (python/core/torch_repr.h), and every op records for
+// autograd under PyTorch's grad mode (python/core/torch_grad_mode.h).
+//
+// Unlike PyTorch, ops on the CPU are asynchronous too: they are pushed to the
+// engine's CPU workers and return at once, as ops on a GPU stream do.
+#include <pybind11/stl.h>
+
+#include <stdexcept>
+
+#include "python/core/arrays.h"
+#include "python/core/bindings.h"
+#include "python/core/runtime.h"
+#include "python/core/torch_devices.h"
+#include "python/core/torch_repr.h"
+
+namespace asyncscope::python {
+namespace {
+
+// The size a creation function is given: ones(2, 3), ones((2, 3)),
+// ones([2, 3]) or ones(size=(2, 3)).
+Shape size_from(const py::args& args, const py::kwargs& kwargs, const char* op) {
+  if (kwargs.contains("size")) {
+    if (!args.empty()) throw py::type_error(std::string(op) + "(): size given both by position and as size=");
+    return shape_from(kwargs["size"], op);
+  }
+  if (args.empty()) throw py::type_error(std::string(op) + "(): missing the size (e.g. " + op + "(2, 3))");
+  if (args.size() == 1 && !py::isinstance<py::int_>(args[0])) return shape_from(args[0], op);
+  return shape_from(args, op);
+}
+
+// dtype=None or torch.float32: the engine's arrays are float32 only.
+void check_dtype(py::handle dtype, const char* op) {
+  if (dtype.is_none() || dtype.is(torch_attr("float32"))) return;
+  throw py::type_error(std::string(op) + "(): only torch.float32 tensors are supported, got dtype=" +
+                       std::string(py::str(dtype)));
+}
+
+// The keyword arguments a creation function takes besides size: device= and dtype=.
+Device creation_device(const py::kwargs& kwargs, const Context& context, const char* op) {
+  py::object device = py::none();
+  for (auto [key, value] : kwargs) {
+    const std::string k = py::str(key);
+    if (k == "device") {
+      device = py::reinterpret_borrow<py::object>(value);
+    } else if (k == "dtype") {
+      check_dtype(value, op);
+    } else if (k != "size") {
+      throw py::type_error(std::string(op) + "() got an unexpected keyword argument '" + k + "'");
+    }
+  }
+  return torch_device(device, context, op);
+}
+
+std::string device_suffix(Device d) {
+  return d.kind == DeviceKind::cpu ? "" : "device='" + to_string(d) + "'";
+}
+
+std::string torch_repr(const Tensor& x) {
+  const std::vector<float> values = waiting(x.a.context(), [&] { return x.a.to_host(trace::SyncKind::print); });
+  std::vector<std::string> suffixes;
+  if (const std::string s = device_suffix(x.a.device()); !s.empty()) suffixes.push_back(s);
+  return torch_tensor_text(x.a.shape(), values, suffixes);
+}
+
+Tensor reduce(const Tensor& x, py::handle dim, bool keepdim, ReduceKind kind) {
+  return push_as<Tensor>(x.a, [&] {
+    if (dim.is_none() && !keepdim) return reduce_all(x.a, kind);
+    const std::vector<int> axes = axes_from(dim);
+    return reduce_along(x.a, axes, keepdim, kind);
+  });
+}
+
+// x on `device`: x itself when it is there already, as PyTorch's .to() does.
+py::object moved(py::object self, py::handle spec, const char* op) {
+  const Tensor& x = self.cast<const Tensor&>();
+  const Device device = torch_device(spec, x.a.context(), op);
+  if (device == x.a.device()) return self;
+  return py::cast(push_as<Tensor>(x.a, [&] { return to(x.a, device); }));
+}
+
+float item_of(const Tensor& x) {
+  if (x.a.size() != 1) {
+    throw std::runtime_error("a Tensor with " + std::to_string(x.a.size()) +
+                             " elements cannot be converted to Scalar (item() needs exactly one)");
+  }
+  return waiting(x.a.context(), [&] { return x.a.item(); });
+}
+
+py::object size_of(const Tensor& x) { return torch_attr("Size")(tuple_of(x.a.shape())); }
+
+void bind_tensor(py::module_& t) {
+  py::class_<Tensor> c(t, "Tensor", R"(A float32 tensor whose every operation is pushed to the asyncscope engine
+and returns at once, on the GPU's stream (device='cuda') or, unlike PyTorch,
+on the engine's CPU workers. item(), numpy(), printing and
+torch.cuda.synchronize() wait for the work they need.)");
+  c.attr("__module__") = "asyncscope.torch";
+  bind_array_common(c);
+  c.def("__matmul__", [](const Tensor& x, const Tensor& y) { return push_as<Tensor>(x.a, [&] { return dot(x.a, y.a); }); },
+        py::is_operator())
+      .def("__repr__", &torch_repr)
+      .def("__str__", &torch_repr)
+      .def("__float__", &item_of)
+      .def("item", &item_of, "The value of a one-element tensor as a Python float (a sync point).")
+      .def("numpy", [](const Tensor& x) {
+        if (x.a.device().kind != DeviceKind::cpu) {
+          throw py::type_error("can't convert " + to_string(x.a.device()) +
+                               " device type tensor to numpy: use Tensor.cpu() to copy it to host memory first");
+        }
+        return to_numpy(x.a, trace::SyncKind::to_host);
+      }, "A NumPy float32 copy of the values (a sync point; PyTorch shares the memory instead).")
+      .def("to", [](py::object self, py::object device, py::object dtype) {
+        check_dtype(dtype, "to");
+        return device.is_none() ? self : moved(self, device, "to");
+      }, py::arg("device") = py::none(), py::arg("dtype") = py::none(),
+         "This tensor on `device` (pushed as a copy; the tensor itself when it is there already).")
+      .def("cpu", [](py::object self) { return moved(self, py::str("cpu"), "cpu"); },
+           "This tensor in host memory (pushed as a copy from a GPU).")
+      .def("cuda", [](py::object self, py::object device) {
+        const int index = device.is_none() ? 0 : py::isinstance<py::int_>(device) ? device.cast<int>() : -1;
+        if (index < 0) return moved(self, device, "cuda");
+        return moved(self, py::str("cuda:" + std::to_string(index)), "cuda");
+      }, py::arg("device") = py::none(), "This tensor on a GPU (cuda:0 unless told).")
+      .def_property_readonly("device", [](const Tensor& x) { return torch_device_object(x.a.device()); })
+      .def_property_readonly("dtype", [](const Tensor&) { return torch_attr("float32"); })
+      .def_property_readonly("shape", &size_of)
+      .def("size", [](const Tensor& x, py::object dim) -> py::object {
+        if (dim.is_none()) return size_of(x);
+        const int ndim = x.a.shape().ndim();
+        int d = dim.cast<int>();
+        if (d < -ndim || d >= std::max(ndim, 1)) {
+          throw py::index_error("size(): dimension " + std::to_string(d) + " out of range for a " +
+                                std::to_string(ndim) + "-d tensor");
+        }
+        return py::int_(ndim == 0 ? 1 : x.a.shape()[d < 0 ? d + ndim : d]);
+      }, py::arg("dim") = py::none())
+      .def("dim", [](const Tensor& x) { return x.a.shape().ndim(); })
+      .def("numel", [](const Tensor& x) { return x.a.size(); })
+      .def_property_readonly("T", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return transpose(x.a); }); })
+      .def("sum", [](const Tensor& x, py::object dim, bool keepdim) { return reduce(x, dim, keepdim, ReduceKind::sum); },
+           py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("mean", [](const Tensor& x, py::object dim, bool keepdim) { return reduce(x, dim, keepdim, ReduceKind::mean); },
+           py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("norm", [](const Tensor& x) { return reduce(x, py::none(), false, ReduceKind::norm); })
+      .def("relu", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return relu(x.a); }); })
+      .def("exp", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return exp(x.a); }); })
+      .def("reshape", [](const Tensor& x, const py::args& args) {
+        // reshape(2, 3) or reshape((2, 3)); one dimension may be -1 (inferred).
+        const py::object spec = args.size() == 1 && !py::isinstance<py::int_>(args[0]) ? py::object(args[0]) : py::object(args);
+        std::vector<int64_t> dims;
+        for (py::handle d : spec) dims.push_back(d.cast<int64_t>());
+        return push_as<Tensor>(x.a, [&] { return reshape(x.a, dims); });
+      });
+}
+
+void bind_functions(py::module_& t) {
+  using Fill = NDArray (*)(const ContextPtr&, const Shape&, Device);
+  const auto creation = [&t](const char* name, Fill fill, const char* doc) {
+    t.def(name, [fill, name](const py::args& args, const py::kwargs& kwargs) {
+      const ContextPtr& context = python::context();
+      const Shape shape = size_from(args, kwargs, name);
+      const Device device = creation_device(kwargs, *context, name);
+      return push_as<Tensor>(*context, [&] { return fill(context, shape, device); });
+    }, doc);
+  };
+  creation("ones", &ones, "ones(*size, device=None): a tensor of ones (pushed; returns at once).");
+  creation("zeros", &zeros, "zeros(*size, device=None): a tensor of zeros (pushed; returns at once).");
+  t.def("randn", [](const py::args& args, const py::kwargs& kwargs) {
+    const ContextPtr& context = python::context();
+    const Shape shape = size_from(args, kwargs, "randn");
+    const Device device = creation_device(kwargs, *context, "randn");
+    return push_as<Tensor>(*context, [&] { return normal(context, shape, 0.0f, 1.0f, device); });
+  }, "randn(*size, device=None): standard normal samples (pushed; returns at once; seeded per run).");
+  t.def("rand", [](const py::args& args, const py::kwargs& kwargs) {
+    const ContextPtr& context = python::context();
+    const Shape shape = size_from(args, kwargs, "rand");
+    const Device device = creation_device(kwargs, *context, "rand");
+    return push_as<Tensor>(*context, [&] { return uniform(context, shape, 0.0f, 1.0f, device); });
+  }, "rand(*size, device=None): uniform samples in [0, 1) (pushed; returns at once; seeded per run).");
+  t.def("tensor", [](py::object data, py::object device, py::object dtype) {
+    check_dtype(dtype, "tensor");
+    const ContextPtr& context = python::context();
+    Shape shape;
+    std::vector<float> values = values_from(data, shape);
+    const Device d = torch_device(device, *context, "tensor");
+    return push_as<Tensor>(*context, [&] { return from_host(context, shape, std::move(values), d); });
+  }, py::arg("data"), py::arg("device") = py::none(), py::arg("dtype") = py::none(),
+     "A tensor with the values of a NumPy array, a (nested) list or a number.");
+  for (const char* name : {"mm", "matmul"}) {
+    t.def(name, [](const Tensor& a, const Tensor& b) { return push_as<Tensor>(a.a, [&] { return dot(a.a, b.a); }); },
+          py::arg("input"), py::arg("other"), "Matrix product of 2-D tensors (BLAS sgemm, cuBLAS on a GPU).");
+  }
+  for (const auto& [name, kind] : {std::pair{"sum", ReduceKind::sum}, {"mean", ReduceKind::mean}}) {
+    t.def(name, [kind](const Tensor& x, py::object dim, bool keepdim) { return reduce(x, dim, keepdim, kind); },
+          py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  }
+  t.def("relu", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return relu(x.a); }); });
+  t.def("exp", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return exp(x.a); }); });
+  t.def("is_grad_enabled", &torch_grad_enabled);
+  t.def("_set_grad_enabled", &set_torch_grad_enabled, "Sets this thread's grad mode; returns the one it replaces.");
+}
+
+void bind_cuda(py::module_& t) {
+  t.def("cuda_device_count", [] { return torch_cuda_device_count(*python::context()); },
+        "The GPUs this run's tensors can use (0 without CUDA).");
+  t.def("cuda_synchronize", [](py::object device) {
+    const ContextPtr& context = python::context();
+    if (device.is_none()) {
+      if (torch_cuda_device_count(*context) == 0) {
+        throw std::runtime_error("torch.cuda.synchronize(): " +
+                                 torch_device_unusable(Device::cuda(0), *context) +
+                                 " (on the CPU, pass the device: synchronize(torch.device('cpu')))");
+      }
+    } else {
+      torch_device(device, *context, "torch.cuda.synchronize");
+    }
+    waiting(*context, [&] { context->wait_all(); });
+  }, py::arg("device") = py::none(), "Waits for the work pushed so far (see torch.cuda.synchronize).");
+}
+
+}  // namespace
+
+void bind_torch(py::module_& m) {
+  py::module_ t = m.def_submodule("torch", "the PyTorch edition's tensors and functions (asyncscope.torch re-exports them)");
+  bind_tensor(t);
+  bind_functions(t);
+  bind_cuda(t);
+}
+
+}  // namespace asyncscope::python
