@@ -62,7 +62,8 @@ const demos::Program& ScriptLibrary::open(const std::string& path) {
   if (path.empty()) throw std::invalid_argument("no script given: type the path of a .py file");
   python::ScriptProgram::read_source(path);  // throws why it cannot be read
   for (const demos::Program* p : listed_) {
-    if (*path_of(*p) == path) return *p;
+    std::error_code ec;
+    if (*path_of(*p) == path || fs::equivalent(*path_of(*p), path, ec)) return *p;
   }
   owned_.push_back(std::make_unique<python::ScriptProgram>(path));
   listed_.push_back(owned_.back().get());

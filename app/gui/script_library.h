@@ -28,7 +28,8 @@ class ScriptLibrary {
 
   // Examples first, then the scripts opened, in the order opened.
   const std::vector<const demos::Program*>& programs() const noexcept { return listed_; }
-  // The script at `path` as a program (the one listed already, if any).
+  // The script at `path` as a program (the one listed already, if any: the
+  // same file by another path is the same script).
   // Throws std::invalid_argument saying why not: an unreadable file, a
   // folder, a build without Python.
   const demos::Program& open(const std::string& path);

@@ -220,6 +220,8 @@ TEST(ScriptLibraryTest, ListsTheExampleScriptsAndRefusesWhatIsNoScript) {
   const std::string path = write_script("opened.py", "pass\n");
   EXPECT_EQ(&scripts.open(path), &scripts.open(path)) << "opened twice, listed once";
   EXPECT_EQ(scripts.programs().size(), before + 1);
+  const std::string same = (fs::path(path).parent_path() / "." / "opened.py").string();
+  EXPECT_EQ(&scripts.open(same), &scripts.open(path)) << "the same file by another path";
   EXPECT_EQ(*ScriptLibrary::path_of(*scripts.programs().back()), path);
 }
 
