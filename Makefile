@@ -51,6 +51,7 @@ screenshots: build
 	$(SHOT) --demo memory-and-sync --batches 40 --vary sync=none,item --run --quit-after-run --screenshot docs/memory-and-sync.png
 	$(SHOT) --demo sync-vs-async --run --quit-after-run --screenshot docs/sync-vs-async.png
 	$(SHOT) --demo dependency-graph --size 1000 --workers 2 --run --quit-after-run --screenshot docs/dependency-graph.png
+	N=300 $(SHOT) --script assets/scripts/sync_vs_async.py --workers 1 --run --quit-after-run --screenshot docs/script-view.png
 
 clean:
 	rm -rf $(BUILD) build-tsan

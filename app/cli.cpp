@@ -157,7 +157,31 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, const
 int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::ostream& err,
              const GuiLauncher& launch_gui) {
   const std::string name = request.demo.empty() ? "sync-vs-async" : request.demo;
-  const demos::Program* demo = demos::find_demo(name);
+  const demos::Program* demo = nullptr;
+#if ASYNCSCOPE_HAS_PYTHON
+  std::unique_ptr<python::ScriptProgram> script;
+#endif
+  if (!request.script.empty()) {
+#if ASYNCSCOPE_HAS_PYTHON
+    if (!request.demo.empty()) {
+      err << "asyncscope: --script and --demo each pick the program to open: give one of them\n";
+      return 2;
+    }
+    try {
+      python::ScriptProgram::read_source(request.script);
+    } catch (const std::invalid_argument& e) {
+      err << "asyncscope: --script: " << e.what() << "\n";
+      return 2;
+    }
+    script = std::make_unique<python::ScriptProgram>(request.script);
+    demo = script.get();
+#else
+    err << "asyncscope: --script: this build has no Python support (install python3-dev and pybind11-dev, then rebuild)\n";
+    return 2;
+#endif
+  } else {
+    demo = demos::find_demo(name);
+  }
   if (demo == nullptr) {
     err << "asyncscope: unknown demo '" << name << "'; run 'asyncscope list' to see the demos\n";
     return 2;
@@ -198,7 +222,7 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
     err << "asyncscope: " << e.what() << "\n";
     return 2;
   }
-  request.demo = name;
+  if (request.script.empty()) request.demo = name;
   return launch_gui(request);
 }
 
@@ -243,7 +267,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   // Without a subcommand the desktop app opens; these options script it.
   GuiRequest gui;
   app.add_option("--demo", gui.demo, "open the app on this demo (see 'asyncscope list')");
-  app.add_flag("--run", gui.run, "start the demo at once");
+  app.add_option("--script", gui.script, "open the app on this Python script (e.g. assets/scripts/memory.py)");
+  app.add_flag("--run", gui.run, "start the demo (or script) at once");
   app.add_option("--screenshot", gui.screenshot, "save a PNG of the window once the run is done (or at once)");
   app.add_flag("--quit-after-run", gui.quit_after_run, "exit when the run (and the screenshot) is done");
   std::string vary;

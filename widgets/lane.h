@@ -32,6 +32,9 @@ struct LaneContext {
   float y0 = 0;  // the lane's own rows
   float y1 = 0;
   float line_height = 13;
+  // The script line whose ops and waits stay bright (an index into
+  // model.source_lines); the lane dims the rest. -1: none, nothing dimmed.
+  int64_t highlight_line = -1;
 };
 
 // What lies under a point of the timeline.

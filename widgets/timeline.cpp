@@ -176,7 +176,7 @@ Open g_open;
 }  // namespace
 
 LaneContext TimelineFrame::context(size_t i) const noexcept {
-  return LaneContext{axis, gutter_x1, max.x, lanes[i].y0, lanes[i].y1, line_height};
+  return LaneContext{axis, gutter_x1, max.x, lanes[i].y0, lanes[i].y1, line_height, highlight_line};
 }
 
 int TimelineFrame::index_of(const Lane* lane) const noexcept {
@@ -336,6 +336,7 @@ bool EndTimeline() {
   const ImGuiIO& io = ImGui::GetIO();
   const ImRect& bb = o.bb;
   const int64_t run_end = model.end_time();
+  state.frame.highlight_line = state.highlight_line < static_cast<int64_t>(model.source_lines.size()) ? state.highlight_line : -1;
   prepare_timeline_frame(model, o.lanes, state.view, bb.Min, bb.Max, o.line, state.frame);
   const bool panning = o.held && (ImGui::IsMouseDragging(0) || ImGui::IsMouseDragging(2));
   state.hover = o.hovered && !panning ? hit_test(state.frame, io.MousePos) : TimelineHit{};

@@ -46,6 +46,7 @@ struct TimelineFrame {
   float gutter_x1 = 0;    // lane names left of it, lanes right of it (== axis.x0)
   float ruler_y1 = 0;     // the ruler (and the markers' row) above it
   float line_height = 13;
+  int64_t highlight_line = -1;    // TimelineState::highlight_line, handed to the lanes
   std::vector<PlacedLane> lanes;  // top to bottom; the lanes of the last frame
 
   // Where lanes[i] lies, for calling it.
@@ -64,6 +65,9 @@ struct TimelineState {
   TimeView view;
   bool follow_live = true;   // while a run goes on, keep the live edge in view (the app toggles it with L)
   int64_t selected_op = -1;  // index into model.ops, -1 = none
+  // A script line (index into model.source_lines) whose ops and waits stay
+  // bright while the rest is dimmed; -1 = none. The app's script view sets it.
+  int64_t highlight_line = -1;
   DefaultLanes lanes;        // the model's default lanes, kept between frames by Timeline()
 
   // Written by EndTimeline every frame; the app may read them.

@@ -100,6 +100,7 @@ void OpTooltip(const trace::TraceModel& model, uint32_t index) {
   tooltip_row("writes", var_list(model.writes_of(op), op.num_writes));
   if (op.out_bytes > 0) tooltip_row("output", format_bytes(static_cast<int64_t>(op.out_bytes)));
   tooltip_row("iteration", std::to_string(op.iteration));
+  if (op.source != 0) tooltip_row("source", model.source_text(op.source));
   if (op.executed() || op.launched()) {
     const bool ok = op.status == trace::OpStatus::ok;
     ImGui::TextDisabled("status");

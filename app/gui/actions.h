@@ -18,6 +18,7 @@ enum class Action {
   toggle_follow,  // follow the live edge, or not
   export_trace,   // ask where to write the current run's trace
   open_trace,     // ask which trace file to open
+  open_script,    // ask which Python script to open
   screenshot,     // save a PNG of the window
   about,          // show the About box
   quit,

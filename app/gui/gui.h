@@ -11,6 +11,7 @@ namespace asyncscope::app {
 
 struct GuiRequest {
   std::string demo;  // "" = the first demo to show (sync-vs-async)
+  std::string script;  // open this Python script instead of a demo (checked readable already)
   std::vector<std::pair<std::string, std::string>> params;  // demo parameter overrides, validated already
   bool run = false;             // start the demo at once
   // With --run: one run per value of this parameter, in order, in one

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <utility>
 
 #include "app/gui/menu_bar.h"
@@ -31,14 +32,28 @@ const demos::Program& program_or_default(const std::string& name) {
 
 GuiApp::GuiApp(Window& window, const GuiRequest& request)
     : window_(window), request_(request), program_panel_(program_or_default(request.demo)) {
+  scripts_.load_examples(ScriptLibrary::examples_folder());
+  program_panel_.set_scripts(&scripts_.programs());
+  quit_when_done_ = request.quit_after_run;
+  bool ready = true;
+  if (!request.script.empty()) {
+    if (std::string why = open_script(request.script); !why.empty()) {
+      set_status(why, true);
+      ready = false;
+    }
+  }
   for (const auto& [name, text] : request.params) program_panel_.values().set(name, text);
   update_title();
   if (!request.view_file.empty()) open_trace(request.view_file);  // a failure shows in the status line
-  if (request.run) {
+  if (request.run && ready) {
     if (!request.vary.empty()) program_panel_.values().set(request.vary, request.vary_values[next_vary_++]);
-    start_run();
+    ready = start_run();
   }
-  quit_when_done_ = request.quit_after_run;
+  // A run asked for that did not start: --quit-after-run still quits (after the screenshot), with exit 1.
+  if (request.run && !ready) {
+    pending_screenshot_frames_ = 3;
+    if (quit_when_done_) exit_code_ = 1;
+  }
   // A scripted screenshot has no user: ignore the pointer, wherever the X
   // server left it, so no hover tooltip lands in the picture.
   // It also neither reads nor writes the user's saved layout, so pictures
@@ -62,10 +77,16 @@ void GuiApp::update_title() {
   window_.set_title("asyncscope: " + program.title());
 }
 
-void GuiApp::start_run() {
+bool GuiApp::start_run() {
   // A run whose thread just ended is still live until poll_run has kept its outcome.
-  if (runner_.busy() || runs_.live() != nullptr) return;
-  const demos::Program& program = program_panel_.program();
+  if (runner_.busy() || runs_.live() != nullptr) return false;
+  // A script runs the editor's text, saved or not, so the figures match the lines shown.
+  const demos::Program* picked = &program_panel_.program();
+  if (picked_script() != nullptr) {
+    picked = &scripts_.run_buffer(*picked, script_view_.text());
+    script_view_.ran(script_view_.text());
+  }
+  const demos::Program& program = *picked;
   const demos::ParamValues& values = program_panel_.values();
   const int64_t need = program.estimate_bytes(values);
   const int64_t budget = PooledAllocator::default_budget_bytes();
@@ -74,11 +95,54 @@ void GuiApp::start_run() {
     std::snprintf(msg, sizeof(msg), "These settings need about %.1f GB of arrays, more than the %.1f GB budget.",
                   static_cast<double>(need) / 1e9, static_cast<double>(budget) / 1e9);
     set_status(msg, true);
-    return;
+    return false;
   }
   runner_.start(program, values);
   runs_.add_live(program, values, runner_.recorder());
   set_status("Running " + program.name() + "…");
+  return true;
+}
+
+std::string GuiApp::open_script(const std::string& path) {
+  try {
+    const demos::Program& script = scripts_.open(path);
+    if (path != script_view_.path()) {
+      if (std::string why = script_view_.load(path); !why.empty()) return why;
+    }
+    program_panel_.select(script);
+    set_status("Opened " + path + ": press " + std::string(shortcut_label(Action::run)) + " to run it.");
+    return "";
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+}
+
+const std::string* GuiApp::picked_script() {
+  const std::string* path = ScriptLibrary::path_of(program_panel_.program());
+  if (path != nullptr && *path != script_view_.path()) {
+    if (std::string why = script_view_.load(*path); !why.empty()) set_status(why, true);
+  }
+  return path;
+}
+
+void GuiApp::link_script_and_timeline() {
+  RunRecord* run = runs_.current();
+  if (run == nullptr || picked_script() == nullptr) return;
+  if (run->number != linked_run_) {
+    linked_run_ = run->number;
+    linked_op_ = run->timeline.selected_op;
+  } else if (run->timeline.selected_op != linked_op_) {
+    linked_op_ = run->timeline.selected_op;
+    if (linked_op_ >= 0 && static_cast<size_t>(linked_op_) < run->model.ops.size()) {
+      const trace::TraceModel& m = run->model;
+      const trace::SourceLine* line = m.source_of(m.ops[static_cast<size_t>(linked_op_)].source);
+      if (line != nullptr && std::filesystem::path(m.name(line->file)).filename() ==
+                                 std::filesystem::path(script_view_.path()).filename()) {
+        script_view_.select_line(line->line);
+      }
+    }
+  }
+  run->timeline.highlight_line = script_view_.selected_index(run);
 }
 
 void GuiApp::poll_run() {
@@ -189,6 +253,13 @@ void GuiApp::act(Action action) {
       dialogs_.ask_path({"Open trace", "Trace file (written by asyncscope) to open:", "Open", "",
                          [this](const std::string& path) { return open_trace(path); }});
       break;
+    case Action::open_script: {
+      const std::filesystem::path examples = ScriptLibrary::examples_folder();
+      dialogs_.ask_path({"Open script", "Python script to open (it runs on the engine, like asyncscope script):", "Open",
+                         examples.empty() ? "" : (examples / "").string(),
+                         [this](const std::string& path) { return open_script(path); }});
+      break;
+    }
     case Action::screenshot:
       screenshot_request_ = default_file_name("asyncscope", ".png");
       break;
@@ -218,9 +289,19 @@ bool GuiApp::frame() {
   if (const auto action = draw_menu_bar(runs_, runner_.busy())) act(*action);
   const float scale = window_.scale();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  ImGui::BeginChild("left", ImVec2(330 * scale, avail.y), true);
+  // A script's source wants the width: the left panel grows while one is picked.
+  const bool script = picked_script() != nullptr;
+  const float left_width = script ? std::max(330 * scale, avail.x * 0.47f) : 330 * scale;
+  ImGui::BeginChild("left", ImVec2(left_width, avail.y), true);
   const RunProgress progress{runner_.busy(), runner_.progress(), runner_.busy() ? runner_.progress_text() : ""};
-  if (const auto action = program_panel_.draw(progress, status_)) act(*action);
+  std::function<void()> body;
+  if (script) {
+    body = [this] {
+      const StatusLine message = script_view_.draw(runs_.current(), window_.mono_font(), presses_);
+      if (!message.text.empty()) set_status(message.text, message.is_error);
+    };
+  }
+  if (const auto action = program_panel_.draw(progress, status_, body)) act(*action);
   ImGui::EndChild();
   update_title();
   ImGui::SameLine();
@@ -231,6 +312,7 @@ bool GuiApp::frame() {
   draw_bottom(bottom_height);
   ImGui::EndChild();
   ImGui::End();
+  link_script_and_timeline();
   dialogs_.draw(scale, presses_);
   return !quit_;
 }

@@ -1,7 +1,7 @@
 // GuiApp: wires the desktop app's panels to the session's runs. It owns the
 // runs (RunList), the runner of the live one and the panels; lays them out
-// (left: the program panel; centre: the timeline; bottom: Results and
-// Console tabs); carries out what the panels, the menu and the keyboard ask
+// (left: the program panel, wider with the script view in it when a script
+// is picked; centre: the timeline; bottom: Results and Console tabs); carries out what the panels, the menu and the keyboard ask
 // for (Action); and drives the scripted mode (--run, --vary, --screenshot,
 // --quit-after-run, view FILE).
 // Threading: UI thread only.
@@ -19,6 +19,8 @@
 #include "app/gui/results_panel.h"
 #include "app/gui/run_list.h"
 #include "app/gui/runner.h"
+#include "app/gui/script_library.h"
+#include "app/gui/script_view.h"
 #include "app/gui/timeline_panel.h"
 #include "app/gui/window.h"
 
@@ -38,7 +40,8 @@ class GuiApp {
   int exit_code() const noexcept { return exit_code_; }
 
  private:
-  void start_run();
+  // False when it did not start (a run is live, too much memory asked, a script unreadable).
+  bool start_run();
   // Reads the live run's new events and lines; once it ended, keeps its
   // outcome and goes on with the script (the next --vary value, the screenshot).
   void poll_run();
@@ -46,6 +49,12 @@ class GuiApp {
   // "" or why not (for the path dialog).
   std::string open_trace(const std::string& path);
   std::string export_trace(const std::string& path);
+  // Opens a script into the picker and the script view; "" or why not.
+  std::string open_script(const std::string& path);
+  // The script picked, loaded into the view when another was picked; null for a demo.
+  const std::string* picked_script();
+  // A click on an op selects its script line; the selected line is highlighted on the timeline.
+  void link_script_and_timeline();
   void set_status(std::string text, bool is_error = false);
   // The window's title names the program picked.
   void update_title();
@@ -60,6 +69,10 @@ class GuiApp {
   ResultsPanel results_panel_;
   ConsolePanel console_panel_;
   Dialogs dialogs_;
+  ScriptLibrary scripts_;
+  ScriptView script_view_;
+  int linked_run_ = -1;       // RunRecord::number whose selected op the script view last followed
+  int64_t linked_op_ = -1;
   StatusLine status_;
   const demos::Program* titled_ = nullptr;  // the program the window title names
   bool console_to_front_ = false;           // select the Console tab next frame

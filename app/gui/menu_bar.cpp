@@ -38,6 +38,7 @@ std::optional<Action> draw_menu_bar(RunList& runs, bool running) {
   const RunRecord* run = runs.current();
   if (ImGui::BeginMenu("File")) {
     action_item("Open trace…", Action::open_trace, asked);
+    action_item("Open script…", Action::open_script, asked);
     action_item("Export trace…", Action::export_trace, asked, run != nullptr);
     action_item("Save screenshot", Action::screenshot, asked);
     ImGui::Separator();

@@ -35,14 +35,17 @@ void ProgramPanel::select(const demos::Program& program) {
   knob_errors_.clear();
 }
 
-std::optional<Action> ProgramPanel::draw(const RunProgress& progress, const StatusLine& status) {
+std::optional<Action> ProgramPanel::draw(const RunProgress& progress, const StatusLine& status,
+                                         const std::function<void()>& body) {
   draw_picker(progress.running);
   ImGui::Separator();
   // The explanation takes what the knobs and the button below leave.
   const float below =
       ImGui::GetFrameHeightWithSpacing() * (static_cast<float>(program_->params().size()) + 4.5f);
   ImGui::BeginChild("explanation", ImVec2(0, std::max(80.0f, ImGui::GetContentRegionAvail().y - below)), false);
-  if (const auto* blocks = explanations_.find(program_->name())) {
+  if (body) {
+    body();
+  } else if (const auto* blocks = explanations_.find(program_->name())) {
     draw_explanation(*blocks);
   } else {
     wrapped_text("(no explanation found: set ASYNCSCOPE_ASSETS to the assets folder)");
@@ -65,13 +68,21 @@ std::optional<Action> ProgramPanel::draw(const RunProgress& progress, const Stat
 }
 
 void ProgramPanel::draw_picker(bool running) {
-  section_label("DEMO");
+  section_label(scripts_ != nullptr && !scripts_->empty() ? "DEMO OR SCRIPT" : "DEMO");
   ImGui::SetNextItemWidth(-1);
   if (ImGui::BeginCombo("##program", program_->title().c_str())) {
     for (const auto& p : demos::all_demos()) {
       // A live run keeps its program: the picker shows them but does not switch.
       if (ImGui::Selectable(p->title().c_str(), p.get() == program_) && !running) select(*p);
       hover_help(p->summary());
+    }
+    if (scripts_ != nullptr && !scripts_->empty()) {
+      ImGui::Separator();
+      ImGui::TextDisabled("Scripts");
+      for (const demos::Program* p : *scripts_) {
+        if (ImGui::Selectable(p->title().c_str(), p == program_) && !running) select(*p);
+        hover_help(p->summary());
+      }
     }
     ImGui::EndCombo();
   }

@@ -6,9 +6,11 @@
 // Threading: UI thread only.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/gui/actions.h"
 #include "app/gui/explanation.h"
@@ -39,9 +41,16 @@ class ProgramPanel {
   // The values the next run gets (the app sets them for --param and --vary).
   demos::ParamValues& values() noexcept { return values_; }
 
+  // The scripts the picker lists after the demos (the app's ScriptLibrary;
+  // it must outlive the panel), or null for none.
+  void set_scripts(const std::vector<const demos::Program*>* scripts) noexcept { scripts_ = scripts; }
+
   // Draws in the available region of the current window. Returns
-  // Action::run or Action::stop when the button was pressed.
-  std::optional<Action> draw(const RunProgress& progress, const StatusLine& status);
+  // Action::run or Action::stop when the button was pressed. `body`, when
+  // given, draws in place of the explanation (the script view), in a region
+  // of its own.
+  std::optional<Action> draw(const RunProgress& progress, const StatusLine& status,
+                             const std::function<void()>& body = {});
 
  private:
   void draw_picker(bool running);
@@ -50,6 +59,7 @@ class ProgramPanel {
   static void draw_status(const StatusLine& status);
 
   const demos::Program* program_;
+  const std::vector<const demos::Program*>* scripts_ = nullptr;
   demos::ParamValues values_;
   std::map<std::string, std::string> knob_errors_;  // by parameter: why the text typed was refused
   Explanations explanations_;

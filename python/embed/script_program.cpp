@@ -103,6 +103,8 @@ std::string report(py::error_already_set& e, demos::RunEnv& env) {
 }  // namespace
 
 ScriptProgram::ScriptProgram(std::string path) : path_(std::move(path)) {}
+ScriptProgram::ScriptProgram(std::string path, std::string source)
+    : path_(std::move(path)), source_(std::move(source)) {}
 
 std::string ScriptProgram::name() const { return std::filesystem::path(path_).filename().string(); }
 std::string ScriptProgram::title() const { return name(); }
@@ -128,7 +130,7 @@ std::string ScriptProgram::read_source(const std::string& path) {
 }
 
 void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
-  const std::string source = read_source(path_);
+  const std::string source = source_ ? *source_ : read_source(path_);
   ensure_interpreter(/*signal_handlers=*/false);
   // Registered before the GIL is taken: a stop takes the GIL to interrupt.
   unsigned long thread = 0;

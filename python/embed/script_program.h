@@ -20,6 +20,7 @@
 // Threading: as Program (run on the run's thread; the source is read there).
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +38,10 @@ class ScriptProgram final : public demos::Program {
  public:
   // `path` need not exist yet: reading it is part of each run.
   explicit ScriptProgram(std::string path);
+  // Runs `source` instead of the file's text, under the file's name (the
+  // app's editor runs its buffer this way, so the trace's line numbers are
+  // those of the text that ran, saved or not).
+  ScriptProgram(std::string path, std::string source);
 
   std::string name() const override;  // the file's name: "memory.py"
   std::string title() const override;
@@ -53,6 +58,7 @@ class ScriptProgram final : public demos::Program {
 
  private:
   std::string path_;
+  std::optional<std::string> source_;
 };
 
 }  // namespace asyncscope::python

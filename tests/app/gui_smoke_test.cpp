@@ -27,10 +27,11 @@ std::string scratch(const std::string& name) {
   return p.string();
 }
 
-// Runs the app under a private X server (its output in LOG); returns its exit code.
-int run_app(const std::string& args, const std::string& log) {
-  const std::string cmd =
-      "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(ASYNCSCOPE_EXE) + " " + args + " > " + log + " 2>&1";
+// Runs the app under a private X server (its output in LOG), with `env`
+// ("NAME=value ...") in its environment; returns its exit code.
+int run_app(const std::string& args, const std::string& log, const std::string& env = "") {
+  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + "xvfb-run -a -s '-screen 0 1600x1000x24' " +
+                          std::string(ASYNCSCOPE_EXE) + " " + args + " > " + log + " 2>&1";
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -46,6 +47,17 @@ struct Image {
       for (int x = static_cast<int>(x0 * width); x < static_cast<int>(x1 * width); ++x) {
         const unsigned char* p = &rgb[(static_cast<size_t>(y) * width + x) * 3];
         n += std::abs(p[0] - r) <= tolerance && std::abs(p[1] - g) <= tolerance && std::abs(p[2] - b) <= tolerance;
+      }
+    }
+    return n;
+  }
+  // Pixels in the box whose red exceeds green and blue by `margin`: the wait colour, blended or not.
+  int count_reddish(float x0, float y0, float x1, float y1, int margin = 40) const {
+    int n = 0;
+    for (int y = static_cast<int>(y0 * height); y < static_cast<int>(y1 * height); ++y) {
+      for (int x = static_cast<int>(x0 * width); x < static_cast<int>(x1 * width); ++x) {
+        const unsigned char* p = &rgb[(static_cast<size_t>(y) * width + x) * 3];
+        n += p[0] - p[1] >= margin && p[0] - p[2] >= margin;
       }
     }
     return n;
@@ -191,6 +203,38 @@ TEST(GuiSmoke, ConsoleTabShowsWhatTheDemoPrinted) {
   // Printed lines are drawn in the full text colour, below the pane's muted header.
   EXPECT_GT(img.count(IM_COL32(255, 255, 255, 255), 0.28f, 0.80f, 0.75f, 0.97f, 20), 30)
       << "no printed lines in the console pane of " << png;
+}
+
+// A script opened from the command line and run: the script view (its
+// source, and the margin's per-line figures with the lines that waited long
+// in the wait colour) on the left, the script's ops in the lanes.
+TEST(GuiSmoke, ScriptRunsWithItsSourceAndPerLineFigures) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (make test installs it)";
+  const std::string png = scratch("script.png");
+  const std::string script = std::string(ASYNCSCOPE_SOURCE_DIR) + "/assets/scripts/sync_vs_async.py";
+  ASSERT_EQ(run_app("--script " + script + " --workers 1 --run --screenshot " + png + " --quit-after-run",
+                    png + ".log", "N=100 SIZE=32"),
+            0)
+      << "see " << png << ".log";
+  const Image img = load(png);
+  ASSERT_EQ(img.width, 1280);
+  ASSERT_EQ(img.height, 800);
+  // The left panel is the script view: source text, and beside the line that
+  // waited longest a full-width bar in the wait colour (faint: blended over the panel).
+  EXPECT_GT(img.count(widgets::theme::kText, 0.0f, 0.1f, 0.42f, 0.8f, 10), 300) << "no source text in " << png;
+  EXPECT_GT(img.count_reddish(0.0f, 0.1f, 0.42f, 0.8f, 12), 600) << "no wait figures in the margin of " << png;
+  EXPECT_GT(img.count(widgets::OpColor("add_scalar"), 0.45f, 0.05f, 1.0f, 0.72f), 50) << "no script ops in the lanes";
+}
+
+TEST(GuiSmoke, AScriptThatCannotBeReadIsRefusedBeforeAWindowOpens) {
+  const std::string log = scratch("bad-script.log");
+  const std::string cmd = std::string(ASYNCSCOPE_EXE) + " --script /nonexistent/x.py --run --quit-after-run > " + log + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream in(log);
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  EXPECT_EQ(text, "asyncscope: --script: cannot read /nonexistent/x.py: no such file\n");
 }
 
 TEST(GuiSmoke, ViewRendersTheLanesOfAnExportedTrace) {

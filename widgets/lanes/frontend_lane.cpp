@@ -7,6 +7,7 @@
 #include <string>
 
 #include "widgets/colors.h"
+#include "widgets/source_highlight.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_tooltip.h"
 
@@ -33,12 +34,18 @@ void FrontendLane::prepare(const LaneContext& ctx) {
 void FrontendLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
   const float ty0 = ctx.y0 + 3.0f;
   const float ty1 = split_y(ctx);
+  // A highlighted script line: its ticks and waits stay bright, the rest is dimmed.
+  const int64_t line = ctx.highlight_line;
+  const auto dimmed = [&](const LodBox& box, const std::vector<uint32_t>& items, bool syncs) {
+    return line >= 0 && !any_on_line(*model_, items, box.first, box.count, line, syncs);
+  };
   for (const LodBox& box : ticks_) {
     // Denser columns draw taller and brighter: the enqueue rate at a glance.
     const float density = std::min(1.0f, std::log10(static_cast<float>(box.count)) / 3.0f);
     const float x = std::floor(box.x0);
+    const int alpha = dimmed(box, lane().enqueues, false) ? 45 : static_cast<int>(150 + 105 * density);
     draw->AddRectFilled(ImVec2(x, ty1 - (ty1 - ty0) * (0.6f + 0.4f * density)), ImVec2(x + 1.0f, ty1),
-                        with_alpha(theme::kTick, static_cast<int>(150 + 105 * density)));
+                        with_alpha(theme::kTick, alpha));
   }
   const float sy0 = ty1 + 2.0f;
   const float sy1 = ctx.y1 - 3.0f;
@@ -61,6 +68,9 @@ void FrontendLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
       }
     }
     label_in_box(draw, ctx, xa, xb, sy0, sy1, theme::kText, text);
+    if (dimmed(box, lane().syncs, true)) {
+      draw->AddRectFilled(ImVec2(xa, sy0), ImVec2(xb + 1.0f, sy1 + 1.0f), with_alpha(theme::kBackground, 205));
+    }
   }
 }
 
@@ -107,6 +117,7 @@ void FrontendLane::tooltip(const TimelineHit& hit) const {
     tooltip_row("duration", format_duration(s.end - s.begin));
     tooltip_row("time", tooltip_time_range(s.begin, s.end));
     if (s.last_op != 0) tooltip_row("last pushed", std::string("#").append(std::to_string(s.last_op)));
+    if (s.source != 0) tooltip_row("source", model_->source_text(s.source));
   } else if (hit.kind == Kind::folded_syncs) {
     int64_t blocked = 0;
     for (uint32_t i = 0; i < hit.count; ++i) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "widgets/colors.h"
+#include "widgets/source_highlight.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_tooltip.h"
 
@@ -85,6 +86,16 @@ void OpSpanLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
     const bool fits = ImGui::CalcTextSize(text).x + 8.0f < std::min(xb, ctx.x1) - std::max(xa, ctx.x0);
     const ImU32 ink = op.internal || style_.muted ? theme::kText : text_on(fill);
     label_in_box(draw, ctx, xa, xb, y0, y1, ink, fits ? text : name.data(), fits ? nullptr : name.data() + name.size());
+  }
+  // A highlighted script line: what did not come from it is veiled, labels included.
+  if (ctx.highlight_line < 0) return;
+  for (const LodBox& box : boxes_) {
+    const bool on = box.folded() ? any_on_line(model, worker.ops, box.first, box.count, ctx.highlight_line, false)
+                                 : op_on_line(model, model.ops[worker.ops[box.first]], ctx.highlight_line);
+    if (on) continue;
+    const float xa = axis.px(box.begin_ns);
+    const float xb = std::max(axis.px(box.end_ns), xa + 2.0f);
+    draw->AddRectFilled(ImVec2(xa, y0), ImVec2(xb, y1), with_alpha(theme::kBackground, 205));
   }
 }
 
