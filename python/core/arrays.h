@@ -80,7 +80,7 @@ struct GradScope<Tensor> : TorchGradScope {};
 // of like's context, and gives its result T's type.
 template <class T, class F>
 T push_as(const Context& ctx, F&& f) {
-  GradScope<T> grad;
+  [[maybe_unused]] GradScope<T> grad;
   PushGuard guard(ctx);
   return T{f()};
 }
@@ -102,7 +102,7 @@ auto waiting(const Context& ctx, F&& f) {
 template <class T, class F>
 void in_place(py::object self, F&& f) {
   auto& x = self.cast<T&>();
-  GradScope<T> grad;
+  [[maybe_unused]] GradScope<T> grad;
   PushGuard guard(x.a.context());
   f(x.a);
 }
