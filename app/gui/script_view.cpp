@@ -120,14 +120,18 @@ const std::vector<MarginLine>& ScriptView::margin(const RunRecord* run) {
   const size_t lines = count_lines(text_);
   if (run == nullptr) {
     margin_.assign(lines, MarginLine{});
+    figures_.clear();
     margin_run_ = -1;
     return margin_;
   }
   const trace::TraceModel& m = run->model;
-  const size_t points = m.source_points.size() + m.syncs.size() + m.ops.size();
-  if (margin_run_ != run->number || margin_model_ != &m || margin_points_ != points || margin_lines_ != lines ||
-      run->live) {
-    margin_ = margin_lines(trace::line_figures(m), path_, lines);
+  size_t points = m.source_points.size() + m.syncs.size();
+  for (const trace::FrontendLane& f : m.frontends) points += f.enqueues.size();  // enqueues read so far
+  // The figures come from source points, enqueues and waits only, so while
+  // a run goes on they change only when these counts do.
+  if (margin_run_ != run->number || margin_model_ != &m || margin_points_ != points || margin_lines_ != lines) {
+    figures_ = trace::line_figures(m);
+    margin_ = margin_lines(figures_, path_, lines);
     const bool figures = std::any_of(margin_.begin(), margin_.end(), [](const MarginLine& l) { return !l.text.empty(); });
     if (margin_run_ != run->number) had_figures_ = false;
     if (figures && !had_figures_) scroll_to_figures_ = true;
@@ -255,7 +259,7 @@ void ScriptView::draw_source(const RunRecord* run, ImFont* mono, std::span<const
       selected_ = selected_ == static_cast<uint32_t>(line) ? 0 : static_cast<uint32_t>(line);
     }
     if (run != nullptr && line >= 1 && static_cast<size_t>(line) <= lines.size() && lines[line - 1].line_index >= 0) {
-      for (const trace::LineFigures& f : trace::line_figures(run->model)) {
+      for (const trace::LineFigures& f : figures_) {
         if (static_cast<int64_t>(f.line_index) == lines[line - 1].line_index) figures_tooltip(f);
       }
     }

@@ -91,6 +91,7 @@ class ScriptView {
 
   // The margin cache: which run's model, at which size.
   std::vector<MarginLine> margin_;
+  std::vector<trace::LineFigures> figures_;  // the rows margin_ was made from (for the hover tooltip)
   int margin_run_ = -1;
   size_t margin_points_ = 0;
   size_t margin_lines_ = 0;
