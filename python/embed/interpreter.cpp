@@ -20,6 +20,29 @@ std::string package_dir() {
   return ASYNCSCOPE_PYTHON_DIR;
 }
 
+namespace {
+
+// The embedded interpreter is the libpython the build linked, so it takes its
+// standard library and site-packages (NumPy) from the python3 the build used.
+// Left to itself it would look for `python3` on PATH, and a pyenv, conda or
+// other interpreter found there first would give it another prefix, one
+// without NumPy. PYTHONHOME, when set, still wins.
+void start_interpreter(bool signal_handlers) {
+  PyConfig config;
+  PyConfig_InitPythonConfig(&config);
+  config.install_signal_handlers = signal_handlers ? 1 : 0;
+  config.parse_argv = 0;
+  const PyStatus status = PyConfig_SetBytesString(&config, &config.program_name, ASYNCSCOPE_PYTHON_EXECUTABLE);
+  if (PyStatus_Exception(status) != 0) {
+    PyConfig_Clear(&config);
+    throw std::runtime_error(std::string("cannot configure the embedded Python: ") +
+                             (status.err_msg != nullptr ? status.err_msg : "unknown error"));
+  }
+  py::initialize_interpreter(&config, 0, nullptr, /*add_program_dir_to_path=*/false);
+}
+
+}  // namespace
+
 void ensure_interpreter(bool signal_handlers) {
   static std::once_flag once;
   static std::string failure;
@@ -30,7 +53,7 @@ void ensure_interpreter(bool signal_handlers) {
                 " (build it with `make`, or set ASYNCSCOPE_PYTHONPATH to the folder that holds it)";
       return;
     }
-    py::initialize_interpreter(signal_handlers);
+    start_interpreter(signal_handlers);
     try {
       py::module_ sys = py::module_::import("sys");
       sys.attr("path").attr("insert")(0, dir);
