@@ -97,10 +97,15 @@ class Examples(unittest.TestCase):
         normals = t.named("normal", unsynced)
         first_step = min(op.end for op in t.named("add_scaled", unsynced))
         self.assertTrue(all(op.enqueue < first_step for op in normals))
-        # ... and waits in memory: at least half of the generated inputs at once, beyond what one batch needs.
-        batch_bytes = batch_size * 512 * 4
-        self.assertGreater(t.peak("live_bytes", unsynced, end),
-                           t.peak("live_bytes", synced, unsynced) + batches // 2 * batch_bytes)
+        # ... and waits in memory. A generated input's buffer exists from the
+        # end of its `normal` until its batch's forward pass has read it, and
+        # every batch after the first reads the weights the first step
+        # writes: the inputs generated before that step ended were all live
+        # at once. (How many is an ordering; the bytes they add up to depend
+        # on how far the workers got, so only their direction is asserted.)
+        generated_early = [op for op in normals if op.end <= first_step]
+        self.assertGreaterEqual(len(generated_early), batches // 2)
+        self.assertGreater(t.peak("live_bytes", unsynced, end), t.peak("live_bytes", synced, unsynced))
 
     def test_host_vs_device(self):
         reps = 6
