@@ -70,7 +70,10 @@ class Engine {
   // A new var with no pending ops.
   virtual Var* new_var() = 0;
   // Frees the var after every op pushed on it so far; on_delete (if any) runs
-  // then, on a worker (e.g. to return the buffer to the pool). Returns at once.
+  // then (e.g. to return the buffer to the pool): at once on the calling
+  // thread if every such op has finished (no op is pushed or traced then),
+  // otherwise later on a worker, as an internal op named "free".
+  // Returns without waiting.
   virtual void delete_var(Var* var, OpFn on_delete = {}) = 0;
 
   // Pushes an op and returns its id at once. Duplicate vars are ignored, and a

@@ -125,6 +125,13 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
   return op;
 }
 
+bool EngineBase::delete_if_idle(Var* var, OpFn& on_delete) {
+  if (!var->idle()) return false;
+  if (on_delete) on_delete(RunContext{Device::cpu(), kCallerThread, 0, nullptr});
+  vars_.release(var);
+  return true;
+}
+
 bool EngineBase::admit(OpRecord* op, std::exception_ptr& error, trace::OpStatus& status) {
   // Freeing memory (delete_var) is never dropped: it would leak.
   if (op->kind != OpRecord::Kind::delete_var && op->epoch != epoch_.load(std::memory_order_relaxed)) {

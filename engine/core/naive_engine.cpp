@@ -28,6 +28,7 @@ uint64_t NaiveEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Var* 
 }
 
 void NaiveEngine::delete_var(Var* var, OpFn on_delete) {
+  if (delete_if_idle(var, on_delete)) return;
   static const trace::NameId kFree = trace::intern("free");
   OpMeta meta(kFree);
   meta.internal = true;

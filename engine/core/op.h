@@ -14,9 +14,13 @@
 namespace asyncscope {
 
 // Passed to an op's function on the worker that runs it.
+// RunContext::worker of a function run on the calling thread, not a worker
+// (delete_var's on_delete when the var was already idle).
+inline constexpr uint16_t kCallerThread = 0xffff;
+
 struct RunContext {
   Device device;
-  uint16_t worker = 0;  // index within the device's worker pool
+  uint16_t worker = 0;  // index within the device's worker pool, or kCallerThread
   uint64_t op_id = 0;
   void* stream = nullptr;  // the CUDA stream of a GPU worker; null on CPU
 };

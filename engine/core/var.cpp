@@ -109,4 +109,9 @@ bool Var::ready_to_read() {
   return !write_active_ && head_ == nullptr;
 }
 
+bool Var::idle() {
+  std::lock_guard lock(lock_);
+  return !write_active_ && num_reads_ == 0 && head_ == nullptr;
+}
+
 }  // namespace asyncscope

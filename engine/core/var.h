@@ -59,6 +59,11 @@ class alignas(64) Var {
 
   // True when no write is granted or waiting: the value can be read now.
   bool ready_to_read();
+  // True when no op holds a grant on this var or waits in its queue: nothing
+  // pushed on it can still run, so a caller holding the last reference may
+  // free it at once. A completion may still be returning from this var's
+  // lock; its grants were all of ops on other vars' queues or none.
+  bool idle();
 
   // Set by the op that wrote the var last (null on success); read by ops and
   // sync points holding a read grant, which orders them after that write.

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "engine/core/errors.h"
 #include "engine/trace/model.h"
@@ -101,6 +102,54 @@ TEST_P(EngineContract, DeleteVarRunsItsCallbackAfterPendingOps) {
     engine->delete_var(v, [&](const RunContext&) { uses_at_delete = uses.load(); });
     engine->wait_all();
     EXPECT_EQ(uses_at_delete.load(), 20);
+  });
+}
+
+TEST_P(EngineContract, DeleteVarOfAnIdleVarFreesItAtOnceOnTheCaller) {
+  run_with_timeout([] {
+    auto engine = engine_of(GetParam());
+    Var* v = engine->new_var();
+    engine->push([](const RunContext&) {}, {}, {v}, OpMeta("write"));
+    engine->wait_for_var(v);
+    const uint64_t pushed = engine->stats().pushed;
+    std::thread::id ran_on;
+    uint16_t worker = 0;
+    engine->delete_var(v, [&](const RunContext& rc) {
+      ran_on = std::this_thread::get_id();
+      worker = rc.worker;
+    });
+    EXPECT_EQ(ran_on, std::this_thread::get_id());  // before delete_var returned, on this thread
+    EXPECT_EQ(worker, kCallerThread);
+    EXPECT_EQ(engine->stats().pushed, pushed);  // no free op
+    // The var is recycled as a new var.
+    Var* w = engine->new_var();
+    engine->push([](const RunContext&) {}, {}, {w}, OpMeta("write"));
+    EXPECT_NO_THROW(engine->wait_all());
+  });
+}
+
+TEST(ThreadedEngineDelete, AVarInUseIsFreedOnAWorkerAfterItsOps) {
+  run_with_timeout([] {
+    EngineOptions options;
+    options.cpu_workers = 2;
+    auto engine = make_engine(options);
+    Var* v = engine->new_var();
+    std::atomic<bool> release{false};
+    engine->push([&](const RunContext&) {
+      while (!release.load()) std::this_thread::yield();
+    }, {v}, {}, OpMeta("held read"));
+    std::atomic<bool> freed{false};
+    std::thread::id freed_on;
+    engine->delete_var(v, [&](const RunContext&) {
+      freed_on = std::this_thread::get_id();
+      freed = true;
+    });
+    EXPECT_FALSE(freed.load());  // the read still holds the var
+    EXPECT_EQ(engine->stats().pending, 2u);  // the read and the free op
+    release = true;
+    engine->wait_all();
+    EXPECT_TRUE(freed.load());
+    EXPECT_NE(freed_on, std::this_thread::get_id());
   });
 }
 
