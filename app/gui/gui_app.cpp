@@ -133,14 +133,7 @@ void GuiApp::link_script_and_timeline() {
     linked_op_ = run->timeline.selected_op;
   } else if (run->timeline.selected_op != linked_op_) {
     linked_op_ = run->timeline.selected_op;
-    if (linked_op_ >= 0 && static_cast<size_t>(linked_op_) < run->model.ops.size()) {
-      const trace::TraceModel& m = run->model;
-      const trace::SourceLine* line = m.source_of(m.ops[static_cast<size_t>(linked_op_)].source);
-      if (line != nullptr && std::filesystem::path(m.name(line->file)).filename() ==
-                                 std::filesystem::path(script_view_.path()).filename()) {
-        script_view_.select_line(line->line);
-      }
-    }
+    script_view_.select_line_of_op(run->model, linked_op_);
   }
   run->timeline.highlight_line = script_view_.selected_index(run);
 }

@@ -116,6 +116,18 @@ void ScriptView::select_line(uint32_t line) {
   scroll_to_selected_ = line > 0;
 }
 
+bool ScriptView::select_line_of_op(const trace::TraceModel& model, int64_t op_index) {
+  if (op_index < 0 || static_cast<size_t>(op_index) >= model.ops.size()) return false;
+  const trace::SourceLine* line = model.source_of(model.ops[static_cast<size_t>(op_index)].source);
+  // By file name, as the margin matches a trace saved elsewhere.
+  if (line == nullptr || fs::path(model.name(line->file)).filename() !=
+                             fs::path(path_).filename()) {
+    return false;
+  }
+  select_line(line->line);
+  return true;
+}
+
 const std::vector<MarginLine>& ScriptView::margin(const RunRecord* run) {
   const size_t lines = count_lines(text_);
   if (run == nullptr) {

@@ -62,6 +62,10 @@ class ScriptView {
 
   // Selects 1-based `line` (0: none) and scrolls it into view next frame.
   void select_line(uint32_t line);
+  // Selects the line of this script that pushed op `op_index` of `model`
+  // (a click on an op in the timeline); false, selecting nothing, when the
+  // op has no source line or came from another file.
+  bool select_line_of_op(const trace::TraceModel& model, int64_t op_index);
   uint32_t selected_line() const noexcept { return selected_; }
   // The selected line's index into `run`'s source_lines, -1 when it has no figures there.
   int64_t selected_index(const RunRecord* run);

@@ -144,6 +144,33 @@ TEST(ScriptViewMargin, FiguresOfARealRunLandOnTheirLinesAndTheHighlightPicksExac
   EXPECT_EQ(view.selected_index(&run), margin[3].line_index);
   view.select_line(3);
   EXPECT_EQ(view.selected_index(&run), -1) << "a line without figures highlights nothing";
+
+  // A click on an op selects the line that pushed it: each of line 4's
+  // additions, and line 2's ones.
+  for (uint32_t op : adds.ops) {
+    view.select_line(0);
+    ASSERT_TRUE(view.select_line_of_op(m, op));
+    EXPECT_EQ(view.selected_line(), 4u);
+  }
+  const auto ones = std::find_if(m.ops.begin(), m.ops.end(), [&m](const trace::OpInfo& op) {
+    return op.known() && m.op_name(op) == "ones";
+  });
+  ASSERT_NE(ones, m.ops.end());
+  ASSERT_TRUE(view.select_line_of_op(m, ones - m.ops.begin()));
+  EXPECT_EQ(view.selected_line(), 2u);
+  // An op of no line (a free), or no op, selects nothing and keeps the selection.
+  const auto internal = std::find_if(m.ops.begin(), m.ops.end(), [](const trace::OpInfo& op) { return op.internal; });
+  if (internal != m.ops.end()) {
+    EXPECT_FALSE(view.select_line_of_op(m, internal - m.ops.begin()));
+  }
+  EXPECT_FALSE(view.select_line_of_op(m, -1));
+  EXPECT_FALSE(view.select_line_of_op(m, static_cast<int64_t>(m.ops.size())));
+  EXPECT_EQ(view.selected_line(), 2u);
+  // The same run shown beside another script selects nothing there.
+  ScriptView other;
+  ASSERT_EQ(other.load(write_script("other.py", kLoop)), "");
+  EXPECT_FALSE(other.select_line_of_op(m, adds.ops[0]));
+  EXPECT_EQ(other.selected_line(), 0u);
 }
 
 TEST(ScriptViewMargin, RunningTheEditedBufferNumbersTheLinesOfWhatRan) {
