@@ -70,9 +70,9 @@ class Engine {
   // A new var with no pending ops.
   virtual Var* new_var() = 0;
   // Frees the var after every op pushed on it so far; on_delete (if any) runs
-  // then (e.g. to return the buffer to the pool): at once on the calling
-  // thread if every such op has finished (no op is pushed or traced then),
-  // otherwise later on a worker, as an internal op named "free".
+  // then (e.g. to return the buffer to the pool): later on a worker, as an
+  // internal op named "free", or, in an untraced engine where every such op
+  // has finished, at once on the calling thread with no op pushed.
   // Returns without waiting.
   virtual void delete_var(Var* var, OpFn on_delete = {}) = 0;
 

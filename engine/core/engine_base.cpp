@@ -126,7 +126,7 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
 }
 
 bool EngineBase::delete_if_idle(Var* var, OpFn& on_delete) {
-  if (!var->idle()) return false;
+  if (tracing() || !var->idle()) return false;
   if (on_delete) on_delete(RunContext{Device::cpu(), kCallerThread, 0, nullptr});
   vars_.release(var);
   return true;

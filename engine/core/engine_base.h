@@ -46,12 +46,14 @@ class EngineBase : public Engine {
   // records the enqueue. Does not link it into the vars.
   OpRecord* prepare(OpFn&& fn, std::span<Var* const> reads, std::span<Var* const> writes,
                     const OpMeta& meta, OpRecord::Kind kind);
-  // delete_var's short cut: if nothing pushed on var can still run, runs
-  // on_delete on the calling thread, frees the var and returns true; no op
-  // is pushed or traced. In a loop that replaces its result every iteration
-  // and syncs on it, the previous result is finished when it is dropped, and
-  // a free pushed through the engine cost a second push, a queue hand-off and
-  // a worker's completion per iteration.
+  // delete_var's short cut for an untraced engine: if nothing pushed on var
+  // can still run, runs on_delete on the calling thread, frees the var and
+  // returns true; no op is pushed. In a loop that replaces its result every
+  // iteration and syncs on it, the previous result is finished when it is
+  // dropped, and a free pushed through the engine cost a second push, a
+  // queue hand-off and a worker's completion per iteration. A traced engine
+  // always pushes the free: the trace shows when every buffer went, which
+  // the memory views need, and a free on the frontend has no lane to show.
   bool delete_if_idle(Var* var, OpFn& on_delete);
   // Runs (or drops, or skips) the op, sets the errors of the vars it writes,
   // and records the execution; errors travel on the vars. Returns the op's

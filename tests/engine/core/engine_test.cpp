@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <string>
@@ -125,6 +126,25 @@ TEST_P(EngineContract, DeleteVarOfAnIdleVarFreesItAtOnceOnTheCaller) {
     Var* w = engine->new_var();
     engine->push([](const RunContext&) {}, {}, {w}, OpMeta("write"));
     EXPECT_NO_THROW(engine->wait_all());
+  });
+}
+
+TEST_P(EngineContract, ATracedEngineTracesTheFreeOfAnIdleVar) {
+  run_with_timeout([] {
+    auto recorder = std::make_shared<trace::Recorder>();
+    auto engine = engine_of(GetParam(), 2, 0, recorder);
+    Var* v = engine->new_var();
+    engine->push([](const RunContext&) {}, {}, {v}, OpMeta("write"));
+    engine->wait_for_var(v);
+    const uint64_t id = v->id();
+    engine->delete_var(v);
+    engine->wait_all();
+    const trace::TraceModel m = trace::snapshot(*recorder);
+    const auto freed = std::find_if(m.ops.begin(), m.ops.end(), [&](const trace::OpInfo& op) {
+      return op.known() && op.internal && m.op_name(op) == "free" && op.num_writes == 1 && m.writes_of(op)[0] == id;
+    });
+    ASSERT_NE(freed, m.ops.end());
+    EXPECT_TRUE(freed->executed());
   });
 }
 
