@@ -326,12 +326,8 @@ void ThreadedEngine::worker_main(Worker& worker) {
     OpRecord* op = std::exchange(worker.next_local, nullptr);
     const bool continued = op != nullptr;
     if (op == nullptr) op = queue.try_pop();
-    // Spin until this worker gets an op, not merely until the queue looks
-    // non-empty: a worker that lost the race for an op to another worker
-    // went to sleep at once, and with one worker busy and one idle nearly
-    // every push then paid a futex wake-up (a system call) on the frontend.
-    if (op == nullptr) {
-      spin_until([&] { return queue.maybe_nonempty() && (op = queue.try_pop()) != nullptr; }, kWorkerSpinNs);
+    if (op == nullptr && spin_until([&queue] { return queue.maybe_nonempty(); }, kWorkerSpinNs)) {
+      op = queue.try_pop();
     }
     if (op == nullptr) op = queue.pop_or_sleep();
     if (op == nullptr) break;  // stopped and drained
