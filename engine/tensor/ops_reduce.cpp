@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/base/vector_clones.h"
 #include "engine/cuda/kernels.h"
 #include "engine/tensor/op_launch.h"
 #include "engine/tensor/ops.h"
@@ -102,14 +103,35 @@ void reduce_kernel(ReduceOp op, float* y, const float* x, const Dims4& in, Stret
   for (size_t i = 0; i < acc.size(); ++i) y[i] = static_cast<float>(finish(op, acc[i], count));
 }
 
-void reduce_all_kernel(ReduceOp op, float* y, const float* p, int64_t n) {
-  double acc = 0.0;
-  double sq = 0.0;
-  for (int64_t i = 0; i < n; ++i) {
-    acc += p[i];
-    sq += static_cast<double>(p[i]) * p[i];
+// The sum of p[0..n) (of their squares when `squares`), in double. One
+// running sum is a chain of dependent additions, one element per add
+// latency (4x slower than NumPy on 2000x2000); kLanes independent sums,
+// added together at the end, vectorise and keep several adds in flight.
+// The result differs from the sequential sum only by rounding, and is
+// nearer the exact sum than NumPy's float32 pairwise one.
+template <bool kSquares>
+ASYNCSCOPE_VECTOR_CLONES double lane_sum(const float* p, int64_t n) {
+  constexpr int64_t kLanes = 16;
+  double lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) {
+      const double v = p[i + j];
+      lanes[j] += kSquares ? v * v : v;
+    }
   }
-  y[0] = static_cast<float>(finish(op, op == ReduceOp::norm ? sq : acc, n));
+  for (int64_t j = 0; i < n; ++i, ++j) {
+    const double v = p[i];
+    lanes[j] += kSquares ? v * v : v;
+  }
+  double total = 0.0;
+  for (const double lane : lanes) total += lane;
+  return total;
+}
+
+void reduce_all_kernel(ReduceOp op, float* y, const float* p, int64_t n) {
+  const double acc = op == ReduceOp::norm ? lane_sum<true>(p, n) : lane_sum<false>(p, n);
+  y[0] = static_cast<float>(finish(op, acc, n));
 }
 
 const char* op_text(ReduceOp op) { return op == ReduceOp::sum ? "sum" : op == ReduceOp::mean ? "mean" : "norm"; }

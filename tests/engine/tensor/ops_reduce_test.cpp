@@ -136,5 +136,31 @@ TEST_P(Broadcasting, ReductionsAlongAxesMatchLoops) {
   EXPECT_THROW(sum(a, twice), std::invalid_argument);
 }
 
+// Whole-array sums run in independent lanes, then add the lanes: every
+// length around the lane count (a partial tail, none, less than one lane)
+// and a long one whose sequential float sum would drift, against a double
+// loop over the same values.
+TEST_P(Broadcasting, WholeArrayReductionsOfEveryLengthMatchADoubleLoop) {
+  auto c = ctx();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 3.0f);
+  for (const int64_t n : {int64_t{1}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{33}, int64_t{1000003}}) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) x = dist(rng);
+    double s = 0.0, sq = 0.0;
+    for (const float x : v) {
+      s += x;
+      sq += static_cast<double>(x) * x;
+    }
+    const NDArray a = from_host(c, Shape{n}, v);
+    EXPECT_NEAR(sum(a).item(), s, 1e-6 * std::abs(s) + 1e-6) << n;
+    EXPECT_NEAR(mean(a).item(), s / static_cast<double>(n), 1e-6 * std::abs(s / static_cast<double>(n)) + 1e-6) << n;
+    EXPECT_NEAR(norm(a).item(), std::sqrt(sq), 1e-6 * std::sqrt(sq)) << n;
+  }
+  // 2^24 + 8 ones (a float): a float running sum stops at 2^24; the double lanes do not.
+  const int64_t big = (int64_t{1} << 24) + 8;
+  EXPECT_EQ(sum(ones(c, Shape{big})).item(), 16777224.0f);
+}
+
 }  // namespace
 }  // namespace asyncscope

@@ -1,0 +1,21 @@
+// ASYNCSCOPE_VECTOR_CLONES: compiles a CPU kernel (a loop the compiler
+// vectorises) once per x86-64 vector width and picks the widest this CPU
+// runs, once, when the program loads (GCC/Clang function multi-versioning,
+// an ifunc). The build targets the x86-64 baseline (SSE2: 4 floats per
+// instruction) so the binary runs on any x86-64 machine; a kernel marked
+// with it runs 8 floats per instruction with AVX2 and 16 with AVX-512.
+// Elsewhere (another architecture or compiler) it expands to nothing.
+// Use it where a measurement shows it helps: a loop that streams through
+// memory is limited by the memory, not the width (on 2000x2000 arrays the
+// elementwise add and multiply ran no faster with it, the multiply 20%
+// slower), while a reduction's lanes of additions run faster (the sum of
+// 2000x2000 floats: 0.64 ms with it, 0.91 ms with SSE2's lanes).
+// Threading: not applicable (a function attribute).
+#pragma once
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \
+    !defined(ASYNCSCOPE_NO_VECTOR_CLONES)
+#define ASYNCSCOPE_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define ASYNCSCOPE_VECTOR_CLONES
+#endif
