@@ -73,6 +73,8 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
   op->fn = std::move(fn);
   op->meta = meta;
   op->kind = kind;
+  op->stream_ordered = false;
+  op->on_stream = false;
   op->owner = this;
   op->epoch = epoch_.load(std::memory_order_relaxed);
   op->id = kind == OpRecord::Kind::sync ? 0 : next_op_id_.fetch_add(1, std::memory_order_relaxed);

@@ -39,6 +39,11 @@ struct OpRecord {
   uint16_t num_reads = 0;  // links: reads first, then writes
   uint16_t num_writes = 0;
   Kind kind = Kind::normal;
+  // Runs on the only stream of its GPU pool, so it may be granted by stream
+  // order right after the ops before it were launched (see Var).
+  bool stream_ordered = false;
+  // Its work was launched on that stream and its vars were told (Var::launched).
+  bool on_stream = false;
   OpRecord* next = nullptr;  // ready-list / queue link
   WaitSlot* slot = nullptr;  // sync ops: the waiter to signal
   void* owner = nullptr;     // the engine that pushed it

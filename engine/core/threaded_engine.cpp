@@ -122,13 +122,17 @@ int ThreadedEngine::num_workers(Device device) const {
 
 uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Var* const> writes,
                               const OpMeta& meta) {
-  pool_for(meta.device);  // a bad device fails here, on the caller, not on a worker
+  const Pool& pool = pool_for(meta.device);  // a bad device fails here, on the caller, not on a worker
   if (max_inflight_ > 0 && !meta.internal && pending() >= static_cast<uint64_t>(max_inflight_)) {
     const int64_t begin = trace::now_ns();
     wait_until([this] { return pending() < static_cast<uint64_t>(max_inflight_); });
     record_sync(trace::SyncKind::inflight_bound, 0, begin);
   }
-  return submit(prepare(std::move(fn), reads, writes, meta, OpRecord::Kind::normal));
+  OpRecord* op = prepare(std::move(fn), reads, writes, meta, OpRecord::Kind::normal);
+  // One stream for the device: its order is the order of launch, so an op
+  // may follow what was launched before it without waiting for the device.
+  op->stream_ordered = pool.workers.size() == 1 && pool.workers.front()->stream != nullptr;
+  return submit(op);
 }
 
 void ThreadedEngine::delete_var(Var* var, OpFn on_delete) {
@@ -203,8 +207,8 @@ void ThreadedEngine::complete(OpRecord* op, int64_t end_ns) {
       more = next;
     }
   };
-  for (int i = 0; i < op->num_reads; ++i) chain(op->read(i)->complete_read(end_ns));
-  for (int i = 0; i < op->num_writes; ++i) chain(op->write(i)->complete_write(end_ns));
+  for (int i = 0; i < op->num_reads; ++i) chain(op->read(i)->complete_read(end_ns, op->on_stream));
+  for (int i = 0; i < op->num_writes; ++i) chain(op->write(i)->complete_write(end_ns, op->on_stream));
   if (op->kind == OpRecord::Kind::delete_var) vars_.release(op->write(0));
   dispatch_chain(ready);
 }
@@ -261,11 +265,29 @@ void ThreadedEngine::launch(OpRecord* op, Worker& worker) {
     recorder_->record_exec(trace::ExecEvent{op->id, s.launch_begin, s.launch_end, worker.index, op->meta.device.kind,
                                             op->meta.device.index, s.status, trace::SpanKind::launch});
   }
+  // Its work is on the stream: the ops next in line on its vars that run on
+  // this stream too may launch now, behind it, instead of after the device
+  // finished it. Told before the completer can see the op, so every var
+  // hears of the launch before the completion.
+  OpRecord* successors = nullptr;
+  if (op->stream_ordered && s.on_device && !s.error) {
+    op->on_stream = true;
+    VarLink* links = op->links();
+    for (int i = 0; i < op->num_reads + op->num_writes; ++i) {
+      for (OpRecord* r = links[i].var->launched(); r != nullptr;) {
+        OpRecord* next = r->next;
+        r->next = successors;
+        successors = r;
+        r = next;
+      }
+    }
+  }
   {
     std::lock_guard lock(stream.mutex);
     stream.submitted.push_back(std::move(s));
   }
   stream.ready.notify_one();
+  dispatch_chain(successors);
 }
 
 void ThreadedEngine::completer_main(Worker& worker) {
@@ -292,6 +314,15 @@ void ThreadedEngine::completer_main(Worker& worker) {
           s.error = fail(op, std::current_exception());
           s.status = trace::OpStatus::failed;
         }
+      }
+    }
+    // An op granted by stream order was admitted before the ops it follows
+    // had finished; if one of them failed on the device, its error is this
+    // op's too (as it would have been, had the op waited for them).
+    for (int i = 0; op->on_stream && !s.error && i < op->num_reads; ++i) {
+      if (op->read(i)->error) {
+        s.error = op->read(i)->error;
+        s.status = trace::OpStatus::skipped;
       }
     }
     set_errors(op, s.error);

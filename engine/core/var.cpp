@@ -18,12 +18,16 @@ inline void grant(VarLink* link, OpRecord*& ready, int64_t at) {
 
 }  // namespace
 
+bool Var::stream_successor(const VarLink* link) const {
+  return unlaunched_ == 0 && num_reads_ + num_writes_ > 0 && link->op->stream_ordered;
+}
+
 OpRecord* Var::append_read(VarLink* link) {
   OpRecord* ready = nullptr;
   link->next = nullptr;
   std::lock_guard lock(lock_);
-  if (!write_active_ && head_ == nullptr) {
-    ++num_reads_;
+  if (head_ == nullptr && (num_writes_ == 0 || stream_successor(link))) {
+    count_grant(link);
     grant(link, ready, done_ns_);
   } else if (tail_) {
     tail_ = tail_->next = link;
@@ -37,8 +41,8 @@ OpRecord* Var::append_write(VarLink* link) {
   OpRecord* ready = nullptr;
   link->next = nullptr;
   std::lock_guard lock(lock_);
-  if (!write_active_ && head_ == nullptr && num_reads_ == 0) {
-    write_active_ = true;
+  if (head_ == nullptr && ((num_writes_ == 0 && num_reads_ == 0) || stream_successor(link))) {
+    count_grant(link);
     grant(link, ready, done_ns_);
   } else if (tail_) {
     tail_ = tail_->next = link;
@@ -54,47 +58,30 @@ OpRecord* Var::append_write(VarLink* link) {
 // The links taken off the queue are never written again by the var, and each
 // stays valid until it is granted (its op cannot run before that).
 
-OpRecord* Var::complete_read(int64_t end_ns) {
-  VarLink* granted = nullptr;
-  int64_t at = 0;
-  {
-    std::lock_guard lock(lock_);
-    done_ns_ = std::max(done_ns_, end_ns);
-    at = done_ns_;
-    // A waiting head can only be a write here: reads never wait behind reads.
-    if (--num_reads_ == 0 && head_ != nullptr) {
-      granted = head_;
-      head_ = granted->next;
-      if (head_ == nullptr) tail_ = nullptr;
-      write_active_ = true;
-    }
+void Var::grant_from_head(VarLink*& first, VarLink*& stop) {
+  first = head_;
+  while (num_writes_ == 0 && head_ != nullptr && !head_->write) {
+    count_grant(head_);
+    head_ = head_->next;
   }
-  OpRecord* ready = nullptr;
-  if (granted != nullptr) grant(granted, ready, at);
-  return ready;
-}
-
-OpRecord* Var::complete_write(int64_t end_ns) {
-  VarLink* first = nullptr;  // the links granted: first up to (not including) stop
-  VarLink* stop = nullptr;
-  int64_t at = 0;
-  {
-    std::lock_guard lock(lock_);
-    done_ns_ = std::max(done_ns_, end_ns);
-    at = done_ns_;
-    write_active_ = false;
-    first = head_;
-    while (head_ != nullptr && !head_->write) {
-      head_ = head_->next;
-      ++num_reads_;
-    }
-    if (head_ != nullptr && num_reads_ == 0) {
-      head_ = head_->next;
-      write_active_ = true;
-    }
+  if (num_writes_ == 0 && head_ != nullptr && num_reads_ == 0) {
+    count_grant(head_);
+    head_ = head_->next;
+  }
+  if (head_ == nullptr) tail_ = nullptr;
+  stop = head_;
+  // Nothing granted the usual way: the next op may still follow by stream order.
+  if (first == stop && head_ != nullptr && stream_successor(head_)) {
+    count_grant(head_);
+    head_ = head_->next;
     if (head_ == nullptr) tail_ = nullptr;
     stop = head_;
   }
+}
+
+namespace {
+
+OpRecord* grant_links(VarLink* first, VarLink* stop, int64_t at) {
   OpRecord* ready = nullptr;
   for (VarLink* link = first; link != stop;) {
     VarLink* next = link->next;  // before the grant: once granted, the op may finish and be recycled
@@ -104,14 +91,65 @@ OpRecord* Var::complete_write(int64_t end_ns) {
   return ready;
 }
 
+}  // namespace
+
+OpRecord* Var::complete_read(int64_t end_ns, bool launched) {
+  VarLink* first = nullptr;
+  VarLink* stop = nullptr;
+  int64_t at = 0;
+  {
+    std::lock_guard lock(lock_);
+    done_ns_ = std::max(done_ns_, end_ns);
+    at = done_ns_;
+    --num_reads_;
+    if (!launched) --unlaunched_;
+    grant_from_head(first, stop);
+  }
+  return grant_links(first, stop, at);
+}
+
+OpRecord* Var::complete_write(int64_t end_ns, bool launched) {
+  VarLink* first = nullptr;
+  VarLink* stop = nullptr;
+  int64_t at = 0;
+  {
+    std::lock_guard lock(lock_);
+    done_ns_ = std::max(done_ns_, end_ns);
+    at = done_ns_;
+    --num_writes_;
+    if (!launched) --unlaunched_;
+    grant_from_head(first, stop);
+  }
+  return grant_links(first, stop, at);
+}
+
+OpRecord* Var::launched() {
+  VarLink* granted = nullptr;
+  int64_t at = 0;
+  {
+    std::lock_guard lock(lock_);
+    --unlaunched_;
+    if (head_ != nullptr && stream_successor(head_)) {
+      granted = head_;
+      head_ = granted->next;
+      if (head_ == nullptr) tail_ = nullptr;
+      count_grant(granted);
+      at = done_ns_;
+    }
+  }
+  OpRecord* ready = nullptr;
+  if (granted != nullptr) grant(granted, ready, at);
+  return ready;
+}
+
 bool Var::ready_to_read() {
   std::lock_guard lock(lock_);
-  return !write_active_ && head_ == nullptr;
+  return num_writes_ == 0 && head_ == nullptr;
 }
 
 bool Var::idle() {
   std::lock_guard lock(lock_);
-  return !write_active_ && num_reads_ == 0 && head_ == nullptr;
+  return num_writes_ == 0 && num_reads_ == 0 && head_ == nullptr;
 }
 
 }  // namespace asyncscope

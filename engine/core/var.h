@@ -2,13 +2,23 @@
 //
 // Each Var keeps the queue of ops waiting to use it. Invariants (guarded by
 // lock_):
-//   - num_reads_ counts reads that were granted and have not completed;
-//     write_active_ is true while a granted write has not completed; never
-//     both a granted write and granted reads.
+//   - num_reads_ / num_writes_ count the reads and writes that were granted
+//     and have not completed. Normally never both, and at most one write.
 //   - Waiting entries form a FIFO (head_..tail_) in push order. An entry waits
 //     only behind a granted or waiting write, or (a write) behind granted
 //     reads, so granting always proceeds from the head: consecutive reads
 //     together, a write alone.
+//   - Stream order (the exception): when every granted op has been launched
+//     on the one in-order device stream (unlaunched_ == 0) and the next op
+//     runs on that stream too (OpRecord::stream_ordered), the next op is
+//     granted at once, beside them: the stream runs its work after theirs,
+//     so the device never idles for a completion round trip between
+//     dependent kernels. It counts as granted (reads or writes) until it
+//     completes, so host ops and sync points still wait for the device; an
+//     error that the earlier ops' completion finds is passed on when the
+//     successor completes (ThreadedEngine's completer).
+//   - unlaunched_ counts granted ops not (yet) launched on the stream: host
+//     ops, sync markers and GPU ops before their launch.
 // Grants decrement the op's wait count; the op that reaches zero is dispatched
 // after the lock is released, never under it, and no thread ever holds two
 // var locks, so there is no lock-order deadlock.
@@ -52,10 +62,15 @@ class alignas(64) Var {
   // before its completion is published, so that bound is never later than
   // the grant itself, and the trace shows every op starting after the ops it
   // depends on ended, however early its own worker's clock read ran.
+  // `launched`: the completing op was launched on the device stream
+  // (launched() was called for it), so it no longer counts in unlaunched_.
   OpRecord* append_read(VarLink* link);
   OpRecord* append_write(VarLink* link);
-  OpRecord* complete_read(int64_t end_ns = 0);
-  OpRecord* complete_write(int64_t end_ns = 0);
+  OpRecord* complete_read(int64_t end_ns = 0, bool launched = false);
+  OpRecord* complete_write(int64_t end_ns = 0, bool launched = false);
+  // A stream-ordered op holding a grant here was launched (its work is on the
+  // stream); returns the stream-ordered op next in line if that grants it.
+  OpRecord* launched();
 
   // True when no write is granted or waiting: the value can be read now.
   bool ready_to_read();
@@ -71,9 +86,20 @@ class alignas(64) Var {
 
  private:
   friend class VarPool;
+  // Under lock_: grants from the head of the queue (the completions' rule),
+  // returning the links granted as [first, stop).
+  void grant_from_head(VarLink*& first, VarLink*& stop);
+  // Under lock_: whether `link` may be granted now by stream order.
+  bool stream_successor(const VarLink* link) const;
+  void count_grant(const VarLink* link) {
+    (link->write ? num_writes_ : num_reads_) += 1;
+    ++unlaunched_;
+  }
+
   SpinLock lock_;
   int num_reads_ = 0;
-  bool write_active_ = false;
+  int num_writes_ = 0;
+  int unlaunched_ = 0;
   VarLink* head_ = nullptr;
   VarLink* tail_ = nullptr;
   int64_t done_ns_ = 0;  // latest traced end of an op that completed here

@@ -1,7 +1,8 @@
 // Differential test: random workloads through the threaded engine with 1, 2,
 // 4 and 8 workers give exactly the naive (sequential) engine's results: the
 // final contents of every var, the errors they carry, and what every
-// intermediate sync point observed.
+// intermediate sync point observed; also with a third of the ops on a
+// (simulated) device stream.
 #include <gtest/gtest.h>
 
 #include "engine/core/random_workload.h"
@@ -42,6 +43,32 @@ TEST(Differential, RandomWorkloadsMatchTheNaiveEngine) {
 
 TEST(Differential, FewVarsMeansLongDependencyChains) {
   run_with_timeout([] { expect_same_as_naive(99, 3, 3000, {2, 8}); });
+}
+
+// With a device stream: a third of the ops run on it, where one may follow
+// another by stream order before the device finished it (see Var), mixed
+// with CPU ops and sync points on 1, 2 and 4 CPU workers.
+TEST(Differential, StreamOrderedOpsMixedWithHostOpsMatchTheNaiveEngine) {
+  run_with_timeout([] {
+    for (uint64_t seed = 11; seed <= 14; ++seed) {
+      const int num_vars = seed % 2 ? 4 : 24;  // long chains, and wide ones
+      const auto workload = make_workload(seed, num_vars, 1500, 35);
+      EngineOptions naive_options;
+      naive_options.kind = EngineKind::naive;
+      const auto reference = run_workload(*make_engine(naive_options), workload, num_vars);
+      for (const int workers : {1, 2, 4}) {
+        SCOPED_TRACE("workers=" + std::to_string(workers) + " seed=" + std::to_string(seed));
+        EngineOptions options;
+        options.cpu_workers = workers;
+        options.gpu_streams = 1;
+        options.stream_factory = [](Device, int) { return std::make_unique<testing::SimulatedStream>(); };
+        const auto got = run_workload(*make_engine(options), workload, num_vars, /*use_stream=*/true);
+        ASSERT_EQ(got.observed, reference.observed);
+        EXPECT_EQ(got.values, reference.values);
+        EXPECT_EQ(got.errors, reference.errors);
+      }
+    }
+  });
 }
 
 }  // namespace

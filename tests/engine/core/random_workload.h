@@ -10,6 +10,7 @@
 
 #include "engine/core/engine.h"
 #include "engine/core/errors.h"
+#include "simulated_stream.h"
 
 namespace asyncscope::testing {
 
@@ -17,11 +18,18 @@ struct WorkloadAction {
   enum Kind { push, check } kind = push;
   std::vector<int> reads, writes;
   bool fails = false;  // the op throws
+  // Runs on the device stream of an engine that has one (its function
+  // submits the work to a SimulatedStream). Never an op that fails: a
+  // device fault lets the ops already queued behind it on the stream run on
+  // what it left, as on a real GPU, so the values would differ from the
+  // naive engine's even though the errors agree.
+  bool on_stream = false;
   int check_var = -1;
 };
 
-// Deterministic: same seed, same workload.
-inline std::vector<WorkloadAction> make_workload(uint64_t seed, int num_vars, int num_ops) {
+// Deterministic: same seed, same workload. stream_percent: the share of
+// ops (that do not fail) to run on the device stream.
+inline std::vector<WorkloadAction> make_workload(uint64_t seed, int num_vars, int num_ops, int stream_percent = 0) {
   std::mt19937_64 rng(seed);
   std::vector<WorkloadAction> actions;
   auto pick = [&](int max_count, std::vector<int>& out) {
@@ -34,6 +42,7 @@ inline std::vector<WorkloadAction> make_workload(uint64_t seed, int num_vars, in
     pick(2, a.writes);
     if (a.writes.empty()) a.writes.push_back(static_cast<int>(rng() % static_cast<uint64_t>(num_vars)));
     a.fails = rng() % 997 == 0;
+    if (stream_percent > 0) a.on_stream = !a.fails && static_cast<int>(rng() % 100) < stream_percent;
     actions.push_back(std::move(a));
     if (rng() % 50 == 0) {
       WorkloadAction c;
@@ -69,7 +78,10 @@ inline std::string describe(const std::vector<uint64_t>& v) {
 // Runs the workload; each op reads its inputs' small buffers and rewrites its
 // outputs from them (and their old contents), so any ordering violation
 // changes the numbers.
-inline WorkloadResult run_workload(Engine& engine, const std::vector<WorkloadAction>& actions, int num_vars) {
+// With `use_stream`, the actions marked on_stream run on Device::cuda(0),
+// whose stream must be a SimulatedStream.
+inline WorkloadResult run_workload(Engine& engine, const std::vector<WorkloadAction>& actions, int num_vars,
+                                   bool use_stream = false) {
   WorkloadResult result;
   result.values.assign(static_cast<size_t>(num_vars), std::vector<uint64_t>(kWorkloadBuffer, 0));
   std::vector<Var*> vars;
@@ -96,17 +108,25 @@ inline WorkloadResult run_workload(Engine& engine, const std::vector<WorkloadAct
     for (int r : a.reads) reads.push_back(vars[static_cast<size_t>(r)]);
     for (int w : a.writes) writes.push_back(vars[static_cast<size_t>(w)]);
     const uint64_t seed = ++index;
+    const auto compute = [&result, &a, seed] {
+      for (size_t k = 0; k < kWorkloadBuffer; ++k) {
+        uint64_t acc = mix(seed, k);
+        for (int r : a.reads) acc = mix(acc, result.values[static_cast<size_t>(r)][k]);
+        for (int w : a.writes) {
+          uint64_t& cell = result.values[static_cast<size_t>(w)][k];
+          cell = mix(acc, cell);
+        }
+      }
+    };
+    if (use_stream && a.on_stream) {
+      engine.push([compute](const RunContext& rc) { static_cast<SimulatedStream*>(rc.stream)->submit(compute); },
+                  reads, writes, OpMeta(kOp, Device::cuda(0)));
+      continue;
+    }
     engine.push(
-        [&result, &a, seed](const RunContext&) {
+        [&a, compute](const RunContext&) {
           if (a.fails) throw std::runtime_error("planned failure");
-          for (size_t k = 0; k < kWorkloadBuffer; ++k) {
-            uint64_t acc = mix(seed, k);
-            for (int r : a.reads) acc = mix(acc, result.values[static_cast<size_t>(r)][k]);
-            for (int w : a.writes) {
-              uint64_t& cell = result.values[static_cast<size_t>(w)][k];
-              cell = mix(acc, cell);
-            }
-          }
+          compute();
         },
         reads, writes, OpMeta(a.fails ? kFail : kOp));
   }

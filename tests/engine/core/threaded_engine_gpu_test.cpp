@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/core/engine.h"
@@ -274,17 +276,157 @@ TEST(ThreadedEngineGpu, TraceHasALaunchSpanAndAnOrderedDeviceSpanPerOp) {
 
 TEST(ThreadedEngineGpu, SkippedAndCancelledOpsStillGetBothSpans) {
   run_with_timeout([] {
+    // One stream: the reader launches by stream order before the fault is
+    // known (its launch is fine), and is skipped when it completes. Two
+    // streams: it waits for the fault and is skipped at its launch.
+    for (const int streams : {1, 2}) {
+      Rig rig(streams);
+      Var* bad = rig.engine->new_var();
+      Var* out = rig.engine->new_var();
+      for (SimulatedStream* st : rig.streams) st->hold();
+      const uint64_t failing = rig.engine->push(
+          [](const RunContext& rc) {
+            auto* st = static_cast<SimulatedStream*>(rc.stream);
+            st->submit([st] { st->fail_current(); });
+          },
+          {}, {bad}, OpMeta("gpu", Device::cuda(0)));
+      const uint64_t skipped = rig.gpu([] {}, {bad}, {out});
+      if (streams == 1) {
+        ASSERT_TRUE(eventually([&] { return rig.stream().begun() == 2; }));
+      }
+      for (SimulatedStream* st : rig.streams) st->release();
+      EXPECT_THROW(rig.engine->wait_all(), OpError);
+      const auto spans = rig.spans();
+      EXPECT_EQ(spans.at({failing, trace::SpanKind::execute}).status, trace::OpStatus::failed);
+      EXPECT_EQ(spans.at({skipped, trace::SpanKind::launch}).status,
+                streams == 1 ? trace::OpStatus::ok : trace::OpStatus::skipped);
+      EXPECT_EQ(spans.at({skipped, trace::SpanKind::execute}).status, trace::OpStatus::skipped);
+    }
+  });
+}
+
+// Same-stream successors: an op whose unfinished dependencies are all on
+// its own (only) stream is submitted right after their launch, not after
+// the device finished them, so dependent kernels follow each other on the
+// device with no completion round trip between them.
+TEST(ThreadedEngineGpu, ASameStreamSuccessorIsSubmittedBeforeItsProducerFinishes) {
+  run_with_timeout([] {
     Rig rig;
-    Var* bad = rig.engine->new_var();
-    Var* out = rig.engine->new_var();
+    auto order = std::make_shared<std::vector<int>>();  // written on the device thread only
+    Var* a = rig.engine->new_var();
+    Var* b = rig.engine->new_var();
+    Var* c = rig.engine->new_var();
+    rig.stream().hold();
+    rig.gpu([order] { order->push_back(1); }, {}, {a}, "produce");
+    rig.gpu([order] { order->push_back(2); }, {a}, {b}, "reads a");
+    rig.gpu([order] { order->push_back(3); }, {a, b}, {c}, "reads a and b");
+    rig.gpu([order] { order->push_back(4); }, {}, {a}, "overwrites a");  // after the reads, in stream order
+    // All four were submitted while the device had finished none.
+    ASSERT_TRUE(eventually([&] { return rig.stream().begun() == 4; }));
+    EXPECT_EQ(rig.stream().finished_on_device(), 0);
+    EXPECT_FALSE(rig.engine->stats().finished);
+    rig.stream().release();
+    rig.engine->wait_all();
+    EXPECT_EQ(*order, (std::vector<int>{1, 2, 3, 4}));
+  });
+}
+
+TEST(ThreadedEngineGpu, HostOpsAndWaitsAfterStreamOrderedOpsStillWaitForTheDevice) {
+  run_with_timeout([] {
+    Rig rig;
     SimulatedStream* stream = &rig.stream();
-    const uint64_t failing = rig.gpu([stream] { stream->fail_current(); }, {}, {bad});
-    const uint64_t skipped = rig.gpu([] {}, {bad}, {out});
+    for (int round = 0; round < 20; ++round) {
+      Var* v = rig.engine->new_var();
+      Var* w = rig.engine->new_var();
+      Var* host = rig.engine->new_var();
+      auto seen = std::make_shared<std::atomic<int>>(-1);
+      stream->hold();
+      rig.gpu([] {}, {}, {v});
+      rig.gpu([] {}, {v}, {w});
+      // A host op reading w, and one writing v (after the GPU read of v).
+      rig.engine->push([stream, seen](const RunContext&) { seen->store(stream->finished_on_device()); }, {w}, {host},
+                       OpMeta("host reads w"));
+      rig.engine->push([stream, seen](const RunContext&) { EXPECT_GE(stream->finished_on_device(), 2); }, {}, {v},
+                       OpMeta("host writes v"));
+      ASSERT_TRUE(eventually([&] { return stream->begun() == 2 * (round + 1); }));
+      const int before = stream->finished_on_device();
+      stream->release();
+      rig.engine->wait_for_var(host);
+      EXPECT_EQ(seen->load(), before + 2) << "the host op ran after both device ops finished";
+      rig.engine->wait_for_var(w);
+      EXPECT_GE(stream->finished_on_device(), before + 2);
+    }
+    rig.engine->wait_all();
+  });
+}
+
+TEST(ThreadedEngineGpu, ADeviceFaultReachesTheSyncPointOfAnOpSubmittedBehindIt) {
+  run_with_timeout([] {
+    Rig rig;
+    SimulatedStream* stream = &rig.stream();
+    Var* bad = rig.engine->new_var();
+    Var* after = rig.engine->new_var();
+    Var* last = rig.engine->new_var();
+    stream->hold();
+    rig.gpu([stream] { stream->fail_current(); }, {}, {bad}, "faulty_kernel");
+    rig.gpu([] {}, {bad}, {after}, "reads_bad");
+    rig.gpu([] {}, {after}, {last}, "reads_after");
+    ASSERT_TRUE(eventually([&] { return stream->begun() == 3; })) << "submitted behind the fault, before it was known";
+    stream->release();
+    for (Var* v : {after, last}) {
+      try {
+        rig.engine->wait_for_var(v);
+        FAIL() << "expected OpError";
+      } catch (const OpError& e) {
+        EXPECT_EQ(e.op_name(), "faulty_kernel");
+      }
+    }
     EXPECT_THROW(rig.engine->wait_all(), OpError);
-    const auto spans = rig.spans();
-    EXPECT_EQ(spans.at({failing, trace::SpanKind::execute}).status, trace::OpStatus::failed);
-    EXPECT_EQ(spans.at({skipped, trace::SpanKind::launch}).status, trace::OpStatus::skipped);
-    EXPECT_EQ(spans.at({skipped, trace::SpanKind::execute}).status, trace::OpStatus::skipped);
+    EXPECT_EQ(rig.engine->stats().failed, 1u) << "the followers are skipped, not failed";
+    Var* next = rig.engine->new_var();
+    rig.gpu([] {}, {}, {next});
+    EXPECT_NO_THROW(rig.engine->wait_for_var(next));
+  });
+}
+
+TEST(ThreadedEngineGpu, WithTwoStreamsADependentOpWaitsForTheDevice) {
+  run_with_timeout([] {
+    Rig rig(2);
+    Var* v = rig.engine->new_var();
+    Var* w = rig.engine->new_var();
+    for (SimulatedStream* st : rig.streams) st->hold();
+    rig.gpu([] {}, {}, {v});
+    rig.gpu([] {}, {v}, {w});
+    const auto begun = [&rig] { return rig.streams[0]->begun() + rig.streams[1]->begun(); };
+    ASSERT_TRUE(eventually([&] { return begun() == 1; }));
+    // The other stream could run it at once, unordered: it must wait.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(begun(), 1);
+    for (SimulatedStream* st : rig.streams) st->release();
+    rig.engine->wait_all();
+    EXPECT_EQ(begun(), 2);
+  });
+}
+
+TEST(ThreadedEngineGpu, CancelWithOpsSubmittedByStreamOrderLeavesTheEngineUsable) {
+  run_with_timeout([] {
+    Rig rig;
+    SimulatedStream* stream = &rig.stream();
+    Var* v = rig.engine->new_var();
+    stream->hold();
+    for (int i = 0; i < 50; ++i) rig.gpu([] {}, {v}, {v});
+    ASSERT_TRUE(eventually([&] { return stream->begun() >= 1; }));
+    rig.engine->cancel();
+    stream->release();
+    try {
+      rig.engine->wait_all();
+    } catch (const CancelledError&) {
+      // whatever had not launched yet was dropped
+    }
+    EXPECT_EQ(rig.engine->stats().pending, 0u);
+    Var* next = rig.engine->new_var();
+    rig.gpu([] {}, {}, {next});
+    EXPECT_NO_THROW(rig.engine->wait_for_var(next));
   });
 }
 
