@@ -18,6 +18,7 @@
 #include "engine/core/errors.h"
 #include "engine/base/allocator.h"
 #include "engine/base/format.h"
+#include "engine/base/quote.h"
 #include "engine/demos/registry.h"
 #include "engine/demos/run_env.h"
 #include "engine/trace/chrome_trace.h"
@@ -30,6 +31,11 @@
 
 namespace asyncscope::app {
 namespace {
+
+// One line of a message on err; whatever text it carries from elsewhere (an
+// option's value, a path, a library's error) cannot break the line or send
+// escape sequences to the terminal.
+void say(std::ostream& err, const std::string& message) { err << "asyncscope: " << escape_controls(message) << "\n"; }
 
 std::string default_text(const demos::Param& p) {
   if (p.kind == demos::Param::Kind::choice) return p.default_choice;
@@ -164,33 +170,33 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
   if (!request.script.empty()) {
 #if ASYNCSCOPE_HAS_PYTHON
     if (!request.demo.empty()) {
-      err << "asyncscope: --script and --demo each pick the program to open: give one of them\n";
+      say(err, "--script and --demo each pick the program to open: give one of them");
       return 2;
     }
     try {
       python::ScriptProgram::read_source(request.script);
     } catch (const std::invalid_argument& e) {
-      err << "asyncscope: --script: " << e.what() << "\n";
+      say(err, std::string("--script: ") + e.what());
       return 2;
     }
     script = std::make_unique<python::ScriptProgram>(request.script);
     demo = script.get();
 #else
-    err << "asyncscope: --script: this build has no Python support (install python3-dev and pybind11-dev, then rebuild)\n";
+    say(err, "--script: this build has no Python support (install python3-dev and pybind11-dev, then rebuild)");
     return 2;
 #endif
   } else {
     demo = demos::find_demo(name);
   }
   if (demo == nullptr) {
-    err << "asyncscope: unknown demo '" << name << "'; run 'asyncscope list' to see the demos\n";
+    say(err, "unknown demo " + quote(name) + "; run 'asyncscope list' to see the demos");
     return 2;
   }
   demos::ParamValues values = demo->defaults();
   try {
     for (size_t i = 0; i < extras.size(); ++i) {
       const std::string& flag = extras[i];
-      if (flag.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + flag + "' (see asyncscope --help)");
+      if (flag.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument " + quote(flag) + " (see asyncscope --help)");
       std::string param = flag.substr(2), text;
       if (const auto eq = param.find('='); eq != std::string::npos) {
         text = param.substr(eq + 1);
@@ -198,17 +204,19 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
       } else if (i + 1 < extras.size()) {
         text = extras[++i];
       } else {
-        throw std::invalid_argument(flag + " needs a value");
+        throw std::invalid_argument(quote(flag) + " needs a value");
       }
       bool known = false;
       for (const demos::Param& p : demo->params()) known = known || p.name == param;
-      if (!known) throw std::invalid_argument("--" + param + " is not an option of " + demo->name() + " (see asyncscope list)");
+      if (!known) {
+        throw std::invalid_argument(quote("--" + param) + " is not an option of " + demo->name() + " (see asyncscope list)");
+      }
       values.set(param, text);
       request.params.emplace_back(param, text);
     }
     if (!request.screenshot.empty()) {
       if (const std::string why = check_writable(request.screenshot); !why.empty()) {
-        throw std::invalid_argument("cannot write --screenshot " + request.screenshot + ": " + why);
+        throw std::invalid_argument("cannot write --screenshot " + quote(request.screenshot) + ": " + why);
       }
     }
     for (const std::string& v : request.vary_values) {
@@ -219,7 +227,7 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
     if (!request.vary.empty() && !request.run) throw std::invalid_argument("--vary needs --run");
     if (request.run) demo->context_request(values);  // an unavailable device is bad input too
   } catch (const std::invalid_argument& e) {
-    err << "asyncscope: " << e.what() << "\n";
+    say(err, e.what());
     return 2;
   }
   if (request.script.empty()) request.demo = name;
@@ -232,7 +240,7 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
   try {
     m = trace::read_chrome_trace(path);
   } catch (const std::exception& e) {
-    err << "asyncscope: " << e.what() << "\n";
+    say(err, e.what());
     return 2;
   }
   size_t ops = 0, failed = 0;
@@ -318,7 +326,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   // An unknown demo deserves a better message than "unexpected argument".
   if (argc >= 3 && std::string(argv[1]) == "run" && argv[2][0] != '-' && !demos::find_demo(argv[2])) {
-    err << "asyncscope: unknown demo '" << argv[2] << "'; run 'asyncscope list' to see the demos\n";
+    say(err, "unknown demo " + quote(argv[2]) + "; run 'asyncscope list' to see the demos");
     return 2;
   }
   try {
@@ -330,7 +338,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
     if (const auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
-    err << "asyncscope: " << message << " (see asyncscope --help)\n";
+    say(err, message + " (see asyncscope --help)");
     return 2;
   }
 
@@ -343,7 +351,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     try {
       trace::read_chrome_trace(view_path);  // a bad file is bad input: say so here, before a window opens
     } catch (const std::exception& e) {
-      err << "asyncscope: " << e.what() << "\n";
+      say(err, e.what());
       return 2;
     }
     GuiRequest request;
@@ -352,7 +360,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     request.quit_after_run = view_quit;
     if (!view_screenshot.empty()) {
       if (const std::string why = check_writable(view_screenshot); !why.empty()) {
-        err << "asyncscope: cannot write --screenshot " << view_screenshot << ": " << why << "\n";
+        say(err, "cannot write --screenshot " + quote(view_screenshot) + ": " + why);
         return 2;
       }
     }
@@ -362,7 +370,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (!vary.empty()) {
       const auto eq = vary.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == vary.size()) {
-        err << "asyncscope: --vary needs NAME=VALUE,VALUE,... (e.g. --vary sync=none,item)\n";
+        say(err, "--vary needs NAME=VALUE,VALUE,... (e.g. --vary sync=none,item)");
         return 2;
       }
       gui.vary = vary.substr(0, eq);
@@ -382,7 +390,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     try {
       python::ScriptProgram::read_source(script_path);
     } catch (const std::invalid_argument& e) {
-      err << "asyncscope: " << e.what() << "\n";
+      say(err, e.what());
       return 2;
     }
     script_program = std::make_unique<python::ScriptProgram>(script_path);
@@ -390,7 +398,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     sub = script;
     key = "script";
 #else
-    err << "asyncscope: this build has no Python support (install python3-dev and pybind11-dev, then rebuild)\n";
+    say(err, "this build has no Python support (install python3-dev and pybind11-dev, then rebuild)");
     return 2;
 #endif
   } else {
@@ -408,7 +416,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     for (const auto& [flag, path] : {std::pair{"--trace", &trace_path}, {"--json", &json_path}}) {
       if (sub->count(flag) == 0) continue;
       if (const std::string why = check_writable(*path); !why.empty()) {
-        throw BadInput(std::string("cannot write ") + flag + " " + *path + ": " + why);
+        throw BadInput(std::string("cannot write ") + flag + " " + quote(*path) + ": " + why);
       }
     }
     const int64_t need = demo->estimate_bytes(values);
@@ -423,10 +431,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return run_demo(*demo, values, sub->count("--trace") ? trace_path : "", sub->count("--json") ? json_path : "",
                     sub == script && script_lines, out, err);
   } catch (const std::invalid_argument& e) {
-    err << "asyncscope: " << e.what() << "\n";
+    say(err, e.what());
     return 2;
   } catch (const BadInput& e) {
-    err << "asyncscope: " << e.what() << "\n";
+    say(err, e.what());
     return 2;
   }
 }
@@ -447,7 +455,7 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, const
     try {
       python::ensure_interpreter(/*signal_handlers=*/true);
     } catch (const std::exception& e) {
-      err << "asyncscope: " << e.what() << "\n";
+      say(err, e.what());
       return 1;
     }
   }
@@ -458,7 +466,7 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, const
   } catch (const std::invalid_argument&) {
     throw;  // a parameter combination the demo cannot run: bad input
   } catch (const std::exception& e) {
-    err << "asyncscope: " << demo.name() << " failed: " << e.what() << "\n";
+    say(err, demo.name() + " failed: " + e.what());
     // What ran before the failure is still worth its table.
     if (lines && hooks.recorder) print_lines(out, trace::line_figures(trace::snapshot(*hooks.recorder)));
     return 1;
@@ -471,7 +479,7 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, const
     if (!json_path.empty()) write_file_atomically(json_path, results_json(demo, values, results, figures));
     if (!trace_path.empty()) trace::write_chrome_trace(model, trace_path);
   } catch (const std::exception& e) {
-    err << "asyncscope: " << e.what() << "\n";
+    say(err, e.what());
     return 1;
   }
   return 0;

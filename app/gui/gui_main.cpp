@@ -5,6 +5,7 @@
 #include "app/gui/gui.h"
 #include "app/gui/gui_app.h"
 #include "app/gui/window.h"
+#include "engine/base/quote.h"
 
 namespace asyncscope::app {
 
@@ -19,14 +20,14 @@ int run_gui(const GuiRequest& request, std::ostream& err) {
       const std::string shot = app.take_screenshot_request();
       const std::string error = window.end_frame(shot);
       if (!shot.empty()) {
-        if (!error.empty()) err << "asyncscope: " << error << "\n";
+        if (!error.empty()) err << "asyncscope: " << escape_controls(error) << "\n";
         app.screenshot_done(error);
       }
       if (!keep_going) break;
     }
     return app.exit_code();
   } catch (const std::exception& e) {
-    err << "asyncscope: " << e.what() << "\n";
+    err << "asyncscope: " << escape_controls(e.what()) << "\n";
     return 1;
   }
 }

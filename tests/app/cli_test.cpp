@@ -63,6 +63,37 @@ TEST(Cli, BadInputGivesOneLineAndExitTwo) {
   expect_bad_input({"run", "queued-vs-finished", "--size", "8", "--trace", folder}, "it is a folder");
 }
 
+// What the user typed or a file held is quoted and escaped in a message: a
+// newline cannot make it two lines, an ESC sequence cannot reach the terminal.
+TEST(Cli, MessagesEscapeUserText) {
+  const auto expect_escaped = [](const std::vector<std::string>& args, const std::string& fragment) {
+    expect_bad_input(args, fragment);
+    const CliResult r = cli(args);
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  };
+  expect_escaped({"run", "no\npe\x1b[31m"}, "unknown demo 'no\\npe\\x1b[31m'");
+  expect_escaped({"run", "sync-vs-async", "--iterations", "1\n\x1b[2J"}, "--iterations '1\\n\\x1b[2J': not a whole number");
+  expect_escaped({"run", "sync-vs-async", "--device", "\x1b]0;x\x07"}, "'\\x1b]0;x\\x07': not one of");
+  expect_escaped({"--demo", "bad\rname"}, "unknown demo 'bad\\rname'");
+  expect_escaped({"--demo", "memory-and-sync", "--bat\x1b" "ches", "3"}, "'--bat\\x1bches' is not an option");
+  expect_escaped({"run", "sync-vs-async", "--col\x1bour", "red"}, "--col\\x1bour");  // CLI11's own message
+  expect_escaped({"run", "queued-vs-finished", "--json", "/nonexistent/a\nb.json"}, "'/nonexistent/a\\nb.json'");
+
+  // A trace whose ph holds a newline and an escape sequence.
+  const std::string trace = scratch("evil.json");
+  ASSERT_EQ(cli({"run", "dependency-graph", "--size", "8", "--trace", trace}).code, 0);
+  nlohmann::json doc = nlohmann::json::parse(read(trace));
+  for (auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X") {
+      e["ph"] = "X\n\x1b[31mred";
+      break;
+    }
+  }
+  { std::ofstream(trace) << doc.dump(); }
+  expect_escaped({"view", trace, "--print"}, "(ph \"X\\n\\x1b[31mred\")");
+  expect_escaped({"view", trace}, "unexpected event phase \"X\\n\\x1b[31mred\"");
+}
+
 TEST(Cli, BadInputLeavesExistingFilesUntouched) {
   const std::string json = scratch("keep.json");
   { std::ofstream(json) << "precious"; }

@@ -633,6 +633,24 @@ TEST(ChromeTrace, WrongFieldsAreRejectedWithTheirName) {
   expect_rejected(doc.dump(), "event #" + std::to_string(doc["traceEvents"].size() - 1) + " (ph \"X\"): missing field");
 }
 
+// Text from the file reaches the message escaped: a newline or an escape
+// sequence in it neither breaks the line nor drives the terminal.
+TEST(ChromeTrace, TextFromTheFileIsEscapedInMessages) {
+  const std::string message =
+      import_error(with_event_changed([](const json& e) { return e["ph"] == "X"; },
+                                      [](json& e) { e["ph"] = "X\n\x1b[2J\x1b]0;owned\x07"; }));
+  EXPECT_NE(message.find("(ph \"X\\n\\x1b[2J\\x1b]0;owned\\x07\")"), std::string::npos) << message;
+  EXPECT_NE(message.find("unexpected event phase \"X\\n"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
+  const std::string counter = import_error(
+      with_event_changed([](const json& e) { return e["ph"] == "C"; }, [](json& e) { e["name"] = "rss\"\r"; }));
+  EXPECT_NE(counter.find("counter \"rss\\\"\\r\" is not in"), std::string::npos) << counter;
+  // The JSON parser's own message quotes the input too.
+  const std::string broken = import_error("{\"traceEvents\": [\x1b[31m");
+  EXPECT_EQ(broken.find('\x1b'), std::string::npos) << broken;
+}
+
 TEST(ChromeTrace, DuplicatedEventsAreRejected) {
   json doc = json::parse(to_chrome_trace_json(hand_model()));
   for (const json& e : json(doc["traceEvents"])) {
@@ -688,12 +706,12 @@ std::string read_error(const std::string& path) {
 TEST(ChromeTrace, MissingFileOrFolderGivesTheReason) {
   ScratchDir dir;
   EXPECT_EQ(read_error(dir.file("missing.json")),
-            "cannot read trace " + dir.file("missing.json") + ": No such file or directory");
+            "cannot read trace '" + dir.file("missing.json") + "': No such file or directory");
   fs::create_directory(dir.file("folder.json"));
-  EXPECT_EQ(read_error(dir.file("folder.json")), "cannot read trace " + dir.file("folder.json") + ": Is a directory");
+  EXPECT_EQ(read_error(dir.file("folder.json")), "cannot read trace '" + dir.file("folder.json") + "': Is a directory");
   write_text(dir.file("bad.json"), "{\"traceEvents\": [");
   const std::string message = read_error(dir.file("bad.json"));
-  EXPECT_EQ(message.rfind(dir.file("bad.json") + ": not valid JSON (parse error at line 1", 0), 0u) << message;
+  EXPECT_EQ(message.rfind("'" + dir.file("bad.json") + "': not valid JSON (parse error at line 1", 0), 0u) << message;
 }
 
 // --- failed writes ---------------------------------------------------------------
