@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -151,6 +150,30 @@ class Progress {
   bool shown_ = false;
 };
 
+// The window's size: small enough for any GPU's framebuffer and a
+// screenshot's memory (16384² RGBA is 1 GiB), big enough for the layout.
+constexpr int kMinWindowWidth = 320, kMinWindowHeight = 240, kMaxWindowSide = 16384;
+
+// Exactly digits 'x' digits, within the bounds above; no sign, space or suffix.
+bool parse_window_size(const std::string& text, int& width, int& height) {
+  const size_t x = text.find('x');
+  if (x == std::string::npos) return false;
+  const auto side = [](std::string_view digits, int& value) {
+    if (digits.empty() || digits.size() > 5) return false;
+    for (const char c : digits) {
+      if (c < '0' || c > '9') return false;
+    }
+    value = std::stoi(std::string(digits));
+    return value <= kMaxWindowSide;
+  };
+  int w = 0, h = 0;
+  if (!side(std::string_view(text).substr(0, x), w) || !side(std::string_view(text).substr(x + 1), h)) return false;
+  if (w < kMinWindowWidth || h < kMinWindowHeight) return false;
+  width = w;
+  height = h;
+  return true;
+}
+
 struct BadInput : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -281,9 +304,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.add_flag("--quit-after-run", gui.quit_after_run, "exit when the run (and the screenshot) is done");
   std::string vary;
   app.add_option("--vary", vary, "with --run: one run per value, e.g. --vary sync=none,item (compared side by side)");
-  app.add_option("--window-size", [&gui](const CLI::results_t& r) {
-    return std::sscanf(r[0].c_str(), "%dx%d", &gui.width, &gui.height) == 2 && gui.width >= 320 && gui.height >= 240;
-  }, "window size WIDTHxHEIGHT (default 1280x800)");
+  std::string window_size;
+  const CLI::Option* window_size_option = app.add_option("--window-size", window_size,
+                 "window size WIDTHxHEIGHT, from " + std::to_string(kMinWindowWidth) + "x" +
+                     std::to_string(kMinWindowHeight) + " to " + std::to_string(kMaxWindowSide) + "x" +
+                     std::to_string(kMaxWindowSide) + " (default 1280x800)");
 
   app.add_subcommand("list", "List the demos and their parameters");
   std::string view_path;
@@ -342,6 +367,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return 2;
   }
 
+  if (window_size_option->count() > 0 && !parse_window_size(window_size, gui.width, gui.height)) {
+    say(err, "--window-size " + quote(window_size) + ": expected WIDTHxHEIGHT in pixels, from " +
+                 std::to_string(kMinWindowWidth) + "x" + std::to_string(kMinWindowHeight) + " to " +
+                 std::to_string(kMaxWindowSide) + "x" + std::to_string(kMaxWindowSide) + " (e.g. 1280x800)");
+    return 2;
+  }
   if (app.got_subcommand("list")) {
     print_list(out);
     return 0;
@@ -356,6 +387,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     GuiRequest request;
     request.view_file = view_path;
+    request.width = gui.width;
+    request.height = gui.height;
     request.screenshot = view_screenshot;
     request.quit_after_run = view_quit;
     if (!view_screenshot.empty()) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "engine/cuda/cuda.h"
@@ -182,6 +183,36 @@ TEST(Cli, BadAppOptionsAreBadInputBeforeAnyWindowOpens) {
     EXPECT_NE(r.err.find("CUDA is not available: " + cuda::status().reason), std::string::npos) << r.err;
     EXPECT_TRUE(r.windows.empty());
   }
+}
+
+// --window-size is digits 'x' digits and nothing else, within documented
+// bounds; anything else is bad input before a window opens.
+TEST(Cli, WindowSizeIsParsedStrictlyAndBounded) {
+  for (const char* bad : {"1280x800junk", "99999999999x800", "1280x99999999999", "2147483648x800", "1280 x800",
+                          " 1280x800", "+1280x800", "-1280x800", "1280x", "x800", "1280X800", "1280", "", "x",
+                          "319x800", "1280x239", "16385x800", "1280x16385", "0x0", "1280x800x600", "1e3x800"}) {
+    const CliResult r = cli({"--demo", "sync-vs-async", "--window-size", bad});
+    EXPECT_EQ(r.code, 2) << "'" << bad << "'";
+    EXPECT_NE(r.err.find("--window-size"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("from 320x240 to 16384x16384"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.windows.empty()) << "'" << bad << "'";
+  }
+  for (const auto& [text, w, h] : std::vector<std::tuple<std::string, int, int>>{
+           {"320x240", 320, 240}, {"16384x16384", 16384, 16384}, {"01280x0800", 1280, 800}}) {
+    const CliResult r = cli({"--window-size", text});
+    ASSERT_EQ(r.code, 0) << text << ": " << r.err;
+    ASSERT_EQ(r.windows.size(), 1u);
+    EXPECT_EQ(r.windows[0].width, w);
+    EXPECT_EQ(r.windows[0].height, h);
+  }
+  const std::string trace = scratch("sized.json");
+  ASSERT_EQ(cli({"run", "dependency-graph", "--size", "8", "--trace", trace}).code, 0);
+  const CliResult view = cli({"--window-size", "800x600", "view", trace});
+  ASSERT_EQ(view.code, 0) << view.err;
+  ASSERT_EQ(view.windows.size(), 1u);
+  EXPECT_EQ(view.windows[0].width, 800);
+  EXPECT_EQ(view.windows[0].height, 600);
 }
 
 TEST(Cli, ViewOpensASavedTraceAndPrintDescribesIt) {
