@@ -286,9 +286,7 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
   return 0;
 }
 
-}  // namespace
-
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
+int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
   CLI::App app{"asyncscope: watch asynchronous execution happen.\n"
                "Runs the built-in demos of a real dependency engine and records what the frontend enqueued, "
                "what each worker ran, and when the frontend waited.",
@@ -472,8 +470,6 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   }
 }
 
-namespace {
-
 int run_demo(const demos::Program& demo, const demos::ParamValues& values, const std::string& trace_path,
              const std::string& json_path, bool lines, std::ostream& out, std::ostream& err) {
   demos::RunHooks hooks;
@@ -519,4 +515,16 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, const
 }
 
 }  // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
+  const int code = dispatch(argc, argv, out, err, launch_gui);
+  // A listing or table that did not reach its reader (a full disk, a closed
+  // pipe) is a failure, not success: the stream's error shows only at flush.
+  if (!out.flush()) {
+    say(err, "could not write to standard output (full disk or closed pipe?): what was printed is incomplete");
+    return code == 0 ? 1 : code;
+  }
+  return code;
+}
+
 }  // namespace asyncscope::app

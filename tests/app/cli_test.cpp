@@ -26,6 +26,7 @@ using testing::CliResult;
 using testing::expect_bad_input;
 using testing::read;
 using testing::scratch;
+using testing::shell;
 
 TEST(Cli, HelpVersionAndList) {
   const CliResult help = cli({"--help"});
@@ -118,6 +119,31 @@ TEST(Cli, RunPrintsTheTableAndWritesResultsJson) {
     EXPECT_TRUE(doc["results"][key].is_number()) << key;
   }
   EXPECT_FALSE(fs::exists(json + ".tmp-" + std::to_string(::getpid())));
+}
+
+// A listing or result table that never reached its reader is a failure:
+// exit 1 and one line on stderr, never a silent exit 0.
+TEST(Cli, LostStandardOutputExitsOne) {
+  struct Full : std::streambuf {
+    int overflow(int) override { return traits_type::eof(); }
+  } full;
+  std::ostream out(&full);
+  std::ostringstream err;
+  const char* argv[] = {"asyncscope", "list"};
+  EXPECT_EQ(run_cli(2, argv, out, err, [](const GuiRequest&) { return 0; }), 1);
+  const std::string said = err.str();
+  EXPECT_NE(said.find("could not write to standard output"), std::string::npos) << said;
+  EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  for (const char* command : {"list", "run dependency-graph --size 8", "--help"}) {
+    const CliResult r = shell(std::string("\"$ASYNCSCOPE\" ") + command + " > /dev/full");
+    EXPECT_EQ(r.code, 1) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("asyncscope: could not write to standard output"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << command << ": " << r.err;
+  }
+  // Bad input stays bad input (exit 2), whatever happened to stdout.
+  EXPECT_EQ(shell("\"$ASYNCSCOPE\" run nope > /dev/full").code, 2);
 }
 
 TEST(Cli, ResultsJsonKeysOfQueuedVsFinished) {
