@@ -13,11 +13,11 @@
 #include <ostream>
 #include <sstream>
 
-#include "app/output_file.h"
-#include "engine/core/errors.h"
 #include "engine/base/allocator.h"
 #include "engine/base/format.h"
+#include "engine/base/output_file.h"
 #include "engine/base/quote.h"
+#include "engine/core/errors.h"
 #include "engine/demos/registry.h"
 #include "engine/demos/run_env.h"
 #include "engine/trace/chrome_trace.h"
@@ -178,8 +178,8 @@ struct BadInput : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-int run_demo(const demos::Program& demo, const demos::ParamValues& values, const std::string& trace_path,
-             const std::string& json_path, bool lines, std::ostream& out, std::ostream& err);
+int run_demo(const demos::Program& demo, const demos::ParamValues& values, OutputSet& outputs, bool lines,
+             std::ostream& out, std::ostream& err);
 
 // The GUI with a demo and its options from the command line, checked first
 // so bad input is reported here (one line, exit 2) rather than in a window.
@@ -444,11 +444,10 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     for (const demos::Param& p : demo->params()) {
       if (sub->count("--" + p.name) > 0) values.set(p.name, raw[key][p.name]);
     }
-    for (const auto& [flag, path] : {std::pair{"--trace", &trace_path}, {"--json", &json_path}}) {
-      if (sub->count(flag) == 0) continue;
-      if (const std::string why = check_writable(*path); !why.empty()) {
-        throw BadInput(std::string("cannot write ") + flag + " " + quote(*path) + ": " + why);
-      }
+    // Every output is checked before the run, and two outputs may not share a file.
+    OutputSet outputs(out, err);
+    for (const auto& [flag, path] : {std::pair{"--json", &json_path}, {"--trace", &trace_path}}) {
+      if (sub->count(flag) > 0) outputs.add(flag, *path);
     }
     const int64_t need = demo->estimate_bytes(values);
     const int64_t budget = PooledAllocator::default_budget_bytes();
@@ -459,8 +458,7 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
           << "; choose smaller sizes (or raise ASYNCSCOPE_MEMORY_BUDGET_MB)";
       throw BadInput(msg.str());
     }
-    return run_demo(*demo, values, sub->count("--trace") ? trace_path : "", sub->count("--json") ? json_path : "",
-                    sub == script && script_lines, out, err);
+    return run_demo(*demo, values, outputs, sub == script && script_lines, out, err);
   } catch (const std::invalid_argument& e) {
     say(err, e.what());
     return 2;
@@ -470,8 +468,8 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
   }
 }
 
-int run_demo(const demos::Program& demo, const demos::ParamValues& values, const std::string& trace_path,
-             const std::string& json_path, bool lines, std::ostream& out, std::ostream& err) {
+int run_demo(const demos::Program& demo, const demos::ParamValues& values, OutputSet& outputs, bool lines,
+             std::ostream& out, std::ostream& err) {
   demos::RunHooks hooks;
   Progress progress(err);
   hooks.progress = [&progress](double f, const std::string& what) { progress(f, what); };
@@ -504,9 +502,12 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, const
   const trace::TraceModel model = trace::snapshot(*hooks.recorder);
   const std::vector<trace::LineFigures> figures = trace::line_figures(model);
   if (lines) print_lines(out, figures);
+  // The table first: a stream output (/dev/stdout) follows it.
+  out.flush();
+  outputs.set_content("--json", [&](std::ostream& o) { o << results_json(demo, values, results, figures); });
+  outputs.set_content("--trace", [&model](std::ostream& o) { trace::write_chrome_trace(model, o); });
   try {
-    if (!json_path.empty()) write_file_atomically(json_path, results_json(demo, values, results, figures));
-    if (!trace_path.empty()) trace::write_chrome_trace(model, trace_path);
+    outputs.commit();
   } catch (const std::exception& e) {
     say(err, e.what());
     return 1;

@@ -54,9 +54,11 @@ struct ExportOptions {
 void write_chrome_trace(const TraceModel& model, std::ostream& out, const ExportOptions& options = {});
 std::string to_chrome_trace_json(const TraceModel& model, const ExportOptions& options = {});
 
-// Writes to a temporary file in the same folder, then renames it over `path`,
-// so a failure never leaves a truncated file or clobbers an existing one.
-// Throws std::runtime_error naming the path and the reason.
+// Writes as engine/base/output_file.h writes any output: to a temporary file
+// in the same folder renamed over `path` (a symbolic link is written
+// through), so a failure never leaves a truncated file or clobbers an
+// existing one; a FIFO, a device or a folder is refused, /dev/stdout and
+// /dev/stderr are streams. Throws std::runtime_error naming the path and the reason.
 void write_chrome_trace(const TraceModel& model, const std::string& path, const ExportOptions& options = {});
 
 // Reads an export back. Throws std::runtime_error with a one-line message on

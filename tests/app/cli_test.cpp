@@ -3,6 +3,9 @@
 #include "app/cli.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -118,7 +121,9 @@ TEST(Cli, RunPrintsTheTableAndWritesResultsJson) {
     EXPECT_TRUE(doc["results"].contains(key)) << key;
     EXPECT_TRUE(doc["results"][key].is_number()) << key;
   }
-  EXPECT_FALSE(fs::exists(json + ".tmp-" + std::to_string(::getpid())));
+  for (const auto& entry : fs::directory_iterator(fs::path(json).parent_path())) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+  }
 }
 
 // A listing or result table that never reached its reader is a failure:
@@ -144,6 +149,94 @@ TEST(Cli, LostStandardOutputExitsOne) {
   }
   // Bad input stays bad input (exit 2), whatever happened to stdout.
   EXPECT_EQ(shell("\"$ASYNCSCOPE\" run nope > /dev/full").code, 2);
+}
+
+// Every output path is checked before the run (nothing printed, nothing
+// run): special files are refused and stay what they were, access()'s
+// answer for root is not trusted, and two outputs may not share a file.
+TEST(Cli, OutputPathsAreCheckedBeforeTheRun) {
+  const std::string dir = fs::path(scratch("x")).parent_path().string();
+  const std::string fifo = scratch("pipe");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  fs::remove(scratch("to-pipe"));
+  fs::create_symlink(fifo, scratch("to-pipe"));
+  const std::vector<std::string> run = {"run", "dependency-graph", "--size", "8"};
+  const auto with = [&run](std::vector<std::string> more) {
+    more.insert(more.begin(), run.begin(), run.end());
+    return more;
+  };
+  if (fs::exists("/proc/version")) {
+    expect_bad_input(with({"--json", "/proc/version"}), "cannot write --json '/proc/version': folder '/proc' does not take new files");
+  }
+  expect_bad_input(with({"--trace", fifo}), "cannot write --trace '" + fifo + "': it is a FIFO");
+  expect_bad_input(with({"--json", scratch("to-pipe")}), "a FIFO");
+  expect_bad_input(with({"--json", "/dev/null"}), "it is a character device");
+  expect_bad_input(with({"--json", scratch("same.json"), "--trace", scratch("same.json")}),
+                   "cannot write --trace '" + scratch("same.json") + "': it is also the --json output");
+  expect_bad_input(with({"--json", scratch("same.json"), "--trace", dir + "/./same.json"}), "the same file as --json");
+  expect_bad_input(with({"--json", "/dev/stdout", "--trace", "/dev/stdout"}), "it is also the --json output");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  if (::geteuid() == 0) {
+    const std::string full = scratch("full");
+    fs::remove(full);
+    if (::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0) {
+      expect_bad_input(with({"--json", full}), "it is a character device");
+      EXPECT_TRUE(fs::is_character_file(full));
+    }
+  }
+  // The app's screenshot too.
+  expect_bad_input({"--demo", "dependency-graph", "--screenshot", fifo, "--run"}, "it is a FIFO");
+}
+
+TEST(Cli, ASymbolicLinkOutputIsWrittenThrough) {
+  const std::string target = scratch("target.json");
+  const std::string link = scratch("link.json");
+  { std::ofstream(target) << "old"; }
+  fs::remove(link);
+  fs::create_symlink(target, link);
+  const CliResult r = cli({"run", "dependency-graph", "--size", "8", "--json", link});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(nlohmann::json::parse(read(target))["demo"], "dependency-graph");
+}
+
+// /dev/stdout and /dev/stderr are streams: written in place, after the table.
+TEST(Cli, StandardStreamsTakeOutputs) {
+  const CliResult r = cli({"run", "dependency-graph", "--size", "8", "--trace", "/dev/stdout", "--json", "/dev/stderr"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t table = r.out.find("dependency-graph (size=8");
+  const size_t trace = r.out.find("\n{");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  ASSERT_NE(trace, std::string::npos) << r.out;
+  EXPECT_LT(table, trace);
+  EXPECT_GT(nlohmann::json::parse(r.out.substr(trace))["traceEvents"].size(), 10u);
+  EXPECT_EQ(nlohmann::json::parse(r.err)["demo"], "dependency-graph");
+  // And from a real process, into a pipe.
+  const CliResult piped = shell("\"$ASYNCSCOPE\" run dependency-graph --size 8 --json /dev/stdout | cat");
+  EXPECT_EQ(piped.code, 0) << piped.err;
+  EXPECT_NE(piped.out.find("\"demo\": \"dependency-graph\""), std::string::npos) << piped.out;
+}
+
+// With --json and --trace, a failure to write either replaces neither: here
+// the trace outgrows the file size limit (ulimit -f) after the results JSON
+// was written in full.
+TEST(Cli, AFailedOutputReplacesNoOtherOutput) {
+  const std::string a = scratch("a.json"), b = scratch("b.json");
+  { std::ofstream(a) << "precious results"; }
+  { std::ofstream(b) << "precious trace"; }
+  const CliResult r = shell("ulimit -f 8 && trap '' XFSZ && \"$ASYNCSCOPE\" run dependency-graph --size 8 --json a.json --trace b.json");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("asyncscope: cannot write --trace 'b.json': File too large"), std::string::npos) << r.err;
+  EXPECT_EQ(read(a), "precious results");
+  EXPECT_EQ(read(b), "precious trace");
+  for (const auto& entry : fs::directory_iterator(fs::path(a).parent_path())) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+  }
+  // Without the limit, both are replaced.
+  ASSERT_EQ(shell("\"$ASYNCSCOPE\" run dependency-graph --size 8 --json a.json --trace b.json").code, 0);
+  EXPECT_EQ(nlohmann::json::parse(read(a))["demo"], "dependency-graph");
+  EXPECT_TRUE(nlohmann::json::parse(read(b)).contains("traceEvents"));
 }
 
 TEST(Cli, ResultsJsonKeysOfQueuedVsFinished) {
