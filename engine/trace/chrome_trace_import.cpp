@@ -9,8 +9,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <istream>
 #include <limits>
 #include <optional>
+#include <streambuf>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -91,10 +93,16 @@ class Importer {
  public:
   explicit Importer(std::string_view source) : source_(escape_controls(source)) {}
 
-  TraceModel run(std::string_view text) {
+  TraceModel run(std::string_view text) { return run_parsed(text.begin(), text.end()); }
+  // Read as the parser asks for it: the file's text is never held whole.
+  TraceModel run(std::istream& in) { return run_parsed(in); }
+
+ private:
+  template <typename... Input>
+  TraceModel run_parsed(Input&&... input) {
     json doc;
     try {
-      doc = json::parse(text.begin(), text.end(), [this](int depth, json::parse_event_t event, json& parsed) {
+      doc = json::parse(std::forward<Input>(input)..., [this](int depth, json::parse_event_t event, json& parsed) {
         return on_parse_event(depth, event, parsed);
       });
     } catch (const json::exception& e) {
@@ -111,7 +119,6 @@ class Importer {
     return assemble();
   }
 
- private:
   // --- errors ---------------------------------------------------------------
 
   // Text from the file is quoted where it is named; escape_controls also
@@ -595,6 +602,51 @@ class Importer {
   std::vector<std::pair<uint64_t, std::string>> orphan_errors_;
 };
 
+// Why a read of the trace file failed part way (a disk error, a file that
+// grew past the cap while it was read): reported as such, not as bad JSON.
+struct ReadError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The file's bytes for the JSON parser, a block at a time, at most `limit` of
+// them. Owns the descriptor.
+class FdReader : public std::streambuf {
+ public:
+  FdReader(int fd, int64_t limit) : fd_(fd), left_(limit) {}
+  ~FdReader() override { ::close(fd_); }
+  FdReader(const FdReader&) = delete;
+  FdReader& operator=(const FdReader&) = delete;
+
+ protected:
+  int_type underflow() override {
+    ssize_t n = 0;
+    do {
+      n = ::read(fd_, buffer_, sizeof(buffer_));
+    } while (n < 0 && errno == EINTR);
+    // Thrown, not returned as end of input: the parser calls this streambuf
+    // directly, and the reason must reach the message.
+    if (n < 0) throw ReadError(std::strerror(errno));
+    if (n == 0) return traits_type::eof();
+    left_ -= n;
+    if (left_ < 0) throw ReadError("it grew past " + std::to_string(kMaxTraceFileBytes) + " bytes while it was read");
+    setg(buffer_, buffer_, buffer_ + n);
+    return traits_type::to_int_type(buffer_[0]);
+  }
+
+ private:
+  int fd_;
+  int64_t left_;
+  char buffer_[1 << 16];
+};
+
+const char* special_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
 }  // namespace
 
 TraceModel parse_chrome_trace(std::string_view json_text, std::string_view source_name) {
@@ -602,32 +654,26 @@ TraceModel parse_chrome_trace(std::string_view json_text, std::string_view sourc
 }
 
 TraceModel read_chrome_trace(const std::string& path) {
-  const auto fail = [&path](int err) {
-    return std::runtime_error("cannot read trace " + quote(path) + ": " + std::strerror(err));
-  };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw fail(errno);
-  std::string text;
+  const auto fail = [&path](const std::string& why) { return std::runtime_error("cannot read trace " + quote(path) + ": " + why); };
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) throw fail(std::strerror(errno));
+  FdReader reader(fd, kMaxTraceFileBytes);
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw fail(EISDIR);
+  if (::fstat(fd, &st) != 0) throw fail(std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw fail(std::strerror(EISDIR));
+  if (!S_ISREG(st.st_mode)) throw fail(std::string("it is ") + special_kind(st.st_mode) + ", not a trace file");
+  if (st.st_size > kMaxTraceFileBytes) {
+    throw fail("it is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(kMaxTraceFileBytes) +
+               " bytes a trace file may have");
   }
-  if (st.st_size > 0) text.reserve(static_cast<size_t>(st.st_size));
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw fail(err);
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::istream in(&reader);
+  try {
+    return Importer(quote(path)).run(in);
+  } catch (const ReadError& e) {
+    throw fail(e.what());
   }
-  ::close(fd);
-  return parse_chrome_trace(text, quote(path));
 }
 
 }  // namespace asyncscope::trace

@@ -348,6 +348,24 @@ TEST(Cli, ViewOpensASavedTraceAndPrintDescribesIt) {
   EXPECT_TRUE(printed.windows.empty());
 }
 
+// view refuses what is not a regular trace file at once, with one line and
+// exit 2, before any window opens: a FIFO used to hang, /dev/zero to read
+// until bad_alloc.
+TEST(Cli, ViewRefusesSpecialFilesAtOnce) {
+  const std::string fifo = scratch("pipe.json");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+    if (!fs::exists(path)) continue;
+    for (const bool print : {true, false}) {
+      std::vector<std::string> args = {"view", path};
+      if (print) args.push_back("--print");
+      expect_bad_input(args, "cannot read trace '" + path + "': it is a");
+      EXPECT_TRUE(cli(args).windows.empty());
+    }
+  }
+}
+
 // A GPU op is on two lanes, its launch and its GPU execution: counted once as
 // an op, and its launch as a launch.
 TEST(Cli, PrintCountsEachGpuOpOnce) {

@@ -714,6 +714,29 @@ TEST(ChromeTrace, MissingFileOrFolderGivesTheReason) {
   EXPECT_EQ(message.rfind("'" + dir.file("bad.json") + "': not valid JSON (parse error at line 1", 0), 0u) << message;
 }
 
+// Only regular files are read: a FIFO would block the open (or the read)
+// forever, /dev/zero would be read until memory runs out. Both are refused
+// at once, as is a file over the size cap, before a byte is read.
+TEST(ChromeTrace, SpecialAndOversizedFilesAreRefusedBeforeReading) {
+  ScratchDir dir;
+  const std::string fifo = dir.file("pipe.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_EQ(read_error(fifo), "cannot read trace '" + fifo + "': it is a FIFO (named pipe), not a trace file");
+  if (fs::exists("/dev/zero")) {
+    EXPECT_EQ(read_error("/dev/zero"), "cannot read trace '/dev/zero': it is a character device, not a trace file");
+  }
+  // Sparse: no disk space used, and never read.
+  const std::string big = dir.file("big.json");
+  { std::ofstream(big) << "{}"; }
+  fs::resize_file(big, static_cast<uintmax_t>(kMaxTraceFileBytes) + 1);
+  EXPECT_EQ(read_error(big), "cannot read trace '" + big + "': it is " + std::to_string(kMaxTraceFileBytes + 1) +
+                                 " bytes, more than the 2147483648 bytes a trace file may have");
+  // A link to a trace reads the trace.
+  write_chrome_trace(hand_model(), dir.file("real.json"));
+  fs::create_symlink(dir.file("real.json"), dir.file("link.json"));
+  EXPECT_EQ(read_chrome_trace(dir.file("link.json")).ops.size(), hand_model().ops.size());
+}
+
 // --- failed writes ---------------------------------------------------------------
 
 std::string write_error(const TraceModel& m, const std::string& path) {
