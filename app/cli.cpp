@@ -174,9 +174,21 @@ bool parse_window_size(const std::string& text, int& width, int& height) {
   return true;
 }
 
-struct BadInput : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// What a run is refused for before it starts, by `run` and by the app's
+// --run alike (there before a window opens): a device that is not there,
+// arrays that would not fit the memory budget. Throws std::invalid_argument.
+void check_runnable(const demos::Program& demo, const demos::ParamValues& values) {
+  demo.context_request(values);
+  const int64_t need = demo.estimate_bytes(values);
+  const int64_t budget = PooledAllocator::default_budget_bytes();
+  if (need > budget) {
+    std::ostringstream msg;
+    msg << "these parameters need about " << format_value(static_cast<double>(need) / 1e9, "GB")
+        << " of arrays, more than the memory budget of " << format_value(static_cast<double>(budget) / 1e9, "GB")
+        << "; choose smaller sizes (or raise ASYNCSCOPE_MEMORY_BUDGET_MB)";
+    throw std::invalid_argument(msg.str());
+  }
+}
 
 int run_demo(const demos::Program& demo, const demos::ParamValues& values, OutputSet& outputs, bool lines,
              std::ostream& out, std::ostream& err);
@@ -242,13 +254,15 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
         throw std::invalid_argument("cannot write --screenshot " + quote(request.screenshot) + ": " + why);
       }
     }
+    if (!request.vary.empty() && !request.run) throw std::invalid_argument("--vary needs --run");
+    // Every run the window would start is checked here, so a refusal is one
+    // line and exit 2, not a window waiting forever under --quit-after-run.
     for (const std::string& v : request.vary_values) {
       demos::ParamValues probe = values;
-      probe.set(request.vary, v);  // each value must be valid for the demo
-      if (request.run) demo->context_request(probe);
+      probe.set(request.vary, v);
+      check_runnable(*demo, probe);
     }
-    if (!request.vary.empty() && !request.run) throw std::invalid_argument("--vary needs --run");
-    if (request.run) demo->context_request(values);  // an unavailable device is bad input too
+    if (request.run && request.vary.empty()) check_runnable(*demo, values);
   } catch (const std::invalid_argument& e) {
     say(err, e.what());
     return 2;
@@ -449,20 +463,9 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     for (const auto& [flag, path] : {std::pair{"--json", &json_path}, {"--trace", &trace_path}}) {
       if (sub->count(flag) > 0) outputs.add(flag, *path);
     }
-    const int64_t need = demo->estimate_bytes(values);
-    const int64_t budget = PooledAllocator::default_budget_bytes();
-    if (need > budget) {
-      std::ostringstream msg;
-      msg << "these parameters need about " << format_value(static_cast<double>(need) / 1e9, "GB")
-          << " of arrays, more than the memory budget of " << format_value(static_cast<double>(budget) / 1e9, "GB")
-          << "; choose smaller sizes (or raise ASYNCSCOPE_MEMORY_BUDGET_MB)";
-      throw BadInput(msg.str());
-    }
+    check_runnable(*demo, values);
     return run_demo(*demo, values, outputs, sub == script && script_lines, out, err);
   } catch (const std::invalid_argument& e) {
-    say(err, e.what());
-    return 2;
-  } catch (const BadInput& e) {
     say(err, e.what());
     return 2;
   }

@@ -290,6 +290,8 @@ TEST(Cli, BadAppOptionsAreBadInputBeforeAnyWindowOpens) {
            {{"--demo", "memory-and-sync", "--vary", "sync=none,sometimes", "--run"}, "not one of"},
            {{"--demo", "memory-and-sync", "--vary", "sync", "--run"}, "--vary needs NAME=VALUE"},
            {{"--demo", "memory-and-sync", "--vary", "sync=none,item"}, "--vary needs --run"},
+           {{"--demo", "dependency-graph", "--size", "30000", "--run"}, "more than the memory budget"},
+           {{"--demo", "dependency-graph", "--vary", "size=64,30000", "--run"}, "more than the memory budget"},
        }) {
     const CliResult r = cli(args);
     EXPECT_EQ(r.code, 2) << fragment;
