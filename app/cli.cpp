@@ -1,5 +1,8 @@
 #include "app/cli.h"
 
+#if ASYNCSCOPE_HAS_PYTHON
+#include <Python.h>  // first, as Python asks
+#endif
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +16,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "app/interrupt.h"
 #include "engine/base/allocator.h"
 #include "engine/base/format.h"
 #include "engine/base/output_file.h"
@@ -479,9 +483,11 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
   hooks.console = [&out](std::string_view line) { out << line << "\n" << std::flush; };
   hooks.console_error = [&err](std::string_view line) { err << line << "\n" << std::flush; };
   demos::RunControl control;
+  bool script = false;
 #if ASYNCSCOPE_HAS_PYTHON
   // A script run from a terminal: Ctrl+C is KeyboardInterrupt in the script.
   if (dynamic_cast<const python::ScriptProgram*>(&demo) != nullptr) {
+    script = true;
     try {
       python::ensure_interpreter(/*signal_handlers=*/true);
     } catch (const std::exception& e) {
@@ -490,17 +496,38 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
     }
   }
 #endif
+  // From here to the end of the commit, SIGINT and SIGTERM stop the run and
+  // abandon the outputs (their temporary files removed): exit 130 or 143.
+  InterruptScope interrupt([&control, script] {
+    control.stop();
+#if ASYNCSCOPE_HAS_PYTHON
+    // A script waiting in a blocking call (time.sleep) gets its KeyboardInterrupt
+    // when the call returns EINTR; the stop alone is seen only between bytecodes.
+    if (script) PyErr_SetInterrupt();
+#else
+    (void)script;
+#endif
+  });
+  const auto interrupted = [&err] {
+    const int signal = InterruptScope::signal_number();
+    say(err, std::string("interrupted by ") + InterruptScope::signal_name(signal) +
+                 ": stopped before the end; no output file was written or replaced");
+    return 128 + signal;
+  };
   demos::Results results;
   try {
     results = demos::run_program(demo, values, hooks, control);
   } catch (const std::invalid_argument&) {
+    if (InterruptScope::signal_number() != 0) return interrupted();
     throw;  // a parameter combination the demo cannot run: bad input
   } catch (const std::exception& e) {
+    if (InterruptScope::signal_number() != 0) return interrupted();
     say(err, demo.name() + " failed: " + e.what());
     // What ran before the failure is still worth its table.
     if (lines && hooks.recorder) print_lines(out, trace::line_figures(trace::snapshot(*hooks.recorder)));
     return 1;
   }
+  if (InterruptScope::signal_number() != 0) return interrupted();
   if (!results.rows.empty() || !results.notes.empty()) print_results(out, demo, values, results);
   const trace::TraceModel model = trace::snapshot(*hooks.recorder);
   const std::vector<trace::LineFigures> figures = trace::line_figures(model);
@@ -509,19 +536,23 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
   out.flush();
   outputs.set_content("--json", [&](std::ostream& o) { o << results_json(demo, values, results, figures); });
   outputs.set_content("--trace", [&model](std::ostream& o) { trace::write_chrome_trace(model, o); });
+  outputs.stop_when([] { return InterruptScope::signal_number() != 0; });
   try {
     outputs.commit();
   } catch (const std::exception& e) {
+    if (InterruptScope::signal_number() != 0) return interrupted();
     say(err, e.what());
     return 1;
   }
-  return 0;
+  return 0;  // a signal after the commit came too late to undo it: the run is complete
 }
 
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
   const int code = dispatch(argc, argv, out, err, launch_gui);
+  // Interrupted: said so already; the signal's nudges also fail writes to stdout.
+  if (InterruptScope::signal_number() != 0 && code >= 128) return code;
   // A listing or table that did not reach its reader (a full disk, a closed
   // pipe) is a failure, not success: the stream's error shows only at flush.
   if (!out.flush()) {

@@ -17,6 +17,7 @@
 
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
+#include "app/interrupt.h"
 #include "engine/base/output_file.h"
 #include "engine/base/quote.h"
 
@@ -145,6 +146,7 @@ Window::~Window() {
 
 bool Window::should_close() const { return glfwWindowShouldClose(window_) != 0; }
 void Window::set_title(const std::string& title) { glfwSetWindowTitle(window_, title.c_str()); }
+void Window::wake() { glfwPostEmptyEvent(); }
 
 void Window::wait_for_frame(bool animating, int fps) {
   if (animating) {
@@ -202,7 +204,9 @@ std::string save_framebuffer_png(const std::string& path, int width, int height)
     return "cannot write " + quote(path) + ": PNG encoding failed";
   }
   try {
-    write_output(path, [&png](std::ostream& out) { out.write(png.data(), static_cast<std::streamsize>(png.size())); });
+    write_output(
+        path, [&png](std::ostream& out) { out.write(png.data(), static_cast<std::streamsize>(png.size())); }, "",
+        [] { return InterruptScope::signal_number() != 0; });
   } catch (const std::exception& e) {
     return e.what();
   }

@@ -54,10 +54,11 @@ std::string folder_refuses(const std::string& folder, int err) {
   return "cannot create a file in folder " + quote(folder) + ": " + std::strerror(err);
 }
 
-// An ostream's bytes to a file descriptor, remembering the first error.
+// An ostream's bytes to a file descriptor, remembering the first error;
+// `stop` (may be empty) abandons the write.
 class FdBuf : public std::streambuf {
  public:
-  explicit FdBuf(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof(buffer_)); }
+  FdBuf(int fd, const std::function<bool()>& stop) : fd_(fd), stop_(stop) { setp(buffer_, buffer_ + sizeof(buffer_)); }
   int error() const noexcept { return error_; }
 
  protected:
@@ -75,8 +76,12 @@ class FdBuf : public std::streambuf {
   int flush() {
     const char* p = pbase();
     while (p < pptr()) {
+      if (stop_ && stop_()) {
+        if (error_ == 0) error_ = EINTR;
+        return -1;
+      }
       const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
-      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EINTR) continue;  // the loop asks stop_ again
       if (n <= 0) {
         if (error_ == 0) error_ = n < 0 ? errno : EIO;
         return -1;
@@ -88,6 +93,7 @@ class FdBuf : public std::streambuf {
   }
 
   int fd_;
+  const std::function<bool()>& stop_;
   int error_ = 0;
   char buffer_[1 << 16];
 };
@@ -209,7 +215,7 @@ void OutputSet::write_temp(Output& output) {
   // A replaced file keeps its permissions; a new one gets the usual 0644, not mkstemp's 0600.
   struct stat existing {};
   ::fchmod(fd, ::stat(file.c_str(), &existing) == 0 ? existing.st_mode & 07777 : 0644);
-  FdBuf buf(fd);
+  FdBuf buf(fd, stop_);
   std::ostream out(&buf);
   int err = 0;
   try {
@@ -218,11 +224,13 @@ void OutputSet::write_temp(Output& output) {
     if (!out) err = buf.error() != 0 ? buf.error() : EIO;
   } catch (...) {
     ::close(fd);
+    if (buf.error() == EINTR) throw std::runtime_error("interrupted");
     if (buf.error() != 0) throw std::runtime_error(std::strerror(buf.error()));
     throw;
   }
   if (err == 0 && ::fsync(fd) != 0) err = errno;
   if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == EINTR) throw std::runtime_error("interrupted");
   if (err != 0) throw std::runtime_error(std::strerror(err));
 }
 
@@ -241,14 +249,19 @@ void OutputSet::remove_temps() noexcept {
 
 void OutputSet::commit() {
   Output* current = nullptr;
+  const auto check_stop = [this] {
+    if (stop_ && stop_()) throw std::runtime_error("interrupted");
+  };
   try {
     for (const bool streams : {false, true}) {
       for (Output& output : outputs_) {
         if (!output.writer || (output.target.kind != OutputKind::file) != streams) continue;
         current = &output;
+        check_stop();
         streams ? write_stream(output) : write_temp(output);
       }
     }
+    check_stop();  // the last moment to change one's mind: from here on, files are replaced
     for (Output& output : outputs_) {
       if (output.temp.empty()) continue;
       current = &output;
@@ -259,12 +272,15 @@ void OutputSet::commit() {
     }
   } catch (const std::exception& e) {
     remove_temps();
-    throw std::runtime_error(cannot_write(current->what, current->path) + ": " + e.what());
+    throw std::runtime_error((current ? cannot_write(current->what, current->path) : "cannot write the outputs") + ": " +
+                             e.what());
   }
 }
 
-void write_output(const std::string& path, const OutputWriter& writer, const std::string& what) {
+void write_output(const std::string& path, const OutputWriter& writer, const std::string& what,
+                  std::function<bool()> stop) {
   OutputSet set(std::cout, std::cerr);
+  set.stop_when(std::move(stop));
   try {
     set.add(what, path);
   } catch (const std::invalid_argument& e) {

@@ -64,6 +64,9 @@ class OutputSet {
   // The content of an output added before (an output without one is skipped).
   void set_content(const std::string& what, OutputWriter writer);
   bool empty() const noexcept { return outputs_.empty(); }
+  // Asked before every block written, and again when a write was interrupted
+  // by a signal (EINTR): true abandons the commit as a failure ("interrupted").
+  void stop_when(std::function<bool()> stop) { stop_ = std::move(stop); }
 
   // Throws std::runtime_error "cannot write WHAT 'PATH': reason" (and
   // nothing was replaced).
@@ -84,11 +87,14 @@ class OutputSet {
   std::ostream& standard_output_;
   std::ostream& standard_error_;
   std::vector<Output> outputs_;
+  std::function<bool()> stop_;
 };
 
 // One output on its own (an export, a screenshot), streams going to
-// std::cout and std::cerr: the same rule, check and all-or-nothing write.
-// Throws std::runtime_error "cannot write WHAT 'PATH': reason".
-void write_output(const std::string& path, const OutputWriter& writer, const std::string& what = "");
+// std::cout and std::cerr: the same rule, check and all-or-nothing write
+// (`stop` as for OutputSet::stop_when). Throws std::runtime_error
+// "cannot write WHAT 'PATH': reason".
+void write_output(const std::string& path, const OutputWriter& writer, const std::string& what = "",
+                  std::function<bool()> stop = {});
 
 }  // namespace asyncscope

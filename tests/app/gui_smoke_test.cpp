@@ -293,6 +293,50 @@ TEST(GuiSmoke, QuitAfterRunQuitsWhateverHappens) {
   EXPECT_EQ(run_app("--script " + script + " --run --quit-after-run", log, "", 60), 1) << text_of(log);
 }
 
+// SIGTERM, or the app closed with Ctrl+Q, while a run is going on: the run
+// is stopped and the app ends within seconds (SIGTERM: exit 143, one line),
+// with no screenshot or temporary file left behind.
+TEST(GuiSmoke, SigtermOrQuitDuringARunEndsTheAppPromptly) {
+  if (!have_xvfb() || std::system("command -v xdotool > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  }
+  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / "interrupt";
+  for (const std::string how : {"kill -TERM $app", "xdotool key --window $wid ctrl+q"}) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string script = (dir / "stop.sh").string();
+    {
+      std::ofstream out(script);
+      // memory-and-sync runs ~10 s from the command line, longer in the window.
+      out << "cd " << dir << "\n"
+          << ASYNCSCOPE_EXE << " --demo memory-and-sync --sync item --run --screenshot shot.png 2> app.err &\n"
+          << "app=$!\n"
+          << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
+          << "sleep 2\n"
+          << "start=$(date +%s%N)\n"
+          << how << "\n"
+          << "wait $app; code=$?\n"
+          << "echo $code $(( ($(date +%s%N) - start) / 1000000 )) > result\n";
+    }
+    std::system(("xvfb-run -a -s '-screen 0 1600x1000x24' timeout 90 bash " + script + " > " +
+                 (dir / "stop.log").string() + " 2>&1").c_str());
+    int code = -1, ms = -1;
+    std::ifstream(dir / "result") >> code >> ms;
+    const bool term = how.rfind("kill", 0) == 0;
+    EXPECT_EQ(code, term ? 143 : 0) << how << "; see " << dir;
+    EXPECT_GE(ms, 0) << how;
+    EXPECT_LT(ms, 5000) << how << ": the app took " << ms << " ms to end";
+    const std::string said = text_of((dir / "app.err").string());
+    if (term) {
+      EXPECT_EQ(said, "asyncscope: interrupted by SIGTERM: the app was closed and its run stopped\n") << said;
+    }
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      EXPECT_TRUE(name == "stop.sh" || name == "stop.log" || name == "result" || name == "app.err") << name;
+    }
+  }
+}
+
 TEST(GuiSmoke, ViewRendersTheLanesOfAnExportedTrace) {
   if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (make test installs it)";
   const std::string trace = scratch("exported.json");
