@@ -275,7 +275,8 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
   return launch_gui(request);
 }
 
-// Reads a saved trace and prints what it holds.
+// Reads a saved trace and prints what it holds; its path and lane names are
+// escaped (a file's text must not drive the terminal).
 int describe_trace(const std::string& path, std::ostream& out, std::ostream& err) {
   trace::TraceModel m;
   try {
@@ -290,14 +291,15 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
     ++ops;
     failed += op.status == trace::OpStatus::failed;
   }
-  out << path << ": " << ops << " ops, " << m.syncs.size() << " waits, " << m.counters.size()
+  out << escape_controls(path) << ": " << ops << " ops, " << m.syncs.size() << " waits, " << m.counters.size()
       << " counter samples over " << format_value(static_cast<double>(m.end_time()) * 1e-9, "s") << "\n";
   for (const auto& lane : m.frontends) {
-    out << "  " << lane.name << ": " << lane.enqueues.size() << " enqueues, " << lane.syncs.size() << " waits\n";
+    out << "  " << escape_controls(lane.name) << ": " << lane.enqueues.size() << " enqueues, " << lane.syncs.size()
+        << " waits\n";
   }
   // A GPU op is on two lanes, its stream's launch lane and GPU lane: count it as one op and one launch.
   for (const auto& lane : m.workers) {
-    out << "  " << lane.name << ": " << lane.ops.size() << (lane.launches() ? " launches\n" : " ops\n");
+    out << "  " << escape_controls(lane.name) << ": " << lane.ops.size() << (lane.launches() ? " launches\n" : " ops\n");
   }
   if (failed > 0) out << "  " << failed << " ops failed\n";
   if (m.dropped > 0) out << "  " << m.dropped << " events were dropped when the recorder's bound was hit\n";

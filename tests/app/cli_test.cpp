@@ -96,6 +96,18 @@ TEST(Cli, MessagesEscapeUserText) {
   }
   { std::ofstream(trace) << doc.dump(); }
   expect_escaped({"view", trace, "--print"}, "(ph \"X\\n\\x1b[31mred\")");
+  // What --print shows of a file, its lane names, is escaped too.
+  const std::string named = scratch("named.json");
+  ASSERT_EQ(cli({"run", "dependency-graph", "--size", "8", "--trace", named}).code, 0);
+  doc = nlohmann::json::parse(read(named));
+  for (auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["lane"] == "frontend") e["args"]["name"] = "main\x1b[2J";
+  }
+  { std::ofstream(named) << doc.dump(); }
+  const CliResult printed = cli({"view", named, "--print"});
+  ASSERT_EQ(printed.code, 0) << printed.err;
+  EXPECT_NE(printed.out.find("  main\\x1b[2J: "), std::string::npos) << printed.out;
+  EXPECT_EQ(printed.out.find('\x1b'), std::string::npos) << printed.out;
   expect_escaped({"view", trace}, "unexpected event phase \"X\\n\\x1b[31mred\"");
 }
 
