@@ -78,5 +78,8 @@ inline constexpr int64_t kMaxTraceFileBytes = int64_t{2} << 30;
 // Text that was not valid UTF-8 was written with U+FFFD replacements.
 TraceModel read_chrome_trace(const std::string& path);
 TraceModel parse_chrome_trace(std::string_view json, std::string_view source_name = "trace");
+// The same, parsing the text as it is read from `in`. An exception the
+// stream's buffer throws (a read error) reaches the caller as it is.
+TraceModel parse_chrome_trace(std::istream& in, std::string_view source_name = "trace");
 
 }  // namespace asyncscope::trace
