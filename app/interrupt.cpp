@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
-#include <stdexcept>
 
 namespace asyncscope::app {
 namespace {
@@ -47,7 +46,8 @@ void drain() {
 }  // namespace
 
 InterruptScope::InterruptScope(std::function<void()> on_signal_fn) : on_signal_(std::move(on_signal_fn)) {
-  if (::pipe2(g_pipe, O_NONBLOCK | O_CLOEXEC) != 0) throw std::runtime_error("cannot create the signal pipe");
+  // Without a pipe (no descriptors left) signals keep their usual effect.
+  if (::pipe2(g_pipe, O_NONBLOCK | O_CLOEXEC) != 0) return;
   g_main = ::pthread_self();
   g_stopping.store(false);
   struct sigaction action {};
@@ -68,6 +68,7 @@ InterruptScope::InterruptScope(std::function<void()> on_signal_fn) : on_signal_(
 }
 
 InterruptScope::~InterruptScope() {
+  if (!watcher_.joinable()) return;  // never installed
   g_stopping.store(true);
   const char byte = 0;
   [[maybe_unused]] const ssize_t n = ::write(g_pipe[1], &byte, 1);

@@ -24,7 +24,8 @@ namespace asyncscope::app {
 class InterruptScope {
  public:
   // Installs the handlers; `on_signal` runs once, on the watcher thread, at
-  // the first signal (e.g. RunControl::stop).
+  // the first signal (e.g. RunControl::stop). Never throws: should the pipe
+  // not be created, signals keep their usual effect.
   explicit InterruptScope(std::function<void()> on_signal = {});
   // Restores the previous handlers. A signal that arrived stays recorded.
   ~InterruptScope();
