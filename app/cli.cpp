@@ -1,11 +1,13 @@
 #include "app/cli.h"
 
+#if ASYNCSCOPE_HAS_PYTHON
+#include <Python.h>  // first, as Python asks
+#endif
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -14,10 +16,12 @@
 #include <ostream>
 #include <sstream>
 
-#include "app/output_file.h"
-#include "engine/core/errors.h"
+#include "app/interrupt.h"
 #include "engine/base/allocator.h"
 #include "engine/base/format.h"
+#include "engine/base/output_file.h"
+#include "engine/base/quote.h"
+#include "engine/core/errors.h"
 #include "engine/demos/registry.h"
 #include "engine/demos/run_env.h"
 #include "engine/trace/chrome_trace.h"
@@ -30,6 +34,11 @@
 
 namespace asyncscope::app {
 namespace {
+
+// One line of a message on err; whatever text it carries from elsewhere (an
+// option's value, a path, a library's error) cannot break the line or send
+// escape sequences to the terminal.
+void say(std::ostream& err, const std::string& message) { err << "asyncscope: " << escape_controls(message) << "\n"; }
 
 std::string default_text(const demos::Param& p) {
   if (p.kind == demos::Param::Kind::choice) return p.default_choice;
@@ -145,12 +154,48 @@ class Progress {
   bool shown_ = false;
 };
 
-struct BadInput : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// The window's size: small enough for any GPU's framebuffer and a
+// screenshot's memory (16384² RGBA is 1 GiB), big enough for the layout.
+constexpr int kMinWindowWidth = 320, kMinWindowHeight = 240, kMaxWindowSide = 16384;
 
-int run_demo(const demos::Program& demo, const demos::ParamValues& values, const std::string& trace_path,
-             const std::string& json_path, bool lines, std::ostream& out, std::ostream& err);
+// Exactly digits 'x' digits, within the bounds above; no sign, space or suffix.
+bool parse_window_size(const std::string& text, int& width, int& height) {
+  const size_t x = text.find('x');
+  if (x == std::string::npos) return false;
+  const auto side = [](std::string_view digits, int& value) {
+    if (digits.empty() || digits.size() > 5) return false;
+    for (const char c : digits) {
+      if (c < '0' || c > '9') return false;
+    }
+    value = std::stoi(std::string(digits));
+    return value <= kMaxWindowSide;
+  };
+  int w = 0, h = 0;
+  if (!side(std::string_view(text).substr(0, x), w) || !side(std::string_view(text).substr(x + 1), h)) return false;
+  if (w < kMinWindowWidth || h < kMinWindowHeight) return false;
+  width = w;
+  height = h;
+  return true;
+}
+
+// What a run is refused for before it starts, by `run` and by the app's
+// --run alike (there before a window opens): a device that is not there,
+// arrays that would not fit the memory budget. Throws std::invalid_argument.
+void check_runnable(const demos::Program& demo, const demos::ParamValues& values) {
+  demo.context_request(values);
+  const int64_t need = demo.estimate_bytes(values);
+  const int64_t budget = PooledAllocator::default_budget_bytes();
+  if (need > budget) {
+    std::ostringstream msg;
+    msg << "these parameters need about " << format_value(static_cast<double>(need) / 1e9, "GB")
+        << " of arrays, more than the memory budget of " << format_value(static_cast<double>(budget) / 1e9, "GB")
+        << "; choose smaller sizes (or raise ASYNCSCOPE_MEMORY_BUDGET_MB)";
+    throw std::invalid_argument(msg.str());
+  }
+}
+
+int run_demo(const demos::Program& demo, const demos::ParamValues& values, OutputSet& outputs, bool lines,
+             std::ostream& out, std::ostream& err);
 
 // The GUI with a demo and its options from the command line, checked first
 // so bad input is reported here (one line, exit 2) rather than in a window.
@@ -164,33 +209,33 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
   if (!request.script.empty()) {
 #if ASYNCSCOPE_HAS_PYTHON
     if (!request.demo.empty()) {
-      err << "asyncscope: --script and --demo each pick the program to open: give one of them\n";
+      say(err, "--script and --demo each pick the program to open: give one of them");
       return 2;
     }
     try {
       python::ScriptProgram::read_source(request.script);
     } catch (const std::invalid_argument& e) {
-      err << "asyncscope: --script: " << e.what() << "\n";
+      say(err, std::string("--script: ") + e.what());
       return 2;
     }
     script = std::make_unique<python::ScriptProgram>(request.script);
     demo = script.get();
 #else
-    err << "asyncscope: --script: this build has no Python support (install python3-dev and pybind11-dev, then rebuild)\n";
+    say(err, "--script: this build has no Python support (install python3-dev and pybind11-dev, then rebuild)");
     return 2;
 #endif
   } else {
     demo = demos::find_demo(name);
   }
   if (demo == nullptr) {
-    err << "asyncscope: unknown demo '" << name << "'; run 'asyncscope list' to see the demos\n";
+    say(err, "unknown demo " + quote(name) + "; run 'asyncscope list' to see the demos");
     return 2;
   }
   demos::ParamValues values = demo->defaults();
   try {
     for (size_t i = 0; i < extras.size(); ++i) {
       const std::string& flag = extras[i];
-      if (flag.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + flag + "' (see asyncscope --help)");
+      if (flag.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument " + quote(flag) + " (see asyncscope --help)");
       std::string param = flag.substr(2), text;
       if (const auto eq = param.find('='); eq != std::string::npos) {
         text = param.substr(eq + 1);
@@ -198,41 +243,46 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
       } else if (i + 1 < extras.size()) {
         text = extras[++i];
       } else {
-        throw std::invalid_argument(flag + " needs a value");
+        throw std::invalid_argument(quote(flag) + " needs a value");
       }
       bool known = false;
       for (const demos::Param& p : demo->params()) known = known || p.name == param;
-      if (!known) throw std::invalid_argument("--" + param + " is not an option of " + demo->name() + " (see asyncscope list)");
+      if (!known) {
+        throw std::invalid_argument(quote("--" + param) + " is not an option of " + demo->name() + " (see asyncscope list)");
+      }
       values.set(param, text);
       request.params.emplace_back(param, text);
     }
     if (!request.screenshot.empty()) {
       if (const std::string why = check_writable(request.screenshot); !why.empty()) {
-        throw std::invalid_argument("cannot write --screenshot " + request.screenshot + ": " + why);
+        throw std::invalid_argument("cannot write --screenshot " + quote(request.screenshot) + ": " + why);
       }
     }
+    if (!request.vary.empty() && !request.run) throw std::invalid_argument("--vary needs --run");
+    // Every run the window would start is checked here, so a refusal is one
+    // line and exit 2, not a window waiting forever under --quit-after-run.
     for (const std::string& v : request.vary_values) {
       demos::ParamValues probe = values;
-      probe.set(request.vary, v);  // each value must be valid for the demo
-      if (request.run) demo->context_request(probe);
+      probe.set(request.vary, v);
+      check_runnable(*demo, probe);
     }
-    if (!request.vary.empty() && !request.run) throw std::invalid_argument("--vary needs --run");
-    if (request.run) demo->context_request(values);  // an unavailable device is bad input too
+    if (request.run && request.vary.empty()) check_runnable(*demo, values);
   } catch (const std::invalid_argument& e) {
-    err << "asyncscope: " << e.what() << "\n";
+    say(err, e.what());
     return 2;
   }
   if (request.script.empty()) request.demo = name;
   return launch_gui(request);
 }
 
-// Reads a saved trace and prints what it holds.
+// Reads a saved trace and prints what it holds; its path and lane names are
+// escaped (a file's text must not drive the terminal).
 int describe_trace(const std::string& path, std::ostream& out, std::ostream& err) {
   trace::TraceModel m;
   try {
     m = trace::read_chrome_trace(path);
   } catch (const std::exception& e) {
-    err << "asyncscope: " << e.what() << "\n";
+    say(err, e.what());
     return 2;
   }
   size_t ops = 0, failed = 0;
@@ -241,23 +291,22 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
     ++ops;
     failed += op.status == trace::OpStatus::failed;
   }
-  out << path << ": " << ops << " ops, " << m.syncs.size() << " waits, " << m.counters.size()
+  out << escape_controls(path) << ": " << ops << " ops, " << m.syncs.size() << " waits, " << m.counters.size()
       << " counter samples over " << format_value(static_cast<double>(m.end_time()) * 1e-9, "s") << "\n";
   for (const auto& lane : m.frontends) {
-    out << "  " << lane.name << ": " << lane.enqueues.size() << " enqueues, " << lane.syncs.size() << " waits\n";
+    out << "  " << escape_controls(lane.name) << ": " << lane.enqueues.size() << " enqueues, " << lane.syncs.size()
+        << " waits\n";
   }
   // A GPU op is on two lanes, its stream's launch lane and GPU lane: count it as one op and one launch.
   for (const auto& lane : m.workers) {
-    out << "  " << lane.name << ": " << lane.ops.size() << (lane.launches() ? " launches\n" : " ops\n");
+    out << "  " << escape_controls(lane.name) << ": " << lane.ops.size() << (lane.launches() ? " launches\n" : " ops\n");
   }
   if (failed > 0) out << "  " << failed << " ops failed\n";
   if (m.dropped > 0) out << "  " << m.dropped << " events were dropped when the recorder's bound was hit\n";
   return 0;
 }
 
-}  // namespace
-
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
+int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
   CLI::App app{"asyncscope: watch asynchronous execution happen.\n"
                "Runs the built-in demos of a real dependency engine and records what the frontend enqueued, "
                "what each worker ran, and when the frontend waited.",
@@ -273,9 +322,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.add_flag("--quit-after-run", gui.quit_after_run, "exit when the run (and the screenshot) is done");
   std::string vary;
   app.add_option("--vary", vary, "with --run: one run per value, e.g. --vary sync=none,item (compared side by side)");
-  app.add_option("--window-size", [&gui](const CLI::results_t& r) {
-    return std::sscanf(r[0].c_str(), "%dx%d", &gui.width, &gui.height) == 2 && gui.width >= 320 && gui.height >= 240;
-  }, "window size WIDTHxHEIGHT (default 1280x800)");
+  std::string window_size;
+  const CLI::Option* window_size_option = app.add_option("--window-size", window_size,
+                 "window size WIDTHxHEIGHT, from " + std::to_string(kMinWindowWidth) + "x" +
+                     std::to_string(kMinWindowHeight) + " to " + std::to_string(kMaxWindowSide) + "x" +
+                     std::to_string(kMaxWindowSide) + " (default 1280x800)");
 
   app.add_subcommand("list", "List the demos and their parameters");
   std::string view_path;
@@ -318,7 +369,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   // An unknown demo deserves a better message than "unexpected argument".
   if (argc >= 3 && std::string(argv[1]) == "run" && argv[2][0] != '-' && !demos::find_demo(argv[2])) {
-    err << "asyncscope: unknown demo '" << argv[2] << "'; run 'asyncscope list' to see the demos\n";
+    say(err, "unknown demo " + quote(argv[2]) + "; run 'asyncscope list' to see the demos");
     return 2;
   }
   try {
@@ -330,10 +381,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
     if (const auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
-    err << "asyncscope: " << message << " (see asyncscope --help)\n";
+    say(err, message + " (see asyncscope --help)");
     return 2;
   }
 
+  if (window_size_option->count() > 0 && !parse_window_size(window_size, gui.width, gui.height)) {
+    say(err, "--window-size " + quote(window_size) + ": expected WIDTHxHEIGHT in pixels, from " +
+                 std::to_string(kMinWindowWidth) + "x" + std::to_string(kMinWindowHeight) + " to " +
+                 std::to_string(kMaxWindowSide) + "x" + std::to_string(kMaxWindowSide) + " (e.g. 1280x800)");
+    return 2;
+  }
   if (app.got_subcommand("list")) {
     print_list(out);
     return 0;
@@ -343,16 +400,18 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     try {
       trace::read_chrome_trace(view_path);  // a bad file is bad input: say so here, before a window opens
     } catch (const std::exception& e) {
-      err << "asyncscope: " << e.what() << "\n";
+      say(err, e.what());
       return 2;
     }
     GuiRequest request;
     request.view_file = view_path;
+    request.width = gui.width;
+    request.height = gui.height;
     request.screenshot = view_screenshot;
     request.quit_after_run = view_quit;
     if (!view_screenshot.empty()) {
       if (const std::string why = check_writable(view_screenshot); !why.empty()) {
-        err << "asyncscope: cannot write --screenshot " << view_screenshot << ": " << why << "\n";
+        say(err, "cannot write --screenshot " + quote(view_screenshot) + ": " + why);
         return 2;
       }
     }
@@ -362,7 +421,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (!vary.empty()) {
       const auto eq = vary.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == vary.size()) {
-        err << "asyncscope: --vary needs NAME=VALUE,VALUE,... (e.g. --vary sync=none,item)\n";
+        say(err, "--vary needs NAME=VALUE,VALUE,... (e.g. --vary sync=none,item)");
         return 2;
       }
       gui.vary = vary.substr(0, eq);
@@ -382,7 +441,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     try {
       python::ScriptProgram::read_source(script_path);
     } catch (const std::invalid_argument& e) {
-      err << "asyncscope: " << e.what() << "\n";
+      say(err, e.what());
       return 2;
     }
     script_program = std::make_unique<python::ScriptProgram>(script_path);
@@ -390,7 +449,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     sub = script;
     key = "script";
 #else
-    err << "asyncscope: this build has no Python support (install python3-dev and pybind11-dev, then rebuild)\n";
+    say(err, "this build has no Python support (install python3-dev and pybind11-dev, then rebuild)");
     return 2;
 #endif
   } else {
@@ -405,77 +464,104 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     for (const demos::Param& p : demo->params()) {
       if (sub->count("--" + p.name) > 0) values.set(p.name, raw[key][p.name]);
     }
-    for (const auto& [flag, path] : {std::pair{"--trace", &trace_path}, {"--json", &json_path}}) {
-      if (sub->count(flag) == 0) continue;
-      if (const std::string why = check_writable(*path); !why.empty()) {
-        throw BadInput(std::string("cannot write ") + flag + " " + *path + ": " + why);
-      }
+    // Every output is checked before the run, and two outputs may not share a file.
+    OutputSet outputs(out, err);
+    for (const auto& [flag, path] : {std::pair{"--json", &json_path}, {"--trace", &trace_path}}) {
+      if (sub->count(flag) > 0) outputs.add(flag, *path);
     }
-    const int64_t need = demo->estimate_bytes(values);
-    const int64_t budget = PooledAllocator::default_budget_bytes();
-    if (need > budget) {
-      std::ostringstream msg;
-      msg << "these parameters need about " << format_value(static_cast<double>(need) / 1e9, "GB")
-          << " of arrays, more than the memory budget of " << format_value(static_cast<double>(budget) / 1e9, "GB")
-          << "; choose smaller sizes (or raise ASYNCSCOPE_MEMORY_BUDGET_MB)";
-      throw BadInput(msg.str());
-    }
-    return run_demo(*demo, values, sub->count("--trace") ? trace_path : "", sub->count("--json") ? json_path : "",
-                    sub == script && script_lines, out, err);
+    check_runnable(*demo, values);
+    return run_demo(*demo, values, outputs, sub == script && script_lines, out, err);
   } catch (const std::invalid_argument& e) {
-    err << "asyncscope: " << e.what() << "\n";
-    return 2;
-  } catch (const BadInput& e) {
-    err << "asyncscope: " << e.what() << "\n";
+    say(err, e.what());
     return 2;
   }
 }
 
-namespace {
-
-int run_demo(const demos::Program& demo, const demos::ParamValues& values, const std::string& trace_path,
-             const std::string& json_path, bool lines, std::ostream& out, std::ostream& err) {
+int run_demo(const demos::Program& demo, const demos::ParamValues& values, OutputSet& outputs, bool lines,
+             std::ostream& out, std::ostream& err) {
   demos::RunHooks hooks;
   Progress progress(err);
   hooks.progress = [&progress](double f, const std::string& what) { progress(f, what); };
   hooks.console = [&out](std::string_view line) { out << line << "\n" << std::flush; };
   hooks.console_error = [&err](std::string_view line) { err << line << "\n" << std::flush; };
   demos::RunControl control;
+  bool script = false;
 #if ASYNCSCOPE_HAS_PYTHON
   // A script run from a terminal: Ctrl+C is KeyboardInterrupt in the script.
   if (dynamic_cast<const python::ScriptProgram*>(&demo) != nullptr) {
+    script = true;
     try {
       python::ensure_interpreter(/*signal_handlers=*/true);
     } catch (const std::exception& e) {
-      err << "asyncscope: " << e.what() << "\n";
+      say(err, e.what());
       return 1;
     }
   }
 #endif
+  // From here to the end of the commit, SIGINT and SIGTERM stop the run and
+  // abandon the outputs (their temporary files removed): exit 130 or 143.
+  InterruptScope interrupt([&control, script] {
+    control.stop();
+#if ASYNCSCOPE_HAS_PYTHON
+    // A script waiting in a blocking call (time.sleep) gets its KeyboardInterrupt
+    // when the call returns EINTR; the stop alone is seen only between bytecodes.
+    if (script) PyErr_SetInterrupt();
+#else
+    (void)script;
+#endif
+  });
+  const auto interrupted = [&err] {
+    const int signal = InterruptScope::signal_number();
+    say(err, std::string("interrupted by ") + InterruptScope::signal_name(signal) +
+                 ": stopped before the end; no output file was written or replaced");
+    return 128 + signal;
+  };
   demos::Results results;
   try {
     results = demos::run_program(demo, values, hooks, control);
   } catch (const std::invalid_argument&) {
+    if (InterruptScope::signal_number() != 0) return interrupted();
     throw;  // a parameter combination the demo cannot run: bad input
   } catch (const std::exception& e) {
-    err << "asyncscope: " << demo.name() << " failed: " << e.what() << "\n";
+    if (InterruptScope::signal_number() != 0) return interrupted();
+    say(err, demo.name() + " failed: " + e.what());
     // What ran before the failure is still worth its table.
     if (lines && hooks.recorder) print_lines(out, trace::line_figures(trace::snapshot(*hooks.recorder)));
     return 1;
   }
+  if (InterruptScope::signal_number() != 0) return interrupted();
   if (!results.rows.empty() || !results.notes.empty()) print_results(out, demo, values, results);
   const trace::TraceModel model = trace::snapshot(*hooks.recorder);
   const std::vector<trace::LineFigures> figures = trace::line_figures(model);
   if (lines) print_lines(out, figures);
+  // The table first: a stream output (/dev/stdout) follows it.
+  out.flush();
+  outputs.set_content("--json", [&](std::ostream& o) { o << results_json(demo, values, results, figures); });
+  outputs.set_content("--trace", [&model](std::ostream& o) { trace::write_chrome_trace(model, o); });
+  outputs.stop_when([] { return InterruptScope::signal_number() != 0; });
   try {
-    if (!json_path.empty()) write_file_atomically(json_path, results_json(demo, values, results, figures));
-    if (!trace_path.empty()) trace::write_chrome_trace(model, trace_path);
+    outputs.commit();
   } catch (const std::exception& e) {
-    err << "asyncscope: " << e.what() << "\n";
+    if (InterruptScope::signal_number() != 0) return interrupted();
+    say(err, e.what());
     return 1;
   }
-  return 0;
+  return 0;  // a signal after the commit came too late to undo it: the run is complete
 }
 
 }  // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
+  const int code = dispatch(argc, argv, out, err, launch_gui);
+  // Interrupted: said so already; the signal's nudges also fail writes to stdout.
+  if (InterruptScope::signal_number() != 0 && code >= 128) return code;
+  // A listing or table that did not reach its reader (a full disk, a closed
+  // pipe) is a failure, not success: the stream's error shows only at flush.
+  if (!out.flush()) {
+    say(err, "could not write to standard output (full disk or closed pipe?): what was printed is incomplete");
+    return code == 0 ? 1 : code;
+  }
+  return code;
+}
+
 }  // namespace asyncscope::app

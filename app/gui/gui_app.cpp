@@ -44,15 +44,17 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
   }
   for (const auto& [name, text] : request.params) program_panel_.values().set(name, text);
   update_title();
-  if (!request.view_file.empty()) open_trace(request.view_file);  // a failure shows in the status line
+  if (!request.view_file.empty() && !open_trace(request.view_file).empty()) ready = false;  // shown in the status line
   if (request.run && ready) {
     if (!request.vary.empty()) program_panel_.values().set(request.vary, request.vary_values[next_vary_++]);
     ready = start_run();
   }
-  // A run asked for that did not start: --quit-after-run still quits (after the screenshot), with exit 1.
-  if (request.run && !ready) {
-    pending_screenshot_frames_ = 3;
-    if (quit_when_done_) exit_code_ = 1;
+  // Whatever happens, --quit-after-run quits (after the screenshot, if any):
+  // at once when there is nothing to run, with exit 1 when what was asked
+  // for could not be done.
+  if (!ready || !request.run) {
+    if (!request.screenshot.empty() || quit_when_done_) pending_screenshot_frames_ = 3;
+    if (!ready && quit_when_done_) exit_code_ = 1;
   }
   // A scripted screenshot has no user: ignore the pointer, wherever the X
   // server left it, so no hover tooltip lands in the picture.
@@ -62,7 +64,6 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
     ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;
     ImGui::GetIO().IniFilename = nullptr;
   }
-  if (!request.screenshot.empty() && !request.run) pending_screenshot_frames_ = 3;
 }
 
 void GuiApp::set_status(std::string text, bool is_error) {
@@ -165,9 +166,10 @@ void GuiApp::poll_run() {
   if (runs_.current() == run && console_first_after(*run)) console_to_front_ = true;
   if (state == ProgramRunner::State::finished && next_vary_ < request_.vary_values.size()) {
     program_panel_.values().set(request_.vary, request_.vary_values[next_vary_++]);
-    start_run();
-    return;
+    if (start_run()) return;
+    if (quit_when_done_) exit_code_ = 1;  // refused: the script ends here, the reason in the status line
   }
+  // The scripted run is over (finished, failed, stopped or refused): screenshot, then quit if asked.
   if (!request_.screenshot.empty() || quit_when_done_) pending_screenshot_frames_ = 3;
 }
 

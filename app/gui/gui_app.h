@@ -38,6 +38,8 @@ class GuiApp {
   std::string take_screenshot_request();
   void screenshot_done(const std::string& error);
   int exit_code() const noexcept { return exit_code_; }
+  // A run is going on (the app's end will stop it).
+  bool running() const noexcept { return runner_.busy(); }
 
  private:
   // False when it did not start (a run is live, too much memory asked, a script unreadable).

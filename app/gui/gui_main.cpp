@@ -5,28 +5,40 @@
 #include "app/gui/gui.h"
 #include "app/gui/gui_app.h"
 #include "app/gui/window.h"
+#include "app/interrupt.h"
+#include "engine/base/quote.h"
 
 namespace asyncscope::app {
 
 int run_gui(const GuiRequest& request, std::ostream& err) {
   try {
     Window window("asyncscope", request.width, request.height);
+    // Outlives the app, whose end stops and joins a run still going: a signal
+    // then ends the frame loop as closing the window does, and an export or a
+    // screenshot under way is abandoned with its temporary file removed.
+    InterruptScope interrupt([] { Window::wake(); });
     GuiApp app(window, request);
-    while (!window.should_close()) {
+    while (!window.should_close() && InterruptScope::signal_number() == 0) {
       window.wait_for_frame(app.animating());
+      if (InterruptScope::signal_number() != 0) break;
       window.begin_frame();
       const bool keep_going = app.frame();
       const std::string shot = app.take_screenshot_request();
       const std::string error = window.end_frame(shot);
       if (!shot.empty()) {
-        if (!error.empty()) err << "asyncscope: " << error << "\n";
+        if (!error.empty()) err << "asyncscope: " << escape_controls(error) << "\n";
         app.screenshot_done(error);
       }
       if (!keep_going) break;
     }
+    if (const int signal = InterruptScope::signal_number(); signal != 0) {
+      err << "asyncscope: interrupted by " << InterruptScope::signal_name(signal) << ": the app was closed"
+          << (app.running() ? " and its run stopped" : "") << "\n";
+      return 128 + signal;
+    }
     return app.exit_code();
   } catch (const std::exception& e) {
-    err << "asyncscope: " << e.what() << "\n";
+    err << "asyncscope: " << escape_controls(e.what()) << "\n";
     return 1;
   }
 }

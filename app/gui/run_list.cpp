@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "app/interrupt.h"
+#include "engine/base/output_file.h"
 #include "engine/trace/chrome_trace.h"
 #include "widgets/time_axis.h"
 
@@ -100,7 +102,9 @@ RunRecord* RunList::compared() {
 }
 
 void export_trace(const RunRecord& run, const std::string& path) {
-  trace::write_chrome_trace(run.model, path, {run.title(), -1});
+  write_output(
+      path, [&run](std::ostream& out) { trace::write_chrome_trace(run.model, out, {run.title(), -1}); }, "trace",
+      [] { return InterruptScope::signal_number() != 0; });
 }
 
 }  // namespace asyncscope::app

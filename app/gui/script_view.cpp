@@ -8,10 +8,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <utility>
 
-#include "app/output_file.h"
 #include "app/gui/panel_style.h"
+#include "engine/base/output_file.h"
 #include "widgets/colors.h"
 #include "widgets/time_axis.h"
 
@@ -103,7 +104,7 @@ std::string ScriptView::load(const std::string& path) {
 std::string ScriptView::save() {
   if (path_.empty()) return "There is no script to save.";
   try {
-    write_file_atomically(path_, text_);
+    write_output(path_, [this](std::ostream& out) { out << text_; });
   } catch (const std::exception& e) {
     return e.what();
   }

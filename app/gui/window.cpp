@@ -7,17 +7,19 @@
 #include <stb/stb_image_write.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <ostream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
-#include "app/output_file.h"
+#include "app/interrupt.h"
+#include "engine/base/output_file.h"
+#include "engine/base/quote.h"
 
 namespace asyncscope::app {
 namespace {
@@ -144,6 +146,7 @@ Window::~Window() {
 
 bool Window::should_close() const { return glfwWindowShouldClose(window_) != 0; }
 void Window::set_title(const std::string& title) { glfwSetWindowTitle(window_, title.c_str()); }
+void Window::wake() { glfwPostEmptyEvent(); }
 
 void Window::wait_for_frame(bool animating, int fps) {
   if (animating) {
@@ -180,7 +183,6 @@ std::string Window::end_frame(const std::string& screenshot_path) {
 }
 
 std::string save_framebuffer_png(const std::string& path, int width, int height) {
-  if (const std::string why = check_writable(path); !why.empty()) return "cannot write " + path + ": " + why;
   std::vector<unsigned char> pixels(static_cast<size_t>(width) * height * 4);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadBuffer(GL_BACK);
@@ -193,14 +195,20 @@ std::string save_framebuffer_png(const std::string& path, int width, int height)
                 row);
   }
   for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // opaque, whatever the framebuffer's alpha
-  const std::string tmp = path + ".tmp.png";
-  if (!stbi_write_png(tmp.c_str(), width, height, 4, flipped.data(), static_cast<int>(row))) {
-    return "cannot write " + path + ": PNG encoding or writing failed";
+  // Encoded in memory, then written like every other output (temporary file, rename; streams; special files refused).
+  std::string png;
+  const auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, width, height, 4, flipped.data(), static_cast<int>(row))) {
+    return "cannot write " + quote(path) + ": PNG encoding failed";
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    return "cannot write " + path + ": " + why;
+  try {
+    write_output(
+        path, [&png](std::ostream& out) { out.write(png.data(), static_cast<std::streamsize>(png.size())); }, "",
+        [] { return InterruptScope::signal_number() != 0; });
+  } catch (const std::exception& e) {
+    return e.what();
   }
   return "";
 }

@@ -48,6 +48,8 @@ class Window {
   // A fixed-width font for program output, or nullptr (then use the default font).
   ImFont* mono_font() const noexcept { return mono_font_; }
   void set_title(const std::string& title);
+  // Ends a wait_for_frame now. Any thread (the only member that is).
+  static void wake();
 
  private:
   GLFWwindow* window_ = nullptr;

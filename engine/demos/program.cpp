@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/base/format.h"
+#include "engine/base/quote.h"
 #include "engine/cuda/cuda.h"
 
 namespace asyncscope::demos {
@@ -35,12 +36,12 @@ const Param& ParamValues::spec(const std::string& name) const {
   for (const Param& p : specs_) {
     if (p.name == name) return p;
   }
-  throw std::invalid_argument("unknown parameter '" + name + "'");
+  throw std::invalid_argument("unknown parameter " + quote(name));
 }
 
 void ParamValues::set(const std::string& name, const std::string& text) {
   const Param& p = spec(name);
-  const std::string what = "--" + name + " " + (text.empty() ? "''" : text);
+  const std::string what = "--" + name + " " + quote(text);
   switch (p.kind) {
     case Param::Kind::integer: {
       int64_t v = 0;
@@ -84,7 +85,7 @@ void ParamValues::set_choice(const std::string& name, const std::string& value) 
       return;
     }
   }
-  throw std::invalid_argument("--" + name + " " + (value.empty() ? "''" : value) + ": not one of " + allowed(p));
+  throw std::invalid_argument("--" + name + " " + quote(value) + ": not one of " + allowed(p));
 }
 
 int64_t ParamValues::integer(const std::string& name) const { return std::get<int64_t>(values_.at(spec(name).name)); }

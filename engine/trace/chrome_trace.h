@@ -28,6 +28,7 @@
 // is exported.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -54,19 +55,31 @@ struct ExportOptions {
 void write_chrome_trace(const TraceModel& model, std::ostream& out, const ExportOptions& options = {});
 std::string to_chrome_trace_json(const TraceModel& model, const ExportOptions& options = {});
 
-// Writes to a temporary file in the same folder, then renames it over `path`,
-// so a failure never leaves a truncated file or clobbers an existing one.
-// Throws std::runtime_error naming the path and the reason.
+// Writes as engine/base/output_file.h writes any output: to a temporary file
+// in the same folder renamed over `path` (a symbolic link is written
+// through), so a failure never leaves a truncated file or clobbers an
+// existing one; a FIFO, a device or a folder is refused, /dev/stdout and
+// /dev/stderr are streams. Throws std::runtime_error naming the path and the reason.
 void write_chrome_trace(const TraceModel& model, const std::string& path, const ExportOptions& options = {});
 
-// Reads an export back. Throws std::runtime_error with a one-line message on
-// anything it cannot read: "cannot read trace PATH: <errno text>" for a
-// missing or unreadable file; "PATH: <what is wrong>" (source_name for
+// The largest trace file read_chrome_trace opens (2 GiB, about 3 million ops
+// of our own exports); a bigger file is refused before it is read.
+inline constexpr int64_t kMaxTraceFileBytes = int64_t{2} << 30;
+
+// Reads an export back, streaming: the file's text is parsed as it is read,
+// never held whole. Throws std::runtime_error with a one-line message on
+// anything it cannot read: "cannot read trace 'PATH': <reason>" for a
+// missing or unreadable file, one that is not a regular file (a FIFO, a
+// device such as /dev/zero: refused at once, never read), or one over
+// kMaxTraceFileBytes; "'PATH': <what is wrong>" (source_name for
 // parse_chrome_trace) for invalid JSON, a Chrome trace not written by
 // asyncscope, a newer format version, missing or mistyped fields, or
 // out-of-range values.
 // Text that was not valid UTF-8 was written with U+FFFD replacements.
 TraceModel read_chrome_trace(const std::string& path);
 TraceModel parse_chrome_trace(std::string_view json, std::string_view source_name = "trace");
+// The same, parsing the text as it is read from `in`. An exception the
+// stream's buffer throws (a read error) reaches the caller as it is.
+TraceModel parse_chrome_trace(std::istream& in, std::string_view source_name = "trace");
 
 }  // namespace asyncscope::trace

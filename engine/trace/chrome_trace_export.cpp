@@ -1,14 +1,8 @@
 // Export half of chrome_trace.h. Events are serialised one at a time, so a
 // trace of millions of ops never exists as one JSON tree in memory.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <ostream>
 #include <sstream>
@@ -18,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/base/output_file.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/source_lines.h"
 
@@ -398,44 +393,6 @@ class Exporter {
   std::vector<std::vector<uint32_t>> waiters_;  // by op index: the syncs that waited for it
 };
 
-std::string errno_text(int err) { return std::strerror(err); }
-
-// An ostream over a file descriptor that remembers the first write error.
-class FdBuf : public std::streambuf {
- public:
-  explicit FdBuf(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof(buffer_)); }
-  int error() const { return error_; }
-
- protected:
-  int_type overflow(int_type ch) override {
-    if (sync() != 0) return traits_type::eof();
-    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
-      *pptr() = traits_type::to_char_type(ch);
-      pbump(1);
-    }
-    return traits_type::not_eof(ch);
-  }
-  int sync() override {
-    const char* p = pbase();
-    while (p < pptr()) {
-      const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        if (error_ == 0) error_ = n < 0 ? errno : EIO;
-        return -1;
-      }
-      p += n;
-    }
-    setp(buffer_, buffer_ + sizeof(buffer_));
-    return 0;
-  }
-
- private:
-  int fd_;
-  int error_ = 0;
-  char buffer_[1 << 16];
-};
-
 }  // namespace
 
 void write_chrome_trace(const TraceModel& model, std::ostream& out, const ExportOptions& options) {
@@ -449,49 +406,7 @@ std::string to_chrome_trace_json(const TraceModel& model, const ExportOptions& o
 }
 
 void write_chrome_trace(const TraceModel& model, const std::string& path, const ExportOptions& options) {
-  const auto fail = [&path](const std::string& reason) {
-    return std::runtime_error("cannot write trace " + path + ": " + reason);
-  };
-  if (path.empty()) throw fail("empty file name");
-  const std::filesystem::path target(path);
-  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  std::string tmp_name(".");  // hidden, beside the target: rename() then stays within one file system
-  tmp_name.append(target.filename().string()).append(".tmp-XXXXXX");
-  std::string tmp = (dir / tmp_name).string();
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw fail(errno_text(errno) + " (creating a temporary file in " + dir.string() + ")");
-  // A replaced file keeps its permissions; a new one gets the usual 0644, not mkstemp's 0600.
-  struct stat existing {};
-  ::fchmod(fd, ::stat(path.c_str(), &existing) == 0 ? existing.st_mode & 07777 : 0644);
-
-  const auto discard = [&](const std::string& reason) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return fail(reason);
-  };
-  FdBuf buf(fd);
-  {
-    std::ostream out(&buf);
-    try {
-      write_chrome_trace(model, out, options);
-    } catch (const std::exception& e) {
-      if (buf.error() != 0) throw discard(errno_text(buf.error()));
-      throw discard(e.what());
-    }
-    out.flush();
-    if (!out || buf.error() != 0) throw discard(errno_text(buf.error() != 0 ? buf.error() : EIO));
-  }
-  if (::fsync(fd) != 0) throw discard(errno_text(errno));
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw fail(errno_text(err));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw fail(errno_text(err));
-  }
+  write_output(path, [&](std::ostream& out) { write_chrome_trace(model, out, options); }, "trace");
 }
 
 }  // namespace asyncscope::trace

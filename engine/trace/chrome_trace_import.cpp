@@ -3,12 +3,7 @@
 // export holds the model and one event, not the whole document. Events are
 // first staged as read (metadata may come before or after them), then
 // checked against each other and assembled into the model.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+#include <istream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -18,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/base/quote.h"
 #include "engine/trace/chrome_trace.h"
 
 namespace asyncscope::trace {
@@ -88,12 +84,18 @@ struct StagedCounter {
 
 class Importer {
  public:
-  explicit Importer(std::string_view source) : source_(source) {}
+  explicit Importer(std::string_view source) : source_(escape_controls(source)) {}
 
-  TraceModel run(std::string_view text) {
+  TraceModel run(std::string_view text) { return run_parsed(text.begin(), text.end()); }
+  // Read as the parser asks for it: the file's text is never held whole.
+  TraceModel run(std::istream& in) { return run_parsed(in); }
+
+ private:
+  template <typename... Input>
+  TraceModel run_parsed(Input&&... input) {
     json doc;
     try {
-      doc = json::parse(text.begin(), text.end(), [this](int depth, json::parse_event_t event, json& parsed) {
+      doc = json::parse(std::forward<Input>(input)..., [this](int depth, json::parse_event_t event, json& parsed) {
         return on_parse_event(depth, event, parsed);
       });
     } catch (const json::exception& e) {
@@ -110,11 +112,12 @@ class Importer {
     return assemble();
   }
 
- private:
   // --- errors ---------------------------------------------------------------
 
+  // Text from the file is quoted where it is named; escape_controls also
+  // covers what a library's message (the JSON parser's) quotes from it.
   [[noreturn]] void fail_plain(const std::string& what) const {
-    throw std::runtime_error(std::string(source_) + ": " + what);
+    throw std::runtime_error(source_ + ": " + escape_controls(what));
   }
   [[noreturn]] void fail(const std::string& what) const {
     fail_plain(where_.empty() ? what : where_ + ": " + what);
@@ -197,7 +200,7 @@ class Importer {
     const std::string& d = get_string(obj, "device");
     if (d == "cpu") return DeviceKind::cpu;
     if (d == "cuda") return DeviceKind::cuda;
-    fail("unknown device \"" + d + "\"");
+    fail("unknown device " + quote(d, '"'));
   }
 
   // --- streaming ---------------------------------------------------------------
@@ -291,7 +294,7 @@ class Importer {
     where_ = "event #" + std::to_string(index);
     if (!e.is_object()) fail("expected an object, found " + a_json(e));
     const std::string& ph = get_string(e, "ph");
-    where_ += " (ph \"" + ph + "\")";
+    where_ += " (ph " + quote(ph, '"') + ")";
     if (ph == "M") {
       if (get_string(e, "name") == "thread_name") stage_lane(e, index);
     } else if (ph == "X") {
@@ -308,7 +311,7 @@ class Importer {
       } else if (cat == "sync") {
         stage_sync(args, tid, index);
       } else {
-        fail("unexpected X event category \"" + cat + "\"");
+        fail("unexpected X event category " + quote(cat, '"'));
       }
     } else if (ph == "i") {
       const json& args = args_of(e);
@@ -318,7 +321,7 @@ class Importer {
     } else if (ph == "C") {
       counters_.push_back(StagedCounter{index, get_string(e, "name"), get_time(e, "ns_ts"), get_int(args_of(e), "value")});
     } else if (ph != "s" && ph != "f") {  // flow arrows are derived from the model, not read
-      fail("unexpected event phase \"" + ph + "\"");
+      fail("unexpected event phase " + quote(ph, '"'));
     }
     where_.clear();
   }
@@ -334,7 +337,7 @@ class Importer {
     for (OpStatus status : {OpStatus::ok, OpStatus::failed, OpStatus::skipped, OpStatus::cancelled}) {
       if (s == to_string(status)) return status;
     }
-    fail("unknown op status \"" + s + "\"");
+    fail("unknown op status " + quote(s, '"'));
   }
 
   void stage_lane(const json& e, size_t index) {
@@ -347,7 +350,7 @@ class Importer {
       lane.index = get_uint(args, "index", lane.kind == "worker" ? UINT16_MAX : UINT32_MAX);
       lane.name = get_string(args, "name");
     } else if (lane.kind != "counters") {
-      fail("unknown lane kind \"" + lane.kind + "\"");
+      fail("unknown lane kind " + quote(lane.kind, '"'));
     }
     if (lane.kind == "worker") {
       lane.device = get_device(args);
@@ -359,7 +362,7 @@ class Importer {
         if (span == "launch") {
           lane.span = SpanKind::launch;
         } else if (span != "execute") {
-          fail("unknown lane span \"" + span + "\"");
+          fail("unknown lane span " + quote(span, '"'));
         }
       }
     }
@@ -391,7 +394,7 @@ class Importer {
       s.kind = static_cast<SyncKind>(k);
       known = kind == to_string(s.kind);
     }
-    if (!known) fail("unknown sync kind \"" + kind + "\"");
+    if (!known) fail("unknown sync kind " + quote(kind, '"'));
     s.begin = get_time(args, "ns_ts");
     s.end = s.begin + get_time(args, "ns_dur");
     s.target = get_uint(args, "target");
@@ -422,7 +425,7 @@ class Importer {
       if (lane.kind == "counters") continue;
       const bool worker = lane.kind == "worker";
       if (lane.index >= (worker ? workers : frontends) || named[(worker ? frontends : 0) + lane.index]) {
-        fail(lane.kind + " lane " + std::to_string(lane.index) + " is out of range or named twice");
+        fail(quote(lane.kind, '"') + " lane " + std::to_string(lane.index) + " is out of range or named twice");
       }
       named[(worker ? frontends : 0) + lane.index] = true;
       if (worker) {
@@ -546,12 +549,12 @@ class Importer {
     for (const StagedCounter& c : counters_) {
       at_event(c.event);
       const int index = model_.counter_index(c.name);
-      if (index < 0) fail("counter \"" + c.name + "\" is not in otherData.counter_names");
-      if (static_cast<size_t>(index) != next) fail("counter \"" + c.name + "\" is out of order within its sample");
+      if (index < 0) fail("counter " + quote(c.name, '"') + " is not in otherData.counter_names");
+      if (static_cast<size_t>(index) != next) fail("counter " + quote(c.name, '"') + " is out of order within its sample");
       if (next == 0) {
         model_.counters.push_back(CounterSample{c.t, {}});
       } else if (c.t != model_.counters.back().t) {
-        fail("counter \"" + c.name + "\" has another time than the rest of its sample");
+        fail("counter " + quote(c.name, '"') + " has another time than the rest of its sample");
       }
       model_.counters.back().values[index] = c.value;
       next = (next + 1) % n;
@@ -598,33 +601,5 @@ TraceModel parse_chrome_trace(std::string_view json_text, std::string_view sourc
   return Importer(source_name).run(json_text);
 }
 
-TraceModel read_chrome_trace(const std::string& path) {
-  const auto fail = [&path](int err) {
-    return std::runtime_error("cannot read trace " + path + ": " + std::strerror(err));
-  };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw fail(errno);
-  std::string text;
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw fail(EISDIR);
-  }
-  if (st.st_size > 0) text.reserve(static_cast<size_t>(st.st_size));
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw fail(err);
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return parse_chrome_trace(text, path);
-}
-
+TraceModel parse_chrome_trace(std::istream& in, std::string_view source_name) { return Importer(source_name).run(in); }
 }  // namespace asyncscope::trace

@@ -3,11 +3,15 @@
 #include "app/cli.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "engine/cuda/cuda.h"
@@ -25,6 +29,7 @@ using testing::CliResult;
 using testing::expect_bad_input;
 using testing::read;
 using testing::scratch;
+using testing::shell;
 
 TEST(Cli, HelpVersionAndList) {
   const CliResult help = cli({"--help"});
@@ -63,6 +68,49 @@ TEST(Cli, BadInputGivesOneLineAndExitTwo) {
   expect_bad_input({"run", "queued-vs-finished", "--size", "8", "--trace", folder}, "it is a folder");
 }
 
+// What the user typed or a file held is quoted and escaped in a message: a
+// newline cannot make it two lines, an ESC sequence cannot reach the terminal.
+TEST(Cli, MessagesEscapeUserText) {
+  const auto expect_escaped = [](const std::vector<std::string>& args, const std::string& fragment) {
+    expect_bad_input(args, fragment);
+    const CliResult r = cli(args);
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  };
+  expect_escaped({"run", "no\npe\x1b[31m"}, "unknown demo 'no\\npe\\x1b[31m'");
+  expect_escaped({"run", "sync-vs-async", "--iterations", "1\n\x1b[2J"}, "--iterations '1\\n\\x1b[2J': not a whole number");
+  expect_escaped({"run", "sync-vs-async", "--device", "\x1b]0;x\x07"}, "'\\x1b]0;x\\x07': not one of");
+  expect_escaped({"--demo", "bad\rname"}, "unknown demo 'bad\\rname'");
+  expect_escaped({"--demo", "memory-and-sync", "--bat\x1b" "ches", "3"}, "'--bat\\x1bches' is not an option");
+  expect_escaped({"run", "sync-vs-async", "--col\x1bour", "red"}, "--col\\x1bour");  // CLI11's own message
+  expect_escaped({"run", "queued-vs-finished", "--json", "/nonexistent/a\nb.json"}, "'/nonexistent/a\\nb.json'");
+
+  // A trace whose ph holds a newline and an escape sequence.
+  const std::string trace = scratch("evil.json");
+  ASSERT_EQ(cli({"run", "dependency-graph", "--size", "8", "--trace", trace}).code, 0);
+  nlohmann::json doc = nlohmann::json::parse(read(trace));
+  for (auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X") {
+      e["ph"] = "X\n\x1b[31mred";
+      break;
+    }
+  }
+  { std::ofstream(trace) << doc.dump(); }
+  expect_escaped({"view", trace, "--print"}, "(ph \"X\\n\\x1b[31mred\")");
+  // What --print shows of a file, its lane names, is escaped too.
+  const std::string named = scratch("named.json");
+  ASSERT_EQ(cli({"run", "dependency-graph", "--size", "8", "--trace", named}).code, 0);
+  doc = nlohmann::json::parse(read(named));
+  for (auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["lane"] == "frontend") e["args"]["name"] = "main\x1b[2J";
+  }
+  { std::ofstream(named) << doc.dump(); }
+  const CliResult printed = cli({"view", named, "--print"});
+  ASSERT_EQ(printed.code, 0) << printed.err;
+  EXPECT_NE(printed.out.find("  main\\x1b[2J: "), std::string::npos) << printed.out;
+  EXPECT_EQ(printed.out.find('\x1b'), std::string::npos) << printed.out;
+  expect_escaped({"view", trace}, "unexpected event phase \"X\\n\\x1b[31mred\"");
+}
+
 TEST(Cli, BadInputLeavesExistingFilesUntouched) {
   const std::string json = scratch("keep.json");
   { std::ofstream(json) << "precious"; }
@@ -85,7 +133,122 @@ TEST(Cli, RunPrintsTheTableAndWritesResultsJson) {
     EXPECT_TRUE(doc["results"].contains(key)) << key;
     EXPECT_TRUE(doc["results"][key].is_number()) << key;
   }
-  EXPECT_FALSE(fs::exists(json + ".tmp-" + std::to_string(::getpid())));
+  for (const auto& entry : fs::directory_iterator(fs::path(json).parent_path())) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+  }
+}
+
+// A listing or result table that never reached its reader is a failure:
+// exit 1 and one line on stderr, never a silent exit 0.
+TEST(Cli, LostStandardOutputExitsOne) {
+  struct Full : std::streambuf {
+    int overflow(int) override { return traits_type::eof(); }
+  } full;
+  std::ostream out(&full);
+  std::ostringstream err;
+  const char* argv[] = {"asyncscope", "list"};
+  EXPECT_EQ(run_cli(2, argv, out, err, [](const GuiRequest&) { return 0; }), 1);
+  const std::string said = err.str();
+  EXPECT_NE(said.find("could not write to standard output"), std::string::npos) << said;
+  EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  for (const char* command : {"list", "run dependency-graph --size 8", "--help"}) {
+    const CliResult r = shell(std::string("\"$ASYNCSCOPE\" ") + command + " > /dev/full");
+    EXPECT_EQ(r.code, 1) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("asyncscope: could not write to standard output"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << command << ": " << r.err;
+  }
+  // Bad input stays bad input (exit 2), whatever happened to stdout.
+  EXPECT_EQ(shell("\"$ASYNCSCOPE\" run nope > /dev/full").code, 2);
+}
+
+// Every output path is checked before the run (nothing printed, nothing
+// run): special files are refused and stay what they were, access()'s
+// answer for root is not trusted, and two outputs may not share a file.
+TEST(Cli, OutputPathsAreCheckedBeforeTheRun) {
+  const std::string dir = fs::path(scratch("x")).parent_path().string();
+  const std::string fifo = scratch("pipe");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  fs::remove(scratch("to-pipe"));
+  fs::create_symlink(fifo, scratch("to-pipe"));
+  const std::vector<std::string> run = {"run", "dependency-graph", "--size", "8"};
+  const auto with = [&run](std::vector<std::string> more) {
+    more.insert(more.begin(), run.begin(), run.end());
+    return more;
+  };
+  if (fs::exists("/proc/version")) {
+    expect_bad_input(with({"--json", "/proc/version"}), "cannot write --json '/proc/version': folder '/proc' does not take new files");
+  }
+  expect_bad_input(with({"--trace", fifo}), "cannot write --trace '" + fifo + "': it is a FIFO");
+  expect_bad_input(with({"--json", scratch("to-pipe")}), "a FIFO");
+  expect_bad_input(with({"--json", "/dev/null"}), "it is a character device");
+  expect_bad_input(with({"--json", scratch("same.json"), "--trace", scratch("same.json")}),
+                   "cannot write --trace '" + scratch("same.json") + "': it is also the --json output");
+  expect_bad_input(with({"--json", scratch("same.json"), "--trace", dir + "/./same.json"}), "the same file as --json");
+  expect_bad_input(with({"--json", "/dev/stdout", "--trace", "/dev/stdout"}), "it is also the --json output");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  if (::geteuid() == 0) {
+    const std::string full = scratch("full");
+    fs::remove(full);
+    if (::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0) {
+      expect_bad_input(with({"--json", full}), "it is a character device");
+      EXPECT_TRUE(fs::is_character_file(full));
+    }
+  }
+  // The app's screenshot too.
+  expect_bad_input({"--demo", "dependency-graph", "--screenshot", fifo, "--run"}, "it is a FIFO");
+}
+
+TEST(Cli, ASymbolicLinkOutputIsWrittenThrough) {
+  const std::string target = scratch("target.json");
+  const std::string link = scratch("link.json");
+  { std::ofstream(target) << "old"; }
+  fs::remove(link);
+  fs::create_symlink(target, link);
+  const CliResult r = cli({"run", "dependency-graph", "--size", "8", "--json", link});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(nlohmann::json::parse(read(target))["demo"], "dependency-graph");
+}
+
+// /dev/stdout and /dev/stderr are streams: written in place, after the table.
+TEST(Cli, StandardStreamsTakeOutputs) {
+  const CliResult r = cli({"run", "dependency-graph", "--size", "8", "--trace", "/dev/stdout", "--json", "/dev/stderr"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t table = r.out.find("dependency-graph (size=8");
+  const size_t trace = r.out.find("\n{");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  ASSERT_NE(trace, std::string::npos) << r.out;
+  EXPECT_LT(table, trace);
+  EXPECT_GT(nlohmann::json::parse(r.out.substr(trace))["traceEvents"].size(), 10u);
+  EXPECT_EQ(nlohmann::json::parse(r.err)["demo"], "dependency-graph");
+  // And from a real process, into a pipe.
+  const CliResult piped = shell("\"$ASYNCSCOPE\" run dependency-graph --size 8 --json /dev/stdout | cat");
+  EXPECT_EQ(piped.code, 0) << piped.err;
+  EXPECT_NE(piped.out.find("\"demo\": \"dependency-graph\""), std::string::npos) << piped.out;
+}
+
+// With --json and --trace, a failure to write either replaces neither: here
+// the trace outgrows the file size limit (ulimit -f) after the results JSON
+// was written in full.
+TEST(Cli, AFailedOutputReplacesNoOtherOutput) {
+  const std::string a = scratch("a.json"), b = scratch("b.json");
+  { std::ofstream(a) << "precious results"; }
+  { std::ofstream(b) << "precious trace"; }
+  const CliResult r = shell("ulimit -f 8 && trap '' XFSZ && \"$ASYNCSCOPE\" run dependency-graph --size 8 --json a.json --trace b.json");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("asyncscope: cannot write --trace 'b.json': File too large"), std::string::npos) << r.err;
+  EXPECT_EQ(read(a), "precious results");
+  EXPECT_EQ(read(b), "precious trace");
+  for (const auto& entry : fs::directory_iterator(fs::path(a).parent_path())) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+  }
+  // Without the limit, both are replaced.
+  ASSERT_EQ(shell("\"$ASYNCSCOPE\" run dependency-graph --size 8 --json a.json --trace b.json").code, 0);
+  EXPECT_EQ(nlohmann::json::parse(read(a))["demo"], "dependency-graph");
+  EXPECT_TRUE(nlohmann::json::parse(read(b)).contains("traceEvents"));
 }
 
 TEST(Cli, ResultsJsonKeysOfQueuedVsFinished) {
@@ -139,6 +302,8 @@ TEST(Cli, BadAppOptionsAreBadInputBeforeAnyWindowOpens) {
            {{"--demo", "memory-and-sync", "--vary", "sync=none,sometimes", "--run"}, "not one of"},
            {{"--demo", "memory-and-sync", "--vary", "sync", "--run"}, "--vary needs NAME=VALUE"},
            {{"--demo", "memory-and-sync", "--vary", "sync=none,item"}, "--vary needs --run"},
+           {{"--demo", "dependency-graph", "--size", "30000", "--run"}, "more than the memory budget"},
+           {{"--demo", "dependency-graph", "--vary", "size=64,30000", "--run"}, "more than the memory budget"},
        }) {
     const CliResult r = cli(args);
     EXPECT_EQ(r.code, 2) << fragment;
@@ -153,6 +318,36 @@ TEST(Cli, BadAppOptionsAreBadInputBeforeAnyWindowOpens) {
   }
 }
 
+// --window-size is digits 'x' digits and nothing else, within documented
+// bounds; anything else is bad input before a window opens.
+TEST(Cli, WindowSizeIsParsedStrictlyAndBounded) {
+  for (const char* bad : {"1280x800junk", "99999999999x800", "1280x99999999999", "2147483648x800", "1280 x800",
+                          " 1280x800", "+1280x800", "-1280x800", "1280x", "x800", "1280X800", "1280", "", "x",
+                          "319x800", "1280x239", "16385x800", "1280x16385", "0x0", "1280x800x600", "1e3x800"}) {
+    const CliResult r = cli({"--demo", "sync-vs-async", "--window-size", bad});
+    EXPECT_EQ(r.code, 2) << "'" << bad << "'";
+    EXPECT_NE(r.err.find("--window-size"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("from 320x240 to 16384x16384"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.windows.empty()) << "'" << bad << "'";
+  }
+  for (const auto& [text, w, h] : std::vector<std::tuple<std::string, int, int>>{
+           {"320x240", 320, 240}, {"16384x16384", 16384, 16384}, {"01280x0800", 1280, 800}}) {
+    const CliResult r = cli({"--window-size", text});
+    ASSERT_EQ(r.code, 0) << text << ": " << r.err;
+    ASSERT_EQ(r.windows.size(), 1u);
+    EXPECT_EQ(r.windows[0].width, w);
+    EXPECT_EQ(r.windows[0].height, h);
+  }
+  const std::string trace = scratch("sized.json");
+  ASSERT_EQ(cli({"run", "dependency-graph", "--size", "8", "--trace", trace}).code, 0);
+  const CliResult view = cli({"--window-size", "800x600", "view", trace});
+  ASSERT_EQ(view.code, 0) << view.err;
+  ASSERT_EQ(view.windows.size(), 1u);
+  EXPECT_EQ(view.windows[0].width, 800);
+  EXPECT_EQ(view.windows[0].height, 600);
+}
+
 TEST(Cli, ViewOpensASavedTraceAndPrintDescribesIt) {
   const std::string trace = scratch("view.json");
   ASSERT_EQ(cli({"run", "dependency-graph", "--size", "16", "--trace", trace}).code, 0);
@@ -165,6 +360,24 @@ TEST(Cli, ViewOpensASavedTraceAndPrintDescribesIt) {
   EXPECT_NE(printed.out.find("8 ops"), std::string::npos) << printed.out;
   EXPECT_NE(printed.out.find("CPU worker "), std::string::npos) << printed.out;  // which worker ran them varies
   EXPECT_TRUE(printed.windows.empty());
+}
+
+// view refuses what is not a regular trace file at once, with one line and
+// exit 2, before any window opens: a FIFO used to hang, /dev/zero to read
+// until bad_alloc.
+TEST(Cli, ViewRefusesSpecialFilesAtOnce) {
+  const std::string fifo = scratch("pipe.json");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+    if (!fs::exists(path)) continue;
+    for (const bool print : {true, false}) {
+      std::vector<std::string> args = {"view", path};
+      if (print) args.push_back("--print");
+      expect_bad_input(args, "cannot read trace '" + path + "': it is a");
+      EXPECT_TRUE(cli(args).windows.empty());
+    }
+  }
 }
 
 // A GPU op is on two lanes, its launch and its GPU execution: counted once as

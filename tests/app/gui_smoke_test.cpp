@@ -3,10 +3,13 @@
 // size, and the op colours of the demo's spans in the lane area.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <stb/stb_image.h>
 
@@ -29,8 +32,10 @@ std::string scratch(const std::string& name) {
 
 // Runs the app under a private X server (its output in LOG), with `env`
 // ("NAME=value ...") in its environment; returns its exit code.
-int run_app(const std::string& args, const std::string& log, const std::string& env = "") {
+// With `timeout_s` > 0, under `timeout` (a hang is exit 124).
+int run_app(const std::string& args, const std::string& log, const std::string& env = "", int timeout_s = 0) {
   const std::string cmd = (env.empty() ? "" : "env " + env + " ") + "xvfb-run -a -s '-screen 0 1600x1000x24' " +
+                          (timeout_s > 0 ? "timeout " + std::to_string(timeout_s) + " " : "") +
                           std::string(ASYNCSCOPE_EXE) + " " + args + " > " + log + " 2>&1";
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -235,6 +240,101 @@ TEST(GuiSmoke, AScriptThatCannotBeReadIsRefusedBeforeAWindowOpens) {
   std::ifstream in(log);
   const std::string text(std::istreambuf_iterator<char>(in), {});
   EXPECT_EQ(text, "asyncscope: --script: cannot read /nonexistent/x.py: no such file\n");
+}
+
+// Runs the executable without any display (a window it tried to open would
+// fail with exit 1), under `timeout` (a hang is exit 124, not a stuck test).
+// Returns the exit code; what it printed goes to `log`.
+int run_headless(const std::string& args, const std::string& log, const std::string& env = "") {
+  const std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY " + env + " timeout 60 " + std::string(ASYNCSCOPE_EXE) + " " +
+                          args + " > " + log + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Settings `run` would refuse are refused by the app the same way, before a
+// window opens: one line, exit 2 (they used to open a window that refused the
+// run and then waited forever under --quit-after-run).
+TEST(GuiSmoke, RefusedSettingsAreBadInputBeforeAWindowOpens) {
+  const std::string png = scratch("refused.png");
+  for (const auto& [args, env] : std::vector<std::pair<std::string, std::string>>{
+           {"--demo dependency-graph --size 30000 --run --quit-after-run --screenshot " + png, ""},
+           {"--demo dependency-graph --run --quit-after-run --screenshot " + png, "ASYNCSCOPE_MEMORY_BUDGET_MB=50"},
+           {"--demo dependency-graph --vary size=64,30000 --run --quit-after-run --screenshot " + png, ""},
+       }) {
+    const std::string log = scratch("refused.log");
+    EXPECT_EQ(run_headless(args, log, env), 2) << args << ": " << text_of(log);
+    const std::string said = text_of(log);
+    EXPECT_EQ(said.rfind("asyncscope: these parameters need about ", 0), 0u) << said;
+    EXPECT_NE(said.find("more than the memory budget"), std::string::npos) << said;
+    EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+    EXPECT_FALSE(fs::exists(png));
+  }
+}
+
+// --quit-after-run quits whatever happens: with nothing to run, after a
+// trace is shown, and (exit 1) after a run that failed.
+TEST(GuiSmoke, QuitAfterRunQuitsWhateverHappens) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (make test installs it)";
+  const std::string log = scratch("quit.log");
+  EXPECT_EQ(run_app("--demo dependency-graph --quit-after-run", log, "", 60), 0) << text_of(log);
+  const std::string trace = scratch("quit-trace.json");
+  ASSERT_EQ(std::system((std::string(ASYNCSCOPE_EXE) + " run dependency-graph --size 16 --trace " + trace +
+                         " > /dev/null").c_str()),
+            0);
+  EXPECT_EQ(run_app("view " + trace + " --quit-after-run", log, "", 60), 0) << text_of(log);
+  const std::string script = scratch("fails.py");
+  std::ofstream(script) << "raise RuntimeError('this run fails')\n";
+  EXPECT_EQ(run_app("--script " + script + " --run --quit-after-run", log, "", 60), 1) << text_of(log);
+}
+
+// SIGTERM, or the app closed with Ctrl+Q, while a run is going on: the run
+// is stopped and the app ends within seconds (SIGTERM: exit 143, one line),
+// with no screenshot or temporary file left behind.
+TEST(GuiSmoke, SigtermOrQuitDuringARunEndsTheAppPromptly) {
+  if (!have_xvfb() || std::system("command -v xdotool > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  }
+  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / "interrupt";
+  for (const std::string how : {"kill -TERM $app", "xdotool key --window $wid ctrl+q"}) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string script = (dir / "stop.sh").string();
+    {
+      std::ofstream out(script);
+      // memory-and-sync runs ~10 s from the command line, longer in the window.
+      out << "cd " << dir << "\n"
+          << ASYNCSCOPE_EXE << " --demo memory-and-sync --sync item --run --screenshot shot.png 2> app.err &\n"
+          << "app=$!\n"
+          << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
+          << "sleep 2\n"
+          << "start=$(date +%s%N)\n"
+          << how << "\n"
+          << "wait $app; code=$?\n"
+          << "echo $code $(( ($(date +%s%N) - start) / 1000000 )) > result\n";
+    }
+    std::system(("xvfb-run -a -s '-screen 0 1600x1000x24' timeout 90 bash " + script + " > " +
+                 (dir / "stop.log").string() + " 2>&1").c_str());
+    int code = -1, ms = -1;
+    std::ifstream(dir / "result") >> code >> ms;
+    const bool term = how.rfind("kill", 0) == 0;
+    EXPECT_EQ(code, term ? 143 : 0) << how << "; see " << dir;
+    EXPECT_GE(ms, 0) << how;
+    EXPECT_LT(ms, 5000) << how << ": the app took " << ms << " ms to end";
+    const std::string said = text_of((dir / "app.err").string());
+    if (term) {
+      EXPECT_EQ(said, "asyncscope: interrupted by SIGTERM: the app was closed and its run stopped\n") << said;
+    }
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      EXPECT_TRUE(name == "stop.sh" || name == "stop.log" || name == "result" || name == "app.err") << name;
+    }
+  }
 }
 
 TEST(GuiSmoke, ViewRendersTheLanesOfAnExportedTrace) {

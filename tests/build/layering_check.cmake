@@ -15,7 +15,7 @@ set(folders engine/base engine/trace engine/core engine/cuda engine/tensor engin
 
 # What each layer's sources may include (besides their own folder).
 set(allowed_asyncscope_base "")
-set(allowed_asyncscope_trace "")
+set(allowed_asyncscope_trace engine/base)
 set(allowed_asyncscope_core engine/trace)
 set(allowed_asyncscope_cuda engine/core engine/trace engine/base)
 set(allowed_asyncscope_tensor engine/core engine/trace engine/base engine/cuda)

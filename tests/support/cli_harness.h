@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -46,6 +49,25 @@ inline std::string scratch(const std::string& name) {
 inline std::string read(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs `script` with /bin/sh in the test's scratch folder, with the real
+// executable in $ASYNCSCOPE: its exit status (128 + N when killed by signal N),
+// and what it wrote to stdout and stderr unless the script redirects them.
+// For what only a process shows: signals, full disks, file size limits.
+inline CliResult shell(const std::string& script) {
+  const std::string dir = scratch("");
+  const std::string file = dir + "script.sh";
+  {
+    std::ofstream out(file);
+    out << "cd '" << dir << "' || exit 99\nASYNCSCOPE='" << ASYNCSCOPE_EXE << "'\n" << script << "\n";
+  }
+  const int status = std::system(("sh '" + file + "' > '" + dir + "stdout.txt' 2> '" + dir + "stderr.txt'").c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+  r.out = read(dir + "stdout.txt");
+  r.err = read(dir + "stderr.txt");
+  return r;
 }
 
 // Bad input: exit 2, exactly one line on stderr, nothing on stdout.

@@ -633,6 +633,24 @@ TEST(ChromeTrace, WrongFieldsAreRejectedWithTheirName) {
   expect_rejected(doc.dump(), "event #" + std::to_string(doc["traceEvents"].size() - 1) + " (ph \"X\"): missing field");
 }
 
+// Text from the file reaches the message escaped: a newline or an escape
+// sequence in it neither breaks the line nor drives the terminal.
+TEST(ChromeTrace, TextFromTheFileIsEscapedInMessages) {
+  const std::string message =
+      import_error(with_event_changed([](const json& e) { return e["ph"] == "X"; },
+                                      [](json& e) { e["ph"] = "X\n\x1b[2J\x1b]0;owned\x07"; }));
+  EXPECT_NE(message.find("(ph \"X\\n\\x1b[2J\\x1b]0;owned\\x07\")"), std::string::npos) << message;
+  EXPECT_NE(message.find("unexpected event phase \"X\\n"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
+  const std::string counter = import_error(
+      with_event_changed([](const json& e) { return e["ph"] == "C"; }, [](json& e) { e["name"] = "rss\"\r"; }));
+  EXPECT_NE(counter.find("counter \"rss\\\"\\r\" is not in"), std::string::npos) << counter;
+  // The JSON parser's own message quotes the input too.
+  const std::string broken = import_error("{\"traceEvents\": [\x1b[31m");
+  EXPECT_EQ(broken.find('\x1b'), std::string::npos) << broken;
+}
+
 TEST(ChromeTrace, DuplicatedEventsAreRejected) {
   json doc = json::parse(to_chrome_trace_json(hand_model()));
   for (const json& e : json(doc["traceEvents"])) {
@@ -688,12 +706,35 @@ std::string read_error(const std::string& path) {
 TEST(ChromeTrace, MissingFileOrFolderGivesTheReason) {
   ScratchDir dir;
   EXPECT_EQ(read_error(dir.file("missing.json")),
-            "cannot read trace " + dir.file("missing.json") + ": No such file or directory");
+            "cannot read trace '" + dir.file("missing.json") + "': No such file or directory");
   fs::create_directory(dir.file("folder.json"));
-  EXPECT_EQ(read_error(dir.file("folder.json")), "cannot read trace " + dir.file("folder.json") + ": Is a directory");
+  EXPECT_EQ(read_error(dir.file("folder.json")), "cannot read trace '" + dir.file("folder.json") + "': Is a directory");
   write_text(dir.file("bad.json"), "{\"traceEvents\": [");
   const std::string message = read_error(dir.file("bad.json"));
-  EXPECT_EQ(message.rfind(dir.file("bad.json") + ": not valid JSON (parse error at line 1", 0), 0u) << message;
+  EXPECT_EQ(message.rfind("'" + dir.file("bad.json") + "': not valid JSON (parse error at line 1", 0), 0u) << message;
+}
+
+// Only regular files are read: a FIFO would block the open (or the read)
+// forever, /dev/zero would be read until memory runs out. Both are refused
+// at once, as is a file over the size cap, before a byte is read.
+TEST(ChromeTrace, SpecialAndOversizedFilesAreRefusedBeforeReading) {
+  ScratchDir dir;
+  const std::string fifo = dir.file("pipe.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_EQ(read_error(fifo), "cannot read trace '" + fifo + "': it is a FIFO (named pipe), not a trace file");
+  if (fs::exists("/dev/zero")) {
+    EXPECT_EQ(read_error("/dev/zero"), "cannot read trace '/dev/zero': it is a character device, not a trace file");
+  }
+  // Sparse: no disk space used, and never read.
+  const std::string big = dir.file("big.json");
+  { std::ofstream(big) << "{}"; }
+  fs::resize_file(big, static_cast<uintmax_t>(kMaxTraceFileBytes) + 1);
+  EXPECT_EQ(read_error(big), "cannot read trace '" + big + "': it is " + std::to_string(kMaxTraceFileBytes + 1) +
+                                 " bytes, more than the 2147483648 bytes a trace file may have");
+  // A link to a trace reads the trace.
+  write_chrome_trace(hand_model(), dir.file("real.json"));
+  fs::create_symlink(dir.file("real.json"), dir.file("link.json"));
+  EXPECT_EQ(read_chrome_trace(dir.file("link.json")).ops.size(), hand_model().ops.size());
 }
 
 // --- failed writes ---------------------------------------------------------------
@@ -711,17 +752,16 @@ TEST(ChromeTrace, FailedWritesThrowAndLeaveExistingFilesUntouched) {
   ScratchDir dir;
   const TraceModel m = hand_model();
   std::string message = write_error(m, dir.file("no_such_folder/t.json"));
-  EXPECT_EQ(message.rfind("cannot write trace " + dir.file("no_such_folder/t.json") + ": No such file or directory", 0),
-            0u)
-      << message;
+  EXPECT_EQ(message, "cannot write trace '" + dir.file("no_such_folder/t.json") + "': folder '" +
+                         dir.file("no_such_folder") + "' does not exist");
 
   write_text(dir.file("file"), "a file, not a folder");
   message = write_error(m, dir.file("file/t.json"));
-  EXPECT_NE(message.find("Not a directory"), std::string::npos) << message;
+  EXPECT_NE(message.find("'" + dir.file("file") + "' is not a folder"), std::string::npos) << message;
 
   fs::create_directory(dir.file("folder.json"));
   message = write_error(m, dir.file("folder.json"));
-  EXPECT_NE(message.find("Is a directory"), std::string::npos) << message;
+  EXPECT_NE(message.find("it is a folder"), std::string::npos) << message;
 
   // A model that cannot be written fails half way: the old file stays as it was.
   write_text(dir.file("old.json"), "the previous trace");

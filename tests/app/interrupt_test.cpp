@@ -1,0 +1,152 @@
+// SIGINT and SIGTERM sent to the real executable: during a run, during the
+// export of its outputs (blocked writing into a pipe nobody reads), and during
+// a script's blocking call. Each time the process stops promptly, exits
+// 128 + the signal with one line on stderr, replaces no output and leaves no
+// temporary file behind.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/cli_harness.h"
+
+namespace asyncscope::app {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// The executable in `dir` with `args`, stdout to `out_fd` (or a file), stderr
+// to dir/stderr.txt. fork + exec: only async-signal-safe calls in the child.
+pid_t spawn(const std::string& dir, const std::vector<std::string>& args, int out_fd = -1) {
+  std::vector<std::string> all = {ASYNCSCOPE_EXE};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string out_path = dir + "/stdout.txt", err_path = dir + "/stderr.txt";
+  const int out = out_fd >= 0 ? out_fd : ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(dir.c_str()) != 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(99);
+    ::execv(argv[0], argv.data());
+    ::_exit(98);
+  }
+  if (out_fd < 0) ::close(out);
+  ::close(err);
+  return pid;
+}
+
+// The exit status; 1000 + N if the signal N killed it (no cleanup ran);
+// -1 if it did not end within `limit` (then it is killed).
+int wait_for(pid_t pid, std::chrono::seconds limit) {
+  const auto end = Clock::now() + limit;
+  while (Clock::now() < end) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  return -1;
+}
+
+std::vector<std::string> temporaries(const std::string& dir) {
+  std::vector<std::string> found;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(".tmp-") != std::string::npos) found.push_back(name);
+  }
+  return found;
+}
+
+std::string folder() {
+  const std::string dir = fs::path(testing::scratch("x")).parent_path().string();
+  for (const auto& entry : fs::directory_iterator(dir)) fs::remove_all(entry.path());
+  return dir;
+}
+
+// One message, the last line of stderr (after any progress lines: stderr is not a terminal here).
+void expect_one_line(const std::string& dir, const std::string& fragment) {
+  const std::string said = testing::read(dir + "/stderr.txt");
+  const size_t at = said.find("asyncscope: ");
+  ASSERT_NE(at, std::string::npos) << said;
+  EXPECT_EQ(said.find("asyncscope: ", at + 1), std::string::npos) << said;
+  EXPECT_EQ(said.find(fragment), at) << said;
+  EXPECT_EQ(said.find('\n', at), said.size() - 1) << said;
+}
+
+TEST(Interrupt, SigintStopsARunAndWritesNothing) {
+  const std::string dir = folder();
+  std::ofstream(dir + "/a.json") << "precious";
+  // About 10 s uninterrupted on two cores.
+  const pid_t pid = spawn(dir, {"run", "memory-and-sync", "--sync", "item", "--json", "a.json", "--trace", "b.json"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto sent = Clock::now();
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(wait_for(pid, std::chrono::seconds(60)), 130);
+  EXPECT_LT(Clock::now() - sent, std::chrono::seconds(5)) << "the run did not stop promptly";
+  expect_one_line(dir, "asyncscope: interrupted by SIGINT: stopped before the end; no output file was written or replaced");
+  EXPECT_EQ(testing::read(dir + "/a.json"), "precious");
+  EXPECT_FALSE(fs::exists(dir + "/b.json"));
+  EXPECT_TRUE(temporaries(dir).empty());
+}
+
+// The export blocks writing the trace into a pipe nobody reads, after the
+// results JSON was written to its temporary file: SIGTERM then abandons the
+// export, removes the temporary file and keeps the old results.
+TEST(Interrupt, SigtermDuringTheExportRemovesItsTemporaryFiles) {
+  const std::string dir = folder();
+  std::ofstream(dir + "/a.json") << "precious";
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
+  const pid_t pid = spawn(dir, {"run", "sync-vs-async", "--iterations", "2000", "--size", "16", "--json", "a.json",
+                                "--trace", "/dev/stdout"},
+                          pipe_fds[1]);
+  ::close(pipe_fds[1]);
+  const auto end = Clock::now() + std::chrono::seconds(60);
+  while (temporaries(dir).empty() && Clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_FALSE(temporaries(dir).empty()) << "the export never began";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // blocked on the full pipe by now
+  ::kill(pid, SIGTERM);
+  EXPECT_EQ(wait_for(pid, std::chrono::seconds(30)), 143);
+  ::close(pipe_fds[0]);
+  expect_one_line(dir, "asyncscope: interrupted by SIGTERM");
+  EXPECT_EQ(testing::read(dir + "/a.json"), "precious");
+  EXPECT_TRUE(temporaries(dir).empty()) << temporaries(dir).front();
+}
+
+// A script in a blocking call and one in a pure-Python loop both stop.
+TEST(Interrupt, SigintStopsAScriptWhereverItIs) {
+  for (const char* body : {"import time\ntime.sleep(120)\n", "while True:\n    pass\n"}) {
+    const std::string dir = folder();
+    std::ofstream(dir + "/wait.py") << "print('started', flush=True)\n" << body;
+    const pid_t pid = spawn(dir, {"script", "wait.py", "--json", "r.json"});
+    const auto end = Clock::now() + std::chrono::seconds(60);
+    while (testing::read(dir + "/stdout.txt").empty() && Clock::now() < end) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const auto sent = Clock::now();
+    ::kill(pid, SIGINT);
+    EXPECT_EQ(wait_for(pid, std::chrono::seconds(30)), 130) << body;
+    EXPECT_LT(Clock::now() - sent, std::chrono::seconds(5)) << body;
+    expect_one_line(dir, "asyncscope: interrupted by SIGINT");
+    EXPECT_FALSE(fs::exists(dir + "/r.json"));
+  }
+}
+
+}  // namespace
+}  // namespace asyncscope::app
