@@ -92,7 +92,9 @@ TEST(CliScript, LinesTraceEachOpAndWaitToItsSourceLine) {
   for (const auto& e : t["traceEvents"]) {
     if (e.value("cat", "") != "enqueue" && e.value("cat", "") != "sync") continue;
     if (e["args"].contains("source")) ++attributed;
-    if (e.value("name", "") == "uniform") EXPECT_EQ(e["args"].value("source", ""), script + ":10");
+    if (e.value("name", "") == "uniform") {
+      EXPECT_EQ(e["args"].value("source", ""), script + ":10");
+    }
     // The host's own waits after the script ended have no line.
     if (e.value("name", "") == "wait_all") waitall_of_line_11 += e["args"].value("source", "") == script + ":11";
   }

@@ -158,11 +158,16 @@ TEST(ScriptViewMargin, FiguresOfARealRunLandOnTheirLinesAndTheHighlightPicksExac
   ASSERT_NE(ones, m.ops.end());
   ASSERT_TRUE(view.select_line_of_op(m, ones - m.ops.begin()));
   EXPECT_EQ(view.selected_line(), 2u);
-  // An op of no line (a free), or no op, selects nothing and keeps the selection.
-  const auto internal = std::find_if(m.ops.begin(), m.ops.end(), [](const trace::OpInfo& op) { return op.internal; });
-  if (internal != m.ops.end()) {
-    EXPECT_FALSE(view.select_line_of_op(m, internal - m.ops.begin()));
-  }
+  // A free selects the line that dropped the array: line 4's `y = ...`
+  // replaces the y of the iteration before.
+  const auto freed = std::find_if(m.ops.begin(), m.ops.end(), [&m](const trace::OpInfo& op) {
+    return op.known() && op.internal && m.op_name(op) == "free" && m.source_of(op.source) != nullptr;
+  });
+  ASSERT_NE(freed, m.ops.end());
+  ASSERT_TRUE(view.select_line_of_op(m, freed - m.ops.begin()));
+  EXPECT_EQ(m.source_of(freed->source)->line, view.selected_line());
+  ASSERT_TRUE(view.select_line_of_op(m, ones - m.ops.begin()));
+  // No op selects nothing and keeps the selection.
   EXPECT_FALSE(view.select_line_of_op(m, -1));
   EXPECT_FALSE(view.select_line_of_op(m, static_cast<int64_t>(m.ops.size())));
   EXPECT_EQ(view.selected_line(), 2u);
