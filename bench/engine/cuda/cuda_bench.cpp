@@ -2,10 +2,13 @@
 //   - cuBLAS GEMM 4096^2 pushed through the engine vs raw cuBLAS calls on the
 //     same stream: ratio >= 0.95;
 //   - push cost of a GPU op (y = x + 1 on a 2-element cuda array): <= 5 us;
-//   - 10 x (normal + matmul 1000^2): enqueue time vs synchronised time.
+//   - 10 x (normal + matmul 1000^2): enqueue time vs synchronised time;
+//   - the device's idle gap between two dependent kernels (same-stream
+//     successors are submitted at their producer's launch): < 5 us.
 // Without a usable GPU each one reports "skipped" with the reason.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +19,7 @@
 #include "engine/cuda/kernels.h"
 #include "engine/tensor/ops.h"
 #include "engine/trace/clock.h"
+#include "engine/trace/model.h"
 
 namespace asyncscope {
 namespace {
@@ -136,6 +140,49 @@ void BM_CudaNormalMatmulEnqueueVsSync(benchmark::State& state) {
   state.SetLabel(cuda::status().device_name);
 }
 BENCHMARK(BM_CudaNormalMatmulEnqueueVsSync)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+
+// A chain of dependent tiny kernels (y = y + 1 on 2 elements) on the one
+// stream: the gap on the device between one kernel's end and the next one's
+// start, from the CUDA events in the trace. Without same-stream successors
+// each gap held a completion round trip through the host (event poll, var
+// release, dispatch, launch). Reported: the median and 90th percentile gap.
+void BM_CudaDependentKernelGap(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  constexpr int kChain = 2000;
+  Context::Options options;
+  options.device = Device::cuda(0);
+  options.engine.recorder = std::make_shared<trace::Recorder>();
+  auto ctx = Context::create(options);
+  NDArray y = full(ctx, {2}, 0.0f);
+  (y + 1.0f).wait_to_read();  // warm-up: the kernel's first launch
+  std::vector<double> gaps_us;
+  for (auto _ : state) {
+    const int64_t t0 = trace::now_ns();
+    for (int i = 0; i < kChain; ++i) y = y + 1.0f;
+    y.wait_to_read();
+    state.SetIterationTime(static_cast<double>(trace::now_ns() - t0) * 1e-9);
+  }
+  const trace::TraceModel m = trace::snapshot(*options.engine.recorder);
+  std::vector<const trace::OpInfo*> chain;
+  for (const trace::OpInfo& op : m.ops) {
+    if (op.known() && op.executed() && op.device != DeviceKind::cpu && m.op_name(op) == "add_scalar") {
+      chain.push_back(&op);
+    }
+  }
+  // Consecutive ops of one chain (ids in push order; a chain's first op
+  // follows the wait that ended the one before, so that gap is left out).
+  for (size_t i = 1; i < chain.size(); ++i) {
+    if (chain[i]->enqueue < chain[i - 1]->end) gaps_us.push_back(static_cast<double>(chain[i]->start - chain[i - 1]->end) / 1e3);
+  }
+  std::sort(gaps_us.begin(), gaps_us.end());
+  if (!gaps_us.empty()) {
+    state.counters["gap_median_us"] = gaps_us[gaps_us.size() / 2];
+    state.counters["gap_p90_us"] = gaps_us[gaps_us.size() * 9 / 10];
+    state.counters["gaps"] = static_cast<double>(gaps_us.size());
+  }
+  state.SetLabel(cuda::status().device_name);
+}
+BENCHMARK(BM_CudaDependentKernelGap)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 
 }  // namespace
 }  // namespace asyncscope
