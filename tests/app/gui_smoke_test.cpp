@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,6 +158,44 @@ TEST(GuiSmoke, KeyboardShortcutsRunExportAndScreenshot) {
   }
   EXPECT_EQ(json, 1) << "Ctrl+S, Enter did not export the run's trace (see " << dir << "/keys.log)";
   EXPECT_EQ(png, 1) << "Ctrl+P did not save a screenshot";
+}
+
+// Space starts a run and Space again stops it: memory-and-sync without a
+// sync enqueues every batch at once and trains for seconds, so a stop a
+// second in drops the batches not started yet: the run exported after the
+// stop (Ctrl+S, Enter) holds ops marked cancelled.
+TEST(GuiSmoke, SpaceStopsARunningDemo) {
+  if (!have_xvfb() || std::system("command -v xdotool > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  }
+  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / "space";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string script = (dir / "space.sh").string();
+  {
+    std::ofstream out(script);
+    out << "cd " << dir << "\n"
+        << ASYNCSCOPE_EXE << " --demo memory-and-sync --sync none --batches 400 --batch-size 1024 &\n"
+        << "app=$!\n"
+        << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
+        << "sleep 1\n"
+        << "xdotool key --window $wid space; sleep 1.5\n"
+        << "xdotool key --window $wid space; sleep 2\n"
+        << "xdotool key --window $wid ctrl+s; sleep 0.5\n"
+        << "xdotool key --window $wid Return; sleep 1\n"
+        << "kill $app; wait $app\n";
+  }
+  std::system(("xvfb-run -a -s '-screen 0 1600x1000x24' bash " + script + " > " + (dir / "space.log").string() +
+               " 2>&1").c_str());
+  fs::path exported;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".json") exported = entry.path();
+  }
+  ASSERT_FALSE(exported.empty()) << "no export after the stop (see " << dir << "/space.log)";
+  std::ifstream in(exported);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"status\":\"cancelled\""), std::string::npos) << "no op was dropped by the stop";
+  EXPECT_NE(text.find("\"name\":\"normal\""), std::string::npos) << "the run never started";
 }
 
 // A person reading what the demo printed: Space runs queued-vs-finished

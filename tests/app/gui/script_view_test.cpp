@@ -17,6 +17,7 @@
 #include "app/gui/run_list.h"
 #include "app/gui/runner.h"
 #include "app/gui/script_library.h"
+#include "support/proc_status.h"
 #include "support/timeout.h"
 #include "widgets/source_highlight.h"
 
@@ -285,15 +286,7 @@ TEST(ScriptStop, APurePythonLoopStopsPromptlyAndTheNextRunWorks) {
   EXPECT_EQ(runner.state(), ProgramRunner::State::finished) << runner.error();
 }
 
-long status_field(const char* field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const std::string key = std::string(field) + ":";
-  while (std::getline(in, line)) {
-    if (line.rfind(key, 0) == 0) return std::stol(line.substr(key.size()));
-  }
-  return -1;
-}
+using testing::status_field;
 
 // 200 runs of a script stopped at different moments (before it started
 // pushing, in a push, in a wait, in Python), in one process: every stop
