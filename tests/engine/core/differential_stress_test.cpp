@@ -28,5 +28,41 @@ TEST(DifferentialStress, ManyLargeRandomWorkloadsMatchTheNaiveEngine) {
       std::chrono::seconds(600));
 }
 
+// Fault injection: 100k random ops over 64 vars, a tenth of them throwing,
+// on 1, 2, 4 and 8 workers. Every failure reaches exactly the sync points
+// and vars the naive engine says depend on it (none lost, none extra), no
+// wait hangs, and the engine keeps working afterwards.
+TEST(DifferentialStress, ATenthOfOpsFailingReachExactlyTheirSyncPoints) {
+  testing::run_with_timeout(
+      [] {
+        const auto workload = testing::make_workload(2026, 64, 100000, 0, 100);
+        size_t failing = 0;
+        for (const auto& a : workload) failing += a.fails;
+        ASSERT_GT(failing, 9000u);
+        EngineOptions naive;
+        naive.kind = EngineKind::naive;
+        const auto reference = testing::run_workload(*make_engine(naive), workload, 64);
+        // Both outcomes are common among the sync points, so each is tested.
+        size_t errors_seen = 0;
+        for (const std::string& o : reference.observed) errors_seen += o.rfind("error:", 0) == 0;
+        EXPECT_GT(errors_seen, reference.observed.size() / 10);
+        EXPECT_LT(errors_seen, reference.observed.size() * 9 / 10);
+        for (int workers : {1, 2, 4, 8}) {
+          EngineOptions options;
+          options.cpu_workers = workers;
+          auto engine = make_engine(options);
+          const auto got = testing::run_workload(*engine, workload, 64);
+          ASSERT_EQ(got.observed, reference.observed) << "workers " << workers;
+          ASSERT_EQ(got.values, reference.values) << "workers " << workers;
+          ASSERT_EQ(got.errors, reference.errors) << "workers " << workers;
+          Var* v = engine->new_var();
+          engine->push([](const RunContext&) {}, {}, {v}, OpMeta("after"));
+          EXPECT_NO_THROW(engine->wait_for_var(v)) << "workers " << workers;
+          EXPECT_NO_THROW(engine->wait_all()) << "workers " << workers;
+        }
+      },
+      std::chrono::seconds(600));
+}
+
 }  // namespace
 }  // namespace asyncscope

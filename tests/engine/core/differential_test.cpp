@@ -41,6 +41,24 @@ TEST(Differential, RandomWorkloadsMatchTheNaiveEngine) {
   });
 }
 
+// A tenth of the ops throwing (the stress label runs 100k of them).
+TEST(Differential, ManyFailingOpsReachExactlyTheSyncPointsThatDependOnThem) {
+  run_with_timeout([] {
+    const auto workload = make_workload(77, 16, 4000, 0, 100);
+    EngineOptions naive_options;
+    naive_options.kind = EngineKind::naive;
+    const auto reference = run_workload(*make_engine(naive_options), workload, 16);
+    for (const int workers : {1, 4}) {
+      EngineOptions options;
+      options.cpu_workers = workers;
+      const auto got = run_workload(*make_engine(options), workload, 16);
+      ASSERT_EQ(got.observed, reference.observed) << "workers " << workers;
+      EXPECT_EQ(got.values, reference.values) << "workers " << workers;
+      EXPECT_EQ(got.errors, reference.errors) << "workers " << workers;
+    }
+  });
+}
+
 TEST(Differential, FewVarsMeansLongDependencyChains) {
   run_with_timeout([] { expect_same_as_naive(99, 3, 3000, {2, 8}); });
 }

@@ -28,8 +28,10 @@ struct WorkloadAction {
 };
 
 // Deterministic: same seed, same workload. stream_percent: the share of
-// ops (that do not fail) to run on the device stream.
-inline std::vector<WorkloadAction> make_workload(uint64_t seed, int num_vars, int num_ops, int stream_percent = 0) {
+// ops (that do not fail) to run on the device stream. fail_permille: the
+// share of ops that throw, per thousand (-1: about one in a thousand).
+inline std::vector<WorkloadAction> make_workload(uint64_t seed, int num_vars, int num_ops, int stream_percent = 0,
+                                                 int fail_permille = -1) {
   std::mt19937_64 rng(seed);
   std::vector<WorkloadAction> actions;
   auto pick = [&](int max_count, std::vector<int>& out) {
@@ -41,7 +43,7 @@ inline std::vector<WorkloadAction> make_workload(uint64_t seed, int num_vars, in
     pick(4, a.reads);
     pick(2, a.writes);
     if (a.writes.empty()) a.writes.push_back(static_cast<int>(rng() % static_cast<uint64_t>(num_vars)));
-    a.fails = rng() % 997 == 0;
+    a.fails = fail_permille < 0 ? rng() % 997 == 0 : static_cast<int>(rng() % 1000) < fail_permille;
     if (stream_percent > 0) a.on_stream = !a.fails && static_cast<int>(rng() % 100) < stream_percent;
     actions.push_back(std::move(a));
     if (rng() % 50 == 0) {
