@@ -124,32 +124,51 @@ TEST(GuiSmoke, VaryStacksTwoRunsToCompare) {
   EXPECT_GT(img.count(dot, 0.28f, 0.42f, 1.0f, 0.72f), 10) << "no spans in the lower (compared) timeline";
 }
 
+bool have_xdotool() { return std::system("command -v xdotool > /dev/null 2>&1") == 0; }
+
+// A step of app_session that waits (up to 30 s) until a file matching
+// `glob` exists in the folder: on a loaded machine a frame can take longer
+// than any fixed pause, so a result is waited for, not slept for.
+std::string wait_for_file(const std::string& glob) {
+  return "for i in $(seq 300); do compgen -G '" + glob + "' > /dev/null && break; sleep 0.1; done; sleep 0.3";
+}
+
+// A person at the app: starts it with `app_args` in a fresh folder
+// ASYNCSCOPE_TEST_TMP/gui/NAME (its current directory, where its exports
+// and screenshots go), waits for its window, then runs `steps` (shell lines
+// using $wid, the window, e.g. "xdotool key --window $wid space; sleep 1"),
+// then kills it. Returns the folder; the session's output is NAME.log there.
+fs::path app_session(const std::string& name, const std::string& app_args, const std::vector<std::string>& steps) {
+  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string script = (dir / (name + ".sh")).string();
+  {
+    std::ofstream out(script);
+    out << "cd " << dir << "\n"
+        << ASYNCSCOPE_EXE << " " << app_args << " &\n"
+        << "app=$!\n"
+        << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
+        << "sleep 1\n";
+    for (const std::string& step : steps) out << step << "\n";
+    out << "kill $app; wait $app\n";
+  }
+  // bash for compgen (wait_for_file).
+  std::system(("xvfb-run -a -s '-screen 0 1600x1000x24' bash " + script + " > " + (dir / (name + ".log")).string() +
+               " 2>&1").c_str());
+  return dir;
+}
+
 // A person at the keyboard: Space runs the demo, Ctrl+S then Enter exports
 // the trace, Ctrl+P saves a screenshot. Key taps are sent by xdotool, as
 // fast as a script can, which also checks no tap falls between two frames.
 TEST(GuiSmoke, KeyboardShortcutsRunExportAndScreenshot) {
-  if (!have_xvfb() || std::system("command -v xdotool > /dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
-  }
-  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / "keys";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const std::string script = (dir / "keys.sh").string();
-  {
-    std::ofstream out(script);
-    out << "cd " << dir << "\n"
-        << ASYNCSCOPE_EXE << " --demo queued-vs-finished --size 200 &\n"
-        << "app=$!\n"
-        << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
-        << "sleep 1\n"
-        << "xdotool key --window $wid space; sleep 2\n"
-        << "xdotool key --window $wid ctrl+s; sleep 0.5\n"
-        << "xdotool key --window $wid Return; sleep 0.5\n"
-        << "xdotool key --window $wid ctrl+p; sleep 1\n"
-        << "kill $app; wait $app\n";
-  }
-  std::system(("xvfb-run -a -s '-screen 0 1600x1000x24' bash " + script + " > " + (dir / "keys.log").string() +
-               " 2>&1").c_str());
+  if (!have_xvfb() || !have_xdotool()) GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  const fs::path dir = app_session("keys", "--demo queued-vs-finished --size 200",
+                                   {"xdotool key --window $wid space; sleep 2",
+                                    "xdotool key --window $wid ctrl+s; sleep 1",
+                                    "xdotool key --window $wid Return", wait_for_file("*.json"),
+                                    "xdotool key --window $wid ctrl+p", wait_for_file("*.png")});
   int json = 0, png = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
@@ -165,28 +184,12 @@ TEST(GuiSmoke, KeyboardShortcutsRunExportAndScreenshot) {
 // second in drops the batches not started yet: the run exported after the
 // stop (Ctrl+S, Enter) holds ops marked cancelled.
 TEST(GuiSmoke, SpaceStopsARunningDemo) {
-  if (!have_xvfb() || std::system("command -v xdotool > /dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
-  }
-  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / "space";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const std::string script = (dir / "space.sh").string();
-  {
-    std::ofstream out(script);
-    out << "cd " << dir << "\n"
-        << ASYNCSCOPE_EXE << " --demo memory-and-sync --sync none --batches 400 --batch-size 1024 &\n"
-        << "app=$!\n"
-        << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
-        << "sleep 1\n"
-        << "xdotool key --window $wid space; sleep 1.5\n"
-        << "xdotool key --window $wid space; sleep 2\n"
-        << "xdotool key --window $wid ctrl+s; sleep 0.5\n"
-        << "xdotool key --window $wid Return; sleep 1\n"
-        << "kill $app; wait $app\n";
-  }
-  std::system(("xvfb-run -a -s '-screen 0 1600x1000x24' bash " + script + " > " + (dir / "space.log").string() +
-               " 2>&1").c_str());
+  if (!have_xvfb() || !have_xdotool()) GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  const fs::path dir = app_session("space", "--demo memory-and-sync --sync none --batches 400 --batch-size 1024",
+                                   {"xdotool key --window $wid space; sleep 1.5",
+                                    "xdotool key --window $wid space; sleep 2",
+                                    "xdotool key --window $wid ctrl+s; sleep 1",
+                                    "xdotool key --window $wid Return", wait_for_file("*.json")});
   fs::path exported;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() == ".json") exported = entry.path();
@@ -204,32 +207,18 @@ TEST(GuiSmoke, SpaceStopsARunningDemo) {
 // empty pane's hint is muted). The text itself is checked headlessly in
 // gui/console_panel_test.cpp.
 TEST(GuiSmoke, ConsoleTabShowsWhatTheDemoPrinted) {
-  if (!have_xvfb() || std::system("command -v xdotool > /dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
-  }
-  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / "console";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  if (!have_xvfb() || !have_xdotool()) GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
   // Where the layout puts the Console tab in the default 1280x800 window.
   constexpr int kConsoleTabX = 470, kConsoleTabY = 606;
-  const std::string script = (dir / "console.sh").string();
-  {
-    std::ofstream out(script);
-    out << "cd " << dir << "\n"
-        << ASYNCSCOPE_EXE << " --demo queued-vs-finished --size 200 &\n"
-        << "app=$!\n"
-        << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
-        << "sleep 1\n"
-        << "xdotool key --window $wid space; sleep 3\n"
-        // Moved first, then pressed: ImGui takes a tab click only over the tab it hovered a frame before.
-        << "xdotool mousemove --window $wid " << kConsoleTabX << " " << kConsoleTabY << "; sleep 0.3\n"
-        << "xdotool mousedown 1; sleep 0.2; xdotool mouseup 1; sleep 0.3\n"
-        << "xdotool mousemove --window $wid 150 300; sleep 0.3\n"  // off the tabs, over no tooltip
-        << "xdotool key --window $wid ctrl+p; sleep 1\n"
-        << "kill $app; wait $app\n";
-  }
-  std::system(("xvfb-run -a -s '-screen 0 1600x1000x24' bash " + script + " > " + (dir / "console.log").string() +
-               " 2>&1").c_str());
+  const std::string tab = std::to_string(kConsoleTabX) + " " + std::to_string(kConsoleTabY);
+  const fs::path dir = app_session(
+      "console", "--demo queued-vs-finished --size 200",
+      {"xdotool key --window $wid space; sleep 3",
+       // Moved first, then pressed: ImGui takes a tab click only over the tab it hovered a frame before.
+       "xdotool mousemove --window $wid " + tab + "; sleep 0.3",
+       "xdotool mousedown 1; sleep 0.2; xdotool mouseup 1; sleep 0.3",
+       "xdotool mousemove --window $wid 150 300; sleep 0.3",  // off the tabs, over no tooltip
+       "xdotool key --window $wid ctrl+p", wait_for_file("*.png")});
   std::string png;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() == ".png") png = entry.path().string();
