@@ -4,7 +4,7 @@ JOBS    ?= $(shell nproc)
 GEN     := $(shell command -v ninja >/dev/null 2>&1 && echo -G Ninja)
 CTEST_J ?= $(JOBS)
 
-.PHONY: all deps configure build run test stress bench gpu-check tsan screenshots clean
+.PHONY: all deps configure build run test stress bench gpu-check tsan asan screenshots clean
 
 all: build
 
@@ -45,6 +45,12 @@ tsan: deps
 	cmake --build --preset tsan -j$(JOBS)
 	ctest --preset tsan
 
+# AddressSanitizer + UBSan + LeakSanitizer build of the whole suite (see CMakePresets.json).
+asan: deps
+	cmake --preset asan
+	cmake --build --preset asan -j$(JOBS)
+	ctest --preset asan -j$(CTEST_J)
+
 # The README's pictures, taken by the app itself in a virtual X server.
 SHOT = xvfb-run -a -s '-screen 0 1600x1000x24' ./$(BUILD)/bin/asyncscope
 screenshots: build
@@ -54,4 +60,4 @@ screenshots: build
 	N=300 $(SHOT) --script assets/scripts/sync_vs_async.py --workers 1 --run --quit-after-run --screenshot docs/script-view.png
 
 clean:
-	rm -rf $(BUILD) build-tsan
+	rm -rf $(BUILD) build-tsan build-asan

@@ -20,6 +20,10 @@ std::string package_dir() {
   return ASYNCSCOPE_PYTHON_DIR;
 }
 
+// The release of the GIL by the thread that started the interpreter, kept
+// for the life of the process (reachable, so LeakSanitizer does not count it).
+py::gil_scoped_release* main_thread_release = nullptr;
+
 namespace {
 
 // The embedded interpreter is the libpython the build linked, so it takes its
@@ -65,7 +69,8 @@ void ensure_interpreter(bool signal_handlers) {
       failure = std::string("the asyncscope Python package did not import: ") + e.what();
     }
     // The interpreter stays up; other threads take the GIL when they run Python.
-    new py::gil_scoped_release();  // never deleted: the GIL stays released by this thread
+    // Never deleted: the GIL stays released by this thread.
+    main_thread_release = new py::gil_scoped_release();
   });
   if (!failure.empty()) throw std::runtime_error(failure);
 }
