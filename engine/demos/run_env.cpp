@@ -42,11 +42,16 @@ RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& contr
   if (!hooks_.recorder) hooks_.recorder = std::make_shared<trace::Recorder>();
   trace::set_thread_name("frontend");
   allocator_ = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>());
+  // One budget for everything the run grows with: arrays, the trace's
+  // buffers, the ops waiting to run.
+  const auto account = std::make_shared<AllocatorAccount>(allocator_);
+  hooks_.recorder->set_memory_budget(account);
   Context::Options context;
   context.engine.kind = request.kind;
   context.engine.cpu_workers = request.workers;
   context.engine.max_inflight = request.max_inflight;
   context.engine.recorder = hooks_.recorder;
+  context.engine.memory = account;
   context.seed = request.seed;
   context.allocator = allocator_;
   context.device = request.device;
