@@ -529,7 +529,7 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
     // What ran before the failure is still worth its table.
     if (lines && hooks.recorder) print_lines(out, trace::line_figures(trace::snapshot(*hooks.recorder)));
     // A run stopped by the memory budget: its trace so far shows what grew.
-    if (dynamic_cast<const MemoryBudgetError*>(&e) != nullptr && hooks.recorder) {
+    if ((hooks.over_budget || dynamic_cast<const MemoryBudgetError*>(&e) != nullptr) && hooks.recorder) {
       const trace::TraceModel model = trace::snapshot(*hooks.recorder);
       outputs.set_content("--trace", [&model](std::ostream& o) { trace::write_chrome_trace(model, o); });
       outputs.stop_when([] { return InterruptScope::signal_number() != 0; });
