@@ -130,9 +130,10 @@ uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Va
     wait_until([this] { return pending() < static_cast<uint64_t>(max_inflight_); });
     record_sync(trace::SyncKind::inflight_bound, 0, begin);
   }
-  if (memory_ && ++pushes_since_recount_ >= kRecountEvery) {
-    pushes_since_recount_ = 0;
-    recount_pending_memory();
+  if (memory_) {
+    const uint32_t pushes = pushes_since_recount_.load(std::memory_order_relaxed) + 1;
+    pushes_since_recount_.store(pushes >= kRecountEvery ? 0 : pushes, std::memory_order_relaxed);
+    if (pushes >= kRecountEvery) recount_pending_memory();
   }
   OpRecord* op = prepare(std::move(fn), reads, writes, meta, OpRecord::Kind::normal);
   // One stream for the device: its order is the order of launch, so an op

@@ -104,7 +104,9 @@ class ThreadedEngine final : public EngineBase {
   static constexpr uint32_t kRecountEvery = 64;
   const std::shared_ptr<trace::MemoryAccount> memory_;
   std::atomic<int64_t> pending_charged_{0};  // bytes charged to memory_ for pending ops
-  uint32_t pushes_since_recount_ = 0;        // frontend only
+  // Pushes since the last recount. Relaxed load and store, not an RMW: two
+  // frontends pushing at once may lose a count, which only delays a recount.
+  std::atomic<uint32_t> pushes_since_recount_{0};
 
   std::vector<std::unique_ptr<Pool>> pools_;
   alignas(64) std::atomic<int> waiters_{0};      // read by every worker after each op
