@@ -61,15 +61,19 @@ void Recorder::Account::uncharge(size_t bytes) noexcept {
 void Recorder::set_memory_budget(std::shared_ptr<MemoryAccount> budget) {
   std::lock_guard lock(mutex_);
   if (account_.budget) account_.budget->uncharge(fixed_charged_ + static_cast<int64_t>(counters_.chunk_bytes()));
+  // What the logs charged: their chunks, the enqueue chunks with their read reserve.
+  const auto charged_chunks = [](const ThreadBuffer& t) {
+    return t.chunk_bytes() - t.enqueues.chunk_bytes() + ReservingAccount::with_reserve(t.enqueues.chunk_bytes());
+  };
   for (const auto& t : threads_) {
-    if (account_.budget) account_.budget->uncharge(static_cast<int64_t>(t->chunk_bytes()));
+    if (account_.budget) account_.budget->uncharge(static_cast<int64_t>(charged_chunks(*t)));
   }
   account_.budget = std::move(budget);
   fixed_charged_ = static_cast<int64_t>(counters_.directory_bytes());
   size_t chunks = counters_.chunk_bytes();
   for (const auto& t : threads_) {
     fixed_charged_ += static_cast<int64_t>(t->fixed_bytes());
-    chunks += t->chunk_bytes();
+    chunks += charged_chunks(*t);
   }
   // Already allocated: counted even past the budget, so later growth is refused.
   if (account_.budget) account_.budget->charge(fixed_charged_ + static_cast<int64_t>(chunks), "the trace", true);
@@ -95,7 +99,8 @@ ThreadBuffer& Recorder::register_thread() {
   if (buffer == nullptr) {
     const auto index = static_cast<uint32_t>(threads_.size());
     threads_.push_back(
-        std::make_unique<ThreadBuffer>(options_.max_events_per_thread, index, tls_thread_name, &account_));
+        std::make_unique<ThreadBuffer>(options_.max_events_per_thread, index, tls_thread_name, &account_,
+                                       &enqueue_account_));
     buffer = threads_.back().get();
     if (account_.budget) {
       // A thread's first event cannot be refused without losing the thread; its
