@@ -377,6 +377,25 @@ TEST(Recorder, BuffersAreChargedToTheBudgetAndStopGrowingAtIt) {
   EXPECT_EQ(budget->charged_bytes(), 0) << "a destroyed recorder gives everything back";
 }
 
+// An enqueue chunk also reserves what reading its ops at the end will need
+// (model and export), so a run stopped by its budget can still be exported
+// within it; the reserve goes back with the recorder.
+TEST(Recorder, AnEnqueueChunkReservesWhatReadingItsOpsWillNeed) {
+  auto budget = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>(),
+                                                  PooledAllocator::Options{int64_t{64} << 20, 0});
+  {
+    Recorder r;
+    r.set_memory_budget(std::make_shared<AllocatorAccount>(budget));
+    ThreadBuffer& b = r.local();
+    const int64_t before = budget->charged_bytes();
+    b.enqueues.append(EnqueueEvent{});
+    EXPECT_EQ(budget->charged_bytes() - before,
+              static_cast<int64_t>(ChunkedLog<EnqueueEvent>::kChunkBytes +
+                                   ChunkedLog<EnqueueEvent>::kChunkSize * kReadReserveBytesPerOp));
+  }
+  EXPECT_EQ(budget->charged_bytes(), 0);
+}
+
 // What one recorded op costs in the trace: an enqueue (64 B) and an exec
 // (32 B). docs/PERFORMANCE.md states it; this holds it.
 TEST(Recorder, AnOpCostsUnderOneHundredBytesOfTrace) {
