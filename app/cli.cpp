@@ -188,7 +188,8 @@ void check_runnable(const demos::Program& demo, const demos::ParamValues& values
   if (need > budget) {
     std::ostringstream msg;
     msg << "these parameters need about " << format_value(static_cast<double>(need) / 1e9, "GB")
-        << " of arrays, more than the memory budget of " << format_value(static_cast<double>(budget) / 1e9, "GB")
+        << " of memory (arrays, their trace and pending ops), more than the memory budget of "
+        << format_value(static_cast<double>(budget) / 1e9, "GB")
         << "; choose smaller sizes (or raise ASYNCSCOPE_MEMORY_BUDGET_MB)";
     throw std::invalid_argument(msg.str());
   }
@@ -527,6 +528,17 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
     say(err, demo.name() + " failed: " + e.what());
     // What ran before the failure is still worth its table.
     if (lines && hooks.recorder) print_lines(out, trace::line_figures(trace::snapshot(*hooks.recorder)));
+    // A run stopped by the memory budget: its trace so far shows what grew.
+    if ((hooks.over_budget || dynamic_cast<const MemoryBudgetError*>(&e) != nullptr) && hooks.recorder) {
+      const trace::TraceModel model = trace::snapshot(*hooks.recorder);
+      outputs.set_content("--trace", [&model](std::ostream& o) { trace::write_chrome_trace(model, o); });
+      outputs.stop_when([] { return InterruptScope::signal_number() != 0; });
+      try {
+        outputs.commit();  // --trace only: the results are incomplete, so --json is not written
+      } catch (const std::exception& write_error) {
+        say(err, write_error.what());
+      }
+    }
     return 1;
   }
   if (InterruptScope::signal_number() != 0) return interrupted();

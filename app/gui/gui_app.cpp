@@ -93,7 +93,9 @@ bool GuiApp::start_run() {
   const int64_t budget = PooledAllocator::default_budget_bytes();
   if (need > budget) {
     char msg[256];
-    std::snprintf(msg, sizeof(msg), "These settings need about %.1f GB of arrays, more than the %.1f GB budget.",
+    std::snprintf(msg, sizeof(msg),
+                  "These settings need about %.1f GB of memory (arrays, their trace and pending ops), more than the "
+                  "%.1f GB budget.",
                   static_cast<double>(need) / 1e9, static_cast<double>(budget) / 1e9);
     set_status(msg, true);
     return false;

@@ -127,9 +127,10 @@ void* PooledAllocator::allocate(size_t bytes) {
   std::lock_guard lock(mutex_);
   const int64_t budget = budget_bytes_.load(kRelaxed);
   const int64_t live = live_bytes_.load(kRelaxed);
-  if (bytes > kMaxRequestBytes || live + static_cast<int64_t>(size_class(bytes)) > budget) {
+  const int64_t used = live + charged_bytes_.load(kRelaxed);
+  if (bytes > kMaxRequestBytes || used + static_cast<int64_t>(size_class(bytes)) > budget) {
     const auto requested = static_cast<int64_t>(std::min<size_t>(bytes, INT64_MAX));
-    throw MemoryBudgetError(source_->name(), requested, budget, live);
+    throw MemoryBudgetError(source_->name(), requested, budget, used);
   }
   const size_t cls = size_class(bytes);
   const auto icls = static_cast<int64_t>(cls);
@@ -144,7 +145,7 @@ void* PooledAllocator::allocate(size_t bytes) {
     // A miss grows the footprint by cls; cached blocks give way first. The
     // source is called under the lock so the budget check and the counters
     // stay one step; misses are rare once the pool is warm.
-    evict_locked(budget - live - icls);
+    evict_locked(budget - used - icls);
     try {
       p = source_->allocate(cls);
     } catch (const std::bad_alloc&) {
@@ -182,9 +183,26 @@ void PooledAllocator::deallocate(void* p, size_t bytes) noexcept {
   source_->release(p, cls);
 }
 
+bool PooledAllocator::charge(int64_t bytes, const char* what, bool force) {
+  if (bytes <= 0) return true;
+  std::lock_guard lock(mutex_);
+  const int64_t budget = budget_bytes_.load(kRelaxed);
+  const int64_t used = live_bytes_.load(kRelaxed) + charged_bytes_.load(kRelaxed);
+  const bool fits = used + bytes <= budget;
+  if (!fits && !force) throw MemoryBudgetError(std::string(what), MemoryBudgetError(source_->name(), bytes, budget, used));
+  evict_locked(std::max<int64_t>(0, budget - used - bytes));
+  charged_bytes_.fetch_add(bytes, kRelaxed);
+  return fits;
+}
+
+void PooledAllocator::uncharge(int64_t bytes) noexcept {
+  if (bytes <= 0) return;
+  charged_bytes_.fetch_sub(bytes, kRelaxed);
+}
+
 MemoryStats PooledAllocator::stats() const {
   std::lock_guard lock(mutex_);
-  return {live_bytes_.load(kRelaxed),   pooled_bytes_.load(kRelaxed),
+  return {live_bytes_.load(kRelaxed),   charged_bytes_.load(kRelaxed), pooled_bytes_.load(kRelaxed),
           peak_live_bytes_.load(kRelaxed), budget_bytes_.load(kRelaxed),
           effective_max_pooled(),          allocations_,
           pool_hits_,                      pool_misses_};
@@ -192,6 +210,7 @@ MemoryStats PooledAllocator::stats() const {
 
 int64_t PooledAllocator::live_bytes() const noexcept { return live_bytes_.load(kRelaxed); }
 int64_t PooledAllocator::pooled_bytes() const noexcept { return pooled_bytes_.load(kRelaxed); }
+int64_t PooledAllocator::charged_bytes() const noexcept { return charged_bytes_.load(kRelaxed); }
 int64_t PooledAllocator::budget_bytes() const noexcept { return budget_bytes_.load(kRelaxed); }
 
 void PooledAllocator::trim() noexcept {

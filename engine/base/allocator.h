@@ -19,9 +19,13 @@ namespace asyncscope {
 //                    the memory view see exactly what ops asked for.
 //   pooled_bytes:    sum of the rounded capacities of blocks cached for reuse.
 //   peak_live_bytes: the largest live_bytes since construction or reset_peak().
+//   charged_bytes:   memory the run grows with besides arrays (trace buffers,
+//                    pending op records), charged through charge(); it counts
+//                    against the budget like live bytes.
 //   allocations == pool_hits + pool_misses; zero-byte requests count nowhere.
 struct MemoryStats {
   int64_t live_bytes = 0;
+  int64_t charged_bytes = 0;
   int64_t pooled_bytes = 0;
   int64_t peak_live_bytes = 0;
   int64_t budget_bytes = 0;
@@ -73,8 +77,11 @@ class HostBlockSource final : public BlockSource {
 // Hands out blocks from a BlockSource, caches freed blocks per size class so a
 // loop of same-size ops reuses memory, and refuses allocations past a budget.
 // Budget rule: a request of rounded size R fails with MemoryBudgetError, and
-// changes no counter, if live + R > budget; otherwise, on a pool miss, cached
-// blocks are evicted (largest class first) until live + pooled + R <= budget.
+// changes no counter, if live + charged + R > budget; otherwise, on a pool
+// miss, cached blocks are evicted (largest class first) until
+// live + charged + pooled + R <= budget. `charged` is what charge() counted:
+// memory that is not an array but grows with a run (trace buffers, op
+// records), so one budget bounds all of it.
 // A freed block is released to the source instead of cached when caching it
 // would take pooled_bytes past max_pooled_bytes.
 // Threading: any thread. One mutex guards the free lists and every counter
@@ -113,10 +120,21 @@ class PooledAllocator {
   // `bytes` must be what allocate() was asked for. Null or zero bytes: no-op.
   void deallocate(void* p, size_t bytes) noexcept;
 
+  // Counts `bytes` of non-array memory (named by `what`, e.g. "the trace
+  // buffers") against the budget before the caller allocates it. Throws
+  // MemoryBudgetError, charging nothing, if live + charged + bytes > budget;
+  // cached blocks are evicted first so the footprint stays within it.
+  // force: count it even past the budget (memory already allocated, or that
+  // must not fail, such as freeing an array); returns whether it fit.
+  bool charge(int64_t bytes, const char* what, bool force = false);
+  // Gives back what charge() counted.
+  void uncharge(int64_t bytes) noexcept;
+
   MemoryStats stats() const;
   // Lock-free, cheap: the trace sampler polls these at >= 1 kHz.
   int64_t live_bytes() const noexcept;
   int64_t pooled_bytes() const noexcept;
+  int64_t charged_bytes() const noexcept;
   int64_t budget_bytes() const noexcept;
 
   void trim() noexcept;         // release every cached block to the source
@@ -160,6 +178,7 @@ class PooledAllocator {
   // Written only under mutex_, read anywhere.
   std::atomic<int64_t> live_bytes_{0};
   std::atomic<int64_t> pooled_bytes_{0};
+  std::atomic<int64_t> charged_bytes_{0};
   std::atomic<int64_t> peak_live_bytes_{0};
   std::atomic<int64_t> budget_bytes_{0};
 };

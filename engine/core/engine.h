@@ -46,7 +46,13 @@ struct EngineOptions {
   int64_t max_inflight = 0;
   // Where ops, syncs and enqueues are recorded; null = no tracing.
   std::shared_ptr<trace::Recorder> recorder;
+  // The memory budget ops waiting to run count against (a run's, over its
+  // host allocator): ThreadedEngine charges kPendingOpBytes (op_record.h) per pending op, so a
+  // frontend that pushes far ahead of its workers is refused at push with
+  // MemoryBudgetError instead of growing without bound. Null: not counted.
+  std::shared_ptr<trace::MemoryAccount> memory;
 };
+
 
 // Live counts, readable from any thread at any time. pending = pushed - finished.
 // An op counts as finished just after it released its vars, so right after

@@ -89,6 +89,12 @@ class EngineBase : public Engine {
   std::exception_ptr take_first_error();
 
   bool tracing() const noexcept { return recorder_ && recorder_->enabled(); }
+  // Called by push (never for internal ops: freeing memory must not fail)
+  // before anything changes: throws the trace's MemoryBudgetError once its
+  // buffers were refused memory, so the frontend stops where it is.
+  void check_trace_budget() const {
+    if (recorder_ && recorder_->over_budget()) [[unlikely]] recorder_->throw_if_over_budget();
+  }
   // Ids are dense and assigned in prepare(), before an op can finish, so the
   // last id is also the number of ops pushed.
   uint64_t last_op_id() const noexcept { return next_op_id_.load(std::memory_order_seq_cst) - 1; }

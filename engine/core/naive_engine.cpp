@@ -24,6 +24,7 @@ uint64_t NaiveEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Var* 
   if (meta.device != Device::cpu()) {
     throw std::invalid_argument("no workers for device " + to_string(meta.device) + " in this engine");
   }
+  check_trace_budget();
   return run_now(prepare(std::move(fn), reads, writes, meta, OpRecord::Kind::normal));
 }
 

@@ -75,6 +75,14 @@ struct OpRecord {
   }
 };
 
+// Host memory one pending op holds, as charged against a run's budget: its
+// record plus its share of the vars and array handles its arrays keep alive.
+// The share was measured with heaptrack on memory-and-sync (batch size 1, no
+// sync): about 110 B per op of Var blocks and NDArray handles
+// (docs/PERFORMANCE.md), rounded up.
+inline constexpr int64_t kPendingOpShareBytes = 128;
+inline constexpr int64_t kPendingOpBytes = static_cast<int64_t>(sizeof(OpRecord)) + kPendingOpShareBytes;
+
 // Process-wide pool of op records: a small per-thread cache in front of a
 // locked global list, so the frontend (which allocates) and workers (which
 // release) touch the shared list only once per batch.

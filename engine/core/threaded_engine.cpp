@@ -40,7 +40,7 @@ struct ThreadedEngine::Stream {
   int64_t last_end = 0;             // completer only: keeps the GPU lane ordered
 };
 
-ThreadedEngine::ThreadedEngine(const EngineOptions& options) : EngineBase(options) {
+ThreadedEngine::ThreadedEngine(const EngineOptions& options) : EngineBase(options), memory_(options.memory) {
   const int n = options.cpu_workers == 0 ? hardware_threads() : options.cpu_workers;
   if (n < 1 || n > 1024) throw std::invalid_argument("cpu_workers must be between 1 and 1024 (0 = one per core)");
   auto cpu = std::make_unique<Pool>();
@@ -87,6 +87,7 @@ void ThreadedEngine::start_gpu_pool(const EngineOptions& options) {
 ThreadedEngine::~ThreadedEngine() {
   cancel();
   wait_idle();  // also waits for the ops on the devices
+  if (memory_) memory_->uncharge(pending_charged_.exchange(0, std::memory_order_relaxed));
   for (auto& pool : pools_) pool->queue.stop();
   for (auto& pool : pools_) {
     for (auto& w : pool->workers) {
@@ -123,10 +124,16 @@ int ThreadedEngine::num_workers(Device device) const {
 uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Var* const> writes,
                               const OpMeta& meta) {
   const Pool& pool = pool_for(meta.device);  // a bad device fails here, on the caller, not on a worker
+  check_trace_budget();
   if (max_inflight_ > 0 && !meta.internal && pending() >= static_cast<uint64_t>(max_inflight_)) {
     const int64_t begin = trace::now_ns();
     wait_until([this] { return pending() < static_cast<uint64_t>(max_inflight_); });
     record_sync(trace::SyncKind::inflight_bound, 0, begin);
+  }
+  if (memory_) {
+    const uint32_t pushes = pushes_since_recount_.load(std::memory_order_relaxed) + 1;
+    pushes_since_recount_.store(pushes >= kRecountEvery ? 0 : pushes, std::memory_order_relaxed);
+    if (pushes >= kRecountEvery) recount_pending_memory();
   }
   OpRecord* op = prepare(std::move(fn), reads, writes, meta, OpRecord::Kind::normal);
   // One stream for the device: its order is the order of launch, so an op
@@ -424,9 +431,26 @@ void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
   if (error) std::rethrow_exception(error);
 }
 
+void ThreadedEngine::recount_pending_memory() {
+  const int64_t target = static_cast<int64_t>(pending()) * kPendingOpBytes;
+  const int64_t before = pending_charged_.exchange(target, std::memory_order_relaxed);
+  if (target < before) {
+    memory_->uncharge(before - target);
+    return;
+  }
+  try {
+    memory_->charge(target - before, "ops waiting to run (their records and array handles)");
+  } catch (...) {
+    pending_charged_.fetch_sub(target - before, std::memory_order_relaxed);
+    throw;
+  }
+}
+
 void ThreadedEngine::wait_all() {
   const int64_t begin = tracing() ? trace::now_ns() : 0;
   wait_idle();
+  // Nothing is pending now: give the charge back.
+  if (memory_) memory_->uncharge(pending_charged_.exchange(0, std::memory_order_relaxed));
   record_sync(trace::SyncKind::wait_all, 0, begin);
   if (std::exception_ptr error = take_first_error()) std::rethrow_exception(error);
 }

@@ -94,6 +94,19 @@ class ThreadedEngine final : public EngineBase {
   void wake_waiters() noexcept;
 
   void start_gpu_pool(const EngineOptions& options);
+  // Sets the pending-op charge on memory_ to pending() * kPendingOpBytes.
+  // Throws MemoryBudgetError, charging nothing more, when it does not fit.
+  void recount_pending_memory();
+
+  // Pushes between recounts of the pending-op charge: pending() reads every
+  // worker's counter, too much for each push; the charge lags by at most
+  // this many ops (~32 KiB).
+  static constexpr uint32_t kRecountEvery = 64;
+  const std::shared_ptr<trace::MemoryAccount> memory_;
+  std::atomic<int64_t> pending_charged_{0};  // bytes charged to memory_ for pending ops
+  // Pushes since the last recount. Relaxed load and store, not an RMW: two
+  // frontends pushing at once may lose a count, which only delays a recount.
+  std::atomic<uint32_t> pushes_since_recount_{0};
 
   std::vector<std::unique_ptr<Pool>> pools_;
   alignas(64) std::atomic<int> waiters_{0};      // read by every worker after each op

@@ -31,7 +31,9 @@ class HostVsGpu final : public Program {
   }
   int64_t estimate_bytes(const ParamValues& v) const override {
     const int64_t n = v.integer("size");
-    return (2 + 2 * v.integer("repeats")) * n * n * 4;
+    const int64_t repeats = v.integer("repeats");
+    // Each repeat: normal, matmul, their frees, copies; all pending at once.
+    return (2 + 2 * repeats) * n * n * 4 + run_overhead_bytes(16 * repeats + 64, 16 * repeats + 64);
   }
 
   void run(const ParamValues& v, RunEnv& env) const override {

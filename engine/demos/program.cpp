@@ -6,6 +6,7 @@
 
 #include "engine/base/format.h"
 #include "engine/base/quote.h"
+#include "engine/core/op_record.h"
 #include "engine/cuda/cuda.h"
 
 namespace asyncscope::demos {
@@ -114,7 +115,11 @@ double Results::value(std::string_view key) const {
 
 bool ParamValues::has(const std::string& name) const noexcept { return values_.contains(name); }
 
-int64_t Program::estimate_bytes(const ParamValues&) const { return 0; }
+int64_t Program::estimate_bytes(const ParamValues&) const { return run_overhead_bytes(0, 0); }
+
+int64_t run_overhead_bytes(int64_t ops, int64_t pending) {
+  return kTraceFixedBytes + ops * (kTraceBytesPerOp + kModelBytesPerOp) + pending * kPendingOpBytes;
+}
 
 ContextRequest Program::context_request(const ParamValues& values) const {
   ContextRequest request;

@@ -108,8 +108,10 @@ class Program {
   virtual std::string summary() const = 0;  // one line: what a person sees
   virtual std::vector<Param> params() const = 0;
   virtual ProgramViews views() const { return {}; }
-  // Estimated peak bytes of array storage for these values (0 = negligible),
-  // so hosts can refuse a run that cannot fit the memory budget.
+  // Estimated peak bytes a run with these values counts against the memory
+  // budget: its arrays plus what the run grows with besides them
+  // (run_overhead_bytes: trace, model, pending ops), so hosts can refuse a
+  // run that cannot fit the budget before it starts.
   virtual int64_t estimate_bytes(const ParamValues& values) const;
   // The context a run with these values needs. By default: the shared
   // parameters workers, device, seed and max-inflight, where the program has
@@ -125,6 +127,23 @@ class Program {
 
   ParamValues defaults() const { return ParamValues(params()); }
 };
+
+// What a run grows with besides its arrays, for estimate_bytes(): `ops` ops
+// pushed in all (frees of arrays included), at most `pending` of them waiting
+// at once. Each recorded op costs kTraceBytesPerOp in the trace and
+// kModelBytesPerOp in the model built from it at the end (both live then);
+// each pending op kPendingOpBytes (engine/core/op_record.h); plus the trace's
+// fixed buffers (kTraceFixedBytes).
+int64_t run_overhead_bytes(int64_t ops, int64_t pending);
+// An enqueue and an execution, and a share of the var log (ops with more
+// than three arrays).
+inline constexpr int64_t kTraceBytesPerOp = 104;
+// The op's row and its lane entries, its var ids, and the vectors' spare
+// capacity (they grow by doubling): twice the ~120 B of the row.
+inline constexpr int64_t kModelBytesPerOp = 240;
+// Each recording thread's chunk directories and first chunks, the counter
+// log; a generous bound for a run with up to 16 workers.
+inline constexpr int64_t kTraceFixedBytes = int64_t{8} << 20;
 
 // Parameters several programs share.
 Param workers_param();

@@ -42,11 +42,16 @@ RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& contr
   if (!hooks_.recorder) hooks_.recorder = std::make_shared<trace::Recorder>();
   trace::set_thread_name("frontend");
   allocator_ = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>());
+  // One budget for everything the run grows with: arrays, the trace's
+  // buffers, the ops waiting to run.
+  account_ = std::make_shared<AllocatorAccount>(allocator_);
+  hooks_.recorder->set_memory_budget(account_);
   Context::Options context;
   context.engine.kind = request.kind;
   context.engine.cpu_workers = request.workers;
   context.engine.max_inflight = request.max_inflight;
   context.engine.recorder = hooks_.recorder;
+  context.engine.memory = account_;
   context.seed = request.seed;
   context.allocator = allocator_;
   context.device = request.device;
@@ -86,6 +91,7 @@ RunEnv::~RunEnv() {
   control_.detach();
   if (!finished_) ctx_->engine().cancel();  // a failed or stopped run: drop what is left
   ctx_->close();
+  if (account_->refused()) hooks_.over_budget = true;
 }
 
 void RunEnv::print(std::string_view line) const {

@@ -59,6 +59,10 @@ struct RunHooks {
   // A result row as soon as the program reports it (the full table is also returned).
   std::function<void(const Result& row)> result;
   int sample_rate_hz = 1000;
+  // Set by the run when it ends: its budget refused memory to the trace or
+  // to a push (the program then failed with that refusal, however a script
+  // reported it), so a host can still save the trace recorded so far.
+  bool over_budget = false;
 };
 
 // How a host stops a run. One per run; stop() may come before the run
@@ -131,6 +135,7 @@ class RunEnv {
   RunControl& control_;
   std::shared_ptr<PooledAllocator> allocator_;
   std::shared_ptr<PooledAllocator> device_allocator_;
+  std::shared_ptr<AllocatorAccount> account_;  // the trace's and the pending ops' share of allocator_
   ContextPtr ctx_;
   std::unique_ptr<trace::CounterSampler> sampler_;
   Results results_;

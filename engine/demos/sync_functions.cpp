@@ -27,7 +27,8 @@ class SyncFunctions final : public Program {
   }
   int64_t estimate_bytes(const ParamValues& v) const override {
     const int64_t n = v.integer("size");
-    return 6 * n * n * 4;
+    const int64_t ops = 64 + 16 * v.integer("unrelated");  // five sync kinds, each a few ops and the chain
+    return 6 * n * n * 4 + run_overhead_bytes(ops, ops);
   }
 
   void run(const ParamValues& v, RunEnv& env) const override {

@@ -53,7 +53,10 @@ class SyncVsAsync final : public Program {
   }
   int64_t estimate_bytes(const ParamValues& v) const override {
     const int64_t n = v.integer("size");
-    return 4 * n * n * 4;
+    // Two loops of `y = x + 1` and the free of the y it replaces; the second
+    // loop pushes every iteration before its one wait, so all can be pending.
+    const int64_t iterations = v.integer("iterations");
+    return 4 * n * n * 4 + run_overhead_bytes(4 * iterations + 16, 2 * iterations + 8);
   }
 
   void run(const ParamValues& v, RunEnv& env) const override {

@@ -124,6 +124,31 @@ class Context {
 
 using ContextPtr = std::shared_ptr<Context>;
 
+// A run's memory budget for what is not an array (the trace's buffers, the
+// records of ops waiting to run), over the allocator its arrays come from,
+// so one budget bounds both; a refusal is the allocator's MemoryBudgetError.
+// Threading: any thread.
+class AllocatorAccount final : public trace::MemoryAccount {
+ public:
+  explicit AllocatorAccount(std::shared_ptr<PooledAllocator> allocator) : allocator_(std::move(allocator)) {}
+  bool charge(int64_t bytes, const char* what, bool force = false) override {
+    try {
+      return allocator_->charge(bytes, what, force);
+    } catch (const MemoryBudgetError&) {
+      refused_.store(true, std::memory_order_relaxed);
+      throw;
+    }
+  }
+  void uncharge(int64_t bytes) noexcept override { allocator_->uncharge(bytes); }
+  int64_t charged_bytes() const noexcept override { return allocator_->charged_bytes(); }
+  // Whether a charge was ever refused (the run was stopped by its budget).
+  bool refused() const noexcept { return refused_.load(std::memory_order_relaxed); }
+
+ private:
+  std::shared_ptr<PooledAllocator> allocator_;
+  std::atomic<bool> refused_{false};
+};
+
 // Installs a context as the calling thread's current one for the scope's
 // lifetime (the previous one comes back after). Create and destroy it on the
 // same thread, innermost first.

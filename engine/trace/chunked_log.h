@@ -10,6 +10,10 @@
 //
 // Threading: append() from the owning thread only; size(), operator[] and
 // dropped() from any thread.
+//
+// Memory: a log may count its chunks somewhere (the run's memory budget,
+// through a LogMemory). A chunk is charged before it is mapped; a refused
+// chunk drops the entry (counted in dropped()) instead of growing.
 #pragma once
 
 #include <sys/mman.h>
@@ -23,6 +27,18 @@
 
 namespace asyncscope::trace {
 
+// Where logs count their memory. charge() is called before a chunk is
+// mapped and returns false to refuse it; uncharge() when a chunk is unmapped.
+// Threading: any thread (each log's writer, and whoever destroys a log).
+class LogMemory {
+ public:
+  virtual bool charge(size_t bytes) noexcept = 0;
+  virtual void uncharge(size_t bytes) noexcept = 0;
+
+ protected:
+  ~LogMemory() = default;
+};
+
 template <class T>
 class ChunkedLog {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
@@ -32,15 +48,24 @@ class ChunkedLog {
   static constexpr size_t kChunkShift = 12;
   static constexpr size_t kChunkSize = size_t{1} << kChunkShift;
 
+  static constexpr size_t kChunkBytes = kChunkSize * sizeof(T);
+
   // capacity: the most entries ever kept (rounded up to whole chunks).
-  explicit ChunkedLog(size_t capacity)
+  // memory: where chunks are charged (null: nowhere); must outlive the log.
+  explicit ChunkedLog(size_t capacity, LogMemory* memory = nullptr)
       : max_chunks_((capacity + kChunkSize - 1) / kChunkSize),
-        chunks_(std::make_unique<std::atomic<T*>[]>(max_chunks_)) {}
+        chunks_(std::make_unique<std::atomic<T*>[]>(max_chunks_)),
+        memory_(memory) {}
 
   ~ChunkedLog() {
+    size_t mapped = 0;
     for (size_t i = 0; i < max_chunks_; ++i) {
-      if (T* chunk = chunks_[i].load(std::memory_order_relaxed)) ::munmap(chunk, kChunkBytes);
+      if (T* chunk = chunks_[i].load(std::memory_order_relaxed)) {
+        ::munmap(chunk, kChunkBytes);
+        ++mapped;
+      }
     }
+    if (memory_ != nullptr) memory_->uncharge(mapped * kChunkBytes);
   }
 
   ChunkedLog(const ChunkedLog&) = delete;
@@ -56,7 +81,18 @@ class ChunkedLog {
         return false;
       }
       if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
-        chunks_[chunk].store(allocate_chunk(), std::memory_order_relaxed);
+        if (memory_ != nullptr && !memory_->charge(kChunkBytes)) {
+          dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+          return false;
+        }
+        T* fresh = nullptr;
+        try {
+          fresh = allocate_chunk();
+        } catch (...) {
+          if (memory_ != nullptr) memory_->uncharge(kChunkBytes);
+          throw;
+        }
+        chunks_[chunk].store(fresh, std::memory_order_relaxed);
       }
     }
     chunks_[chunk].load(std::memory_order_relaxed)[n & (kChunkSize - 1)] = value;
@@ -68,6 +104,11 @@ class ChunkedLog {
   size_t size() const noexcept { return size_.load(std::memory_order_acquire); }
   uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
   size_t capacity() const noexcept { return max_chunks_ * kChunkSize; }
+  // Bytes this log holds: its mapped chunks (a reader's view: chunks
+  // are mapped when the first entry of each is written).
+  size_t chunk_bytes() const noexcept { return (size() + kChunkSize - 1) / kChunkSize * kChunkBytes; }
+  // The chunk directory, allocated up front.
+  size_t directory_bytes() const noexcept { return max_chunks_ * sizeof(std::atomic<T*>); }
 
   // Valid for i < a size() value this thread has loaded.
   const T& operator[](size_t i) const {
@@ -75,8 +116,6 @@ class ChunkedLog {
   }
 
  private:
-  static constexpr size_t kChunkBytes = kChunkSize * sizeof(T);
-
   // Pre-faulted in one call (MAP_POPULATE): recording then never takes a page
   // fault per 4 KiB, which at a million ops a second is a visible cost.
   static T* allocate_chunk() {
@@ -89,6 +128,7 @@ class ChunkedLog {
   std::unique_ptr<std::atomic<T*>[]> chunks_;
   std::atomic<size_t> size_{0};
   std::atomic<uint64_t> dropped_{0};
+  LogMemory* const memory_;
 };
 
 }  // namespace asyncscope::trace

@@ -1,5 +1,7 @@
 #include "engine/trace/recorder.h"
 
+#include <new>
+
 namespace asyncscope::trace {
 namespace {
 
@@ -29,17 +31,84 @@ Recorder::Recorder(Options options)
       options_(options),
       enabled_(options.enabled),
       // The sampler runs at >= 1 kHz; one sample per log slot.
-      counters_(options.max_events_per_thread) {}
+      counters_(options.max_events_per_thread, &account_) {}
 
-Recorder::~Recorder() = default;
+Recorder::~Recorder() {
+  // The logs give back their chunks as they go; the fixed parts here.
+  if (account_.budget) account_.budget->uncharge(fixed_charged_);
+}
+
+bool Recorder::Account::charge(size_t bytes) noexcept {
+  if (!budget) return true;
+  if (refused.load(std::memory_order_relaxed)) return false;  // latched: no exception per dropped event
+  try {
+    budget->charge(static_cast<int64_t>(bytes), "recording the trace");
+    return true;
+  } catch (...) {
+    std::lock_guard lock(mutex);
+    if (!refused.load(std::memory_order_relaxed)) {
+      error = std::current_exception();
+      refused.store(true, std::memory_order_relaxed);
+    }
+  }
+  return false;
+}
+
+void Recorder::Account::uncharge(size_t bytes) noexcept {
+  if (budget) budget->uncharge(static_cast<int64_t>(bytes));
+}
+
+void Recorder::set_memory_budget(std::shared_ptr<MemoryAccount> budget) {
+  std::lock_guard lock(mutex_);
+  if (account_.budget) account_.budget->uncharge(fixed_charged_ + static_cast<int64_t>(counters_.chunk_bytes()));
+  // What the logs charged: their chunks, the enqueue chunks with their read reserve.
+  const auto charged_chunks = [](const ThreadBuffer& t) {
+    return t.chunk_bytes() - t.enqueues.chunk_bytes() + ReservingAccount::with_reserve(t.enqueues.chunk_bytes());
+  };
+  for (const auto& t : threads_) {
+    if (account_.budget) account_.budget->uncharge(static_cast<int64_t>(charged_chunks(*t)));
+  }
+  account_.budget = std::move(budget);
+  fixed_charged_ = static_cast<int64_t>(counters_.directory_bytes());
+  size_t chunks = counters_.chunk_bytes();
+  for (const auto& t : threads_) {
+    fixed_charged_ += static_cast<int64_t>(t->fixed_bytes());
+    chunks += charged_chunks(*t);
+  }
+  // Already allocated: counted even past the budget, so later growth is refused.
+  if (account_.budget) account_.budget->charge(fixed_charged_ + static_cast<int64_t>(chunks), "the trace", true);
+}
+
+void Recorder::throw_if_over_budget() const {
+  if (!over_budget()) return;
+  std::lock_guard lock(account_.mutex);
+  if (!account_.error) throw std::bad_alloc();  // refused without an error: none could be made
+  std::rethrow_exception(account_.error);
+}
+
+size_t Recorder::bytes() const {
+  std::lock_guard lock(mutex_);
+  size_t total = counters_.directory_bytes() + counters_.chunk_bytes();
+  for (const auto& t : threads_) total += t->fixed_bytes() + t->chunk_bytes();
+  return total;
+}
 
 ThreadBuffer& Recorder::register_thread() {
   std::lock_guard lock(mutex_);
   ThreadBuffer*& buffer = by_thread_[this_thread_uid()];
   if (buffer == nullptr) {
     const auto index = static_cast<uint32_t>(threads_.size());
-    threads_.push_back(std::make_unique<ThreadBuffer>(options_.max_events_per_thread, index, tls_thread_name));
+    threads_.push_back(
+        std::make_unique<ThreadBuffer>(options_.max_events_per_thread, index, tls_thread_name, &account_,
+                                       &enqueue_account_));
     buffer = threads_.back().get();
+    if (account_.budget) {
+      // A thread's first event cannot be refused without losing the thread; its
+      // fixed part is counted even past the budget (its chunks are not).
+      const auto fixed = static_cast<int64_t>(buffer->fixed_bytes());
+      account_.budget->charge(fixed, "the trace", true);
+      fixed_charged_ += fixed;
+    }
   }
   CacheSlot& slot = tls_cache_[tls_next_slot_++ % std::size(tls_cache_)];
   slot = CacheSlot{uid_, buffer};

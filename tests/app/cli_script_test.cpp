@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "engine/trace/chrome_trace.h"
 #include "support/cli_harness.h"
 
 namespace asyncscope::app {
@@ -16,6 +17,7 @@ using testing::cli;
 using testing::CliResult;
 using testing::read;
 using testing::scratch;
+using testing::shell;
 
 std::string write_script(const std::string& name, const std::string& code) {
   const std::string path = scratch(name);
@@ -124,6 +126,25 @@ TEST(CliScript, EngineErrorsArePythonExceptionsTheScriptCanCatch) {
   const CliResult r = cli({"script", script});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("ValueError: add: shapes 2x3 and 4 do not broadcast"), std::string::npos) << r.out;
+}
+
+// A script that outgrows the memory budget stops with a MemoryError naming
+// it (exit 1), and its trace so far is still written (issue 13).
+TEST(CliScript, AScriptStoppedByTheBudgetStillWritesItsTrace) {
+  const std::string script = write_script("grows.py",
+                                          "from asyncscope import nd\n"
+                                          "x = nd.ones((1,))\n"
+                                          "for i in range(10_000_000):\n"
+                                          "    x = x + 1\n");
+  const std::string trace = scratch("grows.json");
+  const CliResult r = shell("ASYNCSCOPE_MEMORY_BUDGET_MB=16 \"$ASYNCSCOPE\" script '" + script + "' --trace '" +
+                            trace + "'");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("MemoryError"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("memory budget of 16.0 MiB"), std::string::npos) << r.err;
+  ASSERT_TRUE(std::filesystem::exists(trace)) << r.err;
+  const trace::TraceModel m = trace::read_chrome_trace(trace);
+  EXPECT_GT(m.ops.size(), 1000u);
 }
 
 TEST(CliScript, SystemExitZeroIsANormalEndAndOtherStatusesFail) {

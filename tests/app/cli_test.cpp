@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -66,6 +67,30 @@ TEST(Cli, BadInputGivesOneLineAndExitTwo) {
                    "does not exist");
   const std::string folder = fs::path(scratch("x")).parent_path().string();
   expect_bad_input({"run", "queued-vs-finished", "--size", "8", "--trace", folder}, "it is a folder");
+}
+
+// The up-front estimate counts what a run grows with besides its arrays
+// (trace, model, pending ops) and is honest for every knob: an in-flight
+// bound too large to hold anything back does not make it assume two batches
+// (issue 13: that let a 300 MB budget run reach 9.8 GB).
+TEST(Cli, TheEstimateRefusesRunsWhoseTraceAndPendingOpsCannotFit) {
+  for (const char* bound : {"0", "100000000"}) {
+    const CliResult r = shell(std::string("ASYNCSCOPE_MEMORY_BUDGET_MB=300 \"$ASYNCSCOPE\" run memory-and-sync ") +
+                              "--batches 1000000 --batch-size 1 --max-inflight " + bound);
+    EXPECT_EQ(r.code, 2) << bound << ": " << r.err;
+    EXPECT_NE(r.err.find("more than the memory budget"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  // A million tiny iterations: nearly all of it is trace and pending ops.
+  const CliResult tiny = shell(
+      "ASYNCSCOPE_MEMORY_BUDGET_MB=300 \"$ASYNCSCOPE\" run sync-vs-async --iterations 1000000 --size 1");
+  EXPECT_EQ(tiny.code, 2) << tiny.err;
+  EXPECT_NE(tiny.err.find("more than the memory budget"), std::string::npos) << tiny.err;
+  // A bound that holds the frontend back fits, and runs.
+  const CliResult bounded = shell(
+      "ASYNCSCOPE_MEMORY_BUDGET_MB=300 \"$ASYNCSCOPE\" run memory-and-sync --batches 200 --batch-size 1 "
+      "--max-inflight 64");
+  EXPECT_EQ(bounded.code, 0) << bounded.err;
 }
 
 // What the user typed or a file held is quoted and escaped in a message: a

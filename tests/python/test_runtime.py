@@ -35,6 +35,25 @@ class Errors(unittest.TestCase):
         self.assertIn("MemoryError: op 'ones'", done.stdout)
         self.assertIn("the 4000x4000 array", done.stdout)
 
+    def test_a_loop_that_outgrows_the_budget_stops_with_a_memory_error(self):
+        # The process's default run records every op: its pending ops and
+        # their trace count against the budget, so the loop stops instead of
+        # growing (counts, not timing).
+        done = run_script("""
+            from asyncscope import nd
+            x = nd.ones((1,))
+            pushed = 0
+            try:
+                for pushed in range(10_000_000):
+                    x = x + 1
+                print("no stop after", pushed)
+            except MemoryError as e:
+                print("MemoryError after", pushed, "ops:", e)
+            """, ASYNCSCOPE_MEMORY_BUDGET_MB="16")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("MemoryError after", done.stdout)
+        self.assertIn("memory budget of 16.0 MiB", done.stdout)
+
     def test_op_error_is_a_runtime_error_naming_the_op(self):
         self.assertTrue(issubclass(asyncscope.OpError, RuntimeError))
 

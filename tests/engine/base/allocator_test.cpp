@@ -87,6 +87,7 @@ struct Fixture {
 
 void expect_same_stats(const MemoryStats& a, const MemoryStats& b) {
   EXPECT_EQ(a.live_bytes, b.live_bytes);
+  EXPECT_EQ(a.charged_bytes, b.charged_bytes);
   EXPECT_EQ(a.pooled_bytes, b.pooled_bytes);
   EXPECT_EQ(a.peak_live_bytes, b.peak_live_bytes);
   EXPECT_EQ(a.budget_bytes, b.budget_bytes);
@@ -278,6 +279,42 @@ TEST(Allocator, CachedBlocksAreEvictedBeforeRefusing) {
   f.alloc.deallocate(c, 40 * kKiB);
   f.alloc.deallocate(d, 20 * kKiB);
   EXPECT_EQ(f.alloc.stats().peak_live_bytes, 60 * kKiB);
+}
+
+// Trace buffers and op records are charged against the same budget as
+// arrays: one bound for everything a run grows with.
+TEST(Allocator, ChargesShareTheBudgetWithArrays) {
+  Fixture f(64 * kKiB, 64 * kKiB);
+  void* cached = f.alloc.allocate(16 * kKiB);
+  f.alloc.deallocate(cached, 16 * kKiB);
+  ASSERT_EQ(f.alloc.pooled_bytes(), 16 * kKiB);
+
+  // A charge makes room by evicting cached blocks, as an array would.
+  EXPECT_TRUE(f.alloc.charge(56 * kKiB, "the trace buffers"));
+  EXPECT_EQ(f.alloc.charged_bytes(), 56 * kKiB);
+  EXPECT_EQ(f.alloc.pooled_bytes(), 0);
+  // Arrays now see 8 KiB left.
+  EXPECT_THROW(f.alloc.allocate(16 * kKiB), MemoryBudgetError);
+  void* a = f.alloc.allocate(8 * kKiB);
+  // A refused charge names what was charged and the budget, and counts nothing.
+  const MemoryStats before = f.alloc.stats();
+  try {
+    f.alloc.charge(kKiB, "the trace buffers");
+    FAIL() << "expected MemoryBudgetError";
+  } catch (const MemoryBudgetError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("the trace buffers: ", 0), 0u) << what;
+    EXPECT_NE(what.find("memory budget of 64.0 KiB"), std::string::npos) << what;
+    EXPECT_EQ(e.live_bytes(), 64 * kKiB);
+  }
+  expect_same_stats(before, f.alloc.stats());
+  // Forced: counted past the budget, and said so.
+  EXPECT_FALSE(f.alloc.charge(kKiB, "freeing an array", /*force=*/true));
+  EXPECT_EQ(f.alloc.charged_bytes(), 57 * kKiB);
+  f.alloc.uncharge(57 * kKiB);
+  EXPECT_EQ(f.alloc.charged_bytes(), 0);
+  f.alloc.deallocate(a, 8 * kKiB);
+  EXPECT_EQ(f.alloc.live_bytes(), 0);
 }
 
 TEST(Allocator, MaxPooledBytesIsRespected) {

@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "engine/core/errors.h"
+#include "engine/tensor/context.h"
+#include "engine/core/op_record.h"
 #include "engine/trace/model.h"
 #include "support/timeout.h"
 
@@ -170,6 +172,49 @@ TEST(ThreadedEngineDelete, AVarInUseIsFreedOnAWorkerAfterItsOps) {
     engine->wait_all();
     EXPECT_TRUE(freed.load());
     EXPECT_NE(freed_on, std::this_thread::get_id());
+  });
+}
+
+// A frontend far ahead of its workers: the records of its pending ops count
+// against the budget, and push refuses with MemoryBudgetError (nothing
+// pushed) instead of growing. Counts and bytes, no timing.
+TEST(ThreadedEngineMemory, PendingOpsAreChargedAndPushIsRefusedPastTheBudget) {
+  run_with_timeout([] {
+    constexpr int64_t kBudget = 1 << 20;
+    auto memory = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>(),
+                                                    PooledAllocator::Options{kBudget, 0});
+    EngineOptions options;
+    options.cpu_workers = 1;
+    options.memory = std::make_shared<AllocatorAccount>(memory);
+    auto engine = make_engine(options);
+    Var* v = engine->new_var();
+    std::atomic<bool> release{false};
+    engine->push([&](const RunContext&) {
+      while (!release.load()) std::this_thread::yield();
+    }, {}, {v}, OpMeta("held write"));
+    static const trace::NameId kRead = trace::intern("read");
+    int pushed = 0;
+    bool refused = false;
+    for (; pushed < 100000 && !refused; ++pushed) {
+      try {
+        engine->push([](const RunContext&) {}, {v}, {}, OpMeta(kRead));
+      } catch (const MemoryBudgetError& e) {
+        refused = true;
+        EXPECT_NE(std::string(e.what()).find("ops waiting to run"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("memory budget"), std::string::npos) << e.what();
+      }
+    }
+    ASSERT_TRUE(refused) << "pushed " << pushed << " ops past a " << kBudget << "-byte budget";
+    // The charge is within the budget and covers every pending op but the last recount's lag.
+    EXPECT_LE(memory->charged_bytes(), kBudget);
+    const auto pending = static_cast<int64_t>(engine->stats().pending);
+    EXPECT_LE(pending * kPendingOpBytes, kBudget + 64 * kPendingOpBytes);
+    EXPECT_GE(pending * kPendingOpBytes, kBudget - 64 * kPendingOpBytes);
+    release = true;
+    engine->wait_all();
+    EXPECT_EQ(memory->charged_bytes(), 0);  // given back once nothing is pending
+    engine->push([](const RunContext&) {}, {v}, {}, OpMeta(kRead));  // and the engine goes on
+    engine->wait_all();
   });
 }
 

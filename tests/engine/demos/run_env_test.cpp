@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <optional>
+#include <string>
 #include <functional>
 #include <thread>
 
@@ -164,6 +167,79 @@ TEST(RunEnv, AFailingProgramsErrorReachesTheHostAndTheRunStillEnds) {
     RunControl control;
     EXPECT_THROW(run_program(program, program.defaults(), hooks, control), OpError);
     EXPECT_TRUE(kept.context().closed());
+  });
+}
+
+// Sets the memory budget of the runs a test makes, restoring it after.
+class ScopedBudget {
+ public:
+  explicit ScopedBudget(const char* megabytes) {
+    if (const char* old = std::getenv(kEnv)) old_ = old;
+    setenv(kEnv, megabytes, 1);
+  }
+  ~ScopedBudget() {
+    if (old_) {
+      setenv(kEnv, old_->c_str(), 1);
+    } else {
+      unsetenv(kEnv);
+    }
+  }
+
+ private:
+  static constexpr const char* kEnv = "ASYNCSCOPE_MEMORY_BUDGET_MB";
+  std::optional<std::string> old_;
+};
+
+// Many tiny ops and no wait: the pending ops and their trace outgrow a small
+// budget, and the run ends with the budget's error (not a stop, not growth);
+// what was recorded is still there. Counts and bytes, no timing.
+TEST(RunEnv, ARunThatOutgrowsTheBudgetEndsWithTheBudgetsError) {
+  testing::run_with_timeout([] {
+    ScopedBudget budget("8");
+    int64_t pushed = 0;
+    const TestProgram program([&pushed](const ParamValues&, RunEnv&) {
+      NDArray x = ones({1});
+      for (; pushed < 10'000'000; ++pushed) x = x + 1.0f;
+    });
+    RunHooks hooks;
+    RunControl control;
+    try {
+      run_program(program, program.defaults(), hooks, control);
+      FAIL() << "expected MemoryBudgetError after " << pushed << " ops";
+    } catch (const MemoryBudgetError& e) {
+      EXPECT_NE(std::string(e.what()).find("memory budget of 8.0 MiB"), std::string::npos) << e.what();
+    }
+    EXPECT_LT(pushed, 10'000'000);
+    EXPECT_GT(pushed, 1000);
+    EXPECT_LE(hooks.recorder->bytes(), size_t{8} << 20);
+    const trace::TraceModel m = trace::snapshot(*hooks.recorder);
+    EXPECT_GT(m.ops.size(), 1000u);
+  });
+}
+
+// A sync every iteration keeps nothing pending: the trace alone grows, and
+// is what the budget stops.
+TEST(RunEnv, ATraceThatOutgrowsTheBudgetEndsTheRunWithTheBudgetsError) {
+  testing::run_with_timeout([] {
+    ScopedBudget budget("4");
+    int64_t iterations = 0;
+    const TestProgram program([&iterations](const ParamValues&, RunEnv&) {
+      NDArray x = ones({1});
+      for (; iterations < 10'000'000; ++iterations) {
+        x = x + 1.0f;
+        x.wait_to_read();
+      }
+    });
+    RunHooks hooks;
+    RunControl control;
+    try {
+      run_program(program, program.defaults(), hooks, control);
+      FAIL() << "expected MemoryBudgetError after " << iterations << " iterations";
+    } catch (const MemoryBudgetError& e) {
+      EXPECT_NE(std::string(e.what()).find("recording the trace"), std::string::npos) << e.what();
+    }
+    EXPECT_LE(hooks.recorder->bytes(), size_t{4} << 20);
+    EXPECT_GT(trace::snapshot(*hooks.recorder).ops.size(), 1000u);
   });
 }
 

@@ -14,6 +14,7 @@
 
 #include "engine/core/engine.h"
 #include "engine/core/errors.h"
+#include "engine/tensor/context.h"
 #include "support/timeout.h"
 
 namespace asyncscope::trace {
@@ -334,6 +335,83 @@ TEST(Recorder, DroppedSumsEveryBoundedLog) {
       EXPECT_LE(b->syncs.size(), cap);
     }
   });
+}
+
+// The trace's buffers count against a memory budget: every chunk is charged
+// before it is mapped, a refused chunk drops its events (counted), and from
+// then on the recorder says it is over budget, with the refusal's message.
+TEST(Recorder, BuffersAreChargedToTheBudgetAndStopGrowingAtIt) {
+  constexpr int64_t kBudget = 2 << 20;
+  auto budget = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>(),
+                                                  PooledAllocator::Options{kBudget, 0});
+  {
+    Recorder r;
+    r.set_memory_budget(std::make_shared<AllocatorAccount>(budget));
+    const int64_t before = budget->charged_bytes();  // the counter log's directory
+    EXPECT_EQ(before, static_cast<int64_t>(r.bytes()));
+    size_t recorded = 0;
+    for (int i = 0; i < (1 << 20) && !r.over_budget(); ++i) {
+      r.record_exec(ExecEvent{static_cast<uint64_t>(i + 1), i, i + 1});
+      recorded = r.local().execs.size();
+    }
+    ASSERT_TRUE(r.over_budget());
+    EXPECT_EQ(budget->charged_bytes(), static_cast<int64_t>(r.bytes())) << "every byte the trace holds is charged";
+    EXPECT_LE(budget->charged_bytes(), kBudget);
+    EXPECT_GT(budget->charged_bytes(), kBudget - static_cast<int64_t>(ChunkedLog<ExecEvent>::kChunkBytes) -
+                                           static_cast<int64_t>(r.local().fixed_bytes()));
+    EXPECT_EQ(recorded % ChunkedLog<ExecEvent>::kChunkSize, 0u);  // whole chunks kept, the rest dropped
+    EXPECT_GE(r.dropped(), 1u);
+    try {
+      r.throw_if_over_budget();
+      FAIL() << "expected MemoryBudgetError";
+    } catch (const MemoryBudgetError& e) {
+      EXPECT_NE(std::string(e.what()).find("recording the trace"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("memory budget of 2.0 MiB"), std::string::npos) << e.what();
+    }
+    // Refused from now on without asking again: more events are dropped, nothing is charged.
+    const int64_t charged = budget->charged_bytes();
+    for (size_t i = 0; i < 3 * ChunkedLog<ExecEvent>::kChunkSize; ++i) r.record_exec(ExecEvent{1, 0, 1});
+    EXPECT_EQ(budget->charged_bytes(), charged);
+    EXPECT_EQ(r.local().execs.size(), recorded);
+  }
+  EXPECT_EQ(budget->charged_bytes(), 0) << "a destroyed recorder gives everything back";
+}
+
+// An enqueue chunk also reserves what reading its ops at the end will need
+// (model and export), so a run stopped by its budget can still be exported
+// within it; the reserve goes back with the recorder.
+TEST(Recorder, AnEnqueueChunkReservesWhatReadingItsOpsWillNeed) {
+  auto budget = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>(),
+                                                  PooledAllocator::Options{int64_t{64} << 20, 0});
+  {
+    Recorder r;
+    r.set_memory_budget(std::make_shared<AllocatorAccount>(budget));
+    ThreadBuffer& b = r.local();
+    const int64_t before = budget->charged_bytes();
+    b.enqueues.append(EnqueueEvent{});
+    EXPECT_EQ(budget->charged_bytes() - before,
+              static_cast<int64_t>(ChunkedLog<EnqueueEvent>::kChunkBytes +
+                                   ChunkedLog<EnqueueEvent>::kChunkSize * kReadReserveBytesPerOp));
+  }
+  EXPECT_EQ(budget->charged_bytes(), 0);
+}
+
+// What one recorded op costs in the trace: an enqueue (64 B) and an exec
+// (32 B). docs/PERFORMANCE.md states it; this holds it.
+TEST(Recorder, AnOpCostsUnderOneHundredBytesOfTrace) {
+  Recorder r;
+  constexpr size_t kOps = 100000;
+  ThreadBuffer& b = r.local();
+  const size_t fixed = r.bytes();
+  for (size_t i = 0; i < kOps; ++i) {
+    EnqueueEvent e;
+    e.op = i + 1;
+    b.enqueues.append(e);
+    r.record_exec(ExecEvent{i + 1, 0, 1});
+  }
+  const double per_op = static_cast<double>(r.bytes() - fixed) / kOps;
+  EXPECT_LE(per_op, 100.0);
+  EXPECT_GE(per_op, 96.0);
 }
 
 }  // namespace
