@@ -1,6 +1,8 @@
 // The real app in a real window (under Xvfb): run a demo, screenshot the
 // window with the app's own --screenshot, and check the picture: the window
 // size, and the op colours of the demo's spans in the lane area.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +25,14 @@ namespace fs = std::filesystem;
 
 bool have_xvfb() { return std::system("command -v xvfb-run > /dev/null 2>&1") == 0; }
 
+// xvfb-run with a private X server. -a looks for a free display number from
+// -n upwards; two test processes started together (ctest -j2) that both
+// began at the default 99 could pick the same one, so each starts its
+// search at a number of its own.
+std::string xvfb_run() {
+  return "xvfb-run -a -n " + std::to_string(100 + ::getpid() % 4000) + " -s '-screen 0 1600x1000x24' ";
+}
+
 std::string scratch(const std::string& name) {
   const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui";
   fs::create_directories(dir);
@@ -35,7 +45,7 @@ std::string scratch(const std::string& name) {
 // ("NAME=value ...") in its environment; returns its exit code.
 // With `timeout_s` > 0, under `timeout` (a hang is exit 124).
 int run_app(const std::string& args, const std::string& log, const std::string& env = "", int timeout_s = 0) {
-  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + "xvfb-run -a -s '-screen 0 1600x1000x24' " +
+  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + xvfb_run() +
                           (timeout_s > 0 ? "timeout " + std::to_string(timeout_s) + " " : "") +
                           std::string(ASYNCSCOPE_EXE) + " " + args + " > " + log + " 2>&1";
   const int status = std::system(cmd.c_str());
@@ -154,7 +164,7 @@ fs::path app_session(const std::string& name, const std::string& app_args, const
     out << "kill $app; wait $app\n";
   }
   // bash for compgen (wait_for_file).
-  std::system(("xvfb-run -a -s '-screen 0 1600x1000x24' bash " + script + " > " + (dir / (name + ".log")).string() +
+  std::system((xvfb_run() + "bash " + script + " > " + (dir / (name + ".log")).string() +
                " 2>&1").c_str());
   return dir;
 }
@@ -346,7 +356,7 @@ TEST(GuiSmoke, SigtermOrQuitDuringARunEndsTheAppPromptly) {
           << "wait $app; code=$?\n"
           << "echo $code $(( ($(date +%s%N) - start) / 1000000 )) > result\n";
     }
-    std::system(("xvfb-run -a -s '-screen 0 1600x1000x24' timeout 90 bash " + script + " > " +
+    std::system((xvfb_run() + "timeout 90 bash " + script + " > " +
                  (dir / "stop.log").string() + " 2>&1").c_str());
     int code = -1, ms = -1;
     std::ifstream(dir / "result") >> code >> ms;
