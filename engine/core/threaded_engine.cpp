@@ -16,6 +16,16 @@ constexpr int64_t kWaitSpinNs = 20'000;
 // The worker the current thread is, if any (for same-worker continuation).
 thread_local void* tls_worker = nullptr;
 
+// Moves the ready ops of `more` (chained through OpRecord::next) onto `ready`.
+void prepend_ready(OpRecord*& ready, OpRecord* more) noexcept {
+  while (more != nullptr) {
+    OpRecord* next = more->next;
+    more->next = ready;
+    ready = more;
+    more = next;
+  }
+}
+
 }  // namespace
 
 // A GPU worker's stream and the ops submitted to it, in submission order,
@@ -206,16 +216,8 @@ void ThreadedEngine::signal_sync(OpRecord* op) {
 
 void ThreadedEngine::complete(OpRecord* op, int64_t end_ns) {
   OpRecord* ready = nullptr;
-  const auto chain = [&ready](OpRecord* more) {
-    while (more != nullptr) {
-      OpRecord* next = more->next;
-      more->next = ready;
-      ready = more;
-      more = next;
-    }
-  };
-  for (int i = 0; i < op->num_reads; ++i) chain(op->read(i)->complete_read(end_ns, op->on_stream));
-  for (int i = 0; i < op->num_writes; ++i) chain(op->write(i)->complete_write(end_ns, op->on_stream));
+  for (int i = 0; i < op->num_reads; ++i) prepend_ready(ready, op->read(i)->complete_read(end_ns, op->on_stream));
+  for (int i = 0; i < op->num_writes; ++i) prepend_ready(ready, op->write(i)->complete_write(end_ns, op->on_stream));
   if (op->kind == OpRecord::Kind::delete_var) vars_.release(op->write(0));
   dispatch_chain(ready);
 }
@@ -280,14 +282,7 @@ void ThreadedEngine::launch(OpRecord* op, Worker& worker) {
   if (op->stream_ordered && s.on_device && !s.error) {
     op->on_stream = true;
     VarLink* links = op->links();
-    for (int i = 0; i < op->num_reads + op->num_writes; ++i) {
-      for (OpRecord* r = links[i].var->launched(); r != nullptr;) {
-        OpRecord* next = r->next;
-        r->next = successors;
-        successors = r;
-        r = next;
-      }
-    }
+    for (int i = 0; i < op->num_reads + op->num_writes; ++i) prepend_ready(successors, links[i].var->launched());
   }
   {
     std::lock_guard lock(stream.mutex);
