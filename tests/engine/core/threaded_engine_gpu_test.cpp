@@ -189,23 +189,26 @@ TEST(ThreadedEngineGpu, AFunctionThatThrowsAtLaunchFailsItsOp) {
 
 TEST(ThreadedEngineGpu, CancelDropsUnlaunchedOpsAndLetsSubmittedOnesFinish) {
   run_with_timeout([] {
-    Rig rig;
-    rig.stream().hold();
+    // Two streams: the readers wait for the gate's device work (on one
+    // stream they would be submitted behind it at once, by stream order).
+    Rig rig(2);
+    const auto begun = [&rig] { return rig.streams[0]->begun() + rig.streams[1]->begun(); };
+    for (SimulatedStream* st : rig.streams) st->hold();
     Var* gate = rig.engine->new_var();
     rig.gpu([] {}, {}, {gate});  // submitted; the device is held
-    ASSERT_TRUE(eventually([&] { return rig.stream().begun() == 1; }));
+    ASSERT_TRUE(eventually([&] { return begun() == 1; }));
     std::vector<Var*> later;
     for (int i = 0; i < 50; ++i) {
       later.push_back(rig.engine->new_var());
       rig.gpu([] {}, {gate}, {later.back()});  // wait for the gate's device work
     }
     rig.engine->cancel();
-    rig.stream().release();
+    for (SimulatedStream* st : rig.streams) st->release();
     EXPECT_NO_THROW(rig.engine->wait_for_var(gate)) << "submitted work finishes normally";
     EXPECT_THROW(rig.engine->wait_for_var(later.back()), CancelledError);
     EXPECT_THROW(rig.engine->wait_all(), CancelledError);
     EXPECT_EQ(rig.engine->stats().cancelled, 50u);
-    EXPECT_EQ(rig.stream().begun(), 1) << "cancelled ops never reach the device";
+    EXPECT_EQ(begun(), 1) << "cancelled ops never reach the device";
     Var* again = rig.engine->new_var();
     rig.gpu([] {}, {}, {again});
     EXPECT_NO_THROW(rig.engine->wait_for_var(again));
