@@ -1,0 +1,626 @@
+#include "engine/trace/insight.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "engine/base/format.h"
+#include "engine/trace/counters.h"
+
+namespace asyncscope::trace {
+namespace {
+
+constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
+
+uint64_t lane_key(DeviceKind device, uint8_t index, uint16_t worker, SpanKind span) {
+  return (uint64_t{static_cast<uint8_t>(device)} << 40) | (uint64_t{index} << 32) | (uint64_t{worker} << 8) |
+         static_cast<uint8_t>(span);
+}
+uint64_t group_key(DeviceKind device, uint8_t index, SpanKind span) { return lane_key(device, index, 0, span); }
+uint16_t device_key(DeviceKind device, uint8_t index) {
+  return static_cast<uint16_t>((static_cast<unsigned>(device) << 8) | index);
+}
+
+// An op's lane-side work is all recorded: its execution, and a GPU op's launch.
+bool settled(const OpInfo& op) {
+  return op.executed() && (op.device == DeviceKind::cpu || op.launched());
+}
+
+}  // namespace
+
+const LaneStates RunInsight::kEmpty;
+
+const char* to_string(LaneState state) noexcept {
+  switch (state) {
+    case LaneState::busy: return "busy";
+    case LaneState::held: return "held";
+    case LaneState::starved: return "starved";
+    case LaneState::running: return "running";
+    case LaneState::wait_to_read: return "waiting (wait_to_read)";
+    case LaneState::wait_all: return "waiting (wait_all)";
+    case LaneState::to_host: return "waiting (to_host)";
+    case LaneState::item: return "waiting (item)";
+    case LaneState::print: return "waiting (print)";
+    case LaneState::inflight_bound: return "waiting (in-flight bound)";
+  }
+  return "?";
+}
+
+const char* to_string(Bound bound) noexcept {
+  switch (bound) {
+    case Bound::frontend: return "frontend";
+    case Bound::backend: return "backend";
+    case Bound::unknown: break;
+  }
+  return "unknown";
+}
+
+int64_t StateTimes::total() const noexcept {
+  int64_t t = 0;
+  for (int64_t v : ns) t += v;
+  return t;
+}
+
+int64_t StateTimes::waiting() const noexcept {
+  int64_t t = 0;
+  for (int s = static_cast<int>(LaneState::wait_to_read); s < kLaneStateCount; ++s) t += ns[static_cast<size_t>(s)];
+  return t;
+}
+
+StateTimes& StateTimes::operator+=(const StateTimes& other) noexcept {
+  for (size_t i = 0; i < ns.size(); ++i) ns[i] += other.ns[i];
+  return *this;
+}
+
+// ---------------------------------------------------------------------------
+// LaneStates
+
+void LaneStates::append(int64_t t, LaneState state) {
+  const auto s = static_cast<uint8_t>(state);
+  if (begins_.empty()) {
+    begins_.push_back(t);
+    states_.push_back(s);
+    sums_.emplace_back();
+    until_ = t;
+    return;
+  }
+  t = std::max(t, until_);
+  if (states_.back() == s) {
+    until_ = t;
+    return;
+  }
+  if (t == begins_.back()) {
+    // The last segment has no length yet: it takes the new state, merging
+    // with the one before it if that has the same.
+    const size_t last = begins_.size() - 1;
+    if (last > 0 && states_[last - 1] == s) {
+      begins_.pop_back();
+      states_.pop_back();
+      if (last % kStride == 0) sums_.pop_back();
+    } else {
+      states_.back() = s;
+    }
+    until_ = t;
+    return;
+  }
+  const size_t index = begins_.size();
+  begins_.push_back(t);
+  states_.push_back(s);
+  if (index % kStride == 0) {
+    StateTimes sums = sums_.back();
+    for (size_t j = index - kStride; j < index; ++j) sums.ns[states_[j]] += begins_[j + 1] - begins_[j];
+    sums_.push_back(sums);
+  }
+  until_ = t;
+}
+
+void LaneStates::extend(int64_t t) noexcept { until_ = std::max(until_, t); }
+
+size_t LaneStates::segment_at(int64_t t) const noexcept {
+  const auto it = std::upper_bound(begins_.begin(), begins_.end(), t);
+  return it == begins_.begin() ? 0 : static_cast<size_t>(it - begins_.begin()) - 1;
+}
+
+std::optional<LaneState> LaneStates::state_at(int64_t t) const noexcept {
+  if (begins_.empty() || t < begins_.front() || t >= until_) return std::nullopt;
+  return segment_state(segment_at(t));
+}
+
+StateTimes LaneStates::cumulative(int64_t t) const noexcept {
+  StateTimes sums;
+  if (begins_.empty()) return sums;
+  t = std::clamp(t, begins_.front(), until_);
+  const size_t index = segment_at(t);
+  const size_t k = index / kStride;
+  sums = sums_[k];
+  for (size_t j = k * kStride; j < index; ++j) sums.ns[states_[j]] += begins_[j + 1] - begins_[j];
+  sums.ns[states_[index]] += t - begins_[index];
+  return sums;
+}
+
+StateTimes LaneStates::time_in(int64_t a, int64_t b) const noexcept {
+  StateTimes out;
+  if (b <= a || begins_.empty()) return out;
+  const StateTimes hi = cumulative(b), lo = cumulative(a);
+  for (size_t i = 0; i < out.ns.size(); ++i) out.ns[i] = hi.ns[i] - lo.ns[i];
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// RunInsight: the frontier
+
+int64_t RunInsight::next_frontier(const TraceModel& model, bool complete) {
+  const int64_t end = model.end_time();
+  if (complete) return std::max(frontier_, end);
+  int64_t f = end;
+  const size_t n = model.ops.size();
+  while (settled_ < n) {
+    if (model.ops[settled_].known()) {
+      if (!settled(model.ops[settled_])) break;
+      ++settled_;
+      continue;
+    }
+    // Ids with nothing read: at the end, ops whose events are still to be
+    // read; before a known op, ids the trace never had (events dropped) or,
+    // rarely, another frontend's op not read yet (its frontend bounds the
+    // frontier below).
+    size_t j = settled_ + 1;
+    while (j < n && !model.ops[j].known()) ++j;
+    if (j == n) break;
+    settled_ = j;
+  }
+  for (size_t i = settled_; i < model.ops.size(); ++i) {
+    const OpInfo& op = model.ops[i];
+    if (!op.known() || settled(op)) continue;
+    // Known, with a span still to come: nothing after its enqueue is final.
+    int64_t since = op.enqueue;
+    if (since == kNoTime) since = op.launch_start != kNoTime ? op.launch_start : op.start;
+    if (since != kNoTime) f = std::min(f, since);
+  }
+  // A frontend's next event comes after its latest one.
+  for (const FrontendLane& lane : model.frontends) {
+    int64_t last = -1;
+    if (!lane.enqueues.empty()) last = std::max(last, model.ops[lane.enqueues.back()].enqueue);
+    if (!lane.syncs.empty()) last = std::max(last, model.syncs[lane.syncs.back()].end);
+    if (last >= 0) f = std::min(f, last);
+  }
+  return std::max(frontier_, f);
+}
+
+bool RunInsight::update(const TraceModel& model, bool complete) {
+  const int64_t to = next_frontier(model, complete);  // advances settled_, which attribute() reads
+  attribute(model);
+  classify_workers(model, to);  // maps lanes that appeared even when the frontier stays
+  if (to <= frontier_) return false;
+  classify_frontends(model, to);
+  frontier_ = to;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Workers
+
+void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
+  const int64_t from = frontier_;
+  const auto group_of = [&](uint64_t key) -> uint32_t {
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      if (groups_[g].key == key) return static_cast<uint32_t>(g);
+    }
+    Group group;
+    group.key = key;
+    // Nothing of its kind was pushed before: its lanes were starved.
+    group.idle.append(0, LaneState::starved);
+    group.idle.extend(from);
+    groups_.push_back(std::move(group));
+    return static_cast<uint32_t>(groups_.size() - 1);
+  };
+
+  // Lanes: model order may change as lanes appear; ours keep theirs.
+  lane_of_worker_.resize(model.workers.size());
+  for (size_t w = 0; w < model.workers.size(); ++w) {
+    const WorkerLane& wl = model.workers[w];
+    const uint64_t key = lane_key(wl.device, wl.device_index, wl.worker, wl.span);
+    size_t l = 0;
+    while (l < lanes_.size() && lanes_[l].key != key) ++l;
+    if (l == lanes_.size()) {
+      Lane lane;
+      lane.key = key;
+      lane.group = group_of(group_key(wl.device, wl.device_index, wl.span));
+      lane.states = groups_[lane.group].idle;  // idle until now: held or starved as its group was
+      lanes_.push_back(std::move(lane));
+    }
+    lane_of_worker_[w] = static_cast<uint32_t>(l);
+  }
+  if (to <= from) return;
+
+  // Queue changes in [from, to): +1 at each enqueue, -1 where the op left
+  // its group's queue (the start of its span on a lane of that kind).
+  std::vector<std::vector<std::pair<int64_t, int>>> changes(groups_.size());
+  const auto change = [&](uint64_t key, int64_t t, int delta) {
+    const uint32_t g = group_of(key);
+    if (g >= changes.size()) changes.resize(groups_.size());
+    changes[g].emplace_back(t, delta);
+  };
+  enqueue_pos_.resize(model.frontends.size(), 0);
+  for (size_t f = 0; f < model.frontends.size(); ++f) {
+    const std::vector<uint32_t>& enqueues = model.frontends[f].enqueues;
+    size_t& pos = enqueue_pos_[f];
+    for (; pos < enqueues.size() && model.ops[enqueues[pos]].enqueue < to; ++pos) {
+      const OpInfo& op = model.ops[enqueues[pos]];
+      if (!op.internal) ++user_ops_pushed_;
+      change(group_key(op.device, op.device_index, SpanKind::execute), op.enqueue, +1);
+      if (op.device != DeviceKind::cpu) change(group_key(op.device, op.device_index, SpanKind::launch), op.enqueue, +1);
+    }
+  }
+  // Starts: every span that starts in [from, to) (the lanes' spans are start-sorted).
+  struct Window {
+    size_t first, last;  // spans [first, last) of the lane overlap [from, to)
+  };
+  std::vector<Window> windows(lanes_.size());
+  for (size_t w = 0; w < model.workers.size(); ++w) {
+    const WorkerLane& wl = model.workers[w];
+    Lane& lane = lanes_[lane_of_worker_[w]];
+    size_t i = lane.next_span;
+    size_t last = i;
+    for (; last < wl.ops.size(); ++last) {
+      const OpInfo& op = model.ops[wl.ops[last]];
+      const int64_t s = wl.start_of(op);
+      if (s >= to) break;
+      if (s >= from && op.enqueue != kNoTime) change(groups_[lane.group].key, s, -1);
+    }
+    windows[lane_of_worker_[w]] = Window{i, last};
+  }
+  if (changes.size() < groups_.size()) changes.resize(groups_.size());
+
+  // Each group's queue: held while something is pending, else starved.
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    Group& group = groups_[g];
+    std::vector<std::pair<int64_t, int>>& c = changes[g];
+    std::sort(c.begin(), c.end());
+    for (size_t i = 0; i < c.size();) {
+      const int64_t t = c[i].first;
+      for (; i < c.size() && c[i].first == t; ++i) group.pending += c[i].second;
+      group.idle.append(t, group.pending > 0 ? LaneState::held : LaneState::starved);
+    }
+    group.idle.extend(to);
+  }
+
+  // Each lane: busy in its spans, its group's idle state between them.
+  std::vector<std::pair<int64_t, int64_t>> busy;  // execution spans, for the union
+  const auto copy_idle = [](LaneStates& out, const LaneStates& idle, int64_t a, int64_t b) {
+    if (b <= a) return;
+    for (size_t k = idle.segment_at(a); k < idle.size() && idle.segment_begin(k) < b; ++k) {
+      out.append(std::max(a, idle.segment_begin(k)), idle.segment_state(k));
+    }
+    out.extend(b);
+  };
+  for (size_t w = 0; w < model.workers.size(); ++w) {
+    const WorkerLane& wl = model.workers[w];
+    Lane& lane = lanes_[lane_of_worker_[w]];
+    const LaneStates& idle = groups_[lane.group].idle;
+    int64_t cur = from;
+    size_t i = windows[lane_of_worker_[w]].first;
+    const size_t last = windows[lane_of_worker_[w]].last;
+    for (; i < last; ++i) {
+      const OpInfo& op = model.ops[wl.ops[i]];
+      const int64_t s = std::max(wl.start_of(op), cur);
+      const int64_t e = wl.end_of(op);
+      copy_idle(lane.states, idle, cur, s);
+      if (e > s) {
+        lane.states.append(s, LaneState::busy);
+        if (!wl.launches()) busy.emplace_back(s, std::min(e, to));
+      }
+      if (e > to) {  // runs on past the frontier: the next update goes on from here
+        cur = to;
+        break;
+      }
+      cur = std::max(cur, e);
+    }
+    lane.next_span = i;
+    copy_idle(lane.states, idle, cur, to);
+    lane.states.extend(to);
+  }
+  std::sort(busy.begin(), busy.end());
+  int64_t covered = from;
+  for (const auto& [s, e] : busy) {
+    const int64_t a = std::max(s, covered);
+    if (e > a) {
+      busy_union_ns_ += e - a;
+      covered = e;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Frontends
+
+void RunInsight::classify_frontends(const TraceModel& model, int64_t to) {
+  const int64_t from = frontier_;
+  sync_pos_.resize(model.frontends.size(), 0);
+  frontends_.resize(model.frontends.size());
+  for (size_t f = 0; f < model.frontends.size(); ++f) {
+    const FrontendLane& fl = model.frontends[f];
+    LaneStates& states = frontends_[f];
+    if (states.empty()) {
+      // The first frontend is the run's own thread, there from the start;
+      // another (a thread a script started) from its first event.
+      int64_t begin = 0;
+      if (f > 0) {
+        begin = kForever;
+        if (!fl.enqueues.empty()) begin = std::min(begin, model.ops[fl.enqueues.front()].enqueue);
+        if (!fl.syncs.empty()) begin = std::min(begin, model.syncs[fl.syncs.front()].begin);
+        if (begin == kForever || begin >= to) continue;
+        begin = std::max(begin, from);
+      }
+      states.append(begin, LaneState::running);
+    }
+    size_t& pos = sync_pos_[f];
+    for (; pos < fl.syncs.size(); ++pos) {
+      const SyncSpan& sync = model.syncs[fl.syncs[pos]];
+      if (sync.begin >= to) break;
+      states.append(std::max(sync.begin, from), waiting_state(sync.kind));
+      if (sync.end > to) break;  // goes on past the frontier
+      states.append(sync.end, LaneState::running);
+    }
+    states.extend(to);
+  }
+}
+
+const LaneStates& RunInsight::worker(size_t lane) const noexcept {
+  return lane < lane_of_worker_.size() ? lanes_[lane_of_worker_[lane]].states : kEmpty;
+}
+
+const LaneStates& RunInsight::frontend(size_t lane) const noexcept {
+  return lane < frontends_.size() ? frontends_[lane] : kEmpty;
+}
+
+Breakdown RunInsight::breakdown(int64_t from, int64_t to) const noexcept {
+  Breakdown b;
+  b.from = from;
+  b.to = to;
+  for (const Lane& lane : lanes_) {
+    const StateTimes t = lane.states.time_in(from, to);
+    b.workers += t;
+    b.worker_lane_ns += t.total();
+  }
+  for (const LaneStates& lane : frontends_) {
+    const StateTimes t = lane.time_in(from, to);
+    b.frontends += t;
+    b.frontend_lane_ns += t.total();
+  }
+  return b;
+}
+
+Verdict RunInsight::verdict() const noexcept {
+  Verdict v;
+  v.duration_ns = frontier_;
+  v.ops = user_ops_pushed_;
+  const Breakdown b = breakdown(0, frontier_);
+  if (b.worker_lane_ns > 0) {
+    const auto lane_ns = static_cast<double>(b.worker_lane_ns);
+    v.worker_busy_frac = static_cast<double>(b.workers[LaneState::busy]) / lane_ns;
+    v.worker_held_frac = static_cast<double>(b.workers[LaneState::held]) / lane_ns;
+    v.worker_starved_frac = static_cast<double>(b.workers[LaneState::starved]) / lane_ns;
+  }
+  if (b.frontend_lane_ns > 0) {
+    v.frontend_wait_frac = static_cast<double>(b.frontends.waiting()) / static_cast<double>(b.frontend_lane_ns);
+  }
+  if (v.ops > 0) {
+    v.t1_ns = static_cast<double>(b.frontends[LaneState::running]) / static_cast<double>(v.ops);
+    v.t2_ns = static_cast<double>(busy_union_ns_) / static_cast<double>(v.ops);
+    if (!lanes_.empty()) v.bound = v.t1_ns > v.t2_ns ? Bound::frontend : Bound::backend;
+  }
+  return v;
+}
+
+std::string Verdict::text() const {
+  if (bound == Bound::unknown) return "no verdict: no ops ran";
+  const std::string t1 = format_value(t1_ns * 1e-9, "s"), t2 = format_value(t2_ns * 1e-9, "s");
+  if (bound == Bound::frontend) {
+    return "frontend-bound: the frontend takes t1 = " + t1 + " per op, the workers t2 = " + t2 +
+           ", so they starve between ops";
+  }
+  return "backend-bound: the workers take t2 = " + t2 + " per op, the frontend t1 = " + t1 +
+         ", so it runs ahead or waits";
+}
+
+// ---------------------------------------------------------------------------
+// Memory
+
+void RunInsight::attribute(const TraceModel& model) {
+  if (!free_name_known_) {
+    for (size_t i = 0; i < model.names.size(); ++i) {
+      if (model.names[i] == "free") {
+        free_name_ = static_cast<NameId>(i);
+        free_name_known_ = true;
+        break;
+      }
+    }
+  }
+  for (; attributed_ < model.ops.size(); ++attributed_) {
+    const OpInfo& op = model.ops[attributed_];
+    // Ops are read in push order, so a var's first writer comes before its
+    // free; stop at one whose events are not all read yet.
+    if (!op.known()) {
+      if (attributed_ < settled_) continue;  // an id the trace never had (its events were not recorded)
+      break;
+    }
+    if (op.enqueue == kNoTime || !op.executed()) break;
+    if (op.num_writes == 0) continue;
+    const uint64_t* writes = model.writes_of(op);
+    if (op.internal) {
+      if (!free_name_known_ || op.name != free_name_) continue;
+      for (uint16_t w = 0; w < op.num_writes; ++w) {
+        const auto it = live_var_.find(writes[w]);
+        if (it == live_var_.end()) continue;
+        Allocation& a = allocations_[it->second];
+        a.free = std::max(op.end, a.alloc);
+        Block& block = blocks_[it->second / kBlock];
+        block.min_free = std::min(block.min_free, a.free);
+        block.max_free = std::max(block.max_free, a.free);
+        --block.unfreed;
+        live_var_.erase(it);
+        ++attribution_version_;
+      }
+      continue;
+    }
+    // An op that did not run allocated nothing; one that threw may not have.
+    if (op.status != OpStatus::ok || op.out_bytes == 0) continue;
+    for (uint16_t w = 0; w < op.num_writes; ++w) {
+      if (live_var_.count(writes[w]) != 0) continue;  // written before: an update in place
+      Allocation a;
+      a.alloc = op.start;
+      // Every op of the vocabulary writes one array; one writing several is
+      // split evenly among them.
+      a.bytes = op.out_bytes / op.num_writes;
+      const uint32_t line = op.source == 0 ? 0 : model.source_points[op.source - 1].line + 1;
+      const uint64_t hk = (uint64_t{op.name} << 32) | line;
+      auto [hit, fresh] = holder_index_.try_emplace(hk, static_cast<uint32_t>(holder_keys_.size()));
+      if (fresh) holder_keys_.push_back(HolderKey{op.name, line});
+      a.holder = hit->second;
+      a.device = device_key(op.device, op.device_index);
+      const auto index = static_cast<uint32_t>(allocations_.size());
+      if (index % kBlock == 0) blocks_.emplace_back();
+      Block& block = blocks_.back();
+      block.min_alloc = std::min(block.min_alloc, a.alloc);
+      block.max_alloc = std::max(block.max_alloc, a.alloc);
+      ++block.unfreed;
+      allocations_.push_back(a);
+      live_var_.emplace(writes[w], index);
+      ++attribution_version_;
+    }
+  }
+}
+
+HolderTable RunInsight::table(const TraceModel& model, int64_t t, uint16_t device, size_t top) const {
+  HolderTable out;
+  out.t = t;
+  std::vector<std::pair<uint64_t, uint64_t>> per_holder(holder_keys_.size());  // bytes, count
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    const Block& block = blocks_[b];
+    if (block.min_alloc > t || (block.unfreed == 0 && block.max_free <= t)) continue;
+    const size_t end = std::min(allocations_.size(), (b + 1) * kBlock);
+    for (size_t i = b * kBlock; i < end; ++i) {
+      const Allocation& a = allocations_[i];
+      if (a.device != device || a.alloc > t || a.free <= t) continue;
+      per_holder[a.holder].first += a.bytes;
+      ++per_holder[a.holder].second;
+      out.live_bytes += a.bytes;
+      ++out.buffers;
+    }
+  }
+  std::vector<uint32_t> order;
+  for (size_t h = 0; h < per_holder.size(); ++h) {
+    if (per_holder[h].second != 0) order.push_back(static_cast<uint32_t>(h));
+  }
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    if (per_holder[x].first != per_holder[y].first) return per_holder[x].first > per_holder[y].first;
+    return per_holder[x].second > per_holder[y].second;
+  });
+  if (order.size() > top) order.resize(top);
+  for (uint32_t h : order) {
+    const HolderKey& k = holder_keys_[h];
+    Holder row;
+    row.op = std::string(model.name(k.name));
+    if (k.source_line != 0 && k.source_line - 1 < model.source_lines.size()) {
+      const SourceLine& line = model.source_lines[k.source_line - 1];
+      row.line = std::string(model.name(line.file)) + ":" + std::to_string(line.line);
+    }
+    row.bytes = per_holder[h].first;
+    row.count = per_holder[h].second;
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+HolderTable RunInsight::holders_at(const TraceModel& model, int64_t t, DeviceKind device, uint8_t device_index,
+                                   size_t top) const {
+  return table(model, t, device_key(device, device_index), top);
+}
+
+HolderTable RunInsight::peak_holders(const TraceModel& model, DeviceKind device, uint8_t device_index,
+                                     size_t top) const {
+  const uint16_t key = device_key(device, device_index);
+  auto& [version, at] = peak_cache_[key];
+  if (version != attribution_version_ + 1) {
+    // The live bytes as a step function: at one instant, frees first (a
+    // buffer freed and another allocated at the same ns never both count).
+    std::vector<std::pair<int64_t, int64_t>> steps;
+    for (const Allocation& a : allocations_) {
+      if (a.device != key) continue;
+      steps.emplace_back(a.alloc, static_cast<int64_t>(a.bytes));
+      if (a.free != INT64_MAX) steps.emplace_back(a.free, -static_cast<int64_t>(a.bytes));
+    }
+    std::sort(steps.begin(), steps.end());
+    int64_t live = 0, peak = 0;
+    at = 0;
+    for (size_t i = 0; i < steps.size();) {
+      const int64_t t = steps[i].first;
+      for (; i < steps.size() && steps[i].first == t; ++i) live += steps[i].second;
+      if (live > peak) {
+        peak = live;
+        at = t;
+      }
+    }
+    version = attribution_version_ + 1;  // 0 stays "never computed"
+  }
+  return table(model, at, key, top);
+}
+
+// ---------------------------------------------------------------------------
+// Comparing runs
+
+RunSummary summarize(const TraceModel& model, const RunInsight& insight) {
+  RunSummary s;
+  const Verdict v = insight.verdict();
+  s.duration_ns = v.duration_ns;
+  s.frontend_wait_ns = insight.breakdown(0, insight.frontier()).frontends.waiting();
+  s.worker_busy_frac = v.worker_busy_frac;
+  s.worker_starved_frac = v.worker_starved_frac;
+  s.worker_held_frac = v.worker_held_frac;
+  s.ops = v.ops;
+  s.bound = v.bound;
+  const int rss = model.counter_index(kRssCounter);
+  if (rss >= 0 && !model.counters.empty()) {
+    s.peak_rss_bytes = 0;
+    for (const CounterSample& c : model.counters) s.peak_rss_bytes = std::max(s.peak_rss_bytes, c.values[rss]);
+  }
+  const HolderTable peak = insight.peak_holders(model);
+  if (peak.buffers > 0) {
+    s.peak_live_bytes = static_cast<int64_t>(peak.live_bytes);
+  } else if (const int live = model.counter_index(kLiveCounter); live >= 0 && !model.counters.empty()) {
+    s.peak_live_bytes = 0;
+    for (const CounterSample& c : model.counters) s.peak_live_bytes = std::max(s.peak_live_bytes, c.values[live]);
+  }
+  return s;
+}
+
+std::vector<DiffRow> diff(const RunSummary& a, const RunSummary& b) {
+  std::vector<DiffRow> rows;
+  const auto add = [&](std::string what, double x, double y, bool have_x, bool have_y, const char* unit,
+                       double scale) {
+    DiffRow row;
+    row.what = std::move(what);
+    row.a_value = x;
+    row.b_value = y;
+    row.a = have_x ? format_value(x * scale, unit) : "-";
+    row.b = have_y ? format_value(y * scale, unit) : "-";
+    if (have_x && have_y && x != 0 && std::isfinite(x) && std::isfinite(y)) row.factor = y / x;
+    rows.push_back(std::move(row));
+  };
+  add("total time", static_cast<double>(a.duration_ns), static_cast<double>(b.duration_ns), true, true, "s", 1e-9);
+  add("frontend waiting", static_cast<double>(a.frontend_wait_ns), static_cast<double>(b.frontend_wait_ns), true, true,
+      "s", 1e-9);
+  add("workers busy", a.worker_busy_frac, b.worker_busy_frac, true, true, "%", 100);
+  add("workers starved", a.worker_starved_frac, b.worker_starved_frac, true, true, "%", 100);
+  add("workers held", a.worker_held_frac, b.worker_held_frac, true, true, "%", 100);
+  add("peak RSS", static_cast<double>(a.peak_rss_bytes), static_cast<double>(b.peak_rss_bytes), a.peak_rss_bytes >= 0,
+      b.peak_rss_bytes >= 0, "MB", 1e-6);
+  add("peak live bytes", static_cast<double>(a.peak_live_bytes), static_cast<double>(b.peak_live_bytes),
+      a.peak_live_bytes >= 0, b.peak_live_bytes >= 0, "MB", 1e-6);
+  add("ops", static_cast<double>(a.ops), static_cast<double>(b.ops), true, true, "", 1);
+  return rows;
+}
+
+}  // namespace asyncscope::trace

@@ -1,0 +1,271 @@
+// Answers from a trace to the questions people bring to a timeline:
+//   - who is the bottleneck: what every lane was doing at every moment (a
+//     worker busy, held or starved; a frontend running or waiting, per sync
+//     kind), summed over any time range, and a verdict for the run
+//     (frontend-bound or backend-bound, with the measured t1 and t2);
+//   - what holds the memory: every buffer attributed to the op (and script
+//     line) that allocated it, the holders at any instant and at the peak;
+//   - what changed between two runs: a summary of each and their factors.
+//
+// The states, from the trace alone:
+//   busy     a worker lane runs an op (its span on that lane);
+//   held     it is idle while ops of its kind (device, and launch or
+//            execution) have been pushed and have not started: they wait on
+//            their inputs or on another worker;
+//   starved  it is idle and nothing of its kind is pending: the frontend has
+//            not pushed the next op yet;
+//   running  a frontend lane is not waiting: it enqueues ops or does its own
+//            work between pushes (Python, NumPy, the demo's host code); the
+//            trace has one timestamp per push, so enqueuing is not told apart;
+//   waiting  a frontend lane is blocked in a sync point, one state per
+//            SyncKind (wait_to_read, wait_all, to_host, item, print, the
+//            in-flight bound).
+// A worker lane is classified from the run start, a frontend lane from the
+// run start (the first) or from its first event (the others), up to the
+// frontier: the time before which nothing recorded later can change the
+// answer (no op enqueued before it is still unstarted, no frontend has a
+// later event unread). While a run goes on the frontier trails the present
+// by the ops in flight; update(model, true) on the finished run classifies
+// everything up to its end.
+//
+// Threading: a RunInsight is owned by the thread that owns the model it
+// reads (the GUI's model thread, a CLI run after it ended); it is not
+// shared. update() costs time in proportion to what the model gained since
+// the last call, never a pass over the whole trace.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/trace/model.h"
+
+namespace asyncscope::trace {
+
+enum class LaneState : uint8_t {
+  busy,
+  held,
+  starved,
+  running,
+  wait_to_read,  // the waiting states follow SyncKind's order
+  wait_all,
+  to_host,
+  item,
+  print,
+  inflight_bound,
+};
+inline constexpr int kLaneStateCount = 10;
+
+// "busy", "held", "starved", "running", "waiting (wait_to_read)", ...
+const char* to_string(LaneState state) noexcept;
+constexpr LaneState waiting_state(SyncKind kind) noexcept {
+  return static_cast<LaneState>(static_cast<int>(LaneState::wait_to_read) + static_cast<int>(kind));
+}
+constexpr bool is_waiting(LaneState state) noexcept { return state >= LaneState::wait_to_read; }
+
+// Time (ns) per state.
+struct StateTimes {
+  std::array<int64_t, kLaneStateCount> ns{};
+
+  int64_t operator[](LaneState s) const noexcept { return ns[static_cast<size_t>(s)]; }
+  int64_t& operator[](LaneState s) noexcept { return ns[static_cast<size_t>(s)]; }
+  int64_t total() const noexcept;
+  int64_t waiting() const noexcept;  // all waiting states
+  StateTimes& operator+=(const StateTimes& other) noexcept;
+};
+
+// One lane's states as a step function over [begin(), until()): the state
+// of each segment holds from its begin to the next segment's. Appending is
+// amortised O(1); time_in() is O(log n).
+class LaneStates {
+ public:
+  bool empty() const noexcept { return begins_.empty(); }
+  int64_t begin() const noexcept { return begins_.empty() ? 0 : begins_.front(); }
+  int64_t until() const noexcept { return until_; }
+  size_t size() const noexcept { return begins_.size(); }
+  int64_t segment_begin(size_t i) const noexcept { return begins_[i]; }
+  int64_t segment_end(size_t i) const noexcept { return i + 1 < begins_.size() ? begins_[i + 1] : until_; }
+  LaneState segment_state(size_t i) const noexcept { return static_cast<LaneState>(states_[i]); }
+
+  // From `t` on, the lane is in `state` (t >= until(); the gap, if any,
+  // extends the last segment). Classified up to `t` at least.
+  void append(int64_t t, LaneState state);
+  // Everything before `t` is classified (extends the last segment).
+  void extend(int64_t t) noexcept;
+  // The state at `t`, or nullopt outside [begin(), until()).
+  std::optional<LaneState> state_at(int64_t t) const noexcept;
+  // Time per state within [a, b), clipped to what is classified.
+  StateTimes time_in(int64_t a, int64_t b) const noexcept;
+  // Index of the segment holding `t` (t clamped into the classified range); requires !empty().
+  size_t segment_at(int64_t t) const noexcept;
+
+ private:
+  static constexpr size_t kStride = 16;  // segments per checkpoint of the running sums
+  StateTimes cumulative(int64_t t) const noexcept;  // time per state in [begin(), t)
+
+  std::vector<int64_t> begins_;
+  std::vector<uint8_t> states_;
+  std::vector<StateTimes> sums_;  // sums_[k]: time per state before segment k * kStride
+  int64_t until_ = 0;
+};
+
+// Lane time per state within a range, summed over lanes of each side.
+struct Breakdown {
+  int64_t from = 0, to = 0;
+  StateTimes workers;    // over the execution and launch lanes
+  StateTimes frontends;  // over the frontend lanes
+  int64_t worker_lane_ns = 0;    // the classified lane time those sum to
+  int64_t frontend_lane_ns = 0;
+};
+
+enum class Bound : uint8_t { unknown, frontend, backend };
+const char* to_string(Bound bound) noexcept;  // "unknown", "frontend", "backend"
+
+// The run's verdict, from everything classified.
+//   t1: the frontend's time per op: its running time (not waiting) over the
+//       ops it pushed (frees and other engine bookkeeping not counted);
+//   t2: the backend's time per op: the time any execution lane was busy over
+//       the same ops (work that overlaps on several workers counts once).
+// bound is frontend when t1 > t2 (the workers finish each op before the next
+// arrives, so they starve), else backend. The fractions are of lane time:
+// the workers' three add up to 1, as do the frontends' running and waiting.
+struct Verdict {
+  Bound bound = Bound::unknown;
+  double t1_ns = 0, t2_ns = 0;
+  uint64_t ops = 0;
+  int64_t duration_ns = 0;
+  double worker_busy_frac = 0, worker_held_frac = 0, worker_starved_frac = 0;
+  double frontend_wait_frac = 0;
+  // "backend-bound: the frontend needs t1 = 1.2 us per op, the backend t2 = 35 us"
+  std::string text() const;
+};
+
+// Live buffers grouped by the op that allocated them and its script line.
+struct Holder {
+  std::string op;    // the op's name
+  std::string line;  // "file.py:12", or "" for ops pushed by no script line
+  uint64_t bytes = 0;
+  uint64_t count = 0;
+};
+struct HolderTable {
+  int64_t t = 0;           // the instant (ns since run start)
+  uint64_t live_bytes = 0; // all buffers live at t on that device
+  uint64_t buffers = 0;
+  std::vector<Holder> rows;  // largest first, at most `top`
+};
+
+class RunInsight {
+ public:
+  // Reads what the model gained since the last call. `complete`: the run has
+  // ended (or the model was imported whole), so everything up to its end
+  // time is final. Returns true if anything new was classified.
+  bool update(const TraceModel& model, bool complete);
+
+  // Classified up to here (ns since run start).
+  int64_t frontier() const noexcept { return frontier_; }
+  // The states of model.workers[lane] / model.frontends[lane], as of the last
+  // update (an empty LaneStates for a lane not seen yet).
+  const LaneStates& worker(size_t lane) const noexcept;
+  const LaneStates& frontend(size_t lane) const noexcept;
+
+  Breakdown breakdown(int64_t from, int64_t to) const noexcept;
+  Verdict verdict() const noexcept;
+
+  // The buffers of a device live at `t`, grouped (see Holder).
+  HolderTable holders_at(const TraceModel& model, int64_t t, DeviceKind device = DeviceKind::cpu,
+                         uint8_t device_index = 0, size_t top = 8) const;
+  // The same at the instant the device's live bytes peaked (the first such
+  // instant), from the allocations themselves: exact, not sampled.
+  HolderTable peak_holders(const TraceModel& model, DeviceKind device = DeviceKind::cpu, uint8_t device_index = 0,
+                           size_t top = 8) const;
+
+ private:
+  struct Lane;
+  struct Group;
+  struct Allocation;
+  struct Block;
+  void classify_workers(const TraceModel& model, int64_t to);
+  void classify_frontends(const TraceModel& model, int64_t to);
+  void attribute(const TraceModel& model);
+  int64_t next_frontier(const TraceModel& model, bool complete);
+  HolderTable table(const TraceModel& model, int64_t t, uint16_t device_key, size_t top) const;
+
+  struct Lane {
+    uint64_t key = 0;      // device, device index, worker, span
+    uint32_t group = 0;    // index into groups_
+    size_t next_span = 0;  // the first span of the lane not yet fully classified
+    LaneStates states;
+  };
+  struct Group {
+    uint64_t key = 0;  // device, device index, span
+    int64_t pending = 0;
+    LaneStates idle;  // held or starved over time, what a lane that appears later had
+  };
+  struct Allocation {
+    int64_t alloc = 0;
+    int64_t free = INT64_MAX;
+    uint64_t bytes = 0;
+    uint32_t holder = 0;  // index into holder_keys_
+    uint16_t device = 0;  // device key
+  };
+  struct Block {  // kBlock consecutive allocations
+    int64_t min_alloc = INT64_MAX, max_alloc = INT64_MIN;
+    int64_t min_free = INT64_MAX, max_free = INT64_MIN;
+    uint32_t unfreed = 0;
+  };
+  static constexpr size_t kBlock = 256;
+
+  std::vector<Lane> lanes_;                // in the order first seen
+  std::vector<uint32_t> lane_of_worker_;   // model.workers index -> lanes_ index
+  std::vector<Group> groups_;
+  std::vector<LaneStates> frontends_;      // by model.frontends index
+  std::vector<size_t> enqueue_pos_;        // per frontend: enqueues with t < frontier_
+  std::vector<size_t> sync_pos_;           // per frontend: syncs classified
+  int64_t frontier_ = 0;
+  uint64_t settled_ = 0;  // ops before this index are executed or unknown
+  int64_t busy_union_ns_ = 0;
+  uint64_t user_ops_pushed_ = 0;  // non-internal enqueues before the frontier
+
+  // Memory attribution.
+  uint64_t attributed_ = 0;  // ops before this index have been read for allocations
+  std::vector<Allocation> allocations_;
+  std::vector<Block> blocks_;
+  std::unordered_map<uint64_t, uint32_t> live_var_;  // var id -> allocation, until freed
+  struct HolderKey {
+    NameId name;
+    uint32_t source_line;  // 1 + index into source_lines, 0: none
+  };
+  std::vector<HolderKey> holder_keys_;
+  std::unordered_map<uint64_t, uint32_t> holder_index_;
+  uint64_t attribution_version_ = 0;  // changes whenever an allocation or a free is read
+  mutable std::unordered_map<uint16_t, std::pair<uint64_t, int64_t>> peak_cache_;  // device -> version, peak time
+  NameId free_name_ = 0;
+  bool free_name_known_ = false;
+  static const LaneStates kEmpty;
+};
+
+// What a run's comparison needs, from its model and insight.
+struct RunSummary {
+  int64_t duration_ns = 0;
+  int64_t frontend_wait_ns = 0;
+  double worker_busy_frac = 0, worker_starved_frac = 0, worker_held_frac = 0;
+  int64_t peak_rss_bytes = -1;   // -1: not recorded
+  int64_t peak_live_bytes = -1;
+  uint64_t ops = 0;              // ops pushed, frees and bookkeeping not counted
+  Bound bound = Bound::unknown;
+};
+RunSummary summarize(const TraceModel& model, const RunInsight& insight);
+
+// One row of the difference between two runs: a's and b's value and b / a.
+struct DiffRow {
+  std::string what;
+  std::string a, b;       // formatted with units
+  double a_value = 0, b_value = 0;
+  std::optional<double> factor;  // b / a; none when a is 0 or either is missing
+};
+std::vector<DiffRow> diff(const RunSummary& a, const RunSummary& b);
+
+}  // namespace asyncscope::trace
