@@ -25,6 +25,7 @@
 #include "engine/demos/registry.h"
 #include "engine/demos/run_env.h"
 #include "engine/trace/chrome_trace.h"
+#include "engine/trace/insight.h"
 #include "engine/trace/model.h"
 #include "engine/trace/source_lines.h"
 #if ASYNCSCOPE_HAS_PYTHON
@@ -109,8 +110,32 @@ void print_lines(std::ostream& out, const std::vector<trace::LineFigures>& rows)
       << trace::format_line_table(rows, text_of);
 }
 
+// The run's verdict and what held the memory at its peak, from its trace.
+struct RunAnswers {
+  trace::Verdict verdict;
+  trace::HolderTable peak;
+};
+
+RunAnswers answers_of(const trace::TraceModel& model) {
+  trace::RunInsight insight;
+  insight.update(model, true);
+  return {insight.verdict(), insight.peak_holders(model)};
+}
+
+void print_answers(std::ostream& out, const RunAnswers& a) {
+  out << "  " << a.verdict.text() << "\n";
+  if (a.peak.buffers == 0) return;
+  out << "  at the peak of live bytes (" << format_value(static_cast<double>(a.peak.live_bytes), "B") << " in "
+      << a.peak.buffers << " buffers, t = " << format_value(static_cast<double>(a.peak.t) * 1e-9, "s")
+      << "), held by:\n";
+  for (const trace::Holder& h : a.peak.rows) {
+    out << "    " << std::left << std::setw(14) << h.op << std::setw(22) << (h.line.empty() ? "" : h.line) << std::right
+        << std::setw(12) << format_value(static_cast<double>(h.bytes), "B") << "  in " << h.count << "\n";
+  }
+}
+
 std::string results_json(const demos::Program& demo, const demos::ParamValues& values, const demos::Results& results,
-                         const std::vector<trace::LineFigures>& lines) {
+                         const std::vector<trace::LineFigures>& lines, const RunAnswers& answers) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [name, value] : values.values()) {
     std::visit([&params, &name](const auto& v) { params[name] = v; }, value);
@@ -119,6 +144,25 @@ std::string results_json(const demos::Program& demo, const demos::ParamValues& v
   for (const auto& row : results.rows) rows[row.key] = row.value;
   nlohmann::json doc = {{"demo", demo.name()}, {"params", params}, {"results", rows}, {"notes", results.notes}};
   if (!lines.empty()) doc["lines"] = lines_json(lines);
+  const trace::Verdict& v = answers.verdict;
+  doc["bound"] = v.bound == trace::Bound::unknown ? nlohmann::json(nullptr) : nlohmann::json(trace::to_string(v.bound));
+  doc["verdict"] = v.text();
+  doc["t1_s"] = v.t1_ns * 1e-9;
+  doc["t2_s"] = v.t2_ns * 1e-9;
+  doc["worker_busy_frac"] = v.worker_busy_frac;
+  doc["worker_starved_frac"] = v.worker_starved_frac;
+  doc["worker_held_frac"] = v.worker_held_frac;
+  doc["frontend_wait_frac"] = v.frontend_wait_frac;
+  nlohmann::json holders = nlohmann::json::array();
+  for (const trace::Holder& h : answers.peak.rows) {
+    holders.push_back({{"op", h.op},
+                       {"line", h.line.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.line)},
+                       {"bytes", h.bytes},
+                       {"count", h.count}});
+  }
+  doc["peak_live_holders"] = std::move(holders);
+  doc["peak_live_bytes"] = answers.peak.live_bytes;
+  doc["peak_live_t_s"] = static_cast<double>(answers.peak.t) * 1e-9;
   return doc.dump(2) + "\n";
 }
 
@@ -542,13 +586,18 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
     return 1;
   }
   if (InterruptScope::signal_number() != 0) return interrupted();
-  if (!results.rows.empty() || !results.notes.empty()) print_results(out, demo, values, results);
   const trace::TraceModel model = trace::snapshot(*hooks.recorder);
+  const RunAnswers answers = answers_of(model);
+  // A demo's table ends with the answers; a script's stdout is its own, so
+  // they come with its per-line table (--lines) only.
+  const bool table = !results.rows.empty() || !results.notes.empty();
+  if (table) print_results(out, demo, values, results);
+  if ((table || lines) && answers.verdict.bound != trace::Bound::unknown) print_answers(out, answers);
   const std::vector<trace::LineFigures> figures = trace::line_figures(model);
   if (lines) print_lines(out, figures);
   // The table first: a stream output (/dev/stdout) follows it.
   out.flush();
-  outputs.set_content("--json", [&](std::ostream& o) { o << results_json(demo, values, results, figures); });
+  outputs.set_content("--json", [&](std::ostream& o) { o << results_json(demo, values, results, figures, answers); });
   outputs.set_content("--trace", [&model](std::ostream& o) { trace::write_chrome_trace(model, o); });
   outputs.stop_when([] { return InterruptScope::signal_number() != 0; });
   try {

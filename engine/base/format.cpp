@@ -56,6 +56,16 @@ std::string format_value(double value, std::string_view unit) {
   if (unit == "us") return format_seconds(value * 1e-6);
   if (unit == "ms") return format_seconds(value * 1e-3);
   if (unit == "ns") return format_seconds(value * 1e-9);
+  if (unit == "B") {
+    // Bytes in binary units, as the timeline's counter lanes and the demos' MB.
+    static constexpr const char* kSuffix[] = {" B", " KB", " MB", " GB", " TB"};
+    int u = 0;
+    while (std::fabs(value) >= 1024.0 && u < 4) {
+      value /= 1024.0;
+      ++u;
+    }
+    return (u == 0 ? format_value(value, "") : significant(value)) + kSuffix[u];
+  }
   if (unit == "x") return significant(value) + kTimes;
   if (unit == "%") return significant(value) + "%";
   if (unit.empty()) {

@@ -11,7 +11,8 @@
 namespace asyncscope {
 
 // value in `unit` ("s", "ms", "us", "ns", "x", "%", "MB", "GFLOP/s", "" ...),
-// e.g. 0.1836 "s" -> "183.6 ms", 2.7e-6 "s" -> "2.7 µs", 255.6 "MB" -> "255.6 MB".
+// e.g. 0.1836 "s" -> "183.6 ms", 2.7e-6 "s" -> "2.7 µs", 255.6 "MB" -> "255.6 MB";
+// "B" scales bytes in binary units: 512 -> "512 B", 12582912 -> "12 MB".
 std::string format_value(double value, std::string_view unit);
 
 // How `value` compares with `first`: "+412%", "-35%", "×0.21", "×20"; "" when

@@ -44,11 +44,11 @@ class SyncVsAsync final : public Program {
   std::string name() const override { return "sync-vs-async"; }
   std::string title() const override { return "Sync vs async loop"; }
   std::string summary() const override {
-    return "y = x + 1 in a loop: waiting every iteration costs n(t1+t2+t3), one wait at the end t1 + n t2 + t3";
+    return "y = x + 1 in a loop: waiting every iteration costs n(t1+t2+t3), one wait at the end t1 + n max(t1,t2) + t3";
   }
   std::vector<Param> params() const override {
     return {Param{"iterations", "loop iterations", Param::Kind::integer, 1000, 1, 1000000, {}, {}},
-            Param{"size", "x is size x size", Param::Kind::integer, 128, 1, 65536, {}, {}}, one_worker(),
+            Param{"size", "x is size x size: the work per op (1 makes the loop frontend-bound)", Param::Kind::integer, 128, 1, 65536, {}, {}}, one_worker(),
             device_param(), seed_param()};
   }
   int64_t estimate_bytes(const ParamValues& v) const override {
@@ -111,43 +111,68 @@ class SyncVsAsync final : public Program {
     for (const trace::SyncSpan& w : m.syncs) {
       if (w.kind == trace::SyncKind::wait_to_read && w.begin >= sync_from && w.end <= async_from) waits.push_back(&w);
     }
-    std::vector<int64_t> t1, handoff, back;
+    std::vector<int64_t> handoff, back;
     for (size_t i = 1; i < sync_ops.size() && i < waits.size(); ++i) {
-      t1.push_back(sync_ops[i]->enqueue - waits[i - 1]->end);       // frontend: regain control -> enqueued
       handoff.push_back(sync_ops[i]->start - sync_ops[i]->enqueue);  // queue -> a worker starts it
       back.push_back(waits[i]->end - sync_ops[i]->end);              // done -> frontend resumes
     }
-    // Backend time per op when it never waits for the frontend: the async
-    // phase's busy span over its op count (execution plus the engine's work).
+    // Backend time per op: the time the async phase kept some worker busy
+    // (the adds, the frees of the ys they replace, the engine's work between
+    // them) over its op count. Idle time between ops is not counted, so a
+    // frontend slower than the backend does not inflate it.
     double t2 = 0;
     if (!async_ops.empty()) {
-      int64_t first = async_ops.front()->start, last = 0;
-      for (const auto* op : async_ops) {
-        first = std::min(first, op->start);
-        last = std::max(last, op->end);
+      std::vector<std::pair<int64_t, int64_t>> spans;
+      for (const trace::OpInfo& op : m.ops) {
+        if (op.executed() && op.start >= async_from) spans.emplace_back(op.start, op.end);
       }
-      t2 = static_cast<double>(last - first) / static_cast<double>(async_ops.size());
+      std::sort(spans.begin(), spans.end());
+      int64_t busy = 0, covered = 0;
+      for (const auto& [begin, end] : spans) {
+        const int64_t from = std::max(begin, covered);
+        if (end > from) {
+          busy += end - from;
+          covered = end;
+        }
+      }
+      t2 = static_cast<double>(busy) / static_cast<double>(async_ops.size());
     }
-    const double t1_ns = mean_of(t1);
+    // Frontend time per iteration: the async loop's pace of enqueues (one
+    // push of the add, one of the free of the y it replaces, the loop). It
+    // never waits there, so nothing but its own work sets that pace.
+    double t1_ns = 0;
+    if (async_ops.size() >= 2) {
+      t1_ns = static_cast<double>(async_ops.back()->enqueue - async_ops.front()->enqueue) /
+              static_cast<double>(async_ops.size() - 1);
+    }
     const double t3_ns = mean_of(handoff) + mean_of(back);
     const double k = static_cast<double>(iterations);
     const double model_sync = k * (t1_ns + t2 + t3_ns) * 1e-9;
-    const double model_async = (t1_ns + k * t2 + t3_ns) * 1e-9;
+    // Running ahead, the slower side sets the pace: the backend (t2 > t1) or
+    // the frontend (t1 > t2).
+    const double model_backend = (t1_ns + k * t2 + t3_ns) * 1e-9;
+    const double model_frontend = (k * t1_ns + t2 + t3_ns) * 1e-9;
+    const double model_async = (t1_ns + k * std::max(t1_ns, t2) + t3_ns) * 1e-9;
 
     env.result("sync_s", "loop with a wait per iteration", sync_s, "s");
     env.result("async_s", "loop with one wait_all", async_s, "s");
     env.result("speedup", "async speed-up", async_s > 0 ? sync_s / async_s : 0, "x");
-    env.result("t1_us", "t1: frontend enqueues an op", t1_ns * 1e-3, "us");
+    env.result("t1_us", "t1: frontend issues an iteration", t1_ns * 1e-3, "us");
     env.result("t2_us", "t2: backend runs an op", t2 * 1e-3, "us");
     env.result("t3_us", "t3: hand-off and return to the frontend", t3_ns * 1e-3, "us");
     env.result("model_sync_s", "model n(t1 + t2 + t3)", model_sync, "s");
-    env.result("model_async_s", "model t1 + n t2 + t3", model_async, "s");
+    env.result("model_async_s", "model t1 + n max(t1, t2) + t3", model_async, "s");
+    env.result("model_backend_s", "  if backend-bound: t1 + n t2 + t3", model_backend, "s");
+    env.result("model_frontend_s", "  if frontend-bound: n t1 + t2 + t3", model_frontend, "s");
     std::ostringstream note;
     note << "Waiting every iteration pays t1 and t3 " << iterations << " times; running ahead overlaps them with t2.";
     env.note(note.str());
     if (t1_ns > t2) {
-      env.note("Here the frontend is slower than the backend (t1 > t2), so the async loop takes about n t1: "
-               "try a larger --size.");
+      env.note("The frontend is slower than the backend (t1 > t2): the async loop is frontend-bound and takes about "
+               "n t1; a larger --size makes it backend-bound.");
+    } else {
+      env.note("The backend is slower than the frontend (t2 > t1): the async loop is backend-bound and takes about "
+               "n t2; a smaller --size (down to 1) makes it frontend-bound.");
     }
   }
 };

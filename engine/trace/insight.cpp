@@ -249,6 +249,7 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
     for (; pos < enqueues.size() && model.ops[enqueues[pos]].enqueue < to; ++pos) {
       const OpInfo& op = model.ops[enqueues[pos]];
       if (!op.internal) ++user_ops_pushed_;
+      active_begin_ = std::min(active_begin_, op.enqueue);
       change(group_key(op.device, op.device_index, SpanKind::execute), op.enqueue, +1);
       if (op.device != DeviceKind::cpu) change(group_key(op.device, op.device_index, SpanKind::launch), op.enqueue, +1);
     }
@@ -307,6 +308,7 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
       const int64_t s = std::max(wl.start_of(op), cur);
       const int64_t e = wl.end_of(op);
       copy_idle(lane.states, idle, cur, s);
+      active_end_ = std::max(active_end_, std::min(e, to));
       if (e > s) {
         lane.states.append(s, LaneState::busy);
         if (!wl.launches()) busy.emplace_back(s, std::min(e, to));
@@ -360,6 +362,7 @@ void RunInsight::classify_frontends(const TraceModel& model, int64_t to) {
       const SyncSpan& sync = model.syncs[fl.syncs[pos]];
       if (sync.begin >= to) break;
       states.append(std::max(sync.begin, from), waiting_state(sync.kind));
+      active_end_ = std::max(active_end_, std::min(sync.end, to));
       if (sync.end > to) break;  // goes on past the frontier
       states.append(sync.end, LaneState::running);
     }
@@ -394,9 +397,12 @@ Breakdown RunInsight::breakdown(int64_t from, int64_t to) const noexcept {
 
 Verdict RunInsight::verdict() const noexcept {
   Verdict v;
-  v.duration_ns = frontier_;
   v.ops = user_ops_pushed_;
-  const Breakdown b = breakdown(0, frontier_);
+  if (active_end_ <= active_begin_) return v;
+  v.from = active_begin_;
+  v.to = active_end_;
+  v.duration_ns = active_end_ - active_begin_;
+  const Breakdown b = breakdown(active_begin_, active_end_);
   if (b.worker_lane_ns > 0) {
     const auto lane_ns = static_cast<double>(b.worker_lane_ns);
     v.worker_busy_frac = static_cast<double>(b.workers[LaneState::busy]) / lane_ns;
@@ -455,7 +461,7 @@ void RunInsight::attribute(const TraceModel& model) {
         const auto it = live_var_.find(writes[w]);
         if (it == live_var_.end()) continue;
         Allocation& a = allocations_[it->second];
-        a.free = std::max(op.end, a.alloc);
+        a.free = std::max(op.start, a.alloc);
         Block& block = blocks_[it->second / kBlock];
         block.min_free = std::min(block.min_free, a.free);
         block.max_free = std::max(block.max_free, a.free);
@@ -470,7 +476,7 @@ void RunInsight::attribute(const TraceModel& model) {
     for (uint16_t w = 0; w < op.num_writes; ++w) {
       if (live_var_.count(writes[w]) != 0) continue;  // written before: an update in place
       Allocation a;
-      a.alloc = op.start;
+      a.alloc = op.end;
       // Every op of the vocabulary writes one array; one writing several is
       // split evenly among them.
       a.bytes = op.out_bytes / op.num_writes;
@@ -574,7 +580,7 @@ HolderTable RunInsight::peak_holders(const TraceModel& model, DeviceKind device,
 RunSummary summarize(const TraceModel& model, const RunInsight& insight) {
   RunSummary s;
   const Verdict v = insight.verdict();
-  s.duration_ns = v.duration_ns;
+  s.duration_ns = insight.frontier();
   s.frontend_wait_ns = insight.breakdown(0, insight.frontier()).frontends.waiting();
   s.worker_busy_frac = v.worker_busy_frac;
   s.worker_starved_frac = v.worker_starved_frac;
@@ -616,9 +622,9 @@ std::vector<DiffRow> diff(const RunSummary& a, const RunSummary& b) {
   add("workers starved", a.worker_starved_frac, b.worker_starved_frac, true, true, "%", 100);
   add("workers held", a.worker_held_frac, b.worker_held_frac, true, true, "%", 100);
   add("peak RSS", static_cast<double>(a.peak_rss_bytes), static_cast<double>(b.peak_rss_bytes), a.peak_rss_bytes >= 0,
-      b.peak_rss_bytes >= 0, "MB", 1e-6);
+      b.peak_rss_bytes >= 0, "B", 1);
   add("peak live bytes", static_cast<double>(a.peak_live_bytes), static_cast<double>(b.peak_live_bytes),
-      a.peak_live_bytes >= 0, b.peak_live_bytes >= 0, "MB", 1e-6);
+      a.peak_live_bytes >= 0, b.peak_live_bytes >= 0, "B", 1);
   add("ops", static_cast<double>(a.ops), static_cast<double>(b.ops), true, true, "", 1);
   return rows;
 }

@@ -124,7 +124,9 @@ struct Breakdown {
 enum class Bound : uint8_t { unknown, frontend, backend };
 const char* to_string(Bound bound) noexcept;  // "unknown", "frontend", "backend"
 
-// The run's verdict, from everything classified.
+// The run's verdict, over its active part: from its first push to the end of
+// its last op or wait (what comes before, such as a script's imports, and
+// after is not the workload; the lanes' states cover it all the same).
 //   t1: the frontend's time per op: its running time (not waiting) over the
 //       ops it pushed (frees and other engine bookkeeping not counted);
 //   t2: the backend's time per op: the time any execution lane was busy over
@@ -136,7 +138,8 @@ struct Verdict {
   Bound bound = Bound::unknown;
   double t1_ns = 0, t2_ns = 0;
   uint64_t ops = 0;
-  int64_t duration_ns = 0;
+  int64_t from = 0, to = 0;  // the active part
+  int64_t duration_ns = 0;   // to - from
   double worker_busy_frac = 0, worker_held_frac = 0, worker_starved_frac = 0;
   double frontend_wait_frac = 0;
   // "backend-bound: the frontend needs t1 = 1.2 us per op, the backend t2 = 35 us"
@@ -144,6 +147,13 @@ struct Verdict {
 };
 
 // Live buffers grouped by the op that allocated them and its script line.
+// A buffer is allocated inside the first op that writes it and returned to
+// the pool inside the internal "free" op pushed when its last array handle
+// went; the trace has the spans of both, not the instants inside them, so a
+// buffer counts as live from the end of the one to the start of the other:
+// when it certainly was. The live bytes at any instant, and so the peak, are
+// therefore never above the allocator's exact count, and differ from it by
+// buffers allocated or freed within an op running at that instant.
 struct Holder {
   std::string op;    // the op's name
   std::string line;  // "file.py:12", or "" for ops pushed by no script line
@@ -227,6 +237,7 @@ class RunInsight {
   int64_t frontier_ = 0;
   uint64_t settled_ = 0;  // ops before this index are executed or unknown
   int64_t busy_union_ns_ = 0;
+  int64_t active_begin_ = INT64_MAX, active_end_ = INT64_MIN;  // first enqueue, last span or wait end
   uint64_t user_ops_pushed_ = 0;  // non-internal enqueues before the frontier
 
   // Memory attribution.

@@ -149,15 +149,39 @@ TEST(Cli, RunPrintsTheTableAndWritesResultsJson) {
   const CliResult r = cli({"run", "sync-vs-async", "--iterations", "20", "--size", "16", "--json", json});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("sync-vs-async (iterations=20 size=16"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("model t1 + n t2 + t3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("model t1 + n max(t1, t2) + t3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-bound: "), std::string::npos) << r.out;  // the verdict line
   const nlohmann::json doc = nlohmann::json::parse(read(json));
   EXPECT_EQ(doc["demo"], "sync-vs-async");
   EXPECT_EQ(doc["params"]["iterations"], 20);
   EXPECT_EQ(doc["params"]["device"], "cpu");
-  for (const char* key : {"sync_s", "async_s", "t1_us", "t2_us", "t3_us", "model_sync_s", "model_async_s"}) {
+  for (const char* key : {"sync_s", "async_s", "t1_us", "t2_us", "t3_us", "model_sync_s", "model_async_s",
+                          "model_backend_s", "model_frontend_s"}) {
     EXPECT_TRUE(doc["results"].contains(key)) << key;
     EXPECT_TRUE(doc["results"][key].is_number()) << key;
   }
+  // The answers from the trace: who was the bottleneck, what held the memory.
+  ASSERT_TRUE(doc["bound"].is_string());
+  EXPECT_TRUE(doc["bound"] == "frontend" || doc["bound"] == "backend") << doc["bound"];
+  double workers = 0;
+  for (const char* key : {"worker_busy_frac", "worker_starved_frac", "worker_held_frac"}) {
+    ASSERT_TRUE(doc[key].is_number()) << key;
+    EXPECT_GE(doc[key].get<double>(), 0) << key;
+    workers += doc[key].get<double>();
+  }
+  EXPECT_NEAR(workers, 1.0, 1e-9);
+  EXPECT_GT(doc["frontend_wait_frac"].get<double>(), 0);
+  EXPECT_LT(doc["frontend_wait_frac"].get<double>(), 1);
+  ASSERT_TRUE(doc["peak_live_holders"].is_array());
+  ASSERT_FALSE(doc["peak_live_holders"].empty());
+  uint64_t held = 0;
+  for (const auto& h : doc["peak_live_holders"]) {
+    EXPECT_TRUE(h["op"].is_string());
+    EXPECT_TRUE(h["line"].is_null());  // a C++ demo has no script lines
+    EXPECT_GT(h["count"].get<uint64_t>(), 0u);
+    held += h["bytes"].get<uint64_t>();
+  }
+  EXPECT_EQ(held, doc["peak_live_bytes"].get<uint64_t>());  // fewer than 8 kinds of holder here
   for (const auto& entry : fs::directory_iterator(fs::path(json).parent_path())) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "engine/trace/insight.h"
 #include "engine/trace/model.h"
 #include "engine/trace/op_graph.h"
 #include "support/run_program.h"
@@ -99,6 +100,55 @@ TEST(DemoRuns, SyncVsAsyncSerialisesWithSyncAndRunsAheadWithout) {
   for (const char* k : {"sync_s", "async_s", "t1_us", "t2_us", "t3_us", "model_sync_s", "model_async_s"}) {
     EXPECT_GT(r.results.value(k), 0) << k;
   }
+}
+
+// The verdict flips with the work per op: 1x1 adds take the workers less time
+// than the frontend takes to push them; 1000x1000 adds take far longer.
+TEST(DemoRuns, SyncVsAsyncVerdictFollowsTheWorkPerOp) {
+  const DemoRun tiny = run_demo("sync-vs-async", {{"size", "1"}, {"iterations", "3000"}});
+  trace::RunInsight a;
+  a.update(tiny.model, true);
+  EXPECT_EQ(a.verdict().bound, trace::Bound::frontend) << a.verdict().text();
+  EXPECT_GT(a.verdict().worker_starved_frac, a.verdict().worker_busy_frac) << a.verdict().text();
+  // The demo's own model agrees: t1 > t2, and the frontend-bound prediction is the nearer.
+  EXPECT_GT(tiny.results.value("t1_us"), tiny.results.value("t2_us"));
+
+  const DemoRun big = run_demo("sync-vs-async", {{"size", "1000"}, {"iterations", "20"}});
+  trace::RunInsight b;
+  b.update(big.model, true);
+  EXPECT_EQ(b.verdict().bound, trace::Bound::backend) << b.verdict().text();
+  EXPECT_GT(b.verdict().worker_busy_frac, b.verdict().worker_starved_frac) << b.verdict().text();
+  EXPECT_GT(b.verdict().frontend_wait_frac, 0.5) << b.verdict().text();
+  EXPECT_LT(big.results.value("t1_us"), big.results.value("t2_us"));
+}
+
+// Without a per-batch sync, what holds the memory at the peak is the batches
+// the frontend generated ahead (the random-normal inputs); with item() per
+// batch, at most a batch or two of them.
+TEST(DemoRuns, MemoryAndSyncPeakIsHeldByTheGeneratedBatches) {
+  constexpr int kBatches = 24, kRows = 256;
+  const uint64_t batch_bytes = uint64_t{kRows} * 512 * 4;
+  const auto held_by = [](const trace::HolderTable& t, const std::string& op) {
+    uint64_t bytes = 0;
+    for (const trace::Holder& h : t.rows) bytes += h.op == op ? h.bytes : 0;
+    return bytes;
+  };
+  const DemoRun none = run_demo("memory-and-sync", {{"batches", std::to_string(kBatches)},
+                                                   {"batch-size", std::to_string(kRows)}, {"sync", "none"}});
+  trace::RunInsight a;
+  a.update(none.model, true);
+  const trace::HolderTable peak = a.peak_holders(none.model);
+  ASSERT_FALSE(peak.rows.empty());
+  EXPECT_EQ(peak.rows.front().op, "normal") << "largest holder at the peak: " << peak.rows.front().op;
+  EXPECT_GE(held_by(peak, "normal"), batch_bytes * kBatches / 2);
+  // The peak table accounts for the allocator's own count: never more than it saw.
+  EXPECT_LE(static_cast<double>(peak.live_bytes), none.results.value("peak_live_mb") * 1024 * 1024 * 1.0001);
+
+  const DemoRun item = run_demo("memory-and-sync", {{"batches", std::to_string(kBatches)},
+                                                   {"batch-size", std::to_string(kRows)}, {"sync", "item"}});
+  trace::RunInsight b;
+  b.update(item.model, true);
+  EXPECT_LE(held_by(b.peak_holders(item.model), "normal"), 3 * batch_bytes);
 }
 
 TEST(DemoRuns, DependencyGraphHasTheExpectedShapeAndOrder) {

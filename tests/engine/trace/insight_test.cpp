@@ -162,14 +162,17 @@ TEST(RunInsight, VerdictComparesTheFrontendsTimePerOpWithTheBackends) {
   insight.update(small(), true);
   const Verdict v = insight.verdict();
   EXPECT_EQ(v.ops, 4u);  // the free is bookkeeping
-  EXPECT_DOUBLE_EQ(v.t1_ns, 3500.0 / 4);
+  // The active part: from the first push (1000) to the end of the wait (51000).
+  EXPECT_EQ(v.from, 1000);
+  EXPECT_EQ(v.to, 51000);
+  EXPECT_DOUBLE_EQ(v.t1_ns, 2500.0 / 4);
   // Busy somewhere: [2000,12000) [13000,40000) [41000,50000).
   EXPECT_DOUBLE_EQ(v.t2_ns, 46000.0 / 4);
   EXPECT_EQ(v.bound, Bound::backend);
-  EXPECT_DOUBLE_EQ(v.worker_busy_frac, 55500.0 / 102000);
-  EXPECT_DOUBLE_EQ(v.worker_held_frac, 34500.0 / 102000);
-  EXPECT_DOUBLE_EQ(v.worker_starved_frac, 12000.0 / 102000);
-  EXPECT_DOUBLE_EQ(v.frontend_wait_frac, 47500.0 / 51000);
+  EXPECT_DOUBLE_EQ(v.worker_busy_frac, 55500.0 / 100000);
+  EXPECT_DOUBLE_EQ(v.worker_held_frac, 34500.0 / 100000);
+  EXPECT_DOUBLE_EQ(v.worker_starved_frac, 10000.0 / 100000);
+  EXPECT_DOUBLE_EQ(v.frontend_wait_frac, 47500.0 / 50000);
   EXPECT_NE(v.text().find("backend-bound"), std::string::npos) << v.text();
 
   // A frontend that takes longer per op than the ops: the workers starve.
@@ -308,11 +311,11 @@ TEST(RunInsight, UpdatedAsTheTraceGrowsItAgreesWithOnePassOverTheWhole) {
 TEST(RunInsight, AttributesLiveBuffersToTheOpAndLineThatAllocatedThem) {
   // Lines: 1 "x = ones", 2 "y = ones", 3 "z = x * y" (in a loop).
   std::vector<Row> rows = {
-      {1, 100, 200, 300, 0, {}, {1}, 4000, 1},         // x = ones            live [200, 5000)
-      {1, 110, 300, 400, 0, {}, {2}, 4000, 2},         // y = ones            live [300, ...)
-      {2, 120, 400, 500, 0, {1, 2}, {3}, 4000, 3},     // z = x * y           live [400, 2000)
+      {1, 100, 200, 300, 0, {}, {1}, 4000, 1},         // x = ones            live [300, 5000)
+      {1, 110, 300, 400, 0, {}, {2}, 4000, 2},         // y = ones            live [400, ...)
+      {2, 120, 400, 500, 0, {1, 2}, {3}, 4000, 3},     // z = x * y           live [500, 2000)
       {3, 130, 500, 600, 0, {3}, {3}, 4000, 3},        // z += 1, in place: no new buffer
-      {2, 140, 600, 700, 0, {1, 2}, {4}, 4000, 3},     // z2 = x * y          live [600, ...)
+      {2, 140, 600, 700, 0, {1, 2}, {4}, 4000, 3},     // z2 = x * y          live [700, ...)
       {2, 150, 700, 800, 0, {1, 2}, {5}, 4000, 3, OpStatus::skipped},  // did not run: nothing allocated
       {4, 160, 2000, 2000, 0, {}, {3}, 0},             // free z
       {4, 170, 5000, 5000, 0, {}, {1}, 0},             // free x
@@ -327,7 +330,7 @@ TEST(RunInsight, AttributesLiveBuffersToTheOpAndLineThatAllocatedThem) {
   RunInsight insight;
   insight.update(m, true);
 
-  const HolderTable at650 = insight.holders_at(m, 650);
+  const HolderTable at650 = insight.holders_at(m, 750);
   EXPECT_EQ(at650.live_bytes, 16000u);
   EXPECT_EQ(at650.buffers, 4u);
   ASSERT_EQ(at650.rows.size(), 3u);
@@ -342,15 +345,16 @@ TEST(RunInsight, AttributesLiveBuffersToTheOpAndLineThatAllocatedThem) {
   EXPECT_EQ(at3000.live_bytes, 12000u);  // z freed at 2000
   const HolderTable at6000 = insight.holders_at(m, 6000);
   EXPECT_EQ(at6000.live_bytes, 8000u);  // x freed too
-  EXPECT_EQ(insight.holders_at(m, 150).buffers, 0u);
+  EXPECT_EQ(insight.holders_at(m, 250).buffers, 0u);  // x is being written: not certainly allocated yet
+  EXPECT_EQ(insight.holders_at(m, 650).live_bytes, 12000u);  // z2 neither
 
-  // The peak: [600, 2000) holds x, y, z, z2. Its first instant is 600.
+  // The peak: [700, 2000) holds x, y, z, z2. Its first instant is 700.
   const HolderTable peak = insight.peak_holders(m);
-  EXPECT_EQ(peak.t, 600);
+  EXPECT_EQ(peak.t, 700);
   EXPECT_EQ(peak.live_bytes, 16000u);
   EXPECT_EQ(insight.peak_holders(m, DeviceKind::cuda).buffers, 0u);
   // Only the top rows when asked for fewer.
-  EXPECT_EQ(insight.holders_at(m, 650, DeviceKind::cpu, 0, 1).rows.size(), 1u);
+  EXPECT_EQ(insight.holders_at(m, 750, DeviceKind::cpu, 0, 1).rows.size(), 1u);
 }
 
 TEST(RunInsight, ManyBuffersAcrossBlocksAreCountedOnce) {
@@ -383,7 +387,7 @@ TEST(RunDiff, ComparesTwoRunsWithFactors) {
   EXPECT_EQ(sa.duration_ns, 51000);
   EXPECT_EQ(sa.frontend_wait_ns, 47500);
   EXPECT_EQ(sa.peak_rss_bytes, 3'000'000);
-  EXPECT_EQ(sa.peak_live_bytes, 16000);  // x, y, z, w at [41000, 42000)... x freed at 42000
+  EXPECT_EQ(sa.peak_live_bytes, 12000);  // x, y, z in [40000, 41000); y, z, w from 50000
   EXPECT_EQ(sa.ops, 4u);
 
   std::vector<Row> rows;
