@@ -365,6 +365,8 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.add_flag("--run", gui.run, "start the demo (or script) at once");
   app.add_option("--screenshot", gui.screenshot, "save a PNG of the window once the run is done (or at once)");
   app.add_flag("--quit-after-run", gui.quit_after_run, "exit when the run (and the screenshot) is done");
+  app.add_option("--tab", gui.tab, "the bottom tab shown first: results, insight or console")
+      ->check(CLI::IsMember({"results", "insight", "console"}));
   std::string vary;
   app.add_option("--vary", vary, "with --run: one run per value, e.g. --vary sync=none,item (compared side by side)");
   std::string window_size;
@@ -383,6 +385,9 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
   bool view_quit = false;
   view->add_option("--screenshot", view_screenshot, "save a PNG of the window once it is drawn");
   view->add_flag("--quit-after-run", view_quit, "exit after the screenshot");
+  std::string view_tab;
+  view->add_option("--tab", view_tab, "the bottom tab shown first: results, insight or console")
+      ->check(CLI::IsMember({"results", "insight", "console"}));
   CLI::App* run = app.add_subcommand("run", "Run a demo headless and print its result table");
   run->require_subcommand(1);
   std::string trace_path, json_path;
@@ -454,6 +459,7 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     request.height = gui.height;
     request.screenshot = view_screenshot;
     request.quit_after_run = view_quit;
+    request.tab = view_tab;
     if (!view_screenshot.empty()) {
       if (const std::string why = check_writable(view_screenshot); !why.empty()) {
         say(err, "cannot write --screenshot " + quote(view_screenshot) + ": " + why);

@@ -7,6 +7,18 @@
 #include <vector>
 
 namespace asyncscope::widgets {
+
+ImU32 StateColor(trace::LaneState state) noexcept {
+  switch (state) {
+    case trace::LaneState::busy: return IM_COL32(0, 158, 115, 255);
+    case trace::LaneState::held: return IM_COL32(230, 159, 0, 255);
+    case trace::LaneState::starved: return IM_COL32(204, 121, 167, 255);
+    case trace::LaneState::running: return IM_COL32(86, 180, 233, 255);
+    case trace::LaneState::inflight_bound: return IM_COL32(240, 228, 66, 255);
+    default: return IM_COL32(213, 94, 0, 255);  // waiting in a sync point
+  }
+}
+
 namespace {
 
 // Medium-light colours at least 55 RGB units apart from each other: they stand
@@ -166,6 +178,46 @@ ImU32 OpColor(std::string_view op_name) {
     if (kKnownTable.hashes[i] == h && kKnown[i].name == op_name) return kPalette[kKnown[i].palette];
   }
   return kPalette[(h ^ (h >> 16)) % kPalette.size()];
+}
+
+namespace {
+
+// One swatch and its label, wrapping before it when it would not fit.
+void legend_item(ImU32 color, const char* label, bool first, float right, bool dim = false) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float swatch = ImGui::GetTextLineHeight() * 0.8f;
+  const float w = swatch + style.ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+  if (!first) {
+    ImGui::SameLine(0, style.ItemSpacing.x * 2);
+    if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+  }
+  ImGui::BeginGroup();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float pad = (ImGui::GetTextLineHeight() - swatch) * 0.5f;
+  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + pad), ImVec2(p.x + swatch, p.y + pad + swatch), color, 2.0f);
+  ImGui::Dummy(ImVec2(swatch, ImGui::GetTextLineHeight()));
+  ImGui::SameLine(0, style.ItemInnerSpacing.x);
+  ImGui::PushStyleColor(ImGuiCol_Text, dim ? theme::kTextDim : theme::kText);
+  ImGui::TextUnformatted(label);
+  ImGui::PopStyleColor();
+  ImGui::EndGroup();
+}
+
+}  // namespace
+
+void StateLegend() {
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  ImGui::TextDisabled("workers:");
+  ImGui::SameLine();
+  legend_item(StateColor(trace::LaneState::busy), "busy", true, right);
+  legend_item(StateColor(trace::LaneState::held), "held (ops pending)", false, right);
+  legend_item(StateColor(trace::LaneState::starved), "starved (nothing pushed)", false, right);
+  ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 4);
+  ImGui::TextDisabled("frontend:");
+  ImGui::SameLine();
+  legend_item(StateColor(trace::LaneState::running), "running", true, right);
+  legend_item(StateColor(trace::LaneState::wait_all), "waiting", false, right);
+  legend_item(StateColor(trace::LaneState::inflight_bound), "in-flight bound", false, right);
 }
 
 void OpLegend(const trace::TraceModel& model) {

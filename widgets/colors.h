@@ -8,6 +8,7 @@
 
 #include <string_view>
 
+#include "engine/trace/insight.h"
 #include "engine/trace/model.h"
 
 namespace asyncscope::widgets {
@@ -35,6 +36,13 @@ inline constexpr ImU32 kFlow = IM_COL32(196, 205, 216, 190);
 inline constexpr ImU32 kError = IM_COL32(255, 92, 92, 255);
 }  // namespace theme
 
+// The colours of the lanes' states (engine/trace/insight.h), from the
+// Okabe-Ito palette, which stays distinct with every common colour-vision
+// deficiency: busy bluish green, held orange, starved reddish purple; a
+// frontend running sky blue, waiting vermillion, held by the in-flight
+// bound yellow.
+ImU32 StateColor(trace::LaneState state) noexcept;
+
 // Colour arithmetic on packed ImU32 (IM_COL32 layout).
 ImU32 with_alpha(ImU32 color, int alpha) noexcept;
 // Multiplies RGB by `factor` (< 1 darkens, > 1 lightens; clamped).
@@ -56,5 +64,8 @@ void draw_arrow(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 color);
 ImU32 OpColor(std::string_view op_name);
 // Colour swatches of the op kinds present in the model, wrapping to the width.
 void OpLegend(const trace::TraceModel& model);
+// Colour swatches of the lane states the state strips draw, on one line
+// (wrapping if narrow): the workers' three, then the frontend's.
+void StateLegend();
 
 }  // namespace asyncscope::widgets

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "widgets/colors.h"
+#include "widgets/counter_plot.h"
 
 namespace asyncscope::widgets {
 namespace {
@@ -322,8 +323,8 @@ void TimelineLane(Lane& lane) {
   g_open.lanes.push_back(&lane);
 }
 
-void TimelineDefaultLanes(const trace::TraceModel& model, DefaultLanes& lanes) {
-  lanes.update(model);
+void TimelineDefaultLanes(const trace::TraceModel& model, DefaultLanes& lanes, const trace::RunInsight* insight) {
+  lanes.update(model, insight);
   for (size_t i = 0; i < lanes.size(); ++i) TimelineLane(lanes[i]);
 }
 
@@ -367,8 +368,33 @@ bool EndTimeline() {
 
 bool Timeline(const char* id, const trace::TraceModel& model, TimelineState& state, const TimelineOptions& options) {
   if (!BeginTimeline(id, model, state, options)) return false;
-  TimelineDefaultLanes(model, state.lanes);
+  TimelineDefaultLanes(model, state.lanes, state.insight);
   return EndTimeline();
+}
+
+void ShareCounterScales(TimelineState& a, TimelineState& b) {
+  for (const trace::CounterSpec& spec : trace::kCounters) {
+    Lane* la = a.lanes.counter_lane(spec.name);
+    Lane* lb = b.lanes.counter_lane(spec.name);
+    LaneScale sa, sb;
+    const bool ha = la != nullptr && la->scale(sa);
+    const bool hb = lb != nullptr && lb->scale(sb);
+    if (!ha || !hb) {
+      if (la != nullptr) la->set_scale_floor(0);
+      if (lb != nullptr) lb->set_scale_floor(0);
+      continue;
+    }
+    const int64_t top = nice_ceiling(std::max(sa.max, sb.max), spec.unit);
+    la->set_scale_floor(top);
+    lb->set_scale_floor(top);
+  }
+}
+
+std::optional<int64_t> MarkerTime(const trace::TraceModel& model, std::string_view marker) {
+  for (const trace::Marker& m : model.markers) {
+    if (model.name(m.name) == marker) return m.t;
+  }
+  return std::nullopt;
 }
 
 }  // namespace asyncscope::widgets

@@ -21,7 +21,9 @@
 #include <imgui_internal.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "engine/trace/model.h"
@@ -69,6 +71,10 @@ struct TimelineState {
   // bright while the rest is dimmed; -1 = none. The app's script view sets it.
   int64_t highlight_line = -1;
   DefaultLanes lanes;        // the model's default lanes, kept between frames by Timeline()
+  // The model's insight, if the app keeps one: the default lanes then get
+  // state strips and the live-bytes lanes name the holders. It must outlive
+  // the state (or be reset first).
+  const trace::RunInsight* insight = nullptr;
 
   // Written by EndTimeline every frame; the app may read them.
   TimelineHit hover;     // what the mouse is over (kind none when not over the timeline)
@@ -106,7 +112,8 @@ bool BeginTimeline(const char* id, const trace::TraceModel& model, TimelineState
 // frame's BeginTimeline of this timeline (state.frame points at it).
 void TimelineLane(Lane& lane);
 // Brings `lanes` up to date with `model` and adds them all.
-void TimelineDefaultLanes(const trace::TraceModel& model, DefaultLanes& lanes);
+void TimelineDefaultLanes(const trace::TraceModel& model, DefaultLanes& lanes,
+                          const trace::RunInsight* insight = nullptr);
 // Prepares, hit-tests and draws the lanes, handles clicks (select an op,
 // double-click zoom) and shows the hover tooltip. Returns true if user input
 // (wheel, drag, double-click) changed state.view; following the live edge
@@ -118,6 +125,14 @@ bool EndTimeline();
 // BeginTimeline, the model's default lanes (kept in state.lanes), EndTimeline.
 bool Timeline(const char* id, const trace::TraceModel& model, TimelineState& state,
               const TimelineOptions& options = {});
+// Two runs stacked to compare: gives each counter lane both the same top,
+// the round value above the higher of the two runs' values in view (as of
+// their last frames), so "flat vs climbing" reads at a glance. Call after
+// both timelines were drawn; it applies from the next frame.
+void ShareCounterScales(TimelineState& a, TimelineState& b);
+// The time in `model` of the first marker named `marker`, or nullopt.
+std::optional<int64_t> MarkerTime(const trace::TraceModel& model, std::string_view marker);
+
 // The whole run in view (F key).
 void FitTimeline(TimelineState& state, const trace::TraceModel& model);
 

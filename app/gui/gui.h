@@ -21,6 +21,7 @@ struct GuiRequest {
   std::string screenshot;       // after the run (or at once without --run), save a PNG of the window here
   bool quit_after_run = false;  // exit once the run (and screenshot) is done
   std::string view_file;        // open this saved trace
+  std::string tab;              // the bottom tab shown first: "results" (default), "insight" or "console"
   int width = 1280;
   int height = 800;
 };

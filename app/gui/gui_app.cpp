@@ -42,6 +42,7 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
       ready = false;
     }
   }
+  tab_to_front_ = request.tab;
   for (const auto& [name, text] : request.params) program_panel_.values().set(name, text);
   update_title();
   if (!request.view_file.empty() && !open_trace(request.view_file).empty()) ready = false;  // shown in the status line
@@ -327,11 +328,20 @@ void GuiApp::draw_bottom(float height) {
   const bool tabs = ImGui::BeginTabBar("bottom tabs");
   ImGui::PopStyleVar();
   if (tabs) {
-    if (ImGui::BeginTabItem("Results")) {
+    const std::string front = std::exchange(tab_to_front_, std::string());
+    const auto flags_for = [&front](const char* tab) {
+      return front == tab ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+    };
+    if (ImGui::BeginTabItem("Results", nullptr, flags_for("results"))) {
       results_panel_.draw(runs_);
       ImGui::EndTabItem();
     }
-    const ImGuiTabItemFlags console_flags = std::exchange(console_to_front_, false) ? ImGuiTabItemFlags_SetSelected : 0;
+    if (ImGui::BeginTabItem("Insight", nullptr, flags_for("insight"))) {
+      insight_panel_.draw(runs_.current(), runs_.compared());
+      ImGui::EndTabItem();
+    }
+    const ImGuiTabItemFlags console_flags =
+        std::exchange(console_to_front_, false) || front == "console" ? ImGuiTabItemFlags_SetSelected : 0;
     if (ImGui::BeginTabItem(console_tab_label(runs_.current()).c_str(), nullptr, console_flags)) {
       console_panel_.draw(runs_.current(), window_.mono_font());
       ImGui::EndTabItem();

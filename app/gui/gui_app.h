@@ -16,6 +16,7 @@
 #include "app/gui/dialogs.h"
 #include "app/gui/gui.h"
 #include "app/gui/program_panel.h"
+#include "app/gui/insight_panel.h"
 #include "app/gui/results_panel.h"
 #include "app/gui/run_list.h"
 #include "app/gui/runner.h"
@@ -69,6 +70,7 @@ class GuiApp {
   ProgramPanel program_panel_;
   TimelinePanel timeline_panel_;
   ResultsPanel results_panel_;
+  InsightPanel insight_panel_;
   ConsolePanel console_panel_;
   Dialogs dialogs_;
   ScriptLibrary scripts_;
@@ -78,6 +80,7 @@ class GuiApp {
   StatusLine status_;
   const demos::Program* titled_ = nullptr;  // the program the window title names
   bool console_to_front_ = false;           // select the Console tab next frame
+  std::string tab_to_front_;                 // select this bottom tab next frame ("results", "insight", "console")
 
   size_t next_vary_ = 0;  // index of the next --vary value to run
   std::string screenshot_request_;

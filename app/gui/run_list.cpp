@@ -44,6 +44,7 @@ RunRecord& RunList::add_live(const demos::Program& program, const demos::ParamVa
 RunRecord& RunList::open_trace(const std::string& path) {
   auto record = std::make_unique<RunRecord>();
   record->model = trace::read_chrome_trace(path);
+  record->insight.update(record->model, true);
   record->source = path;
   record->program = "trace";
   widgets::FitTimeline(record->timeline, record->model);
@@ -53,6 +54,7 @@ RunRecord& RunList::open_trace(const std::string& path) {
 
 RunRecord& RunList::add(std::unique_ptr<RunRecord> record) {
   record->number = next_number_++;
+  record->timeline.insight = &record->insight;
   const RunRecord* before = current();
   compare_ = before != nullptr && before->program == record->program ? current_ : -1;
   runs_.push_back(std::move(record));
@@ -64,6 +66,7 @@ void RunList::update_live(std::vector<std::string> lines) {
   RunRecord* run = live();
   if (run == nullptr) return;
   run->reader->update(run->model);
+  run->insight.update(run->model, false);
   for (std::string& line : lines) run->console.push_back(std::move(line));
 }
 
@@ -71,6 +74,8 @@ void RunList::end_live(std::optional<demos::Results> results, std::string error)
   RunRecord* run = live();
   if (run == nullptr) return;
   run->live = false;
+  run->reader->update(run->model);  // what was recorded after the last frame's update
+  run->insight.update(run->model, true);
   run->results = std::move(results);
   run->error = std::move(error);
   fit(*run);

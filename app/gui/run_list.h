@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/demos/program.h"
+#include "engine/trace/insight.h"
 #include "engine/trace/model.h"
 #include "engine/trace/recorder.h"
 #include "widgets/timeline.h"
@@ -26,7 +27,10 @@ struct RunRecord {
   std::shared_ptr<trace::Recorder> recorder;
   std::unique_ptr<trace::TraceReader> reader;
   trace::TraceModel model;
-  widgets::TimelineState timeline;
+  // What the model answers (lane states, verdict, memory holders), brought up
+  // to date with it; final once the run ended or was read from a file.
+  trace::RunInsight insight;
+  widgets::TimelineState timeline;  // its insight points at the one above
   std::optional<demos::Results> results;
   demos::ProgramViews views;         // what the program wants beside the timeline
   std::vector<std::string> console;  // the lines the program printed

@@ -45,11 +45,11 @@ struct CounterSpec {
 inline constexpr CounterSpec kCounters[] = {
     {kRssCounter, "RSS", CounterUnit::bytes, pack_rgba(97, 175, 239), CounterLane::below_workers},
     {kLiveCounter, "live bytes", CounterUnit::bytes, pack_rgba(152, 206, 121), CounterLane::below_workers},
-    {kPooledCounter, "pooled bytes", CounterUnit::bytes, pack_rgba(120, 150, 104), CounterLane::none},
+    {kPooledCounter, "pooled bytes", CounterUnit::bytes, pack_rgba(120, 150, 104), CounterLane::below_workers},
     {kQueueCounter, "queue depth", CounterUnit::count, pack_rgba(229, 192, 123), CounterLane::above_workers},
     {kRunningCounter, "running ops", CounterUnit::count, pack_rgba(209, 154, 102), CounterLane::none},
     {kDeviceLiveCounter, "GPU memory", CounterUnit::bytes, pack_rgba(86, 196, 186), CounterLane::below_workers},
-    {kDevicePooledCounter, "GPU pooled bytes", CounterUnit::bytes, pack_rgba(70, 140, 134), CounterLane::none},
+    {kDevicePooledCounter, "GPU pooled bytes", CounterUnit::bytes, pack_rgba(70, 140, 134), CounterLane::below_workers},
 };
 
 // The table's entry for a counter name, or null for a counter it does not know.

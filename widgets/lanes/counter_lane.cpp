@@ -6,6 +6,7 @@
 
 #include "widgets/colors.h"
 #include "widgets/time_axis.h"
+#include "widgets/timeline_tooltip.h"
 
 namespace asyncscope::widgets {
 namespace {
@@ -18,8 +19,9 @@ static_assert(trace::pack_rgba(0x11, 0x22, 0x33, 0x44) == IM_COL32(0x11, 0x22, 0
 
 }  // namespace
 
-CounterLane::CounterLane(const trace::TraceModel& model, const trace::CounterSpec& spec)
-    : model_(&model), spec_(spec) {}
+CounterLane::CounterLane(const trace::TraceModel& model, const trace::CounterSpec& spec,
+                         const trace::RunInsight* insight)
+    : model_(&model), insight_(insight), spec_(spec) {}
 
 int CounterLane::column() const noexcept { return model_->counter_index(spec_.name); }
 
@@ -65,7 +67,59 @@ TimelineHit CounterLane::hit_test(const LaneContext& ctx, ImVec2 p) const {
 void CounterLane::tooltip(const TimelineHit& hit) const {
   ImGui::BeginTooltip();
   counter_tooltip_body(spec_.label, spec_.color, spec_.unit, hit.t, hit.value, hit.value_min, hit.value_max);
+  const std::string_view name = spec_.name;
+  if (name == trace::kRssCounter) rss_tooltip(hit.t);
+  if (name == trace::kPooledCounter || name == trace::kDevicePooledCounter) {
+    ImGui::TextDisabled("freed arrays the pool keeps for reuse: resident, but not live");
+  }
+  if (insight_ != nullptr && (name == trace::kLiveCounter || name == trace::kDeviceLiveCounter)) holders_tooltip(hit.t);
   ImGui::EndTooltip();
+}
+
+// RSS is more than the arrays: what the pool keeps, and everything else.
+void CounterLane::rss_tooltip(int64_t t) const {
+  int64_t rss = 0, live = 0, pooled = 0;
+  const int live_c = model_->counter_index(trace::kLiveCounter);
+  const int pooled_c = model_->counter_index(trace::kPooledCounter);
+  if (!counter_value_at(model_->counters, column(), t, rss) || live_c < 0 || pooled_c < 0 ||
+      !counter_value_at(model_->counters, live_c, t, live) || !counter_value_at(model_->counters, pooled_c, t, pooled)) {
+    return;
+  }
+  ImGui::Separator();
+  tooltip_row("live arrays", format_bytes(live));
+  tooltip_row("pooled", format_bytes(pooled) + "  (freed, kept for reuse)");
+  tooltip_row("the rest", format_bytes(rss - live - pooled) + "  (code, libraries, stacks, the trace)");
+}
+
+// The top holders of the live bytes at t: buffers grouped by the op (and
+// script line) that allocated them.
+void CounterLane::holders_tooltip(int64_t t) const {
+  const bool gpu = std::string_view(spec_.name) == trace::kDeviceLiveCounter;
+  const trace::HolderTable table =
+      insight_->holders_at(*model_, t, gpu ? trace::DeviceKind::cuda : trace::DeviceKind::cpu, 0, 6);
+  ImGui::Separator();
+  if (table.buffers == 0) {
+    ImGui::TextDisabled("no buffer certainly live here (one being written or freed counts from its op's end)");
+    return;
+  }
+  ImGui::TextDisabled("held by (%s in %s buffers):", format_bytes(static_cast<int64_t>(table.live_bytes)).c_str(),
+                      format_count(table.buffers).c_str());
+  if (ImGui::BeginTable("holders", 3, ImGuiTableFlags_SizingFixedFit)) {
+    for (const trace::Holder& h : table.rows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(OpColor(h.op)), "%s", h.op.c_str());
+      if (!h.line.empty()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", h.line.c_str());
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_bytes(static_cast<int64_t>(h.bytes)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("\u00d7%s", format_count(h.count).c_str());
+    }
+    ImGui::EndTable();
+  }
 }
 
 // The values in view are found only when asked: every frame needs the top, few callers the rest.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/trace/counters.h"
+#include "engine/trace/insight.h"
 #include "engine/trace/model.h"
 #include "widgets/counter_plot.h"
 #include "widgets/lane.h"
@@ -19,8 +20,10 @@ namespace asyncscope::widgets {
 class CounterLane final : public Lane {
  public:
   // Plots the model's column named spec.name (nothing while the model has
-  // none). The model must outlive the lane.
-  CounterLane(const trace::TraceModel& model, const trace::CounterSpec& spec);
+  // none). Given the model's insight, a live-bytes lane's tooltip lists what
+  // holds the memory at the mouse. Model and insight must outlive the lane.
+  CounterLane(const trace::TraceModel& model, const trace::CounterSpec& spec,
+              const trace::RunInsight* insight = nullptr);
 
   const trace::CounterSpec& spec() const noexcept { return spec_; }
   // The model's column of this counter, or -1.
@@ -38,7 +41,11 @@ class CounterLane final : public Lane {
   void set_scale_floor(int64_t top) override { scale_floor_ = top; }
 
  private:
+  void holders_tooltip(int64_t t) const;
+  void rss_tooltip(int64_t t) const;
+
   const trace::TraceModel* model_;
+  const trace::RunInsight* insight_;
   trace::CounterSpec spec_;
   int64_t scale_floor_ = 0;
   std::vector<CounterColumn> columns_;

@@ -6,12 +6,16 @@
 #include "widgets/lanes/frontend_lane.h"
 #include "widgets/lanes/gpu_launch_lane.h"
 #include "widgets/lanes/gpu_stream_lane.h"
+#include "widgets/lanes/state_strip_lane.h"
 
 namespace asyncscope::widgets {
 
 void DefaultLanes::wanted(const trace::TraceModel& model, std::vector<Source>& out) const {
   out.clear();
-  for (uint32_t i = 0; i < model.frontends.size(); ++i) out.push_back({Kind::frontend, i});
+  for (uint32_t i = 0; i < model.frontends.size(); ++i) {
+    out.push_back({Kind::frontend, i});
+    if (insight_ != nullptr) out.push_back({Kind::frontend_states, i});
+  }
   const auto add_counters = [&](trace::CounterLane where) {
     for (uint32_t i = 0; i < std::size(trace::kCounters); ++i) {
       if (trace::kCounters[i].lane == where && model.counter_index(trace::kCounters[i].name) >= 0) {
@@ -26,13 +30,16 @@ void DefaultLanes::wanted(const trace::TraceModel& model, std::vector<Source>& o
                       : w.device == trace::DeviceKind::cuda ? Kind::gpu_stream
                                                              : Kind::cpu_worker;
     out.push_back({kind, i});
+    if (insight_ != nullptr) out.push_back({Kind::worker_states, i});
   }
   add_counters(trace::CounterLane::below_workers);
 }
 
-void DefaultLanes::update(const trace::TraceModel& model) {
+void DefaultLanes::update(const trace::TraceModel& model, const trace::RunInsight* insight) {
+  const bool same = model_ == &model && insight_ == insight;
+  insight_ = insight;
   wanted(model, scratch_);
-  if (model_ == &model && scratch_ == sources_) return;
+  if (same && scratch_ == sources_) return;
   model_ = &model;
   sources_.swap(scratch_);
   lanes_.clear();
@@ -42,7 +49,13 @@ void DefaultLanes::update(const trace::TraceModel& model) {
         lanes_.push_back(std::make_unique<FrontendLane>(model, s.index));
         break;
       case Kind::counter:
-        lanes_.push_back(std::make_unique<CounterLane>(model, trace::kCounters[s.index]));
+        lanes_.push_back(std::make_unique<CounterLane>(model, trace::kCounters[s.index], insight));
+        break;
+      case Kind::frontend_states:
+        lanes_.push_back(std::make_unique<StateStripLane>(model, *insight, StateStripLane::Of::frontend, s.index));
+        break;
+      case Kind::worker_states:
+        lanes_.push_back(std::make_unique<StateStripLane>(model, *insight, StateStripLane::Of::worker, s.index));
         break;
       case Kind::cpu_worker:
         lanes_.push_back(std::make_unique<CpuWorkerLane>(model, s.index));

@@ -3,7 +3,9 @@
 // lane (a CPU worker, or per CUDA stream its launch lane directly above its
 // GPU lane), the counters drawn below (RSS, live bytes, GPU memory). Which
 // counters are lanes, and where, is the trace layer's counter table; a
-// counter is shown only when the model records it.
+// counter is shown only when the model records it. Given a RunInsight of the
+// model, each frontend and worker lane has a state strip under it, and the
+// live-bytes lanes name what holds the memory at the mouse.
 // Threading: UI thread only.
 #pragma once
 
@@ -13,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/trace/insight.h"
 #include "engine/trace/model.h"
 #include "widgets/lane.h"
 
@@ -24,7 +27,7 @@ class DefaultLanes {
   // counters (a live run) or is another object, else kept, so each lane
   // reuses its prepared buffers from frame to frame. The model must outlive
   // the lanes (or the next update with another model).
-  void update(const trace::TraceModel& model);
+  void update(const trace::TraceModel& model, const trace::RunInsight* insight = nullptr);
 
   size_t size() const noexcept { return lanes_.size(); }
   Lane& operator[](size_t i) const noexcept { return *lanes_[i]; }
@@ -36,7 +39,7 @@ class DefaultLanes {
   Lane* counter_lane(std::string_view name) const noexcept;
 
  private:
-  enum class Kind : uint8_t { frontend, cpu_worker, gpu_launch, gpu_stream, counter };
+  enum class Kind : uint8_t { frontend, cpu_worker, gpu_launch, gpu_stream, counter, frontend_states, worker_states };
   struct Source {
     Kind kind;
     uint32_t index;  // into model.frontends / model.workers / trace::kCounters
@@ -46,6 +49,7 @@ class DefaultLanes {
   Lane* find(Kind kind, uint32_t index) const noexcept;
 
   const trace::TraceModel* model_ = nullptr;
+  const trace::RunInsight* insight_ = nullptr;
   std::vector<Source> sources_;  // of lanes_, in order
   std::vector<Source> scratch_;  // what the model wants now (kept to reuse its storage)
   std::vector<std::unique_ptr<Lane>> lanes_;

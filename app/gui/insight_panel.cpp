@@ -1,0 +1,191 @@
+#include "app/gui/insight_panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app/gui/panel_style.h"
+#include "engine/base/format.h"
+#include "engine/trace/counters.h"
+#include "widgets/colors.h"
+#include "widgets/time_axis.h"
+
+namespace asyncscope::app {
+namespace {
+
+double frac(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0; }
+
+void swatch(ImU32 color) {
+  const float s = ImGui::GetTextLineHeight() * 0.7f;
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float pad = (ImGui::GetTextLineHeight() - s) * 0.5f;
+  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + pad), ImVec2(p.x + s, p.y + pad + s), color, 2.0f);
+  ImGui::Dummy(ImVec2(s, ImGui::GetTextLineHeight()));
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+}
+
+// One decimal, so a column of shares lines up.
+std::string percent(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * f);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<StateRow> state_rows(const trace::RunInsight& insight, int64_t view_begin, int64_t view_end) {
+  const trace::Verdict v = insight.verdict();
+  const trace::Breakdown run = insight.breakdown(v.from, v.to);
+  const trace::Breakdown view = insight.breakdown(view_begin, view_end);
+  std::vector<StateRow> rows;
+  const auto add = [&](trace::LaneState s, bool worker) {
+    const trace::StateTimes& r = worker ? run.workers : run.frontends;
+    const trace::StateTimes& w = worker ? view.workers : view.frontends;
+    if (r[s] == 0 && w[s] == 0) return;
+    rows.push_back(StateRow{s, worker, r[s], frac(r[s], worker ? run.worker_lane_ns : run.frontend_lane_ns), w[s],
+                            frac(w[s], worker ? view.worker_lane_ns : view.frontend_lane_ns)});
+  };
+  for (const auto s : {trace::LaneState::busy, trace::LaneState::held, trace::LaneState::starved}) add(s, true);
+  for (int s = static_cast<int>(trace::LaneState::running); s < trace::kLaneStateCount; ++s) {
+    add(static_cast<trace::LaneState>(s), false);
+  }
+  return rows;
+}
+
+void InsightPanel::draw(const RunRecord* run, const RunRecord* other) {
+  if (run == nullptr) {
+    centred_hint("Who was the bottleneck, what held the memory and what changed between runs appear here.");
+    return;
+  }
+  const int columns = other != nullptr ? 3 : 2;
+  if (!ImGui::BeginTable("insight", columns, ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable)) return;
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::BeginChild("bottleneck");
+  draw_bottleneck(*run);
+  ImGui::EndChild();
+  ImGui::TableNextColumn();
+  ImGui::BeginChild("memory");
+  draw_memory(*run);
+  ImGui::EndChild();
+  if (other != nullptr) {
+    ImGui::TableNextColumn();
+    ImGui::BeginChild("compared");
+    draw_compared(*run, *other);
+    ImGui::EndChild();
+  }
+  ImGui::EndTable();
+}
+
+void InsightPanel::draw_bottleneck(const RunRecord& run) {
+  const trace::Verdict v = run.insight.verdict();
+  ImGui::TextDisabled("WHO IS THE BOTTLENECK%s", run.live ? " (so far)" : "");
+  if (v.bound == trace::Bound::unknown) {
+    ImGui::TextDisabled("no ops have run yet");
+    return;
+  }
+  const ImU32 color = widgets::StateColor(v.bound == trace::Bound::frontend ? trace::LaneState::starved
+                                                                           : trace::LaneState::busy);
+  ImGui::PushStyleColor(ImGuiCol_Text, color);
+  ImGui::TextWrapped("%s", v.text().c_str());
+  ImGui::PopStyleColor();
+  const widgets::TimeView& view = run.timeline.view;
+  const std::vector<StateRow> rows = state_rows(run.insight, view.begin_ns, view.end_ns);
+  if (!ImGui::BeginTable("states", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  ImGui::TableSetupColumn("share of lane time");
+  ImGui::TableSetupColumn(("run (" + widgets::format_duration(v.duration_ns) + ")").c_str());
+  ImGui::TableSetupColumn(("view (" + widgets::format_duration(view.span()) + ")").c_str());
+  ImGui::TableHeadersRow();
+  for (const StateRow& r : rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    swatch(widgets::StateColor(r.state));
+    ImGui::Text("%s %s", r.worker ? "workers" : "frontend", trace::to_string(r.state));
+    ImGui::TableNextColumn();
+    ImGui::Text("%6s %s", percent(r.run_frac).c_str(), widgets::format_duration(r.run_ns).c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%6s %s", percent(r.view_frac).c_str(), widgets::format_duration(r.view_ns).c_str());
+  }
+  ImGui::EndTable();
+}
+
+void InsightPanel::draw_memory(const RunRecord& run) {
+  if (peak_run_ != run.number || peak_frontier_ != run.insight.frontier()) {
+    peak_ = run.insight.peak_holders(run.model);
+    peak_run_ = run.number;
+    peak_frontier_ = run.insight.frontier();
+  }
+  ImGui::TextDisabled("WHAT HOLDS THE MEMORY%s", run.live ? " (so far)" : "");
+  if (peak_.buffers == 0) {
+    ImGui::TextDisabled("no array was allocated");
+    return;
+  }
+  ImGui::Text("at the peak: %s in %s buffers, t = %s", widgets::format_bytes(static_cast<int64_t>(peak_.live_bytes)).c_str(),
+              widgets::format_count(peak_.buffers).c_str(), widgets::format_duration(peak_.t).c_str());
+  // RSS beside it: the pool and everything else are resident too.
+  const int rss = run.model.counter_index(trace::kRssCounter);
+  const int pooled = run.model.counter_index(trace::kPooledCounter);
+  if (rss >= 0 && pooled >= 0 && !run.model.counters.empty()) {
+    int64_t peak_rss = 0, pooled_then = 0;
+    for (const trace::CounterSample& c : run.model.counters) {
+      peak_rss = std::max(peak_rss, c.values[rss]);
+      if (c.t <= peak_.t) pooled_then = c.values[pooled];
+    }
+    ImGui::TextDisabled("pooled then %s (freed, kept for reuse); peak RSS %s",
+                        widgets::format_bytes(pooled_then).c_str(), widgets::format_bytes(peak_rss).c_str());
+  }
+  if (!ImGui::BeginTable("holders", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  ImGui::TableSetupColumn("allocated by");
+  ImGui::TableSetupColumn("bytes");
+  ImGui::TableSetupColumn("buffers");
+  ImGui::TableHeadersRow();
+  for (const trace::Holder& h : peak_.rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    swatch(widgets::OpColor(h.op));
+    ImGui::TextUnformatted(h.op.c_str());
+    if (!h.line.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", h.line.c_str());
+    }
+    ImGui::TableNextColumn();
+    ImGui::Text("%s  %s", widgets::format_bytes(static_cast<int64_t>(h.bytes)).c_str(),
+                percent(frac(static_cast<int64_t>(h.bytes), static_cast<int64_t>(peak_.live_bytes))).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(widgets::format_count(h.count).c_str());
+  }
+  ImGui::EndTable();
+}
+
+void InsightPanel::draw_compared(const RunRecord& run, const RunRecord& other) {
+  ImGui::TextDisabled("WHAT CHANGED");
+  ImGui::SameLine();
+  ImGui::TextDisabled("(run %d vs run %d)", run.number, other.number);
+  const std::vector<trace::DiffRow> rows =
+      trace::diff(trace::summarize(other.model, other.insight), trace::summarize(run.model, run.insight));
+  if (!ImGui::BeginTable("diff", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  ImGui::TableSetupColumn("");
+  ImGui::TableSetupColumn(("run " + std::to_string(other.number)).c_str());
+  ImGui::TableSetupColumn(("run " + std::to_string(run.number)).c_str());
+  ImGui::TableSetupColumn("factor");
+  ImGui::TableHeadersRow();
+  for (const trace::DiffRow& r : rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.what.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.a.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.b.c_str());
+    ImGui::TableNextColumn();
+    if (r.factor) {
+      ImGui::Text("%s", format_value(*r.factor, "x").c_str());
+    } else {
+      ImGui::TextDisabled("-");
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace asyncscope::app
