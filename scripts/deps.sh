@@ -13,6 +13,11 @@ packages=(
   python3-dev pybind11-dev python3-numpy procps
 )
 
+# Node.js and npm run the trace-consumer test (Chrome DevTools' trace engine
+# and TracerBench from the npm registry); any install of them will do.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
 missing=()
 for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

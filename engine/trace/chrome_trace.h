@@ -9,20 +9,34 @@
 //     as an `X` named after its kind, markers as thread-scoped `i` events;
 //   - worker lanes (CPU workers, and per CUDA stream a launch lane above its
 //     GPU lane; the thread_name args say which: lane, device, device_index,
-//     worker, span): each executed op as an `X` of category "op", its args
-//     carrying id, var ids read and written, bytes, iteration, status and
-//     error text; on a launch lane, each GPU op's host launch as an `X` of
-//     category "launch" with the same args;
+//     worker, span): each executed op as an `X`, its args carrying id, var
+//     ids read and written, bytes, iteration, status and error text; on a
+//     launch lane, each GPU op's host launch as an `X` with the same args;
+//   - every `X` (slice) has category "asyncscope" and says what it is in
+//     args.event: "enqueue", "sync", "op" or "launch";
 //   - counters as `C` events, one track per name in model.counter_names
 //     (sample values past the named counters are not written);
 //   - flow arrows enqueue -> execution (CPU ops) or enqueue -> launch ->
-//     execution on the GPU (GPU ops), and op -> the sync wait that waited for
-//     it, both as v1 `s`/`f` pairs (named "enqueue", "launch", "wait") and as
-//     v2 `bind_id` + `flow_in` / `flow_out` on the `X` events.
+//     execution on the GPU (GPU ops), and op -> a sync wait that waited for it
+//     and began after it started (an earlier wait names the op in
+//     args.waited_for only: its arrow would point back in time), both as v1
+//     `s`/`f` pairs (named "enqueue", "launch", "wait"; `f` with bp "e") and as
+//     v2 `bind_id` + `flow_in` / `flow_out` on the `X` events. Each v1 flow
+//     event sits at the start (ts) of its slice, on its thread, in its
+//     category: Chrome DevTools binds a flow event only to a slice with the
+//     same ts, pid, tid and cat, and both ends of a flow must share the cat.
+// Events are in time order across lanes (each lane in its own order, which
+// the import relies on): DevTools takes the slices of a flow in file order as
+// cause and effect. Metadata (`M`) events come first, with category
+// "__metadata" as Chrome writes them.
 // Times are microseconds with nanosecond decimals, chosen so that a reader
-// that truncates (or rounds) ts * 1000 gets the exact nanosecond; the exact
-// integers are also in args (ns_ts, ns_dur), which the import uses. The
-// import relies on the order of events within a lane, which the export keeps.
+// that truncates (or rounds) ts * 1000 gets the exact nanosecond. A dur is
+// chosen so that ts + dur, added as doubles (DevTools, JS viewers), never
+// passes the ts of a span starting where this one ends (such a reader would
+// see an overlap and drop that span); it rounds back to the exact ns, and a
+// reader that truncates dur * 1000 gets the exact ns or, for about one span
+// in eight, 1 ns less (never more). The exact integers are also in args
+// (ns_ts, ns_dur), which the import uses.
 //
 // Threading: all functions are reentrant; the model must not change while it
 // is exported.
@@ -40,8 +54,9 @@ namespace asyncscope::trace {
 // Version of the asyncscope-specific content (otherData.asyncscope_version).
 // 2 added launch lanes and "launch" spans; 3 added a script's source lines
 // (otherData.source_lines and source_points, "source" and "source_point" in
-// op and sync args). Older files still read (without sources).
-inline constexpr int kChromeTraceVersion = 3;
+// op and sync args); 4 gave every slice the category "asyncscope", what it is
+// in args.event, and the v1 flow events that category. Older files still read.
+inline constexpr int kChromeTraceVersion = 4;
 inline constexpr int kOldestChromeTraceVersion = 1;
 
 struct ExportOptions {

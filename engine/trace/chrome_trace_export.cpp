@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -31,14 +32,37 @@ constexpr uint64_t kBindIdBase = uint64_t{1} << 40;
 const char* device_name(DeviceKind d) { return d == DeviceKind::cuda ? "cuda" : "cpu"; }
 const char* span_name(SpanKind s) { return s == SpanKind::launch ? "launch" : "execute"; }
 
+// Every slice has this category, and the flow events the one of their slices:
+// DevTools binds a flow event only to a slice of its own category, and the
+// two ends of a flow must share it. What a slice is goes in args.event.
+constexpr const char* kSliceCategory = "asyncscope";
+
 // Microseconds as a double for an exact ns count, nudged up when needed so
 // that both truncating (older Perfetto) and rounding (newer Perfetto)
-// value * 1000 give back ns exactly: end = start + dur holds in ns for every
-// reader, and spans that touch never overlap by a rounding nanosecond.
+// value * 1000 give back ns exactly.
 double micros(int64_t ns) {
   double us = static_cast<double>(ns) / 1000.0;
   while (static_cast<int64_t>(us * 1000.0) < ns) us = std::nextafter(us, std::numeric_limits<double>::infinity());
   return us;
+}
+
+// The dur of a span written at ts = micros(start): a reader that adds
+// ts + dur as doubles (DevTools, most JS viewers) must never get past
+// micros(end), the ts of a span that starts where this one ends, or it sees
+// an overlap and drops that span. micros(end - start) reads back exactly
+// however a reader rounds, and it is kept when the sum stays in bounds; else
+// (about one span in eight) the largest double whose sum does: it rounds
+// back to the exact ns, and truncates to at most 1 ns less, never more.
+double micros_dur(double ts, int64_t start, int64_t end) {
+  const double limit = micros(end);
+  double dur = micros(end - start);
+  if (ts + dur <= limit) return dur;
+  dur = limit - ts;
+  while (ts + dur > limit) dur = std::nextafter(dur, 0.0);
+  if (std::llround(dur * 1000.0) != end - start) {
+    throw std::logic_error("micros_dur: no duration reads back as " + std::to_string(end - start) + " ns");
+  }
+  return dur;
 }
 
 class Exporter {
@@ -52,10 +76,7 @@ class Exporter {
     out_ << dump(other_data());
     out_ << ",\"traceEvents\":[";
     metadata_events();
-    for (uint32_t lane = 0; lane < m_.frontends.size(); ++lane) frontend_lane(lane);
-    for (uint32_t lane = 0; lane < m_.workers.size(); ++lane) worker_lane(lane);
-    marker_events();
-    counter_events();
+    timed_events();
     out_ << "\n]}\n";
     if (!out_) throw std::runtime_error("cannot write the trace: the output stream failed");
   }
@@ -88,6 +109,15 @@ class Exporter {
 
   json base(const char* ph, const std::string& name, const char* cat, int tid, int64_t t) const {
     return json{{"ph", ph}, {"name", name}, {"cat", cat}, {"pid", kPid}, {"tid", tid}, {"ts", micros(t)}};
+  }
+
+  // A slice: what it is (enqueue, sync, op, launch) in args.event.
+  json slice(const std::string& name, const char* event, int tid, int64_t start, int64_t end, json args) const {
+    json e = base("X", name, kSliceCategory, tid, start);
+    e["dur"] = micros_dur(e["ts"].get<double>(), start, end);
+    args["event"] = event;
+    e["args"] = std::move(args);
+    return e;
   }
 
   // Which executed op each sync waited for: for a var, the last op pushed
@@ -182,14 +212,16 @@ class Exporter {
   }
 
   void lane_metadata(int tid, int sort_index, json lane_args) {
-    emit(json{{"ph", "M"}, {"name", "thread_name"}, {"pid", kPid}, {"tid", tid}, {"args", std::move(lane_args)}});
-    emit(json{{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", kPid}, {"tid", tid},
+    emit(json{{"ph", "M"}, {"name", "thread_name"}, {"cat", "__metadata"}, {"pid", kPid}, {"tid", tid},
+              {"args", std::move(lane_args)}});
+    emit(json{{"ph", "M"}, {"name", "thread_sort_index"}, {"cat", "__metadata"}, {"pid", kPid}, {"tid", tid},
               {"args", {{"sort_index", sort_index}}}});
   }
 
   void metadata_events() {
     const std::string process = options_.run_label.empty() ? "asyncscope" : "asyncscope: " + options_.run_label;
-    emit(json{{"ph", "M"}, {"name", "process_name"}, {"pid", kPid}, {"args", {{"name", process}}}});
+    // Chrome's category for metadata; some readers require a category on every event.
+    emit(json{{"ph", "M"}, {"name", "process_name"}, {"cat", "__metadata"}, {"pid", kPid}, {"args", {{"name", process}}}});
     int sort = 0;
     for (uint32_t i = 0; i < m_.frontends.size(); ++i) {
       lane_metadata(frontend_tid(i), sort++, {{"name", m_.frontends[i].name}, {"lane", "frontend"}, {"index", i}});
@@ -221,8 +253,10 @@ class Exporter {
     return args;
   }
 
+  // A v1 flow event at the start of its slice, in the slice's category:
+  // DevTools binds it to the first slice with the same ts, pid, tid and cat.
   void flow(const char* ph, uint64_t id, const char* name, int tid, int64_t t) {
-    json e = base(ph, name, "flow", tid, t);
+    json e = base(ph, name, kSliceCategory, tid, t);
     e["id"] = id;
     if (ph[0] == 'f') e["bp"] = "e";  // bind to the enclosing slice, not the next one
     emit(e);
@@ -231,11 +265,10 @@ class Exporter {
   void enqueue_event(const OpInfo& op, uint32_t lane) {
     const int tid = frontend_tid(lane);
     const int64_t t = checked(op.enqueue, "the enqueue of op", op.id);
-    json e = base("X", std::string(m_.op_name(op)), "enqueue", tid, t);
-    e["dur"] = 0.0;  // the moment the op entered the engine: a true instant, no invented width
     json args = op_args(op);
     args["ns_ts"] = t;
-    e["args"] = std::move(args);
+    // The moment the op entered the engine: a true instant, no invented width.
+    json e = slice(std::string(m_.op_name(op)), "enqueue", tid, t, t, std::move(args));
     // The arrow goes to the op's first span: its launch, else its execution.
     const bool flows = op.executed() || op.launched();
     if (flows) {
@@ -252,56 +285,117 @@ class Exporter {
     const int64_t begin = checked(s.begin, "sync", index);
     const int64_t end = checked(s.end, "sync", index);
     if (end < begin) throw std::runtime_error("cannot export the trace: sync " + std::to_string(index) + " ends before it begins");
-    json e = base("X", to_string(s.kind), "sync", tid, begin);
-    e["dur"] = micros(end - begin);
     json args{{"index", index}, {"kind", to_string(s.kind)}, {"target", s.target}, {"last_op", s.last_op},
               {"ns_ts", begin}, {"ns_dur", end - begin}};
     source_args(args, s.source);
     const OpInfo* op = waited_[index];
-    if (op != nullptr) {
-      args["waited_for"] = op->id;
-      // v2 flows bind as slices begin: only a wait that began after the op
-      // started can take the op's outgoing flow (v1 below has every arrow).
-      if (op->start < begin) {
-        e["bind_id"] = kBindIdBase + enqueue_flow_id(*op);
-        e["flow_in"] = true;
-      }
+    if (op != nullptr) args["waited_for"] = op->id;
+    json e = slice(to_string(s.kind), "sync", tid, begin, end, std::move(args));
+    const bool arrow = op != nullptr && has_wait_arrow(*op, s);
+    if (arrow) {
+      e["bind_id"] = kBindIdBase + enqueue_flow_id(*op);
+      e["flow_in"] = true;
     }
-    e["args"] = std::move(args);
     emit(e);
-    // The arrow lands where the wait was released: when the op ended, within the wait.
-    if (op != nullptr) flow("f", wait_flow_id(index), "wait", tid, std::clamp(op->end, begin, end));
+    if (arrow) flow("f", wait_flow_id(index), "wait", tid, begin);
   }
 
-  // Enqueues and syncs of one thread, merged by time; at equal times the
+  // Flows bind where slices begin, and an arrow must not point back in time:
+  // only a wait that began after the op started gets an arrow from it (the
+  // others still name the op in args.waited_for).
+  static bool has_wait_arrow(const OpInfo& op, const SyncSpan& sync) { return op.start < sync.begin; }
+
+  // Where each source of events stands in the merge of timed_events().
+  // Sources: the frontend lanes, the worker lanes, the markers, the counters.
+  struct Cursor {
+    size_t next = 0;       // enqueues, spans, markers or samples written
+    size_t next_sync = 0;  // frontend lanes: syncs written
+  };
+
+  size_t num_sources() const { return m_.frontends.size() + m_.workers.size() + 2; }
+
+  // On a frontend lane, enqueues and syncs merged by time; at equal times the
   // longer span comes first, so viewers nest them the same way.
-  void frontend_lane(uint32_t lane) {
-    const FrontendLane& f = m_.frontends[lane];
-    size_t e = 0, s = 0;
-    while (e < f.enqueues.size() || s < f.syncs.size()) {
-      const bool take_sync = e == f.enqueues.size() ||
-                             (s < f.syncs.size() && m_.syncs[f.syncs[s]].begin <= m_.ops[f.enqueues[e]].enqueue);
-      if (take_sync) {
-        sync_event(f.syncs[s++], lane);
+  bool sync_is_next(const FrontendLane& f, const Cursor& c) const {
+    return c.next == f.enqueues.size() ||
+           (c.next_sync < f.syncs.size() && m_.syncs[f.syncs[c.next_sync]].begin <= m_.ops[f.enqueues[c.next]].enqueue);
+  }
+
+  // The time of the next event of a source, or nullopt when it has no more.
+  std::optional<int64_t> next_time(size_t source, const Cursor& c) const {
+    const size_t nf = m_.frontends.size(), nw = m_.workers.size();
+    if (source < nf) {
+      const FrontendLane& f = m_.frontends[source];
+      if (c.next == f.enqueues.size() && c.next_sync == f.syncs.size()) return std::nullopt;
+      return sync_is_next(f, c) ? m_.syncs[f.syncs[c.next_sync]].begin : m_.ops[f.enqueues[c.next]].enqueue;
+    }
+    if (source < nf + nw) {
+      const WorkerLane& w = m_.workers[source - nf];
+      if (c.next == w.ops.size()) return std::nullopt;
+      const OpInfo& op = m_.ops[w.ops[c.next]];
+      return w.launches() ? op.launch_start : op.start;
+    }
+    if (source == nf + nw) {
+      if (c.next == m_.markers.size()) return std::nullopt;
+      return m_.markers[c.next].t;
+    }
+    if (c.next == m_.counters.size()) return std::nullopt;
+    return m_.counters[c.next].t;
+  }
+
+  void write_next(size_t source, Cursor& c) {
+    const size_t nf = m_.frontends.size(), nw = m_.workers.size();
+    if (source < nf) {
+      const FrontendLane& f = m_.frontends[source];
+      const auto lane = static_cast<uint32_t>(source);
+      if (sync_is_next(f, c)) {
+        sync_event(f.syncs[c.next_sync++], lane);
       } else {
-        enqueue_event(m_.ops[f.enqueues[e++]], lane);
+        enqueue_event(m_.ops[f.enqueues[c.next++]], lane);
       }
+    } else if (source < nf + nw) {
+      const WorkerLane& w = m_.workers[source - nf];
+      const uint32_t index = w.ops[c.next++];
+      if (w.launches()) {
+        launch_span(m_.ops[index], w, worker_tid(static_cast<uint32_t>(source - nf)));
+      } else {
+        execute_span(index, w, worker_tid(static_cast<uint32_t>(source - nf)));
+      }
+    } else if (source == nf + nw) {
+      marker_event(c.next++);
+    } else {
+      counter_events(c.next++);
+    }
+  }
+
+  // Every lane's events in its own order (what the import relies on), the
+  // lanes merged by time, at equal times in lane order. DevTools takes the
+  // slices of a flow in file order as cause and effect, so a slice must come
+  // after the slices its arrows start from; time order gives that.
+  void timed_events() {
+    std::vector<Cursor> cursors(num_sources());
+    for (;;) {
+      size_t best = cursors.size();
+      int64_t best_time = 0;
+      for (size_t source = 0; source < cursors.size(); ++source) {
+        const std::optional<int64_t> t = next_time(source, cursors[source]);
+        if (t && (best == cursors.size() || *t < best_time)) best = source, best_time = *t;
+      }
+      if (best == cursors.size()) return;
+      write_next(best, cursors[best]);
     }
   }
 
   // One span of an op on a worker lane, with what the frontend said about it.
-  json span_event(const OpInfo& op, const WorkerLane& lane, int tid, const char* cat, int64_t start, int64_t end) const {
+  json span_event(const OpInfo& op, const WorkerLane& lane, int tid, const char* event, int64_t start, int64_t end) const {
     if (end < start) throw std::runtime_error("cannot export the trace: op " + std::to_string(op.id) + " ends before it starts");
-    json e = base("X", std::string(m_.op_name(op)), cat, tid, start);
-    e["dur"] = micros(end - start);
     json args = op_args(op);
     args["status"] = to_string(op.status);
     args["worker_lane"] = lane.name;
     args["ns_ts"] = start;
     args["ns_dur"] = end - start;
     if (op.enqueue != kNoTime) args["ns_queued"] = start - op.enqueue;
-    e["args"] = std::move(args);
-    return e;
+    return slice(std::string(m_.op_name(op)), event, tid, start, end, std::move(args));
   }
 
   // A GPU op's launch: the arrow from its enqueue comes in, the one to its
@@ -329,7 +423,7 @@ class Exporter {
     json e = span_event(op, lane, tid, "op", start, end);
     const std::vector<uint32_t>& waiters = waiters_[index];
     const bool has_v2_waiter =
-        std::any_of(waiters.begin(), waiters.end(), [&](uint32_t s) { return start < m_.syncs[s].begin; });
+        std::any_of(waiters.begin(), waiters.end(), [&](uint32_t s) { return has_wait_arrow(op, m_.syncs[s]); });
     const bool flow_in = op.enqueue != kNoTime || op.launched();
     if (flow_in || has_v2_waiter) {
       e["bind_id"] = kBindIdBase + enqueue_flow_id(op);
@@ -342,46 +436,32 @@ class Exporter {
     } else if (op.enqueue != kNoTime) {
       flow("f", enqueue_flow_id(op), "enqueue", tid, start);
     }
-    for (uint32_t s : waiters) flow("s", wait_flow_id(s), "wait", tid, start);
-  }
-
-  void worker_lane(uint32_t lane) {
-    const int tid = worker_tid(lane);
-    const WorkerLane& w = m_.workers[lane];
-    for (uint32_t index : w.ops) {
-      if (w.launches()) {
-        launch_span(m_.ops[index], w, tid);
-      } else {
-        execute_span(index, w, tid);
-      }
+    for (uint32_t s : waiters) {
+      if (has_wait_arrow(op, m_.syncs[s])) flow("s", wait_flow_id(s), "wait", tid, start);
     }
   }
 
-  void marker_events() {
-    for (size_t i = 0; i < m_.markers.size(); ++i) {
-      const Marker& mk = m_.markers[i];
-      const int64_t t = checked(mk.t, "marker", i);
-      json e = base("i", std::string(m_.name(mk.name)), "marker", frontend_tid(mk.frontend), t);
-      e["s"] = "t";
-      e["args"] = json{{"value", mk.value}, {"name_id", mk.name}, {"frontend", mk.frontend}, {"ns_ts", t}};
-      emit(e);
-    }
+  void marker_event(size_t i) {
+    const Marker& mk = m_.markers[i];
+    const int64_t t = checked(mk.t, "marker", i);
+    json e = base("i", std::string(m_.name(mk.name)), "marker", frontend_tid(mk.frontend), t);
+    e["s"] = "t";
+    e["args"] = json{{"value", mk.value}, {"name_id", mk.name}, {"frontend", mk.frontend}, {"ns_ts", t}};
+    emit(e);
   }
 
   // One C event per counter and sample, so each counter gets its own track
   // and scale. Their args are the plotted series, so the exact time goes in
   // an event field of our own (viewers ignore unknown fields).
-  void counter_events() {
+  void counter_events(size_t i) {
     const size_t n = std::min(m_.counter_names.size(), static_cast<size_t>(kMaxCounters));
-    for (size_t i = 0; i < m_.counters.size(); ++i) {
-      const CounterSample& s = m_.counters[i];
-      const int64_t t = checked(s.t, "counter sample", i);
-      for (size_t c = 0; c < n; ++c) {
-        json e = base("C", m_.counter_names[c], "counter", counters_tid(), t);
-        e["args"] = json{{"value", s.values[c]}};
-        e["ns_ts"] = t;
-        emit(e);
-      }
+    const CounterSample& s = m_.counters[i];
+    const int64_t t = checked(s.t, "counter sample", i);
+    for (size_t c = 0; c < n; ++c) {
+      json e = base("C", m_.counter_names[c], "counter", counters_tid(), t);
+      e["args"] = json{{"value", s.values[c]}};
+      e["ns_ts"] = t;
+      emit(e);
     }
   }
 

@@ -298,8 +298,9 @@ class Importer {
     if (ph == "M") {
       if (get_string(e, "name") == "thread_name") stage_lane(e, index);
     } else if (ph == "X") {
-      const std::string& cat = get_string(e, "cat");
       const json& args = args_of(e);
+      // Since format 4 every slice has category "asyncscope" and says what it is in args.event.
+      const std::string& cat = get_string(e, "cat") == "asyncscope" ? get_string(args, "event") : get_string(e, "cat");
       const int64_t tid = get_int(e, "tid");
       if (cat == "enqueue") {
         stage_enqueue(args, tid, index);

@@ -92,7 +92,9 @@ TEST(CliScript, LinesTraceEachOpAndWaitToItsSourceLine) {
   const nlohmann::json t = nlohmann::json::parse(read(trace));
   size_t attributed = 0, waitall_of_line_11 = 0;
   for (const auto& e : t["traceEvents"]) {
-    if (e.value("cat", "") != "enqueue" && e.value("cat", "") != "sync") continue;
+    if (e.value("ph", "") != "X") continue;
+    const std::string event = e["args"].value("event", "");
+    if (event != "enqueue" && event != "sync") continue;
     if (e["args"].contains("source")) ++attributed;
     if (e.value("name", "") == "uniform") {
       EXPECT_EQ(e["args"].value("source", ""), script + ":10");

@@ -16,7 +16,9 @@ class Trace:
         enqueued, executed = {}, {}
         self.waits, self.markers, self.counters = [], {}, {}
         for e in events:
-            cat, args = e.get("cat"), e.get("args", {})
+            args = e.get("args", {})
+            # Slices say what they are in args.event (format 4); older files in cat.
+            cat = args.get("event", e.get("cat")) if e.get("ph") == "X" else e.get("cat")
             if e.get("ph") == "X" and cat == "enqueue":
                 enqueued[args["id"]] = (e["name"], args["ns_ts"], args["internal"])
             elif e.get("ph") == "X" and cat == "op":

@@ -27,21 +27,53 @@ struct Span {
   int64_t start, end;
 };
 
-// X spans per tid, in ns as a truncating viewer sees them; checks each
-// against the exact ns in args and the rounding reading.
+// X spans per tid, in exact ns; checks each against what viewers read: ts
+// truncated or rounded is exact, dur rounded is exact and truncated at most
+// 1 ns short (the price of ts + dur never passing the end, below).
 inline std::map<int64_t, std::vector<Span>> spans_by_tid(const json& doc) {
   std::map<int64_t, std::vector<Span>> out;
   for (const json& e : doc["traceEvents"]) {
     if (e["ph"] != "X") continue;
     const int64_t start = truncated_ns(e["ts"]);
-    const int64_t dur = truncated_ns(e["dur"]);
+    const int64_t dur = rounded_ns(e["dur"]);
+    EXPECT_EQ(e["cat"], "asyncscope") << e.dump();
+    EXPECT_TRUE(e["args"].contains("event")) << e.dump();
     EXPECT_EQ(start, rounded_ns(e["ts"])) << e.dump();
-    EXPECT_EQ(dur, rounded_ns(e["dur"])) << e.dump();
     EXPECT_EQ(start, e["args"]["ns_ts"].get<int64_t>()) << e.dump();
     EXPECT_EQ(dur, e["args"].value("ns_dur", int64_t{0})) << e.dump();
+    EXPECT_GE(truncated_ns(e["dur"]), dur - 1) << e.dump();
+    EXPECT_LE(truncated_ns(e["dur"]), dur) << e.dump();
     out[e["tid"].get<int64_t>()].push_back(Span{start, start + dur});
   }
   return out;
+}
+
+// What DevTools and JS viewers compute: end = ts + dur in µs doubles. For
+// spans of one thread that touch or are apart in exact ns, that end must not
+// pass the next one's ts, or the viewer sees an overlap and drops a span.
+inline void expect_touching_spans_stay_apart(const json& doc) {
+  struct Read {
+    int64_t start_ns, end_ns;
+    double ts, end_us;
+  };
+  std::map<int64_t, std::vector<Read>> by_tid;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const int64_t start = e["args"]["ns_ts"].get<int64_t>();
+    const double ts = e["ts"].get<double>();
+    by_tid[e["tid"].get<int64_t>()].push_back(
+        Read{start, start + e["args"].value("ns_dur", int64_t{0}), ts, ts + e["dur"].get<double>()});
+  }
+  for (auto& [tid, reads] : by_tid) {
+    std::stable_sort(reads.begin(), reads.end(), [](const Read& a, const Read& b) { return a.start_ns < b.start_ns; });
+    for (size_t i = 1; i < reads.size(); ++i) {
+      const Read& prev = reads[i - 1];
+      const Read& next = reads[i];
+      if (prev.end_ns > next.start_ns) continue;  // nested in exact ns
+      EXPECT_LE(prev.end_us, next.ts) << "tid " << tid << ": span [" << prev.start_ns << ", " << prev.end_ns
+                                      << "] ns ends at " << prev.end_us << " µs, after the next one starts";
+    }
+  }
 }
 
 // Spans on one thread must nest or be disjoint, never overlap partially.
@@ -84,6 +116,11 @@ inline void expect_flows_pair_up(const json& doc, const std::map<int64_t, std::v
       const auto& lane = spans.at(e["tid"].get<int64_t>());
       EXPECT_TRUE(std::any_of(lane.begin(), lane.end(), [t](const Span& s) { return s.start <= t && t <= s.end; }))
           << "flow event outside every span of its thread: " << e.dump();
+      // DevTools binds a flow event to a slice with the same ts, pid, tid and cat.
+      EXPECT_TRUE(std::any_of(doc["traceEvents"].begin(), doc["traceEvents"].end(), [&](const json& x) {
+        return x["ph"] == "X" && x["ts"] == e["ts"] && x["tid"] == e["tid"] && x["pid"] == e["pid"] &&
+               x["cat"] == e["cat"];
+      })) << "flow event with no slice of its ts, thread and category: " << e.dump();
     }
     if (ph == "X" && e.contains("bind_id")) {
       v2[e["bind_id"].get<uint64_t>()].push_back(

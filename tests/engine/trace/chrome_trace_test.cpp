@@ -204,7 +204,23 @@ TEST(ChromeTrace, RealRunExportIsAWellFormedTraceAndReadsBackExactly) {
     for (const OpInfo& op : m.ops) executed += op.executed() && op.enqueue != kNoTime;
     EXPECT_EQ(count_events(doc, "s", "enqueue"), executed);
     EXPECT_EQ(count_events(doc, "f", "enqueue"), executed);
-    EXPECT_EQ(count_events(doc, "s", "wait"), m.syncs.size());
+    // A wait gets an arrow from the op it waited for when it began after the op started.
+    size_t later_waits = 0;
+    for (const SyncSpan& s : m.syncs) {
+      const json* e = find_event(doc, [&](const json& x) {
+        return x["ph"] == "X" && x["args"]["event"] == "sync" && x["args"]["ns_ts"] == s.begin &&
+               x["args"]["kind"] == to_string(s.kind);
+      });
+      ASSERT_NE(e, nullptr);
+      if (!e->at("args").contains("waited_for")) continue;
+      const OpInfo* op = m.find_op(e->at("args")["waited_for"].get<uint64_t>());
+      ASSERT_NE(op, nullptr);
+      later_waits += op->start < s.begin;
+    }
+    EXPECT_GT(later_waits, 0u);
+    EXPECT_EQ(count_events(doc, "s", "wait"), later_waits);
+    EXPECT_EQ(count_events(doc, "f", "wait"), later_waits);
+    expect_touching_spans_stay_apart(doc);
     const json* wait_b = find_event(doc, [](const json& e) { return e["ph"] == "X" && e["name"] == "wait_to_read"; });
     ASSERT_NE(wait_b, nullptr);
     EXPECT_EQ(wait_b->at("args")["waited_for"], run.last_writer_of_b);
@@ -216,9 +232,9 @@ TEST(ChromeTrace, RealRunExportIsAWellFormedTraceAndReadsBackExactly) {
     const json* failed = find_event(
         doc, [](const json& e) { return e["ph"] == "X" && e["name"] == "chrome_trace_test.fails"; });
     ASSERT_NE(failed, nullptr);
-    EXPECT_EQ(failed->at("cat"), "enqueue");  // the enqueue comes first in the file
+    EXPECT_EQ(failed->at("args")["event"], "enqueue");  // the enqueue comes first in the file
     failed = find_event(doc, [](const json& e) {
-      return e["ph"] == "X" && e["cat"] == "op" && e["name"] == "chrome_trace_test.fails";
+      return e["ph"] == "X" && e["args"]["event"] == "op" && e["name"] == "chrome_trace_test.fails";
     });
     ASSERT_NE(failed, nullptr);
     EXPECT_EQ(failed->at("args")["status"], "failed");
@@ -345,13 +361,13 @@ TEST(ChromeTrace, GpuOpsHaveALaunchThreadAboveTheirGpuThreadAndChainedFlows) {
   // One launch slice per launched op, on the launch thread, carrying the op's args.
   std::vector<uint64_t> launched;
   for (const json& e : doc["traceEvents"]) {
-    if (e["ph"] != "X" || e["cat"] != "launch") continue;
+    if (e["ph"] != "X" || e["args"]["event"] != "launch") continue;
     EXPECT_EQ(e["tid"], tid_of[launch]);
     launched.push_back(e["args"]["id"]);
   }
   EXPECT_EQ(launched, (std::vector<uint64_t>{12, 16, 17}));
   const auto x_event = [&](const char* cat, uint64_t id) {
-    return find_event(doc, [&](const json& e) { return e["ph"] == "X" && e["cat"] == cat && e["args"]["id"] == id; });
+    return find_event(doc, [&](const json& e) { return e["ph"] == "X" && e["args"]["event"] == cat && e["args"]["id"] == id; });
   };
   const json* launch_b = x_event("launch", 12);
   ASSERT_NE(launch_b, nullptr);
@@ -441,7 +457,7 @@ TEST(ChromeTrace, TextWithQuotesBackslashesNewlinesAndUnicodeSurvives) {
   const TraceModel m = hand_model();
   const std::string text = to_chrome_trace_json(m, ExportOptions{"label \"x\"\n✓", 2});
   const json doc = json::parse(text);  // valid JSON: everything escaped
-  const json* failed = find_event(doc, [](const json& e) { return e["ph"] == "X" && e["cat"] == "op" && e["args"]["id"] == 12; });
+  const json* failed = find_event(doc, [](const json& e) { return e["ph"] == "X" && e["args"]["event"] == "op" && e["args"]["id"] == 12; });
   ASSERT_NE(failed, nullptr);
   EXPECT_EQ(failed->at("name"), "unicode naïve ✓ 日本 🎉");
   EXPECT_EQ(failed->at("args")["error"], "boom \"quoted\" \\ back\nline ✓ 🎉");
@@ -495,6 +511,94 @@ TEST(ChromeTrace, MicrosecondTimesConvertBackToExactNanoseconds) {
   expect_same_model(m, parse_chrome_trace(doc.dump()));
 }
 
+// Issue 13, defect 12: a span that starts where the previous one ended was
+// written with ts + dur (added as µs doubles, as DevTools does) past the next
+// ts (30257.421000000002 vs 30257.421), and DevTools dropped the next span.
+// Spans that touch, at times up to the largest exportable, stay apart.
+TEST(ChromeTrace, TouchingSpansNeverOverlapWhenTsPlusDurIsAddedAsDoubles) {
+  TraceModel m;
+  m.names = {""};
+  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}}};
+  std::mt19937_64 rng(13);
+  // The issue's span (ending at 30257421 ns), then chains of touching spans
+  // at every magnitude, some zero-length.
+  std::vector<int64_t> ends = {30257421 - 4212, 30257421, 30257421 + 857};
+  for (int chain = 0; chain < 200; ++chain) {
+    int64_t t = ends.back() + static_cast<int64_t>(rng() % 1000) +
+                static_cast<int64_t>(rng() % (uint64_t{1} << (chain % 49)));
+    if (t >= (int64_t{1} << 50) - 100000) break;
+    ends.push_back(t);
+    for (int i = 0; i < 40; ++i) ends.push_back(ends.back() + static_cast<int64_t>(rng() % (i % 3 == 0 ? 3 : 100000)));
+  }
+  for (size_t i = 0; i + 1 < ends.size(); ++i) {
+    OpInfo op;
+    op.id = m.first_op_id + m.ops.size();
+    op.start = ends[i];
+    op.end = ends[i + 1];
+    m.workers[0].ops.push_back(static_cast<uint32_t>(m.ops.size()));
+    m.ops.push_back(op);
+  }
+  const json doc = json::parse(to_chrome_trace_json(m));
+  size_t spans = 0;
+  const json* previous = nullptr;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    ++spans;
+    if (previous != nullptr) {
+      // Exactly what the consumers compute: parsed doubles, added.
+      EXPECT_LE(previous->at("ts").get<double>() + previous->at("dur").get<double>(), e["ts"].get<double>())
+          << previous->dump() << " then " << e.dump();
+    }
+    previous = &e;
+  }
+  EXPECT_EQ(spans, m.ops.size());
+  expect_spans_nest(spans_by_tid(doc));  // also: ts exact either way, dur exact when rounded
+  expect_touching_spans_stay_apart(doc);
+  expect_same_model(m, parse_chrome_trace(doc.dump()));
+}
+
+// Issue 13, defect 12: flow events had category "flow" and their slices
+// "enqueue", so DevTools (which binds a flow event to the slice with the same
+// ts, pid, tid and cat, and joins a flow's ends by cat, name and id) bound no
+// arrow. Now each flow event is at its slice's ts in the slices' category,
+// and a flow's first slice comes before its last in the file.
+TEST(ChromeTrace, FlowEventsBindToTheirSlicesByTsThreadAndCategory) {
+  const RealRun run = real_run();
+  for (const json& doc : {json::parse(to_chrome_trace_json(hand_model())), json::parse(to_chrome_trace_json(run.model))}) {
+    std::map<std::tuple<double, int64_t, std::string>, size_t> first_slice;  // (ts, tid, cat) -> file position
+    const json& events = doc["traceEvents"];
+    for (size_t i = 0; i < events.size(); ++i) {
+      const json& e = events[i];
+      if (e["ph"] == "X") first_slice.emplace(std::tuple(e["ts"].get<double>(), e["tid"].get<int64_t>(), e["cat"]), i);
+    }
+    std::map<uint64_t, std::pair<size_t, size_t>> ends;  // flow id -> slices bound by its s and f
+    for (const json& e : events) {
+      if (e["ph"] != "s" && e["ph"] != "f") continue;
+      EXPECT_EQ(e["cat"], "asyncscope") << e.dump();
+      auto slice = first_slice.find(std::tuple(e["ts"].get<double>(), e["tid"].get<int64_t>(), e["cat"]));
+      ASSERT_NE(slice, first_slice.end()) << "flow event binds to no slice: " << e.dump();
+      (e["ph"] == "s" ? ends[e["id"]].first : ends[e["id"]].second) = slice->second + 1;
+    }
+    ASSERT_FALSE(ends.empty());
+    for (const auto& [id, bound] : ends) {
+      ASSERT_NE(bound.first, 0u) << "flow " << id;
+      ASSERT_NE(bound.second, 0u) << "flow " << id;
+      const json& from = events[bound.first - 1];
+      const json& to = events[bound.second - 1];
+      EXPECT_LT(bound.first, bound.second) << "flow " << id << ": " << from.dump() << " -> " << to.dump();
+      const std::string a = from["args"]["event"], b = to["args"]["event"];
+      if (a == "op") {
+        EXPECT_EQ(b, "sync");
+        EXPECT_EQ(to["args"]["waited_for"], from["args"]["id"]);
+        EXPECT_LT(from["args"]["ns_ts"].get<int64_t>(), to["args"]["ns_ts"].get<int64_t>());
+      } else {
+        EXPECT_TRUE((a == "enqueue" && (b == "op" || b == "launch")) || (a == "launch" && b == "op")) << a << " -> " << b;
+        EXPECT_EQ(to["args"]["id"], from["args"]["id"]);
+      }
+    }
+  }
+}
+
 // --- bad input -----------------------------------------------------------------
 
 std::string import_error(std::string_view text) {
@@ -532,8 +636,8 @@ std::string with_metadata_changed(const std::function<void(json&)>& change) {
   return doc.dump();
 }
 
-bool is_exec(const json& e) { return e["ph"] == "X" && e["cat"] == "op"; }
-bool is_enqueue(const json& e) { return e["ph"] == "X" && e["cat"] == "enqueue"; }
+bool is_exec(const json& e) { return e["ph"] == "X" && e["args"]["event"] == "op"; }
+bool is_enqueue(const json& e) { return e["ph"] == "X" && e["args"]["event"] == "enqueue"; }
 
 TEST(ChromeTrace, MalformedJsonIsRejected) {
   expect_rejected("", "not valid JSON");
@@ -552,8 +656,8 @@ TEST(ChromeTrace, ForeignTracesAreRecognised) {
   expect_rejected(R"({"traceEvents":[],"otherData":{"version":"Chrome 120"}})", "not an asyncscope trace");
   expect_rejected(R"({"traceEvents":[],"otherData":"x"})", "not an asyncscope trace");
   expect_rejected("42", "not an asyncscope trace");
-  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 4; }),
-                  "written by a newer asyncscope (format version 4; this build reads versions 1 to 3)");
+  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 5; }),
+                  "written by a newer asyncscope (format version 5; this build reads versions 1 to 4)");
   expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 0; }), "unknown format version 0");
   json doc = json::parse(to_chrome_trace_json(hand_model()));
   doc.erase("traceEvents");
@@ -603,7 +707,7 @@ TEST(ChromeTrace, WrongFieldsAreRejectedWithTheirName) {
   expect_rejected(with_event_changed(is_enqueue, [](json& e) { e["args"]["name_id"] = 77; }),
                   "name id 77 is not in otherData.names");
   expect_rejected(with_event_changed(is_enqueue, [](json& e) { e["args"]["device"] = "tpu"; }), "unknown device \"tpu\"");
-  expect_rejected(with_event_changed([](const json& e) { return e["ph"] == "X" && e["cat"] == "sync"; },
+  expect_rejected(with_event_changed([](const json& e) { return e["ph"] == "X" && e["args"]["event"] == "sync"; },
                                      [](json& e) { e["args"]["kind"] = "nap"; }),
                   "unknown sync kind \"nap\"");
   expect_rejected(with_event_changed([](const json& e) { return e["ph"] == "C"; }, [](json& e) { e["name"] = "volts"; }),
@@ -663,7 +767,7 @@ TEST(ChromeTrace, DuplicatedEventsAreRejected) {
 }
 
 TEST(ChromeTrace, LaunchSpansMustBeOnLaunchLanesAndAppearOnce) {
-  const auto is_launch = [](const json& e) { return e["ph"] == "X" && e["cat"] == "launch"; };
+  const auto is_launch = [](const json& e) { return e["ph"] == "X" && e["args"]["event"] == "launch"; };
   // tids: frontends 1 and 2, then CPU worker 0 = 3, the launch lane = 4, the GPU lane = 5.
   expect_rejected(with_event_changed(is_launch, [](json& e) { e["tid"] = 3; }),
                   "a launch span on tid 3, which is not a launch lane");
