@@ -109,26 +109,26 @@ TEST(Lane, ACallersLaneIsLaidOutPreparedHitTestedAndDrawn) {
   FitTimeline(h.state, m);
   EXPECT_GT(h.frame(m), 0);
   const TimelineFrame& f = h.state.frame;
-  ASSERT_EQ(f.lanes.size(), 7u);  // the six default lanes, then ours
-  EXPECT_EQ(f.index_of(&h.extra), 6);
-  EXPECT_EQ(f.lanes[6].y0, f.lanes[5].y1);
-  EXPECT_LT(f.lanes[6].y0, f.lanes[6].y1);
+  ASSERT_EQ(f.lanes.size(), 8u);  // the seven default lanes, then ours
+  EXPECT_EQ(f.index_of(&h.extra), 7);
+  EXPECT_EQ(f.lanes[7].y0, f.lanes[6].y1);
+  EXPECT_LT(f.lanes[7].y0, f.lanes[7].y1);
   EXPECT_EQ(h.extra.prepares, 1);
   EXPECT_EQ(h.extra.draws, 1);
   EXPECT_EQ(h.extra.visible, (std::vector<size_t>{0, 1}));
 
   // Hover: its hit, with the lane and time filled in by the core, and its tooltip.
-  h.frame(m, h.at(6, 25000));
+  h.frame(m, h.at(7, 25000));
   EXPECT_EQ(h.state.hover.kind, Kind::other);
-  EXPECT_EQ(h.state.hover.lane, 6);
+  EXPECT_EQ(h.state.hover.lane, 7);
   EXPECT_EQ(h.state.hover.first, 1u);
   EXPECT_NEAR(static_cast<double>(h.state.hover.t), 25000, f.axis.ns_per_px);
   EXPECT_EQ(h.extra.tooltips, 1);
-  EXPECT_EQ(hit_test(f, h.at(6, 15000)).kind, Kind::none);
+  EXPECT_EQ(hit_test(f, h.at(7, 15000)).kind, Kind::none);
 
   // A click keeps the selection, as the lane asked; a double-click zooms to the interval.
   h.state.selected_op = 2;
-  const ImVec2 on = h.at(6, 25000);
+  const ImVec2 on = h.at(7, 25000);
   for (bool down : {true, false}) h.frame(m, on, down);
   EXPECT_EQ(h.state.selected_op, 2);
   for (bool down : {true, false}) h.frame(m, on, down);

@@ -28,14 +28,15 @@ TEST(TimelineLayout, LanesFromTopFrontendQueueWorkersMemory) {
   const trace::TraceModel m = small_model();
   const PreparedFrame p = prepared(m, TimeView{0, 60000});
   const TimelineFrame& f = p.f;
-  ASSERT_EQ(f.lanes.size(), 6u);
+  ASSERT_EQ(f.lanes.size(), 7u);
   EXPECT_NE(lane_as<FrontendLane>(f, 0), nullptr);
   EXPECT_NE(lane_as<CounterLane>(f, 1), nullptr);
   EXPECT_NE(lane_as<CpuWorkerLane>(f, 2), nullptr);
   EXPECT_NE(lane_as<CpuWorkerLane>(f, 3), nullptr);
   EXPECT_NE(lane_as<CounterLane>(f, 4), nullptr);
   EXPECT_NE(lane_as<CounterLane>(f, 5), nullptr);
-  for (size_t i = 0; i < 6; ++i) {
+  EXPECT_NE(lane_as<CounterLane>(f, 6), nullptr);
+  for (size_t i = 0; i < 7; ++i) {
     EXPECT_LT(f.lanes[i].y0, f.lanes[i].y1);
     if (i > 0) {
       EXPECT_EQ(f.lanes[i].y0, f.lanes[i - 1].y1);
@@ -45,6 +46,7 @@ TEST(TimelineLayout, LanesFromTopFrontendQueueWorkersMemory) {
   EXPECT_EQ(lane_as<CounterLane>(f, 1)->column(), 3);
   EXPECT_STREQ(lane_as<CounterLane>(f, 4)->spec().name, "rss_bytes");
   EXPECT_STREQ(lane_as<CounterLane>(f, 5)->spec().name, "live_bytes");
+  EXPECT_STREQ(lane_as<CounterLane>(f, 6)->spec().name, "pooled_bytes");
   EXPECT_EQ(f.index_of(p.lanes.worker_lane(1)), 3);
   EXPECT_EQ(lane_as<CpuWorkerLane>(f, 2)->boxes().size(), 3u);
   EXPECT_EQ(lane_as<FrontendLane>(f, 0)->ticks().size(), 5u);
@@ -142,7 +144,7 @@ TEST(TimelineWidget, DrawsEveryLaneAndReactsToTheMouse) {
   Harness h;
   FitTimeline(h.state, m);
   EXPECT_GT(h.frame(m), 0);
-  ASSERT_EQ(h.state.frame.lanes.size(), 6u);
+  ASSERT_EQ(h.state.frame.lanes.size(), 7u);
 
   // Hover: the op under the mouse, with its tooltip.
   EXPECT_GT(h.frame(m, h.at(2, 26000)), 0);
@@ -231,7 +233,7 @@ TEST(TimelineLayout, GpuStreamsGetALaunchLaneAboveTheirGpuLaneAndAGpuMemoryLane)
   trace::TraceModel cpu_only = m;
   cpu_only.counter_names[2] = "pooled_bytes";
   const PreparedFrame g = prepared(cpu_only, TimeView{0, 70000});
-  EXPECT_EQ(g.f.lanes.size(), 7u);
+  EXPECT_EQ(g.f.lanes.size(), 8u);  // pooled bytes now
   for (int i = 0; i < static_cast<int>(g.f.lanes.size()); ++i) {
     if (const CounterLane* lane = lane_as<CounterLane>(g.f, i)) {
       EXPECT_STRNE(lane->spec().name, "device_live_bytes");

@@ -34,13 +34,15 @@ TEST(DefaultLanes, CpuRunFrontendCountersAboveWorkersCountersBelow) {
   const trace::TraceModel m = small_model();
   DefaultLanes lanes;
   lanes.update(m);
-  // pooled bytes and running ops are recorded but are no lanes.
+  // running ops are recorded but are no lane.
   EXPECT_EQ(kinds(lanes), (std::vector<std::string>{"frontend", "counter queue_depth", "cpu", "cpu",
-                                                    "counter rss_bytes", "counter live_bytes"}));
+                                                    "counter rss_bytes", "counter live_bytes",
+                                                    "counter pooled_bytes"}));
   EXPECT_EQ(lanes.frontend_lane(0), &lanes[0]);
   EXPECT_EQ(lanes.worker_lane(1), &lanes[3]);
   EXPECT_EQ(lanes.counter_lane("rss_bytes"), &lanes[4]);
-  EXPECT_EQ(lanes.counter_lane("pooled_bytes"), nullptr);
+  EXPECT_EQ(lanes.counter_lane("pooled_bytes"), &lanes[6]);
+  EXPECT_EQ(lanes.counter_lane("running_ops"), nullptr);
   EXPECT_EQ(lanes.worker_lane(2), nullptr);
 }
 
@@ -83,7 +85,8 @@ TEST(DefaultLanes, KeptWhileTheModelKeepsItsShapeRebuiltWhenItGrows) {
   m.workers.push_back(trace::WorkerLane{"cuda:0 stream 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::execute, {}});
   lanes.update(m);
   EXPECT_EQ(kinds(lanes), (std::vector<std::string>{"frontend", "counter queue_depth", "cpu", "cpu", "launch",
-                                                    "stream", "counter rss_bytes", "counter live_bytes"}));
+                                                    "stream", "counter rss_bytes", "counter live_bytes",
+                                                    "counter pooled_bytes"}));
 
   // Another model object of the same shape: lanes of that model.
   trace::TraceModel copy = m;

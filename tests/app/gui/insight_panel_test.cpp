@@ -1,0 +1,52 @@
+// The Insight tab's rows and the stacked runs' alignment, from hand-built
+// traces with known answers.
+#include "app/gui/insight_panel.h"
+
+#include <gtest/gtest.h>
+
+#include "app/gui/timeline_panel.h"
+#include "support/timeline_fixtures.h"
+
+namespace asyncscope::app {
+namespace {
+
+using trace::LaneState;
+
+TEST(InsightPanel, StateRowsShareTheRunsActivePartAndTheView) {
+  const trace::TraceModel m = widgets::small_model();
+  trace::RunInsight insight;
+  insight.update(m, true);
+  // Active part [1000, 51000): 2 workers x 50000 ns, the frontend 50000 ns.
+  const std::vector<StateRow> rows = state_rows(insight, 10000, 20000);
+  ASSERT_EQ(rows.size(), 5u);  // busy, held, starved; running, wait_to_read
+  EXPECT_EQ(rows[0].state, LaneState::busy);
+  EXPECT_EQ(rows[0].run_ns, 55500);
+  EXPECT_DOUBLE_EQ(rows[0].run_frac, 0.555);
+  EXPECT_EQ(rows[0].view_ns, 10000);  // w0 [10000,12000) [13000,20000); w1 [10000,11000)
+  EXPECT_DOUBLE_EQ(rows[0].view_frac, 0.5);
+  EXPECT_EQ(rows[1].state, LaneState::held);
+  EXPECT_EQ(rows[1].run_ns, 34500);
+  EXPECT_EQ(rows[2].state, LaneState::starved);
+  EXPECT_EQ(rows[2].run_ns, 10000);
+  EXPECT_EQ(rows[2].view_ns, 0);
+  EXPECT_FALSE(rows[3].worker);
+  EXPECT_EQ(rows[3].state, LaneState::running);
+  EXPECT_EQ(rows[3].run_ns, 2500);
+  EXPECT_EQ(rows[4].state, LaneState::wait_to_read);
+  EXPECT_DOUBLE_EQ(rows[4].view_frac, 1.0);
+}
+
+TEST(TimelinePanel, StackedRunsAlignOnACommonMarker) {
+  trace::TraceModel a = widgets::small_model();  // markers "calls" at 0, "wait for w" at 3500
+  trace::TraceModel b = widgets::small_model();
+  b.markers[1].t = 9000;
+  EXPECT_EQ(alignment_offset(a, b, ""), 0);
+  EXPECT_EQ(alignment_offset(a, b, "wait for w"), 3500 - 9000);
+  EXPECT_EQ(alignment_offset(a, b, "no such marker"), 0);
+  EXPECT_EQ(common_markers(a, b), (std::vector<std::string>{"calls", "wait for w"}));
+  b.markers.pop_back();
+  EXPECT_EQ(common_markers(a, b), (std::vector<std::string>{"calls"}));
+}
+
+}  // namespace
+}  // namespace asyncscope::app
