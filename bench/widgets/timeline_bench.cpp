@@ -7,7 +7,10 @@
 #include <cfloat>
 #include <random>
 
+#include "support/paired.h"
+#include "engine/trace/insight.h"
 #include "widgets/imgui_context.h"
+#include "widgets/lanes/counter_lane.h"
 #include "widgets/lanes/frontend_lane.h"
 #include "widgets/lanes/op_span_lane.h"
 #include "widgets/timeline.h"
@@ -55,7 +58,11 @@ const trace::TraceModel& million_op_model() {
       op.vars_begin = static_cast<uint32_t>(m.var_ids.size());
       op.num_reads = 2;
       op.num_writes = 1;
-      for (int v = 0; v < 3; ++v) m.var_ids.push_back(1 + rng() % 5000);
+      // Reads two earlier arrays; writes a new one (64 KB), or a free
+      // returns one of the last thousand to the pool.
+      for (int v = 0; v < 2; ++v) m.var_ids.push_back(1 + (i > 0 ? rng() % i : 0));
+      m.var_ids.push_back(op.internal ? 1 + (i > 1000 ? i - 1 - rng() % 1000 : 0) : 1 + uint64_t{i});
+      op.out_bytes = op.internal ? 0 : 65536;
       m.frontends[0].enqueues.push_back(i);
       m.workers[w].ops.push_back(i);
       m.ops.push_back(op);
@@ -128,7 +135,82 @@ void BM_TimelineFrame_ZoomedOutHover(benchmark::State& st) {
 void BM_TimelineFrame_Zoomed1ms(benchmark::State& st) { run_frames(st, middle_ms(), -1); }
 void BM_TimelineFrame_Zoomed1msHover(benchmark::State& st) { run_frames(st, middle_ms(), 2); }
 
+// The lanes' states and the memory attribution beside the same frames
+// without them, alternating frame by frame (the VM's speed drifts). The
+// insight is built once, as the app keeps it; the hover variant keeps the
+// mouse on the live-bytes lane, whose tooltip lists the holders there.
+void paired_insight_frames(benchmark::State& st, TimeView view, bool hover_live_bytes) {
+  const trace::TraceModel& model = million_op_model();
+  static const trace::RunInsight insight = [&model] {
+    trace::RunInsight i;
+    i.update(model, true);
+    return i;
+  }();
+  HeadlessContext ctx(1600, 900);
+  ImGui::GetIO().BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
+  TimelineState plain, with;
+  for (TimelineState* s : {&plain, &with}) {
+    s->follow_live = false;
+    s->view = view;
+  }
+  with.insight = &insight;
+  const auto frame = [&](TimelineState& state) {
+    ctx.begin_frame();
+    Timeline("timeline", model, state);
+    ctx.end_frame();
+  };
+  frame(plain);
+  frame(with);
+  const auto mouse_on_live_bytes = [&](const TimelineState& state) {
+    if (!hover_live_bytes) return ImVec2(-FLT_MAX, -FLT_MAX);
+    for (const PlacedLane& p : state.frame.lanes) {
+      const auto* c = dynamic_cast<const CounterLane*>(p.lane);
+      if (c != nullptr && std::string_view(c->spec().name) == trace::kLiveCounter) {
+        return ImVec2(1000.0f, (p.y0 + p.y1) * 0.5f);
+      }
+    }
+    return ImVec2(-FLT_MAX, -FLT_MAX);
+  };
+  const ImVec2 mouse_plain = mouse_on_live_bytes(plain), mouse_with = mouse_on_live_bytes(with);
+  const bench::PairedSeconds t = bench::run_paired(
+      st,
+      [&] {
+        ImGui::GetIO().MousePos = mouse_plain;
+        frame(plain);
+      },
+      [&] {
+        ImGui::GetIO().MousePos = mouse_with;
+        frame(with);
+      });
+  const auto n = static_cast<double>(st.iterations());
+  st.counters["ms_without"] = t.a * 1e3 / n;
+  st.counters["ms_with"] = t.b * 1e3 / n;
+  st.counters["added_ms"] = (t.b - t.a) * 1e3 / n;
+}
+
+void BM_TimelineFrameInsightPaired_ZoomedOut(benchmark::State& st) {
+  paired_insight_frames(st, fit_view(million_op_model().end_time()), false);
+}
+void BM_TimelineFrameInsightPaired_Zoomed1ms(benchmark::State& st) { paired_insight_frames(st, middle_ms(), false); }
+void BM_TimelineFrameInsightPaired_HoverLiveBytes(benchmark::State& st) {
+  paired_insight_frames(st, fit_view(million_op_model().end_time()), true);
+}
+// The whole insight of the million-op trace in one update (what opening a
+// saved trace costs; a live run pays it in per-frame slices).
+void BM_RunInsightWholeMillionOps(benchmark::State& st) {
+  const trace::TraceModel& model = million_op_model();
+  for (auto _ : st) {
+    trace::RunInsight insight;
+    insight.update(model, true);
+    benchmark::DoNotOptimize(insight.frontier());
+  }
+}
+
 BENCHMARK(BM_TimelineFrame_ZoomedOut)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TimelineFrameInsightPaired_ZoomedOut)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TimelineFrameInsightPaired_Zoomed1ms)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TimelineFrameInsightPaired_HoverLiveBytes)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RunInsightWholeMillionOps)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TimelineFrame_ZoomedOutHover)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TimelineFrame_Zoomed1ms)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TimelineFrame_Zoomed1msHover)->Unit(benchmark::kMillisecond);

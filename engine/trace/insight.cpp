@@ -27,6 +27,16 @@ bool settled(const OpInfo& op) {
   return op.executed() && (op.device == DeviceKind::cpu || op.launched());
 }
 
+// Appends e to a list sorted by time, moving it back past later events
+// (events come nearly in order); checkpoints from its place on are stale.
+template <class Event>
+void insert_sorted(std::vector<Event>& events, const Event& e, size_t& valid_checkpoints, size_t step) {
+  size_t p = events.size();
+  while (p > 0 && events[p - 1].t > e.t) --p;
+  events.insert(events.begin() + static_cast<std::ptrdiff_t>(p), e);
+  valid_checkpoints = std::min(valid_checkpoints, p / step + 1);
+}
+
 }  // namespace
 
 const LaneStates RunInsight::kEmpty;
@@ -127,11 +137,24 @@ std::optional<LaneState> LaneStates::state_at(int64_t t) const noexcept {
   return segment_state(segment_at(t));
 }
 
-StateTimes LaneStates::cumulative(int64_t t) const noexcept {
+StateTimes LaneStates::cumulative(int64_t t, size_t& hint) const noexcept {
   StateTimes sums;
   if (begins_.empty()) return sums;
   t = std::clamp(t, begins_.front(), until_);
-  const size_t index = segment_at(t);
+  // Gallop from the hint, then search what the gallop bracketed.
+  const size_t n = begins_.size();
+  size_t lo = std::min(hint, n - 1);
+  if (begins_[lo] > t) lo = 0;
+  size_t step = 1;
+  while (lo + step < n && begins_[lo + step] <= t) {
+    lo += step;
+    step *= 2;
+  }
+  const size_t hi = std::min(n, lo + step);
+  const auto it = std::upper_bound(begins_.begin() + static_cast<std::ptrdiff_t>(lo),
+                                   begins_.begin() + static_cast<std::ptrdiff_t>(hi), t);
+  const size_t index = static_cast<size_t>(it - begins_.begin()) - 1;
+  hint = index;
   const size_t k = index / kStride;
   sums = sums_[k];
   for (size_t j = k * kStride; j < index; ++j) sums.ns[states_[j]] += begins_[j + 1] - begins_[j];
@@ -460,12 +483,9 @@ void RunInsight::attribute(const TraceModel& model) {
       for (uint16_t w = 0; w < op.num_writes; ++w) {
         const auto it = live_var_.find(writes[w]);
         if (it == live_var_.end()) continue;
-        Allocation& a = allocations_[it->second];
-        a.free = std::max(op.start, a.alloc);
-        Block& block = blocks_[it->second / kBlock];
-        block.min_free = std::min(block.min_free, a.free);
-        block.max_free = std::max(block.max_free, a.free);
-        --block.unfreed;
+        const LiveVar& v = it->second;
+        DeviceMemory& m = memory_[v.memory];
+        insert_sorted(m.frees, MemEvent{std::max(op.start, v.alloc), v.bytes, v.holder}, m.free_valid, kStep);
         live_var_.erase(it);
         ++attribution_version_;
       }
@@ -475,50 +495,93 @@ void RunInsight::attribute(const TraceModel& model) {
     if (op.status != OpStatus::ok || op.out_bytes == 0) continue;
     for (uint16_t w = 0; w < op.num_writes; ++w) {
       if (live_var_.count(writes[w]) != 0) continue;  // written before: an update in place
-      Allocation a;
-      a.alloc = op.end;
-      // Every op of the vocabulary writes one array; one writing several is
-      // split evenly among them.
-      a.bytes = op.out_bytes / op.num_writes;
       const uint32_t line = op.source == 0 ? 0 : model.source_points[op.source - 1].line + 1;
       const uint64_t hk = (uint64_t{op.name} << 32) | line;
       auto [hit, fresh] = holder_index_.try_emplace(hk, static_cast<uint32_t>(holder_keys_.size()));
       if (fresh) holder_keys_.push_back(HolderKey{op.name, line});
-      a.holder = hit->second;
-      a.device = device_key(op.device, op.device_index);
-      const auto index = static_cast<uint32_t>(allocations_.size());
-      if (index % kBlock == 0) blocks_.emplace_back();
-      Block& block = blocks_.back();
-      block.min_alloc = std::min(block.min_alloc, a.alloc);
-      block.max_alloc = std::max(block.max_alloc, a.alloc);
-      ++block.unfreed;
-      allocations_.push_back(a);
-      live_var_.emplace(writes[w], index);
+      LiveVar v;
+      v.holder = hit->second;
+      // Every op of the vocabulary writes one array; one writing several is
+      // split evenly among them.
+      v.bytes = op.out_bytes / op.num_writes;
+      v.alloc = op.end;
+      DeviceMemory& m = memory_of(device_key(op.device, op.device_index));
+      v.memory = static_cast<uint32_t>(&m - memory_.data());
+      insert_sorted(m.allocs, MemEvent{v.alloc, v.bytes, v.holder}, m.alloc_valid, kStep);
+      live_var_.emplace(writes[w], v);
       ++attribution_version_;
     }
   }
 }
 
+RunInsight::DeviceMemory& RunInsight::memory_of(uint16_t device) {
+  for (DeviceMemory& m : memory_) {
+    if (m.device == device) return m;
+  }
+  memory_.emplace_back();
+  memory_.back().device = device;
+  return memory_.back();
+}
+
+const RunInsight::DeviceMemory* RunInsight::find_memory(uint16_t device) const {
+  for (const DeviceMemory& m : memory_) {
+    if (m.device == device) return &m;
+  }
+  return nullptr;
+}
+
+// Per holder, the bytes and buffers of events at or before t.
+RunInsight::HolderSums RunInsight::live_at(const DeviceMemory& m, int64_t t) const {
+  const size_t holders = holder_keys_.size();
+  const auto sums_up_to = [&](const std::vector<MemEvent>& events, std::vector<HolderSums>& sums, size_t& valid) {
+    // Bring the checkpoints up to date (only those after an insertion point).
+    const size_t want = events.size() / kStep + 1;
+    sums.resize(want);
+    if (valid == 0) {
+      sums[0].assign(holders, {0, 0});
+      valid = 1;
+    }
+    for (size_t k = valid; k < want; ++k) {
+      sums[k] = sums[k - 1];
+      sums[k].resize(holders, {0, 0});
+      for (size_t i = (k - 1) * kStep; i < k * kStep; ++i) {
+        sums[k][events[i].holder].first += events[i].bytes;
+        ++sums[k][events[i].holder].second;
+      }
+    }
+    valid = want;
+    const size_t n = static_cast<size_t>(
+        std::upper_bound(events.begin(), events.end(), t, [](int64_t x, const MemEvent& e) { return x < e.t; }) -
+        events.begin());
+    HolderSums out = sums[n / kStep];
+    out.resize(holders, {0, 0});
+    for (size_t i = n / kStep * kStep; i < n; ++i) {
+      out[events[i].holder].first += events[i].bytes;
+      ++out[events[i].holder].second;
+    }
+    return out;
+  };
+  HolderSums live = sums_up_to(m.allocs, m.alloc_sums, m.alloc_valid);
+  const HolderSums freed = sums_up_to(m.frees, m.free_sums, m.free_valid);
+  for (size_t h = 0; h < holders; ++h) {
+    live[h].first -= freed[h].first;
+    live[h].second -= freed[h].second;
+  }
+  return live;
+}
+
 HolderTable RunInsight::table(const TraceModel& model, int64_t t, uint16_t device, size_t top) const {
   HolderTable out;
   out.t = t;
-  std::vector<std::pair<uint64_t, uint64_t>> per_holder(holder_keys_.size());  // bytes, count
-  for (size_t b = 0; b < blocks_.size(); ++b) {
-    const Block& block = blocks_[b];
-    if (block.min_alloc > t || (block.unfreed == 0 && block.max_free <= t)) continue;
-    const size_t end = std::min(allocations_.size(), (b + 1) * kBlock);
-    for (size_t i = b * kBlock; i < end; ++i) {
-      const Allocation& a = allocations_[i];
-      if (a.device != device || a.alloc > t || a.free <= t) continue;
-      per_holder[a.holder].first += a.bytes;
-      ++per_holder[a.holder].second;
-      out.live_bytes += a.bytes;
-      ++out.buffers;
-    }
-  }
+  const DeviceMemory* m = find_memory(device);
+  if (m == nullptr) return out;
+  const HolderSums per_holder = live_at(*m, t);
   std::vector<uint32_t> order;
   for (size_t h = 0; h < per_holder.size(); ++h) {
-    if (per_holder[h].second != 0) order.push_back(static_cast<uint32_t>(h));
+    if (per_holder[h].second == 0) continue;
+    order.push_back(static_cast<uint32_t>(h));
+    out.live_bytes += per_holder[h].first;
+    out.buffers += per_holder[h].second;
   }
   std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
     if (per_holder[x].first != per_holder[y].first) return per_holder[x].first > per_holder[y].first;
@@ -550,23 +613,21 @@ HolderTable RunInsight::peak_holders(const TraceModel& model, DeviceKind device,
   const uint16_t key = device_key(device, device_index);
   auto& [version, at] = peak_cache_[key];
   if (version != attribution_version_ + 1) {
-    // The live bytes as a step function: at one instant, frees first (a
-    // buffer freed and another allocated at the same ns never both count).
-    std::vector<std::pair<int64_t, int64_t>> steps;
-    for (const Allocation& a : allocations_) {
-      if (a.device != key) continue;
-      steps.emplace_back(a.alloc, static_cast<int64_t>(a.bytes));
-      if (a.free != INT64_MAX) steps.emplace_back(a.free, -static_cast<int64_t>(a.bytes));
-    }
-    std::sort(steps.begin(), steps.end());
-    int64_t live = 0, peak = 0;
+    // The live bytes as a step function over both sorted lists: at one
+    // instant, frees first (a buffer freed and another allocated at the
+    // same ns never both count).
     at = 0;
-    for (size_t i = 0; i < steps.size();) {
-      const int64_t t = steps[i].first;
-      for (; i < steps.size() && steps[i].first == t; ++i) live += steps[i].second;
-      if (live > peak) {
-        peak = live;
-        at = t;
+    if (const DeviceMemory* m = find_memory(key)) {
+      int64_t live = 0, peak = 0;
+      size_t i = 0, j = 0;
+      while (i < m->allocs.size()) {
+        const int64_t t = std::min(m->allocs[i].t, j < m->frees.size() ? m->frees[j].t : kForever);
+        for (; j < m->frees.size() && m->frees[j].t == t; ++j) live -= static_cast<int64_t>(m->frees[j].bytes);
+        for (; i < m->allocs.size() && m->allocs[i].t == t; ++i) live += static_cast<int64_t>(m->allocs[i].bytes);
+        if (live > peak) {
+          peak = live;
+          at = t;
+        }
       }
     }
     version = attribution_version_ + 1;  // 0 stays "never computed"

@@ -101,10 +101,17 @@ class LaneStates {
   StateTimes time_in(int64_t a, int64_t b) const noexcept;
   // Index of the segment holding `t` (t clamped into the classified range); requires !empty().
   size_t segment_at(int64_t t) const noexcept;
+  // Time per state in [begin(), t). `hint`: a segment index at or before t's,
+  // updated to t's, so a caller walking forward in time (a strip's pixel
+  // columns) searches only what lies between its steps.
+  StateTimes cumulative(int64_t t, size_t& hint) const noexcept;
+  StateTimes cumulative(int64_t t) const noexcept {
+    size_t hint = 0;
+    return cumulative(t, hint);
+  }
 
  private:
-  static constexpr size_t kStride = 16;  // segments per checkpoint of the running sums
-  StateTimes cumulative(int64_t t) const noexcept;  // time per state in [begin(), t)
+  static constexpr size_t kStride = 8;  // segments per checkpoint of the running sums
 
   std::vector<int64_t> begins_;
   std::vector<uint8_t> states_;
@@ -195,8 +202,8 @@ class RunInsight {
  private:
   struct Lane;
   struct Group;
-  struct Allocation;
-  struct Block;
+  struct MemEvent;
+  struct DeviceMemory;
   void classify_workers(const TraceModel& model, int64_t to);
   void classify_frontends(const TraceModel& model, int64_t to);
   void attribute(const TraceModel& model);
@@ -214,19 +221,33 @@ class RunInsight {
     int64_t pending = 0;
     LaneStates idle;  // held or starved over time, what a lane that appears later had
   };
-  struct Allocation {
-    int64_t alloc = 0;
-    int64_t free = INT64_MAX;
+  // An allocation or a free of one buffer, by the group that allocated it.
+  struct MemEvent {
+    int64_t t = 0;
     uint64_t bytes = 0;
     uint32_t holder = 0;  // index into holder_keys_
-    uint16_t device = 0;  // device key
   };
-  struct Block {  // kBlock consecutive allocations
-    int64_t min_alloc = INT64_MAX, max_alloc = INT64_MIN;
-    int64_t min_free = INT64_MAX, max_free = INT64_MIN;
-    uint32_t unfreed = 0;
+  using HolderSums = std::vector<std::pair<uint64_t, uint64_t>>;  // per holder: bytes, buffers
+  // One device's allocations and frees, each list sorted by time (events
+  // arrive nearly in order: an insertion from the end), with running sums
+  // per holder every kStep events, so the live buffers at any instant are
+  // the allocations up to it minus the frees up to it: O(log n + kStep).
+  struct DeviceMemory {
+    uint16_t device = 0;
+    std::vector<MemEvent> allocs, frees;
+    mutable std::vector<HolderSums> alloc_sums, free_sums;  // [k]: events [0, k * kStep)
+    mutable size_t alloc_valid = 0, free_valid = 0;        // leading checkpoints still right
   };
-  static constexpr size_t kBlock = 256;
+  static constexpr size_t kStep = 256;
+  struct LiveVar {
+    uint32_t memory = 0;  // index into memory_
+    uint32_t holder = 0;
+    uint64_t bytes = 0;
+    int64_t alloc = 0;
+  };
+  DeviceMemory& memory_of(uint16_t device);
+  const DeviceMemory* find_memory(uint16_t device) const;
+  HolderSums live_at(const DeviceMemory& m, int64_t t) const;
 
   std::vector<Lane> lanes_;                // in the order first seen
   std::vector<uint32_t> lane_of_worker_;   // model.workers index -> lanes_ index
@@ -242,9 +263,8 @@ class RunInsight {
 
   // Memory attribution.
   uint64_t attributed_ = 0;  // ops before this index have been read for allocations
-  std::vector<Allocation> allocations_;
-  std::vector<Block> blocks_;
-  std::unordered_map<uint64_t, uint32_t> live_var_;  // var id -> allocation, until freed
+  std::vector<DeviceMemory> memory_;
+  std::unordered_map<uint64_t, LiveVar> live_var_;  // var id -> its buffer, until freed
   struct HolderKey {
     NameId name;
     uint32_t source_line;  // 1 + index into source_lines, 0: none

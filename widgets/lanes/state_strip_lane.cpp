@@ -59,9 +59,14 @@ void StateStripLane::prepare(const LaneContext& ctx) {
   if (x_hi <= x_lo) return;
   double x = std::floor(x_lo);
   size_t k = s.segment_at(std::max(lo, static_cast<int64_t>(axis.to_ns(x))));
+  // The running sums at the left edge of the column, carried from one mixed
+  // column to the next (columns are walked left to right).
+  size_t hint = k;
+  bool have_left = false;
+  trace::StateTimes left;
   while (x < x_hi) {
     const int64_t a = std::clamp(static_cast<int64_t>(std::floor(axis.to_ns(x))), lo, hi);
-    const int64_t b = std::clamp(static_cast<int64_t>(std::ceil(axis.to_ns(x + 1))), lo, hi);
+    const int64_t b = std::clamp(static_cast<int64_t>(std::floor(axis.to_ns(x + 1))), lo, hi);
     while (k + 1 < s.size() && s.segment_end(k) <= a) ++k;
     if (s.segment_end(k) >= b) {
       // This column and the ones after it that lie wholly in segment k.
@@ -69,15 +74,25 @@ void StateStripLane::prepare(const LaneContext& ctx) {
       const double next = std::max(x + 1, std::floor(end_px));
       add(static_cast<float>(std::max(x, x_lo)), static_cast<float>(std::min(next, x_hi)), s.segment_state(k));
       x = next;
+      have_left = false;
       continue;
     }
-    const trace::StateTimes t = s.time_in(a, b);
+    if (!have_left) left = s.cumulative(a, hint);
+    const trace::StateTimes right = s.cumulative(b, hint);
     size_t best = 0;
-    for (size_t i = 1; i < t.ns.size(); ++i) {
-      if (t.ns[i] > t.ns[best]) best = i;
+    int64_t best_ns = -1;
+    for (size_t i = 0; i < right.ns.size(); ++i) {
+      const int64_t ns = right.ns[i] - left.ns[i];
+      if (ns > best_ns) {
+        best = i;
+        best_ns = ns;
+      }
     }
     add(static_cast<float>(std::max(x, x_lo)), static_cast<float>(std::min(x + 1, x_hi)),
         static_cast<trace::LaneState>(best));
+    left = right;
+    have_left = true;
+    k = hint;
     x += 1;
   }
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <random>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/trace/counters.h"
@@ -374,6 +375,66 @@ TEST(RunInsight, ManyBuffersAcrossBlocksAreCountedOnce) {
   EXPECT_EQ(insight.holders_at(m, 150050).buffers, 10u);
   EXPECT_EQ(insight.holders_at(m, 150050).live_bytes, 80u);
   EXPECT_EQ(insight.peak_holders(m).live_bytes, 80u);
+}
+
+TEST(RunInsight, HoldersAtAnyInstantMatchACountOfTheIntervals) {
+  // Two workers finish ops out of push order; frees come later, in any order.
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> dur(1, 3000), size(1, 64);
+  std::vector<Row> rows;
+  int64_t lane_free[2] = {0, 0};
+  for (int i = 0; i < 3000; ++i) {
+    const uint16_t w = static_cast<uint16_t>(i % 2);
+    const int64_t e = 100 + i * 200;
+    const int64_t start = std::max(e + 50, lane_free[w]);
+    const bool frees = i > 50 && i % 3 == 0;
+    const int64_t end = start + (frees ? 10 : dur(rng));
+    lane_free[w] = end;
+    // A free returns the array written 40 to 50 ops before.
+    const uint64_t var = frees ? uint64_t(i - 40 - i % 11) : uint64_t(i);
+    rows.push_back({static_cast<NameId>(frees ? 4 : 1 + i % 3), e, start, end, w, {}, {var},
+                    frees ? 0u : uint64_t(size(rng)) * 1024});
+  }
+  const TraceModel m = build(rows, 2);
+  RunInsight insight;
+  insight.update(m, true);
+  // The same from the intervals, one by one.
+  struct Interval {
+    int64_t a, b;
+    uint64_t bytes;
+  };
+  std::vector<Interval> intervals;
+  std::unordered_map<uint64_t, size_t> open;
+  for (const OpInfo& op : m.ops) {
+    const uint64_t var = m.writes_of(op)[0];
+    if (op.internal) {
+      if (auto it = open.find(var); it != open.end()) {
+        intervals[it->second].b = std::max(op.start, intervals[it->second].a);
+        open.erase(it);
+      }
+    } else if (!open.count(var)) {
+      open[var] = intervals.size();
+      intervals.push_back({op.end, INT64_MAX, op.out_bytes});
+    }
+  }
+  uint64_t peak = 0;
+  for (int64_t t = 0; t < m.end_time(); t += 997) {
+    uint64_t bytes = 0, count = 0;
+    for (const Interval& v : intervals) {
+      if (v.a <= t && t < v.b) {
+        bytes += v.bytes;
+        ++count;
+      }
+    }
+    peak = std::max(peak, bytes);
+    const HolderTable h = insight.holders_at(m, t, DeviceKind::cpu, 0, 2);
+    ASSERT_EQ(h.live_bytes, bytes) << "t " << t;
+    ASSERT_EQ(h.buffers, count) << "t " << t;
+    uint64_t rows_bytes = 0;
+    for (const Holder& r : insight.holders_at(m, t).rows) rows_bytes += r.bytes;
+    ASSERT_EQ(rows_bytes, bytes);  // three holders, all listed
+  }
+  EXPECT_GE(insight.peak_holders(m).live_bytes, peak);  // the exact peak, not only at the sampled instants
 }
 
 TEST(RunDiff, ComparesTwoRunsWithFactors) {
