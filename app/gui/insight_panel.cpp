@@ -60,6 +60,10 @@ void InsightPanel::draw(const RunRecord* run, const RunRecord* other) {
   }
   const int columns = other != nullptr ? 3 : 2;
   if (!ImGui::BeginTable("insight", columns, ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable)) return;
+  // The state table has the most columns: it gets the most width.
+  ImGui::TableSetupColumn("bottleneck", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+  ImGui::TableSetupColumn("memory", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  if (other != nullptr) ImGui::TableSetupColumn("compared", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   ImGui::BeginChild("bottleneck");

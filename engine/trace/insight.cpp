@@ -271,8 +271,10 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
     size_t& pos = enqueue_pos_[f];
     for (; pos < enqueues.size() && model.ops[enqueues[pos]].enqueue < to; ++pos) {
       const OpInfo& op = model.ops[enqueues[pos]];
-      if (!op.internal) ++user_ops_pushed_;
-      active_begin_ = std::min(active_begin_, op.enqueue);
+      if (!op.internal) {
+        ++user_ops_pushed_;
+        active_begin_ = std::min(active_begin_, op.enqueue);
+      }
       change(group_key(op.device, op.device_index, SpanKind::execute), op.enqueue, +1);
       if (op.device != DeviceKind::cpu) change(group_key(op.device, op.device_index, SpanKind::launch), op.enqueue, +1);
     }
@@ -331,7 +333,7 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
       const int64_t s = std::max(wl.start_of(op), cur);
       const int64_t e = wl.end_of(op);
       copy_idle(lane.states, idle, cur, s);
-      active_end_ = std::max(active_end_, std::min(e, to));
+      if (!op.internal) active_end_ = std::max(active_end_, std::min(e, to));
       if (e > s) {
         lane.states.append(s, LaneState::busy);
         if (!wl.launches()) busy.emplace_back(s, std::min(e, to));

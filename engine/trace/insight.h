@@ -131,9 +131,11 @@ struct Breakdown {
 enum class Bound : uint8_t { unknown, frontend, backend };
 const char* to_string(Bound bound) noexcept;  // "unknown", "frontend", "backend"
 
-// The run's verdict, over its active part: from its first push to the end of
-// its last op or wait (what comes before, such as a script's imports, and
-// after is not the workload; the lanes' states cover it all the same).
+// The run's verdict, over its active part: from its first push of an op to
+// the end of its last op or wait (frees and other bookkeeping do not count:
+// arrays dropped when a program ends after its own analysis; what comes
+// before, such as a script's imports, and after is not the workload; the
+// lanes' states cover it all the same).
 //   t1: the frontend's time per op: its running time (not waiting) over the
 //       ops it pushed (frees and other engine bookkeeping not counted);
 //   t2: the backend's time per op: the time any execution lane was busy over
