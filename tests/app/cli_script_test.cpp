@@ -88,6 +88,17 @@ TEST(CliScript, LinesTraceEachOpAndWaitToItsSourceLine) {
   EXPECT_EQ(rows.size(), 7u) << doc.at("lines").dump();
   EXPECT_EQ(rows[2].at("bytes"), 16);
 
+  // What held the memory at its peak, by op and line: x (line 2) never went.
+  ASSERT_TRUE(doc.at("peak_live_holders").is_array());
+  bool x_held = false;
+  for (const auto& h : doc.at("peak_live_holders")) {
+    ASSERT_TRUE(h.at("line").is_string()) << h.dump();
+    EXPECT_EQ(h.at("line").get<std::string>().rfind(script + ":", 0), 0u) << h.dump();
+    x_held |= h.at("op") == "ones" && h.at("line") == script + ":2" && h.at("bytes") == 16 && h.at("count") == 1;
+  }
+  EXPECT_TRUE(x_held) << doc.at("peak_live_holders").dump();
+  EXPECT_TRUE(doc.at("bound").is_string());
+
   // The trace's args name the line of each op and wait.
   const nlohmann::json t = nlohmann::json::parse(read(trace));
   size_t attributed = 0, waitall_of_line_11 = 0;
