@@ -111,6 +111,10 @@ class Lane {
     (void)out;
     return false;
   }
+  // Whether the lane reads at a small height (a plot of values, no text in
+  // it): when the lanes do not fit at the smallest scale text allows, such
+  // lanes shrink further so that all stay in view.
+  virtual bool compressible() const { return false; }
   // Lanes that plot values: keep the top of the scale at least at `top`
   // (runs compared on shared scales); 0 = the lane's own scale.
   virtual void set_scale_floor(int64_t top) { (void)top; }

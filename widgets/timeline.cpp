@@ -203,17 +203,28 @@ void prepare_timeline_frame(const trace::TraceModel& model, std::span<Lane* cons
   f.ruler_y1 = min.y + line_height * (kRulerLines + (model.markers.empty() ? 0.0f : kMarkerLines));
   f.axis = TimeAxis::make(view, f.gutter_x1, max.x - f.gutter_x1);
 
-  float total = 0;
-  for (const Lane* lane : lanes) total += lane->height_lines() * line_height;
+  constexpr float kMinScale = 0.6f;  // below it, lane names overlap
+  float total = 0, plots = 0;
+  for (const Lane* lane : lanes) {
+    total += lane->height_lines() * line_height;
+    if (lane->compressible()) plots += lane->height_lines() * line_height;
+  }
   const float avail = max.y - f.ruler_y1;
-  const float scale = total > 0 ? std::clamp(avail / total, 0.6f, 3.0f) : 1.0f;
+  const float scale = total > 0 ? std::clamp(avail / total, kMinScale, 3.0f) : 1.0f;
+  // Too many lanes even at the smallest scale (runs stacked in a small
+  // window): the plots give up height first, down to a third of theirs.
+  float plot_scale = scale;
+  if (total * scale > avail && plots > 0) {
+    plot_scale = std::clamp((avail - (total - plots) * scale) / plots, 0.35f, scale);
+  }
   f.lanes.resize(lanes.size());
   float y = f.ruler_y1;
   for (size_t i = 0; i < lanes.size(); ++i) {
     PlacedLane& placed = f.lanes[i];
     placed.lane = lanes[i];
     placed.y0 = y;
-    placed.y1 = y = std::round(y + lanes[i]->height_lines() * line_height * scale);
+    const float s = lanes[i]->compressible() ? plot_scale : scale;
+    placed.y1 = y = std::round(y + lanes[i]->height_lines() * line_height * s);
     if (f.in_view(i)) lanes[i]->prepare(f.context(i));  // lanes clipped away have nothing to prepare
   }
 }

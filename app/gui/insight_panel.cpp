@@ -66,16 +66,16 @@ void InsightPanel::draw(const RunRecord* run, const RunRecord* other) {
   if (other != nullptr) ImGui::TableSetupColumn("compared", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  ImGui::BeginChild("bottleneck");
+  ImGui::BeginChild("bottleneck", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   draw_bottleneck(*run);
   ImGui::EndChild();
   ImGui::TableNextColumn();
-  ImGui::BeginChild("memory");
+  ImGui::BeginChild("memory", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   draw_memory(*run);
   ImGui::EndChild();
   if (other != nullptr) {
     ImGui::TableNextColumn();
-    ImGui::BeginChild("compared");
+    ImGui::BeginChild("compared", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     draw_compared(*run, *other);
     ImGui::EndChild();
   }
@@ -125,8 +125,9 @@ void InsightPanel::draw_memory(const RunRecord& run) {
     ImGui::TextDisabled("no array was allocated");
     return;
   }
-  ImGui::Text("at the peak: %s in %s buffers, t = %s", widgets::format_bytes(static_cast<int64_t>(peak_.live_bytes)).c_str(),
-              widgets::format_count(peak_.buffers).c_str(), widgets::format_duration(peak_.t).c_str());
+  ImGui::TextWrapped("at the peak: %s in %s buffers, t = %s",
+                     widgets::format_bytes(static_cast<int64_t>(peak_.live_bytes)).c_str(),
+                     widgets::format_count(peak_.buffers).c_str(), widgets::format_duration(peak_.t).c_str());
   // RSS beside it: the pool and everything else are resident too.
   const int rss = run.model.counter_index(trace::kRssCounter);
   const int pooled = run.model.counter_index(trace::kPooledCounter);
@@ -136,8 +137,10 @@ void InsightPanel::draw_memory(const RunRecord& run) {
       peak_rss = std::max(peak_rss, c.values[rss]);
       if (c.t <= peak_.t) pooled_then = c.values[pooled];
     }
-    ImGui::TextDisabled("pooled then %s (freed, kept for reuse); peak RSS %s",
-                        widgets::format_bytes(pooled_then).c_str(), widgets::format_bytes(peak_rss).c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("pooled then %s (freed, kept for reuse); peak RSS %s", widgets::format_bytes(pooled_then).c_str(),
+                       widgets::format_bytes(peak_rss).c_str());
+    ImGui::PopStyleColor();
   }
   if (!ImGui::BeginTable("holders", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
   ImGui::TableSetupColumn("allocated by");

@@ -38,6 +38,7 @@ class CounterLane final : public Lane {
   TimelineHit hit_test(const LaneContext& ctx, ImVec2 p) const override;
   void tooltip(const TimelineHit& hit) const override;
   bool scale(LaneScale& out) const override;
+  bool compressible() const override { return true; }
   void set_scale_floor(int64_t top) override { scale_floor_ = top; }
 
  private:
