@@ -153,6 +153,7 @@ std::string results_json(const demos::Program& demo, const demos::ParamValues& v
   doc["worker_starved_frac"] = v.worker_starved_frac;
   doc["worker_held_frac"] = v.worker_held_frac;
   doc["frontend_wait_frac"] = v.frontend_wait_frac;
+  doc["frontend_enqueue_frac"] = v.frontend_enqueue_frac;
   nlohmann::json holders = nlohmann::json::array();
   for (const trace::Holder& h : answers.peak.rows) {
     holders.push_back({{"op", h.op},

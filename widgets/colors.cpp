@@ -14,6 +14,7 @@ ImU32 StateColor(trace::LaneState state) noexcept {
     case trace::LaneState::held: return IM_COL32(230, 159, 0, 255);
     case trace::LaneState::starved: return IM_COL32(204, 121, 167, 255);
     case trace::LaneState::running: return IM_COL32(86, 180, 233, 255);
+    case trace::LaneState::enqueuing: return IM_COL32(0, 114, 178, 255);
     case trace::LaneState::inflight_bound: return IM_COL32(240, 228, 66, 255);
     default: return IM_COL32(213, 94, 0, 255);  // waiting in a sync point
   }
@@ -216,6 +217,7 @@ void StateLegend() {
   ImGui::TextDisabled("frontend:");
   ImGui::SameLine();
   legend_item(StateColor(trace::LaneState::running), "running", true, right);
+  legend_item(StateColor(trace::LaneState::enqueuing), "enqueuing", false, right);
   legend_item(StateColor(trace::LaneState::wait_all), "waiting", false, right);
   legend_item(StateColor(trace::LaneState::inflight_bound), "in-flight bound", false, right);
 }

@@ -40,7 +40,7 @@ inline constexpr ImU32 kError = IM_COL32(255, 92, 92, 255);
 // Okabe-Ito palette, which stays distinct with every common colour-vision
 // deficiency: busy bluish green, held orange, starved reddish purple; a
 // frontend running sky blue, waiting vermillion, held by the in-flight
-// bound yellow.
+// bound yellow, enqueuing blue.
 ImU32 StateColor(trace::LaneState state) noexcept;
 
 // Colour arithmetic on packed ImU32 (IM_COL32 layout).

@@ -62,7 +62,7 @@ std::exception_ptr attribute_error(std::exception_ptr thrown, const OpRecord& op
 }  // namespace
 
 OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<Var* const> writes,
-                              const OpMeta& meta, OpRecord::Kind kind) {
+                              const OpMeta& meta, OpRecord::Kind kind, trace::EnqueueEvent& e) {
   for (Var* v : reads) {
     if (v == nullptr) throw std::invalid_argument("push: null var in reads");
   }
@@ -102,9 +102,8 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
 
   if (tracing() && kind != OpRecord::Kind::sync) {
     trace::ThreadBuffer& buffer = recorder_->local();
-    trace::EnqueueEvent e;
     e.op = op->id;
-    e.out_bytes = meta.out_bytes;
+    e.out_bytes = std::min(meta.out_bytes, trace::kMaxEnqueueOutBytes);
     e.iteration = meta.iteration;
     e.name = meta.name;
     e.num_reads = op->num_reads;
@@ -119,12 +118,18 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
       for (uint16_t i = 0; i < n; ++i) buffer.vars.append(links[i].var->id());
     }
     e.t = trace::now_ns_unordered();
-    buffer.enqueues.append(e);
     op->ready_ns.store(e.t, std::memory_order_relaxed);
   } else {
     op->ready_ns.store(0, std::memory_order_relaxed);
   }
   return op;
+}
+
+void EngineBase::record_enqueue(trace::EnqueueEvent& e) {
+  if (e.op == 0) return;
+  const int64_t took = trace::now_ns_unordered() - e.t;
+  e.push_ns = static_cast<uint64_t>(std::clamp<int64_t>(took, 0, static_cast<int64_t>(trace::kMaxPushNs)));
+  recorder_->local().enqueues.append(e);
 }
 
 bool EngineBase::delete_if_idle(Var* var, OpFn& on_delete) {

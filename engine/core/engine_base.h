@@ -42,10 +42,16 @@ class EngineBase : public Engine {
  protected:
   explicit EngineBase(const EngineOptions& options);
 
-  // Fills an op record (wait = number of links + 1, held by the caller) and
-  // records the enqueue. Does not link it into the vars.
+  // Fills an op record (wait = number of links + 1, held by the caller) and,
+  // when tracing, its enqueue event into `enqueue` (op != 0 then), which the
+  // caller records with record_enqueue() once the push is done (after
+  // submit: the event then says how long the push took). Does not link the
+  // op into the vars.
   OpRecord* prepare(OpFn&& fn, std::span<Var* const> reads, std::span<Var* const> writes,
-                    const OpMeta& meta, OpRecord::Kind kind);
+                    const OpMeta& meta, OpRecord::Kind kind, trace::EnqueueEvent& enqueue);
+  // Records a prepared enqueue (if any) on the calling thread, with the
+  // time since its timestamp as the push's duration.
+  void record_enqueue(trace::EnqueueEvent& enqueue);
   // delete_var's short cut for an untraced engine: if nothing pushed on var
   // can still run, runs on_delete on the calling thread, frees the var and
   // returns true; no op is pushed. In a loop that replaces its result every

@@ -25,7 +25,10 @@ uint64_t NaiveEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Var* 
     throw std::invalid_argument("no workers for device " + to_string(meta.device) + " in this engine");
   }
   check_trace_budget();
-  return run_now(prepare(std::move(fn), reads, writes, meta, OpRecord::Kind::normal));
+  trace::EnqueueEvent enqueue;
+  OpRecord* op = prepare(std::move(fn), reads, writes, meta, OpRecord::Kind::normal, enqueue);
+  record_enqueue(enqueue);  // the push is done: what follows is the op's own run
+  return run_now(op);
 }
 
 void NaiveEngine::delete_var(Var* var, OpFn on_delete) {
@@ -34,7 +37,10 @@ void NaiveEngine::delete_var(Var* var, OpFn on_delete) {
   OpMeta meta(kFree);
   meta.internal = true;
   Var* const writes[] = {var};
-  run_now(prepare(std::move(on_delete), {}, writes, meta, OpRecord::Kind::delete_var));
+  trace::EnqueueEvent enqueue;
+  OpRecord* op = prepare(std::move(on_delete), {}, writes, meta, OpRecord::Kind::delete_var, enqueue);
+  record_enqueue(enqueue);
+  run_now(op);
 }
 
 void NaiveEngine::wait_for_var(Var* var, trace::SyncKind kind) {

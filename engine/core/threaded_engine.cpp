@@ -145,11 +145,14 @@ uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Va
     pushes_since_recount_.store(pushes >= kRecountEvery ? 0 : pushes, std::memory_order_relaxed);
     if (pushes >= kRecountEvery) recount_pending_memory();
   }
-  OpRecord* op = prepare(std::move(fn), reads, writes, meta, OpRecord::Kind::normal);
+  trace::EnqueueEvent enqueue;
+  OpRecord* op = prepare(std::move(fn), reads, writes, meta, OpRecord::Kind::normal, enqueue);
   // One stream for the device: its order is the order of launch, so an op
   // may follow what was launched before it without waiting for the device.
   op->stream_ordered = pool.workers.size() == 1 && pool.workers.front()->stream != nullptr;
-  return submit(op);
+  const uint64_t id = submit(op);  // the op may run, finish and be recycled from here on
+  record_enqueue(enqueue);
+  return id;
 }
 
 void ThreadedEngine::delete_var(Var* var, OpFn on_delete) {
@@ -158,7 +161,9 @@ void ThreadedEngine::delete_var(Var* var, OpFn on_delete) {
   OpMeta meta(kFree);
   meta.internal = true;
   Var* const writes[] = {var};
-  submit(prepare(std::move(on_delete), {}, writes, meta, OpRecord::Kind::delete_var));
+  trace::EnqueueEvent enqueue;
+  submit(prepare(std::move(on_delete), {}, writes, meta, OpRecord::Kind::delete_var, enqueue));
+  record_enqueue(enqueue);
 }
 
 uint64_t ThreadedEngine::submit(OpRecord* op) {
@@ -415,7 +420,8 @@ void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
     WaitSlot& slot = this_thread_wait_slot();
     slot.arm();
     Var* const reads[] = {var};
-    OpRecord* op = prepare({}, reads, {}, OpMeta{}, OpRecord::Kind::sync);
+    trace::EnqueueEvent unused;  // a sync op is no enqueue: never recorded
+    OpRecord* op = prepare({}, reads, {}, OpMeta{}, OpRecord::Kind::sync, unused);
     op->slot = &slot;
     op->links()[0].var->append_read(&op->links()[0]);
     if (op->grant()) signal_sync(op);

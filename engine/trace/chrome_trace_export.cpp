@@ -262,13 +262,19 @@ class Exporter {
     emit(e);
   }
 
-  void enqueue_event(const OpInfo& op, uint32_t lane) {
+  // `limit`: where the lane's next enqueue or wait begins.
+  void enqueue_event(const OpInfo& op, uint32_t lane, int64_t limit) {
     const int tid = frontend_tid(lane);
     const int64_t t = checked(op.enqueue, "the enqueue of op", op.id);
     json args = op_args(op);
     args["ns_ts"] = t;
-    // The moment the op entered the engine: a true instant, no invented width.
-    json e = slice(std::string(m_.op_name(op)), "enqueue", tid, t, t, std::move(args));
+    args["ns_push"] = op.push_ns;
+    // From the moment the op entered the engine to push's return: the time
+    // the frontend spent enqueuing it. Clocks read without a fence may step
+    // back a few ns between threads' events; never past the lane's next event.
+    const int64_t end = t + std::clamp<int64_t>(limit - t, 0, op.push_ns);
+    if (end > t) args["ns_dur"] = end - t;
+    json e = slice(std::string(m_.op_name(op)), "enqueue", tid, t, end, std::move(args));
     // The arrow goes to the op's first span: its launch, else its execution.
     const bool flows = op.executed() || op.launched();
     if (flows) {
@@ -351,7 +357,11 @@ class Exporter {
       if (sync_is_next(f, c)) {
         sync_event(f.syncs[c.next_sync++], lane);
       } else {
-        enqueue_event(m_.ops[f.enqueues[c.next++]], lane);
+        const OpInfo& op = m_.ops[f.enqueues[c.next++]];
+        int64_t limit = std::numeric_limits<int64_t>::max();
+        if (c.next < f.enqueues.size()) limit = m_.ops[f.enqueues[c.next]].enqueue;
+        if (c.next_sync < f.syncs.size()) limit = std::min(limit, m_.syncs[f.syncs[c.next_sync]].begin);
+        enqueue_event(op, lane, limit);
       }
     } else if (source < nf + nw) {
       const WorkerLane& w = m_.workers[source - nf];

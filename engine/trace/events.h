@@ -34,7 +34,10 @@ enum class OpStatus : uint8_t {
 };
 const char* to_string(OpStatus status) noexcept;
 
-// Recorded by the pushing thread when an op enters the engine. Var ids (reads,
+// Recorded by the pushing thread when an op enters the engine: `t` is when
+// the op was prepared (its record filled, its var ids read), push_ns how long
+// push then took to link it into its vars and hand it on (waking a worker,
+// if it did): [t, t + push_ns] is the frontend enqueuing it. Var ids (reads,
 // then writes) are stored inline when there are at most kInlineVarIds of
 // them (the common case: an elementwise op on two arrays reads two and writes
 // one), else in the thread's var log. One cache line: the frontend writes one
@@ -43,7 +46,8 @@ inline constexpr int kInlineVarIds = 3;
 struct EnqueueEvent {
   uint64_t op = 0;
   int64_t t = 0;
-  uint64_t out_bytes = 0;
+  uint64_t out_bytes : 40 = 0;  // up to 1 TiB per op, saturated
+  uint64_t push_ns : 24 = 0;    // up to 16.7 ms, saturated
   union {
     uint64_t inline_vars[kInlineVarIds] = {};  // at most kInlineVarIds ids
     uint64_t vars_offset;                      // more: index of the first id in the var log
@@ -57,6 +61,8 @@ struct EnqueueEvent {
   uint8_t internal = 0;  // engine bookkeeping (e.g. freeing an array), not user work
 };
 static_assert(sizeof(EnqueueEvent) == 64, "an enqueue is one cache line");
+inline constexpr uint64_t kMaxEnqueueOutBytes = (uint64_t{1} << 40) - 1;
+inline constexpr uint64_t kMaxPushNs = (uint64_t{1} << 24) - 1;
 
 // Which part of an op's life an ExecEvent spans. A CPU op has one span, its
 // execution on a worker. A GPU op has two: `launch`, on the host thread of the

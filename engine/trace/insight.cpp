@@ -47,6 +47,7 @@ const char* to_string(LaneState state) noexcept {
     case LaneState::held: return "held";
     case LaneState::starved: return "starved";
     case LaneState::running: return "running";
+    case LaneState::enqueuing: return "enqueuing";
     case LaneState::wait_to_read: return "waiting (wait_to_read)";
     case LaneState::wait_all: return "waiting (wait_all)";
     case LaneState::to_host: return "waiting (to_host)";
@@ -365,6 +366,7 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
 void RunInsight::classify_frontends(const TraceModel& model, int64_t to) {
   const int64_t from = frontier_;
   sync_pos_.resize(model.frontends.size(), 0);
+  push_pos_.resize(model.frontends.size(), 0);
   frontends_.resize(model.frontends.size());
   for (size_t f = 0; f < model.frontends.size(); ++f) {
     const FrontendLane& fl = model.frontends[f];
@@ -382,14 +384,34 @@ void RunInsight::classify_frontends(const TraceModel& model, int64_t to) {
       }
       states.append(begin, LaneState::running);
     }
+    // Its pushes and waits, merged by time: each is a span of its own state,
+    // the lane running between them.
     size_t& pos = sync_pos_[f];
-    for (; pos < fl.syncs.size(); ++pos) {
-      const SyncSpan& sync = model.syncs[fl.syncs[pos]];
-      if (sync.begin >= to) break;
-      states.append(std::max(sync.begin, from), waiting_state(sync.kind));
-      active_end_ = std::max(active_end_, std::min(sync.end, to));
-      if (sync.end > to) break;  // goes on past the frontier
-      states.append(sync.end, LaneState::running);
+    size_t& push = push_pos_[f];
+    while (true) {
+      const bool have_sync = pos < fl.syncs.size() && model.syncs[fl.syncs[pos]].begin < to;
+      const bool have_push = push < fl.enqueues.size() && model.ops[fl.enqueues[push]].enqueue < to;
+      if (!have_sync && !have_push) break;
+      const bool sync_first =
+          have_sync && (!have_push || model.syncs[fl.syncs[pos]].begin <= model.ops[fl.enqueues[push]].enqueue);
+      int64_t begin, end;
+      LaneState state;
+      if (sync_first) {
+        const SyncSpan& sync = model.syncs[fl.syncs[pos]];
+        begin = sync.begin;
+        end = sync.end;
+        state = waiting_state(sync.kind);
+        active_end_ = std::max(active_end_, std::min(sync.end, to));
+      } else {
+        const OpInfo& op = model.ops[fl.enqueues[push]];
+        begin = op.enqueue;
+        end = op.enqueue + op.push_ns;
+        state = LaneState::enqueuing;
+      }
+      if (end > begin || states.empty()) states.append(std::max(begin, from), state);
+      if (end > to) break;  // goes on past the frontier: the next update goes on from here
+      if (end > begin) states.append(end, LaneState::running);
+      ++(sync_first ? pos : push);
     }
     states.extend(to);
   }
@@ -436,9 +458,12 @@ Verdict RunInsight::verdict() const noexcept {
   }
   if (b.frontend_lane_ns > 0) {
     v.frontend_wait_frac = static_cast<double>(b.frontends.waiting()) / static_cast<double>(b.frontend_lane_ns);
+    v.frontend_enqueue_frac =
+        static_cast<double>(b.frontends[LaneState::enqueuing]) / static_cast<double>(b.frontend_lane_ns);
   }
   if (v.ops > 0) {
-    v.t1_ns = static_cast<double>(b.frontends[LaneState::running]) / static_cast<double>(v.ops);
+    v.t1_ns = static_cast<double>(b.frontends[LaneState::running] + b.frontends[LaneState::enqueuing]) /
+              static_cast<double>(v.ops);
     v.t2_ns = static_cast<double>(busy_union_ns_) / static_cast<double>(v.ops);
     if (!lanes_.empty()) v.bound = v.t1_ns > v.t2_ns ? Bound::frontend : Bound::backend;
   }

@@ -14,9 +14,11 @@
 //            their inputs or on another worker;
 //   starved  it is idle and nothing of its kind is pending: the frontend has
 //            not pushed the next op yet;
-//   running  a frontend lane is not waiting: it enqueues ops or does its own
-//            work between pushes (Python, NumPy, the demo's host code); the
-//            trace has one timestamp per push, so enqueuing is not told apart;
+//   enqueuing  a frontend lane is inside a push: from the op's enqueue
+//            timestamp to push's return (linking it into its vars, handing
+//            it to a worker; EnqueueEvent::push_ns);
+//   running  a frontend lane neither enqueues nor waits: its own work between
+//            pushes (Python, NumPy, the demo's host code);
 //   waiting  a frontend lane is blocked in a sync point, one state per
 //            SyncKind (wait_to_read, wait_all, to_host, item, print, the
 //            in-flight bound).
@@ -50,6 +52,7 @@ enum class LaneState : uint8_t {
   held,
   starved,
   running,
+  enqueuing,
   wait_to_read,  // the waiting states follow SyncKind's order
   wait_all,
   to_host,
@@ -57,9 +60,9 @@ enum class LaneState : uint8_t {
   print,
   inflight_bound,
 };
-inline constexpr int kLaneStateCount = 10;
+inline constexpr int kLaneStateCount = 11;
 
-// "busy", "held", "starved", "running", "waiting (wait_to_read)", ...
+// "busy", "held", "starved", "running", "enqueuing", "waiting (wait_to_read)", ...
 const char* to_string(LaneState state) noexcept;
 constexpr LaneState waiting_state(SyncKind kind) noexcept {
   return static_cast<LaneState>(static_cast<int>(LaneState::wait_to_read) + static_cast<int>(kind));
@@ -136,8 +139,9 @@ const char* to_string(Bound bound) noexcept;  // "unknown", "frontend", "backend
 // arrays dropped when a program ends after its own analysis; what comes
 // before, such as a script's imports, and after is not the workload; the
 // lanes' states cover it all the same).
-//   t1: the frontend's time per op: its running time (not waiting) over the
-//       ops it pushed (frees and other engine bookkeeping not counted);
+//   t1: the frontend's time per op: its time running or enqueuing (not
+//       waiting) over the ops it pushed (frees and other engine bookkeeping
+//       not counted);
 //   t2: the backend's time per op: the time any execution lane was busy over
 //       the same ops (work that overlaps on several workers counts once).
 // bound is frontend when t1 > t2 (the workers finish each op before the next
@@ -151,6 +155,7 @@ struct Verdict {
   int64_t duration_ns = 0;   // to - from
   double worker_busy_frac = 0, worker_held_frac = 0, worker_starved_frac = 0;
   double frontend_wait_frac = 0;
+  double frontend_enqueue_frac = 0;  // of the frontends' lane time, inside push
   // "backend-bound: the frontend needs t1 = 1.2 us per op, the backend t2 = 35 us"
   std::string text() const;
 };
@@ -257,6 +262,7 @@ class RunInsight {
   std::vector<LaneStates> frontends_;      // by model.frontends index
   std::vector<size_t> enqueue_pos_;        // per frontend: enqueues with t < frontier_
   std::vector<size_t> sync_pos_;           // per frontend: syncs classified
+  std::vector<size_t> push_pos_;           // per frontend: pushes classified
   int64_t frontier_ = 0;
   uint64_t settled_ = 0;  // ops before this index are executed or unknown
   int64_t busy_union_ns_ = 0;

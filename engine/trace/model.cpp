@@ -150,6 +150,7 @@ bool TraceReader::update(TraceModel& model) {
       OpInfo& op = op_slot(model, e.op);
       op.enqueue = rel(e.t);
       op.out_bytes = e.out_bytes;
+      op.push_ns = static_cast<uint32_t>(e.push_ns);
       op.iteration = e.iteration;
       op.name = e.name;
       op.frontend = lane;

@@ -46,6 +46,7 @@ struct OpInfo {
   OpStatus status = OpStatus::ok;  // from the execution span; from the launch span until that is read
   bool internal = false;
   uint32_t source = 0;        // 1 + index into TraceModel::source_points of the script line that pushed it; 0: none
+  uint32_t push_ns = 0;       // how long the push took after `enqueue` (EnqueueEvent::push_ns)
 
   bool known() const noexcept { return enqueue != kNoTime || start != kNoTime || launch_start != kNoTime; }
   bool executed() const noexcept { return end != kNoTime; }

@@ -19,7 +19,8 @@ const char* meaning(trace::LaneState s) {
     case trace::LaneState::busy: return "running an op";
     case trace::LaneState::held: return "idle while ops are pending: they wait on inputs or another worker";
     case trace::LaneState::starved: return "idle, nothing pending: the frontend has not pushed the next op";
-    case trace::LaneState::running: return "enqueuing or doing its own work";
+    case trace::LaneState::running: return "doing its own work between pushes and waits";
+    case trace::LaneState::enqueuing: return "inside push: linking the op into its arrays, handing it on";
     case trace::LaneState::inflight_bound: return "blocked in push by the in-flight bound";
     default: return "blocked in a sync point";
   }

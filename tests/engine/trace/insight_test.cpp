@@ -191,6 +191,44 @@ TEST(RunInsight, VerdictComparesTheFrontendsTimePerOpWithTheBackends) {
   EXPECT_NE(f.text().find("frontend-bound"), std::string::npos);
 }
 
+TEST(RunInsight, TheFrontendEnqueuesInsidePushRunsBetweenAndWaitsInSyncs) {
+  TraceModel m = small();
+  // Each push took 200 ns after its enqueue timestamp.
+  for (OpInfo& op : m.ops) op.push_ns = 200;
+  RunInsight insight;
+  insight.update(m, true);
+  using L = LaneState;
+  EXPECT_EQ(segments(insight.frontend(0)), (std::vector<Seg>{{0, 1000, L::running},
+                                                            {1000, 1200, L::enqueuing},
+                                                            {1200, 1500, L::running},
+                                                            {1500, 1700, L::enqueuing},
+                                                            {1700, 2000, L::running},
+                                                            {2000, 2200, L::enqueuing},
+                                                            {2200, 2500, L::running},
+                                                            {2500, 2700, L::enqueuing},
+                                                            {2700, 3000, L::running},
+                                                            {3000, 3200, L::enqueuing},
+                                                            {3200, 3500, L::running},
+                                                            {3500, 51000, L::wait_to_read}}));
+  const Verdict v = insight.verdict();
+  // t1 counts pushes and the frontend's own work: 2500 ns over 4 ops.
+  EXPECT_DOUBLE_EQ(v.t1_ns, 2500.0 / 4);
+  EXPECT_DOUBLE_EQ(v.frontend_enqueue_frac, 1000.0 / 50000);
+  // Live: a push that goes on past the frontier is finished by the next update.
+  RunInsight live;
+  TraceModel part = m;
+  part.syncs.clear();
+  part.frontends[0].syncs.clear();
+  for (OpInfo& op : part.ops) op.start = op.end = kNoTime;
+  for (WorkerLane& w : part.workers) w.ops.clear();
+  part.ops.resize(1);
+  part.frontends[0].enqueues = {0};
+  live.update(part, false);
+  EXPECT_EQ(live.frontier(), 1000);  // op 1 not run yet: nothing after its enqueue is final
+  live.update(m, true);
+  EXPECT_EQ(segments(live.frontend(0)), segments(insight.frontend(0)));
+}
+
 TEST(RunInsight, GpuOpsQueueForTheirLaunchLaneAndTheirGpuLane) {
   TraceModel m;
   m.names = {"", "matmul"};
