@@ -4,7 +4,7 @@ JOBS    ?= $(shell nproc)
 GEN     := $(shell command -v ninja >/dev/null 2>&1 && echo -G Ninja)
 CTEST_J ?= $(JOBS)
 
-.PHONY: all deps configure build run test stress bench gpu-check tsan asan screenshots clean
+.PHONY: all deps configure build run test stress bench gpu-check tsan asan fuzz screenshots clean
 
 all: build
 
@@ -50,6 +50,15 @@ asan: deps
 	cmake --preset asan
 	cmake --build --preset asan -j$(JOBS)
 	ctest --preset asan -j$(CTEST_J)
+
+# The trace importer's libFuzzer target (clang, its own small build in
+# $(BUILD)/fuzz): FUZZ_SECONDS of fuzzing in one process, the corpus kept in
+# $(BUILD)/fuzz/corpus across runs, findings in $(BUILD)/fuzz/findings.
+# make test runs it for 20 s (ctest fuzz.Importer).
+FUZZ_SECONDS ?= 600
+fuzz: build
+	bash tests/fuzz/run_fuzz.sh $(abspath $(BUILD))/bin/asyncscope $(abspath $(BUILD))/fuzz $(FUZZ_SECONDS) \
+	  $(abspath $(BUILD))/fuzz/corpus
 
 # The README's pictures, taken by the app itself in a virtual X server.
 SHOT = xvfb-run -a -s '-screen 0 1600x1000x24' ./$(BUILD)/bin/asyncscope

@@ -11,6 +11,7 @@ packages=(
   libimgui-dev libglfw3-dev libgl-dev
   xvfb xauth xdotool fonts-dejavu-core
   python3-dev pybind11-dev python3-numpy procps
+  clang libclang-rt-dev
 )
 
 # Node.js and npm run the trace-consumer test (Chrome DevTools' trace engine

@@ -89,7 +89,8 @@ inline constexpr int64_t kMaxTraceFileBytes = int64_t{2} << 30;
 // kMaxTraceFileBytes; "'PATH': <what is wrong>" (source_name for
 // parse_chrome_trace) for invalid JSON, a Chrome trace not written by
 // asyncscope, a newer format version, missing or mistyped fields, or
-// out-of-range values.
+// out-of-range values, or events that break a rule of model_check.h (spans
+// overlapping on one lane, an enqueue inside a wait, ...).
 // Text that was not valid UTF-8 was written with U+FFFD replacements.
 TraceModel read_chrome_trace(const std::string& path);
 TraceModel parse_chrome_trace(std::string_view json, std::string_view source_name = "trace");

@@ -2,7 +2,8 @@
 // hands over one trace event at a time and then drops it, so reading a large
 // export holds the model and one event, not the whole document. Events are
 // first staged as read (metadata may come before or after them), then
-// checked against each other and assembled into the model.
+// checked against each other and assembled into the model, which must then
+// keep the rules of model_check.h.
 #include <istream>
 #include <limits>
 #include <optional>
@@ -15,6 +16,7 @@
 
 #include "engine/base/quote.h"
 #include "engine/trace/chrome_trace.h"
+#include "engine/trace/model_check.h"
 
 namespace asyncscope::trace {
 namespace {
@@ -161,6 +163,14 @@ class Importer {
     return v.get<int64_t>();
   }
   int64_t get_time(const json& obj, const char* key) const { return get_int(obj, key, 0, kMaxTimeNs - 1); }
+  // A span's end, ns_ts + ns_dur: like every time, below 2^50 ns, or it could not be written again.
+  int64_t get_end(const json& args, int64_t start) const {
+    const int64_t end = start + get_time(args, "ns_dur");
+    if (end >= kMaxTimeNs) {
+      fail("the span ends at " + std::to_string(end) + " ns, past the last time a trace can hold (2^50 ns)");
+    }
+    return end;
+  }
   const std::string& get_string(const json& obj, const char* key) const {
     const json& v = field(obj, key);
     if (!v.is_string()) wrong_type(key, "a string", v);
@@ -241,6 +251,10 @@ class Importer {
     model_.origin_ns = get_int(meta, "origin_ns");
     model_.first_op_id = get_uint(meta, "first_op_id");
     num_ops_ = get_uint(meta, "num_ops", std::numeric_limits<uint32_t>::max());
+    if (model_.first_op_id > std::numeric_limits<uint64_t>::max() - num_ops_) {
+      fail("first_op_id " + std::to_string(model_.first_op_id) + " + num_ops " + std::to_string(num_ops_) +
+           " is past the largest op id");
+    }
     model_.dropped = get_uint(meta, "dropped");
     model_.counter_names = get_strings(meta, "counter_names", kMaxCounters);
     model_.names = get_strings(meta, "names", std::numeric_limits<NameId>::max());
@@ -307,7 +321,7 @@ class Importer {
       } else if (cat == "op" || cat == "launch") {
         StagedExec x{index, tid, get_uint(args, "id"), get_time(args, "ns_ts"), 0, get_status(args), get_error(args),
                      cat == "launch" ? SpanKind::launch : SpanKind::execute};
-        x.end = x.start + get_time(args, "ns_dur");
+        x.end = get_end(args, x.start);
         execs_.push_back(std::move(x));
       } else if (cat == "sync") {
         stage_sync(args, tid, index);
@@ -397,7 +411,7 @@ class Importer {
     }
     if (!known) fail("unknown sync kind " + quote(kind, '"'));
     s.begin = get_time(args, "ns_ts");
-    s.end = s.begin + get_time(args, "ns_dur");
+    s.end = get_end(args, s.begin);
     s.target = get_uint(args, "target");
     s.last_op = get_uint(args, "last_op");
     s.source = get_source(args);
@@ -574,6 +588,8 @@ class Importer {
       std::optional<std::string> t = std::move(text);
       add_error(op, t);
     }
+    where_.clear();
+    if (const std::string why = first_violation(model_); !why.empty()) fail_plain(why);
     return std::move(model_);
   }
 

@@ -737,6 +737,116 @@ TEST(ChromeTrace, WrongFieldsAreRejectedWithTheirName) {
   expect_rejected(doc.dump(), "event #" + std::to_string(doc["traceEvents"].size() - 1) + " (ph \"X\"): missing field");
 }
 
+// What the model assumes never happens (engine/trace/model_check.h) is
+// refused, naming the lane and the ops. hand_model's tids: frontends 1 and 2,
+// CPU worker 0 = 3, the launch lane = 4, the GPU lane = 5, counters = 6.
+bool is_event(const json& e, const char* cat, uint64_t id) {
+  return e["ph"] == "X" && e["cat"] == cat && e["args"].value("id", uint64_t{0}) == id;
+}
+std::function<bool(const json&)> event(const char* cat, uint64_t id) {
+  return [cat, id](const json& e) { return is_event(e, cat, id); };
+}
+std::function<void(json&)> set_arg(const char* key, int64_t value) {
+  return [key, value](json& e) { e["args"][key] = value; };
+}
+std::function<bool(const json&)> sync_event(uint64_t index) {
+  return [index](const json& e) { return e["ph"] == "X" && e["cat"] == "sync" && e["args"]["index"] == index; };
+}
+
+TEST(ChromeTrace, OverlappingSpansOnOneLaneAreRejected) {
+  // Op 13 ran on CPU worker 0 from 300 ns, right when op 10 ended: moved into op 10.
+  expect_rejected(with_event_changed(event("op", 13), set_arg("ns_ts", 250)),
+                  "on worker lane \"CPU worker 0\", op 13 starts at 250 ns, before op 10 ends at 300 ns "
+                  "(spans on one lane never overlap)");
+  // A zero-length span inside another overlaps it too.
+  expect_rejected(with_event_changed(event("op", 13), [](json& e) {
+                    e["args"]["ns_ts"] = 299;
+                    e["args"]["ns_dur"] = 0;
+                  }),
+                  "op 13 starts at 299 ns, before op 10 ends at 300 ns");
+  // Launch lanes are lanes too: op 17's launch moved into op 16's.
+  expect_rejected(with_event_changed(event("launch", 17), set_arg("ns_ts", 850)),
+                  "on worker lane \"cuda:1 launch 3\", op 17 starts at 850 ns, before op 16 ends at 900 ns");
+  // Spans that touch, and a GPU op running while its launch is still on the
+  // host thread (two lanes), are fine.
+  EXPECT_NO_THROW(parse_chrome_trace(with_event_changed(event("op", 13), [](json& e) {
+    e["args"]["ns_ts"] = 300;
+    e["args"]["ns_dur"] = 0;
+  })));
+  EXPECT_NO_THROW(parse_chrome_trace(with_event_changed(event("op", 17), set_arg("ns_ts", 920))));
+}
+
+TEST(ChromeTrace, FrontendLanesMustBeSequential) {
+  // Op 10 enqueued during wait 0 [160, 310] of its own thread; at its very beginning it is fine.
+  expect_rejected(with_event_changed(event("enqueue", 10), set_arg("ns_ts", 170)),
+                  "on frontend \"frontend\", op 10 is enqueued at 170 ns, inside wait 0 [160 ns, 310 ns] "
+                  "(a thread cannot push while it waits)");
+  EXPECT_NO_THROW(parse_chrome_trace(with_event_changed(event("enqueue", 10), set_arg("ns_ts", 160))));
+  // Wait 2 stretched back into wait 0.
+  expect_rejected(with_event_changed(sync_event(2), [](json& e) {
+                    e["args"]["ns_ts"] = 300;
+                    e["args"]["ns_dur"] = 300;
+                  }),
+                  "on frontend \"frontend\", wait 2 begins at 300 ns, before wait 0 ends at 310 ns");
+  expect_rejected(with_event_changed(event("enqueue", 14), set_arg("ns_ts", 50)),
+                  "op 14 is enqueued at 50 ns, before op 10 listed ahead of it (100 ns)");
+}
+
+TEST(ChromeTrace, OpsCannotStartBeforeTheyWereEnqueuedOrLaunched) {
+  expect_rejected(with_event_changed(event("op", 10), set_arg("ns_ts", 50)),
+                  "op 10 starts executing at 50 ns, before it was enqueued at 100 ns");
+  expect_rejected(with_event_changed(event("launch", 12), set_arg("ns_ts", 140)),
+                  "op 12 starts its launch at 140 ns, before it was enqueued at 150 ns");
+  expect_rejected(with_event_changed(event("op", 17), set_arg("ns_ts", 890)),
+                  "op 17 starts executing at 890 ns, before its launch began at 900 ns");
+}
+
+TEST(ChromeTrace, LanesOutOfOrderAreRejected) {
+  json doc = json::parse(to_chrome_trace_json(hand_model()));
+  for (json& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name" && (e["tid"] == 3 || e["tid"] == 4)) {
+      e["args"]["index"] = e["tid"] == 3 ? 1 : 0;
+    }
+  }
+  expect_rejected(doc.dump(), "worker lane \"CPU worker 0\" comes after worker lane \"cuda:1 launch 3\"");
+}
+
+TEST(ChromeTrace, SourcePointsMustFitTheirOpsAndWaits) {
+  // Op 12 pushed on frontend 1, attributed to a line run on frontend 0.
+  expect_rejected(with_event_changed(event("enqueue", 12), set_arg("source_point", 0)),
+                  "op 12 has source point 0 of frontend 0, not of its own frontend 1");
+  expect_rejected(with_event_changed(event("enqueue", 10), set_arg("source_point", 2)),
+                  "op 10 at 100 ns has source point 2, which is later (495 ns)");
+  expect_rejected(with_metadata_changed([](json& o) { o["source_points"][2][0] = 10; }),
+                  "on frontend \"frontend\", source point 2 comes before source point 0 in time");
+  expect_rejected(with_event_changed(sync_event(1), set_arg("source_point", 3)),
+                  "wait 1 has source point 3 of frontend 0, not of its own frontend 1");
+}
+
+TEST(ChromeTrace, UnknownNamesTimesAndIdsAreRejected) {
+  // An op seen only executing has name 0, which a file without names lacks.
+  TraceModel m;
+  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {0}}};
+  m.ops.resize(1);
+  m.ops[0].id = 1, m.ops[0].start = 5, m.ops[0].end = 6;
+  expect_rejected(to_chrome_trace_json(m), "op 1 has name id 0, which is not in names");
+  m.names = {""};
+  expect_same_model(m, parse_chrome_trace(to_chrome_trace_json(m)));
+  // Every time fits below 2^50 ns, a span's end too, or it could not be written back.
+  expect_rejected(with_event_changed(event("op", 15), set_arg("ns_dur", (int64_t{1} << 50) - 1)),
+                  "(ph \"X\"): the span ends at 1125899906843323 ns, past the last time a trace can hold (2^50 ns)");
+  expect_rejected(with_event_changed(sync_event(3), set_arg("ns_dur", (int64_t{1} << 50) - 1)),
+                  "the span ends at 1125899906844423 ns");
+  expect_rejected(with_metadata_changed([](json& o) { o["first_op_id"] = UINT64_MAX - 2; }),
+                  "first_op_id 18446744073709551613 + num_ops 8 is past the largest op id");
+  // Counter samples in time order.
+  json doc = json::parse(to_chrome_trace_json(hand_model()));
+  for (json& e : doc["traceEvents"]) {
+    if (e["ph"] == "C" && e["ns_ts"] == 0) e["ns_ts"] = 2000;
+  }
+  expect_rejected(doc.dump(), "counter sample 1 at 1000 ns comes after one at 2000 ns (samples are in time order)");
+}
+
 // Text from the file reaches the message escaped: a newline or an escape
 // sequence in it neither breaks the line nor drives the terminal.
 TEST(ChromeTrace, TextFromTheFileIsEscapedInMessages) {

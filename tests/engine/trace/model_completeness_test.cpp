@@ -17,6 +17,7 @@
 #include "engine/core/errors.h"
 #include "engine/trace/counter_sampler.h"
 #include "engine/trace/model.h"
+#include "engine/trace/model_check.h"
 #include "engine/trace/model_checks.h"
 #include "support/timeout.h"
 
@@ -180,6 +181,7 @@ TEST(TraceCompleteness, RandomWorkloadIsRecordedWhole) {
     EXPECT_EQ(m.dropped, 0u);
     ASSERT_EQ(m.ops.size(), kTotal);  // ids are dense: nothing else was pushed
     expect_worker_lanes_consistent(m, kTotal);
+    EXPECT_EQ(first_violation(m), "");  // what an import of its export will check
     EXPECT_LE(m.workers.size(), static_cast<size_t>(kWorkers));
     for (const WorkerLane& lane : m.workers) EXPECT_EQ(lane.name, "CPU worker " + std::to_string(lane.worker));
 

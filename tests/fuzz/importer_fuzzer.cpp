@@ -1,0 +1,68 @@
+// libFuzzer target over the Chrome-trace import (engine/trace/chrome_trace.h).
+// What counts as correct for any input:
+//   - it is refused with a std::runtime_error whose message is one line that
+//     starts with the source name (a clear error for the person who opened it),
+//   - or it is accepted, and then the model keeps the rules of model_check.h
+//     (the import checked them) and survives a round trip: exported, read
+//     back and exported again it gives the same text.
+// Anything else is a finding: a crash, a sanitizer report, another kind of
+// exception (std::terminate), a wrong message, a hang (-timeout) or a huge
+// allocation (-malloc_limit_mb / -rss_limit_mb).
+//
+// The input reaches the parser through a stream, as a file does through
+// read_chrome_trace (the CLI's and the app's path); the round trip uses the
+// in-memory overload.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "engine/trace/chrome_trace.h"
+#include "engine/trace/model_check.h"
+
+namespace {
+
+using namespace asyncscope::trace;
+
+[[noreturn]] void finding(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "importer_fuzzer: %s: %s\n", what, detail.c_str());
+  std::abort();
+}
+
+void check_message(const std::runtime_error& e, std::string_view source) {
+  const std::string_view message = e.what();
+  if (message.rfind(source, 0) != 0 || message.size() <= source.size() + 2) finding("message without its source", e.what());
+  if (message.find_first_of("\n\r") != std::string_view::npos) finding("message of more than one line", e.what());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  TraceModel model;
+  try {
+    std::istringstream in(text);
+    model = parse_chrome_trace(in, "fuzz.json");
+  } catch (const std::runtime_error& e) {
+    check_message(e, "fuzz.json");
+    return 0;
+  }
+  if (const std::string why = first_violation(model); !why.empty()) finding("accepted a model that breaks a rule", why);
+  std::string once;
+  try {
+    once = to_chrome_trace_json(model);
+  } catch (const std::runtime_error& e) {
+    finding("accepted a model that cannot be exported", e.what());
+  }
+  std::string twice;
+  try {
+    twice = to_chrome_trace_json(parse_chrome_trace(once, "round trip"));
+  } catch (const std::runtime_error& e) {
+    finding("refused its own export of an accepted model", e.what());
+  }
+  if (once != twice) finding("the round trip changed the model", "export, import, export gave another text");
+  return 0;
+}
