@@ -4,9 +4,11 @@
 //
 // What a viewer sees (one process, one thread per lane, sorted frontend lanes
 // first, then worker lanes in the model's order, then counters):
-//   - frontend lanes: each enqueue as a zero-length `X` (an instant: the
-//     moment the op entered the engine, no invented duration), each sync wait
-//     as an `X` named after its kind, markers as thread-scoped `i` events;
+//   - frontend lanes: each enqueue as an `X` from the moment the op entered
+//     the engine to push's return (args ns_push, the measured time; the
+//     slice never reaches past the lane's next event; files before it have
+//     zero-length enqueues), each sync wait as an `X` named after its kind,
+//     markers as thread-scoped `i` events;
 //   - worker lanes (CPU workers, and per CUDA stream a launch lane above its
 //     GPU lane; the thread_name args say which: lane, device, device_index,
 //     worker, span): each executed op as an `X`, its args carrying id, var

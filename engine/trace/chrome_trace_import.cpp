@@ -393,6 +393,8 @@ class Importer {
     append_ids(args, "reads", s.vars, op.num_reads);
     append_ids(args, "writes", s.vars, op.num_writes);
     op.out_bytes = get_uint(args, "bytes");
+    // How long the push took (files before it have none: zero).
+    if (args.contains("ns_push")) op.push_ns = static_cast<uint32_t>(get_uint(args, "ns_push", kMaxPushNs));
     op.iteration = static_cast<uint32_t>(get_uint(args, "iteration", UINT32_MAX));
     op.device = get_device(args);
     op.device_index = static_cast<uint8_t>(get_uint(args, "device_index", UINT8_MAX));

@@ -740,8 +740,8 @@ TEST(ChromeTrace, WrongFieldsAreRejectedWithTheirName) {
 // What the model assumes never happens (engine/trace/model_check.h) is
 // refused, naming the lane and the ops. hand_model's tids: frontends 1 and 2,
 // CPU worker 0 = 3, the launch lane = 4, the GPU lane = 5, counters = 6.
-bool is_event(const json& e, const char* cat, uint64_t id) {
-  return e["ph"] == "X" && e["cat"] == cat && e["args"].value("id", uint64_t{0}) == id;
+bool is_event(const json& e, const char* kind, uint64_t id) {
+  return e["ph"] == "X" && e["args"].value("event", "") == kind && e["args"].value("id", uint64_t{0}) == id;
 }
 std::function<bool(const json&)> event(const char* cat, uint64_t id) {
   return [cat, id](const json& e) { return is_event(e, cat, id); };
@@ -750,7 +750,9 @@ std::function<void(json&)> set_arg(const char* key, int64_t value) {
   return [key, value](json& e) { e["args"][key] = value; };
 }
 std::function<bool(const json&)> sync_event(uint64_t index) {
-  return [index](const json& e) { return e["ph"] == "X" && e["cat"] == "sync" && e["args"]["index"] == index; };
+  return [index](const json& e) {
+    return e["ph"] == "X" && e["args"].value("event", "") == "sync" && e["args"]["index"] == index;
+  };
 }
 
 TEST(ChromeTrace, OverlappingSpansOnOneLaneAreRejected) {
