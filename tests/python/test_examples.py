@@ -19,8 +19,13 @@ def run(script, *args, **env):
     """Runs an example script; returns (its output, its trace)."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "trace.json")
+        child = dict(os.environ, **env)
+        # Under make asan this python3 has the sanitizer runtimes preloaded
+        # for the extension; the app is instrumented itself and needs none,
+        # and `ps`, which memory.py runs, hangs with them preloaded.
+        child.pop("LD_PRELOAD", None)
         done = subprocess.run([EXE, "script", os.path.join(SCRIPTS, script), "--trace", path, *args],
-                              capture_output=True, text=True, timeout=300, env=dict(os.environ, **env))
+                              capture_output=True, text=True, timeout=300, env=child)
         if done.returncode != 0:
             raise AssertionError("%s failed (%d):\n%s%s" % (script, done.returncode, done.stdout, done.stderr))
         return done.stdout, Trace(path)
@@ -93,10 +98,12 @@ class Examples(unittest.TestCase):
         self.assertEqual(len(items), batches)
         for i in range(1, batches):
             self.assertGreaterEqual(normals[i].enqueue, items[i - 1].end)
-        # Without it, every batch is generated before the first one is trained on.
+        # Without it, the frontend runs ahead: most batches are enqueued
+        # before the first one is trained on (all of them on a quiet machine;
+        # a slow frontend, as under AddressSanitizer, gets through fewer).
         normals = t.named("normal", unsynced)
         first_step = min(op.end for op in t.named("add_scaled", unsynced))
-        self.assertTrue(all(op.enqueue < first_step for op in normals))
+        self.assertGreaterEqual(sum(op.enqueue < first_step for op in normals), batches // 2)
         # ... and waits in memory. A generated input's buffer exists from the
         # end of its `normal` until its batch's forward pass has read it, and
         # every batch after the first reads the weights the first step
