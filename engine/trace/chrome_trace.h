@@ -27,6 +27,9 @@
 //     event sits at the start (ts) of its slice, on its thread, in its
 //     category: Chrome DevTools binds a flow event only to a slice with the
 //     same ts, pid, tid and cat, and both ends of a flow must share the cat.
+//     It also keys a flow's steps by time, so an arrow whose ends share a
+//     nanosecond (an op that started the moment it was enqueued) has no v1
+//     pair, only the v2 link.
 // Events are in time order across lanes (each lane in its own order, which
 // the import relies on): DevTools takes the slices of a flow in file order as
 // cause and effect. Metadata (`M`) events come first, with category

@@ -282,7 +282,7 @@ class Exporter {
       e["flow_out"] = true;
     }
     emit(e);
-    if (flows) flow("s", enqueue_flow_id(op), "enqueue", tid, t);
+    if (flows && v1_arrow(t, first_span_start(op))) flow("s", enqueue_flow_id(op), "enqueue", tid, t);
   }
 
   void sync_event(uint32_t index, uint32_t lane) {
@@ -310,6 +310,12 @@ class Exporter {
   // only a wait that began after the op started gets an arrow from it (the
   // others still name the op in args.waited_for).
   static bool has_wait_arrow(const OpInfo& op, const SyncSpan& sync) { return op.start < sync.begin; }
+  // DevTools keys a flow's steps by their time: a v1 arrow whose two ends
+  // share a nanosecond (an op that started the moment it was enqueued) is
+  // lost there, so it is not written; the v2 bind_id still links them.
+  static bool v1_arrow(int64_t from, int64_t to) { return from < to; }
+  // Where an op's first span starts: its launch, else its execution.
+  static int64_t first_span_start(const OpInfo& op) { return op.launched() ? op.launch_start : op.start; }
 
   // Where each source of events stands in the merge of timed_events().
   // Sources: the frontend lanes, the worker lanes, the markers, the counters.
@@ -420,8 +426,8 @@ class Exporter {
       if (op.executed()) e["flow_out"] = true;
     }
     emit(e);
-    if (op.enqueue != kNoTime) flow("f", enqueue_flow_id(op), "enqueue", tid, start);
-    if (op.executed()) flow("s", launch_flow_id(op), "launch", tid, start);
+    if (op.enqueue != kNoTime && v1_arrow(op.enqueue, start)) flow("f", enqueue_flow_id(op), "enqueue", tid, start);
+    if (op.executed() && v1_arrow(start, op.start)) flow("s", launch_flow_id(op), "launch", tid, start);
   }
 
   // An op's execution: the arrow from its launch (GPU) or enqueue (CPU) comes
@@ -442,8 +448,8 @@ class Exporter {
     }
     emit(e);
     if (op.launched()) {
-      flow("f", launch_flow_id(op), "launch", tid, start);
-    } else if (op.enqueue != kNoTime) {
+      if (v1_arrow(op.launch_start, start)) flow("f", launch_flow_id(op), "launch", tid, start);
+    } else if (op.enqueue != kNoTime && v1_arrow(op.enqueue, start)) {
       flow("f", enqueue_flow_id(op), "enqueue", tid, start);
     }
     for (uint32_t s : waiters) {

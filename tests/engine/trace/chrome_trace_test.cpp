@@ -562,6 +562,30 @@ TEST(ChromeTrace, TouchingSpansNeverOverlapWhenTsPlusDurIsAddedAsDoubles) {
 // ts, pid, tid and cat, and joins a flow's ends by cat, name and id) bound no
 // arrow. Now each flow event is at its slice's ts in the slices' category,
 // and a flow's first slice comes before its last in the file.
+// DevTools keys a flow's steps by time: an op that started the very
+// nanosecond it was enqueued gets no v1 arrow (it would be dropped), only the
+// v2 link; every v1 flow that is written has ends at distinct times.
+TEST(ChromeTrace, ArrowsWhoseEndsShareANanosecondAreV2Only) {
+  TraceModel m = hand_model();
+  m.ops[0].start = m.ops[0].enqueue;  // enqueued at 100, started at 100
+  const json doc = json::parse(to_chrome_trace_json(m));
+  std::map<std::pair<std::string, uint64_t>, std::vector<double>> ends;
+  bool enqueue_v2 = false;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] == "s" || e["ph"] == "f") ends[{e["name"], e["id"]}].push_back(e["ts"].get<double>());
+    if (e["ph"] == "X" && e["args"].value("event", "") == "op" && e["args"].value("id", uint64_t{0}) == m.ops[0].id) {
+      enqueue_v2 = e.contains("bind_id") && e.value("flow_in", false);
+    }
+  }
+  EXPECT_TRUE(enqueue_v2);
+  for (const auto& [key, ts] : ends) {
+    ASSERT_EQ(ts.size(), 2u) << key.first << " " << key.second;
+    EXPECT_LT(ts[0], ts[1]) << key.first << " " << key.second;
+  }
+  const auto a = ends.find({"enqueue", 1});  // op 1 (index 0) has no v1 enqueue arrow now
+  EXPECT_EQ(a, ends.end());
+}
+
 TEST(ChromeTrace, FlowEventsBindToTheirSlicesByTsThreadAndCategory) {
   const RealRun run = real_run();
   for (const json& doc : {json::parse(to_chrome_trace_json(hand_model())), json::parse(to_chrome_trace_json(run.model))}) {
