@@ -45,6 +45,13 @@ tsan: deps
 	cmake --build --preset tsan -j$(JOBS)
 	ctest --preset tsan
 
+# ThreadSanitizer over the engine and trace tests only (the engine_tests
+# binary: about 36 s of tests on 2 cores once built), the candidate for CI.
+tsan-engine: deps
+	cmake --preset tsan
+	cmake --build build-tsan -j$(JOBS) --target engine_tests
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./build-tsan/bin/engine_tests --gtest_brief=1
+
 # AddressSanitizer + UBSan + LeakSanitizer build of the whole suite (see CMakePresets.json).
 asan: deps
 	cmake --preset asan
