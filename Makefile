@@ -4,7 +4,7 @@ JOBS    ?= $(shell nproc)
 GEN     := $(shell command -v ninja >/dev/null 2>&1 && echo -G Ninja)
 CTEST_J ?= $(JOBS)
 
-.PHONY: all deps configure build run test stress bench gpu-check tsan asan fuzz screenshots clean
+.PHONY: all deps configure build run test stress bench gpu-check tsan tsan-engine asan fuzz screenshots clean
 
 all: build
 
