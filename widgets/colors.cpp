@@ -184,10 +184,10 @@ ImU32 OpColor(std::string_view op_name) {
 namespace {
 
 // One swatch and its label, wrapping before it when it would not fit.
-void legend_item(ImU32 color, const char* label, bool first, float right, bool dim = false) {
+void legend_item(ImU32 color, std::string_view label, bool first, float right, bool dim = false) {
   const ImGuiStyle& style = ImGui::GetStyle();
   const float swatch = ImGui::GetTextLineHeight() * 0.8f;
-  const float w = swatch + style.ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+  const float w = swatch + style.ItemInnerSpacing.x + ImGui::CalcTextSize(label.data(), label.data() + label.size()).x;
   if (!first) {
     ImGui::SameLine(0, style.ItemSpacing.x * 2);
     if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
@@ -199,7 +199,7 @@ void legend_item(ImU32 color, const char* label, bool first, float right, bool d
   ImGui::Dummy(ImVec2(swatch, ImGui::GetTextLineHeight()));
   ImGui::SameLine(0, style.ItemInnerSpacing.x);
   ImGui::PushStyleColor(ImGuiCol_Text, dim ? theme::kTextDim : theme::kText);
-  ImGui::TextUnformatted(label);
+  ImGui::TextUnformatted(label.data(), label.data() + label.size());
   ImGui::PopStyleColor();
   ImGui::EndGroup();
 }
@@ -228,30 +228,13 @@ void OpLegend(const trace::TraceModel& model) {
     ImGui::TextDisabled("no ops yet");
     return;
   }
-  const ImGuiStyle& style = ImGui::GetStyle();
-  const float swatch = ImGui::GetTextLineHeight() * 0.8f;
   const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
   bool first = true;
   for (trace::NameId id : kinds.order) {
     const std::string_view name = model.name(id);
     const bool internal = kinds.seen[id] == 2;
-    const float w = swatch + style.ItemInnerSpacing.x + ImGui::CalcTextSize(name.data(), name.data() + name.size()).x;
-    if (!first) {
-      ImGui::SameLine(0, style.ItemSpacing.x * 2);
-      if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
-    }
+    legend_item(internal ? subdued(OpColor(name)) : OpColor(name), name, first, right, internal);
     first = false;
-    ImGui::BeginGroup();
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    const float pad = (ImGui::GetTextLineHeight() - swatch) * 0.5f;
-    const ImU32 color = internal ? subdued(OpColor(name)) : OpColor(name);
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + pad), ImVec2(p.x + swatch, p.y + pad + swatch), color, 2.0f);
-    ImGui::Dummy(ImVec2(swatch, ImGui::GetTextLineHeight()));
-    ImGui::SameLine(0, style.ItemInnerSpacing.x);
-    ImGui::PushStyleColor(ImGuiCol_Text, internal ? theme::kTextDim : theme::kText);
-    ImGui::TextUnformatted(name.data(), name.data() + name.size());
-    ImGui::PopStyleColor();
-    ImGui::EndGroup();
   }
 }
 

@@ -119,6 +119,17 @@ void InsightPanel::draw_memory(const RunRecord& run) {
     peak_ = run.insight.peak_holders(run.model);
     peak_run_ = run.number;
     peak_frontier_ = run.insight.frontier();
+    // RSS beside it: the pool and everything else are resident too.
+    peak_rss_ = pooled_at_peak_ = -1;
+    const int rss = run.model.counter_index(trace::kRssCounter);
+    const int pooled = run.model.counter_index(trace::kPooledCounter);
+    if (rss >= 0 && pooled >= 0 && !run.model.counters.empty()) {
+      peak_rss_ = pooled_at_peak_ = 0;
+      for (const trace::CounterSample& c : run.model.counters) {
+        peak_rss_ = std::max(peak_rss_, c.values[rss]);
+        if (c.t <= peak_.t) pooled_at_peak_ = c.values[pooled];
+      }
+    }
   }
   ImGui::TextDisabled("WHAT HOLDS THE MEMORY%s", run.live ? " (so far)" : "");
   if (peak_.buffers == 0) {
@@ -128,18 +139,10 @@ void InsightPanel::draw_memory(const RunRecord& run) {
   ImGui::TextWrapped("at the peak: %s in %s buffers, t = %s",
                      widgets::format_bytes(static_cast<int64_t>(peak_.live_bytes)).c_str(),
                      widgets::format_count(peak_.buffers).c_str(), widgets::format_duration(peak_.t).c_str());
-  // RSS beside it: the pool and everything else are resident too.
-  const int rss = run.model.counter_index(trace::kRssCounter);
-  const int pooled = run.model.counter_index(trace::kPooledCounter);
-  if (rss >= 0 && pooled >= 0 && !run.model.counters.empty()) {
-    int64_t peak_rss = 0, pooled_then = 0;
-    for (const trace::CounterSample& c : run.model.counters) {
-      peak_rss = std::max(peak_rss, c.values[rss]);
-      if (c.t <= peak_.t) pooled_then = c.values[pooled];
-    }
+  if (peak_rss_ >= 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("pooled then %s (freed, kept for reuse); peak RSS %s", widgets::format_bytes(pooled_then).c_str(),
-                       widgets::format_bytes(peak_rss).c_str());
+    ImGui::TextWrapped("pooled then %s (freed, kept for reuse); peak RSS %s",
+                       widgets::format_bytes(pooled_at_peak_).c_str(), widgets::format_bytes(peak_rss_).c_str());
     ImGui::PopStyleColor();
   }
   if (!ImGui::BeginTable("holders", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
@@ -169,8 +172,15 @@ void InsightPanel::draw_compared(const RunRecord& run, const RunRecord& other) {
   ImGui::TextDisabled("WHAT CHANGED");
   ImGui::SameLine();
   ImGui::TextDisabled("(run %d vs run %d)", run.number, other.number);
-  const std::vector<trace::DiffRow> rows =
-      trace::diff(trace::summarize(other.model, other.insight), trace::summarize(run.model, run.insight));
+  if (diff_run_ != run.number || diff_other_ != other.number || diff_frontiers_[0] != run.insight.frontier() ||
+      diff_frontiers_[1] != other.insight.frontier()) {
+    diff_ = trace::diff(trace::summarize(other.model, other.insight), trace::summarize(run.model, run.insight));
+    diff_run_ = run.number;
+    diff_other_ = other.number;
+    diff_frontiers_[0] = run.insight.frontier();
+    diff_frontiers_[1] = other.insight.frontier();
+  }
+  const std::vector<trace::DiffRow>& rows = diff_;
   if (!ImGui::BeginTable("diff", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
   ImGui::TableSetupColumn("");
   ImGui::TableSetupColumn(("run " + std::to_string(other.number)).c_str());

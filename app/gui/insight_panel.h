@@ -44,10 +44,16 @@ class InsightPanel {
   void draw_memory(const RunRecord& run);
   void draw_compared(const RunRecord& run, const RunRecord& other);
 
-  // The peak table of the run last drawn, recomputed when its insight moves on.
+  // The peak table of the run last drawn, with the RSS figures beside it,
+  // recomputed when its insight moves on (not every frame).
   int peak_run_ = -1;
   int64_t peak_frontier_ = -1;
   trace::HolderTable peak_;
+  int64_t peak_rss_ = -1, pooled_at_peak_ = -1;  // -1: not recorded
+  // The difference of the two runs last compared, recomputed likewise.
+  int diff_run_ = -1, diff_other_ = -1;
+  int64_t diff_frontiers_[2] = {-1, -1};
+  std::vector<trace::DiffRow> diff_;
 };
 
 }  // namespace asyncscope::app
