@@ -148,7 +148,12 @@ bool EngineBase::admit(OpRecord* op, std::exception_ptr& error, trace::OpStatus&
     note_error(error);
     return false;
   }
-  for (int i = 0; i < op->num_reads && !error; ++i) error = op->read(i)->error;
+  // A read granted by stream order follows an op that may still be on the
+  // device; its error is read by the completer once that op completed.
+  const VarLink* links = op->links();
+  for (int i = 0; i < op->num_reads && !error; ++i) {
+    if (!links[i].by_stream) error = links[i].var->error;
+  }
   if (error) {
     status = trace::OpStatus::skipped;
     return false;

@@ -79,7 +79,8 @@ class EngineBase : public Engine {
   // The pieces of execute(), also used by the GPU path, which runs an op's
   // function on one thread and finishes it on another:
   // admit() returns false, with the error and status to give the op, if it
-  // must not run (cancelled, or an input carries an error);
+  // must not run (cancelled, or an input carries an error; an input granted
+  // by stream order is left to the stream's completer, see VarLink);
   bool admit(OpRecord* op, std::exception_ptr& error, trace::OpStatus& status);
   // call() runs the function; if it throws, returns the error naming the op
   // (also counted, kept for wait_all and recorded in the trace).

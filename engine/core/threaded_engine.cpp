@@ -323,12 +323,15 @@ void ThreadedEngine::completer_main(Worker& worker) {
         }
       }
     }
-    // An op granted by stream order was admitted before the ops it follows
-    // had finished; if one of them failed on the device, its error is this
-    // op's too (as it would have been, had the op waited for them).
-    for (int i = 0; op->on_stream && !s.error && i < op->num_reads; ++i) {
-      if (op->read(i)->error) {
-        s.error = op->read(i)->error;
+    // A read granted by stream order was admitted before the op it follows
+    // had finished, without its error (admit() skips it: this thread writes
+    // it). That op completed on this thread before this one, so its error is
+    // settled now; if it failed, this op's result is that error too, as it
+    // would have been, had the op waited for it.
+    const VarLink* links = op->links();
+    for (int i = 0; s.on_device && !s.error && i < op->num_reads; ++i) {
+      if (links[i].by_stream && links[i].var->error) {
+        s.error = links[i].var->error;
         s.status = trace::OpStatus::skipped;
       }
     }

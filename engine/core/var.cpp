@@ -26,8 +26,11 @@ OpRecord* Var::append_read(VarLink* link) {
   OpRecord* ready = nullptr;
   link->next = nullptr;
   std::lock_guard lock(lock_);
-  if (head_ == nullptr && (num_writes_ == 0 || stream_successor(link))) {
+  if (head_ == nullptr && num_writes_ == 0) {
     count_grant(link);
+    grant(link, ready, done_ns_);
+  } else if (head_ == nullptr && stream_successor(link)) {
+    count_grant(link, true);
     grant(link, ready, done_ns_);
   } else if (tail_) {
     tail_ = tail_->next = link;
@@ -41,8 +44,11 @@ OpRecord* Var::append_write(VarLink* link) {
   OpRecord* ready = nullptr;
   link->next = nullptr;
   std::lock_guard lock(lock_);
-  if (head_ == nullptr && ((num_writes_ == 0 && num_reads_ == 0) || stream_successor(link))) {
+  if (head_ == nullptr && num_writes_ == 0 && num_reads_ == 0) {
     count_grant(link);
+    grant(link, ready, done_ns_);
+  } else if (head_ == nullptr && stream_successor(link)) {
+    count_grant(link, true);
     grant(link, ready, done_ns_);
   } else if (tail_) {
     tail_ = tail_->next = link;
@@ -72,7 +78,7 @@ void Var::grant_from_head(VarLink*& first, VarLink*& stop) {
   stop = head_;
   // Nothing granted the usual way: the next op may still follow by stream order.
   if (first == stop && head_ != nullptr && stream_successor(head_)) {
-    count_grant(head_);
+    count_grant(head_, true);
     head_ = head_->next;
     if (head_ == nullptr) tail_ = nullptr;
     stop = head_;
@@ -133,7 +139,7 @@ OpRecord* Var::launched() {
       granted = head_;
       head_ = granted->next;
       if (head_ == nullptr) tail_ = nullptr;
-      count_grant(granted);
+      count_grant(granted, true);
       at = done_ns_;
     }
   }

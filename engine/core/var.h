@@ -42,6 +42,11 @@ struct VarLink {
   class Var* var = nullptr;
   VarLink* next = nullptr;
   bool write = false;
+  // Set under the var's lock when the grant came by stream order: the op
+  // ahead of it on this var may still be on the device, and the completer
+  // writes its error (Var::error) when it finishes, so the granted op reads
+  // that error only on the completer, after it (never at launch).
+  bool by_stream = false;
 };
 
 // Layout: the dependency queue and the error share one cache line, which the
@@ -91,7 +96,8 @@ class alignas(64) Var {
   void grant_from_head(VarLink*& first, VarLink*& stop);
   // Under lock_: whether `link` may be granted now by stream order.
   bool stream_successor(const VarLink* link) const;
-  void count_grant(const VarLink* link) {
+  void count_grant(VarLink* link, bool by_stream = false) {
+    link->by_stream = by_stream;
     (link->write ? num_writes_ : num_reads_) += 1;
     ++unlaunched_;
   }

@@ -392,6 +392,38 @@ TEST(ThreadedEngineGpu, ADeviceFaultReachesTheSyncPointOfAnOpSubmittedBehindIt) 
   });
 }
 
+TEST(ThreadedEngineGpu, AStreamSuccessorWithAnErrorOnAnotherInputIsSkippedAtLaunch) {
+  // Its input `produced` is granted by stream order (its producer is still on
+  // the device) and `broken` the usual way, carrying a host op's error: the
+  // launch sees the settled error and never runs the function; the error of
+  // the producer, still unknown at launch, is left to the completer.
+  run_with_timeout([] {
+    Rig rig;
+    SimulatedStream* stream = &rig.stream();
+    Var* broken = rig.engine->new_var();
+    Var* produced = rig.engine->new_var();
+    Var* out = rig.engine->new_var();
+    rig.engine->push([](const RunContext&) { throw std::runtime_error("host failure"); }, {}, {broken},
+                     OpMeta("host_fails"));
+    EXPECT_THROW(rig.engine->wait_for_var(broken), OpError);
+    stream->hold();
+    rig.gpu([] {}, {}, {produced}, "producer");
+    auto ran = std::make_shared<std::atomic<bool>>(false);
+    rig.engine->push([ran](const RunContext&) { ran->store(true); }, {produced, broken}, {out},
+                     OpMeta("follower", Device::cuda(0)));
+    ASSERT_TRUE(eventually([&] { return stream->begun() == 1; }));
+    stream->release();
+    try {
+      rig.engine->wait_for_var(out);
+      FAIL() << "expected OpError";
+    } catch (const OpError& e) {
+      EXPECT_EQ(e.op_name(), "host_fails");
+    }
+    EXPECT_FALSE(ran->load()) << "skipped at launch, not run";
+    EXPECT_THROW(rig.engine->wait_all(), OpError);
+  });
+}
+
 TEST(ThreadedEngineGpu, WithTwoStreamsADependentOpWaitsForTheDevice) {
   run_with_timeout([] {
     Rig rig(2);
