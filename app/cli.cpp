@@ -345,7 +345,9 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
   }
   // A GPU op is on two lanes, its stream's launch lane and GPU lane: count it as one op and one launch.
   for (const auto& lane : m.workers) {
-    out << "  " << escape_controls(lane.name) << ": " << lane.ops.size() << (lane.launches() ? " launches\n" : " ops\n");
+    out << "  " << escape_controls(lane.name) << ": " << lane.ops.size() << (lane.launches() ? " launches" : " ops");
+    if (!lane.helps.empty()) out << ", helped with " << lane.helps.size() << " parts of other workers' ops";
+    out << "\n";
   }
   if (failed > 0) out << "  " << failed << " ops failed\n";
   if (m.dropped > 0) out << "  " << m.dropped << " events were dropped when the recorder's bound was hit\n";

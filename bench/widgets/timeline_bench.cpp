@@ -29,7 +29,7 @@ const trace::TraceModel& million_op_model() {
     m.names = {"", "add", "mul", "dot", "sum", "free", "sync loop", "async loop"};
     m.frontends.push_back(trace::FrontendLane{"frontend", {}, {}, {}});
     for (uint16_t w = 0; w < kWorkers; ++w) {
-      m.workers.push_back(trace::WorkerLane{"CPU worker " + std::to_string(w), trace::DeviceKind::cpu, 0, w, trace::SpanKind::execute, {}});
+      m.workers.push_back(trace::WorkerLane{"CPU worker " + std::to_string(w), trace::DeviceKind::cpu, 0, w, trace::SpanKind::execute, {}, {}});
     }
     m.ops.reserve(kOps);
     m.var_ids.reserve(size_t{kOps} * 3);

@@ -161,9 +161,9 @@ bool EngineBase::admit(OpRecord* op, std::exception_ptr& error, trace::OpStatus&
   return true;
 }
 
-std::exception_ptr EngineBase::call(OpRecord* op, uint16_t worker, void* stream) {
+std::exception_ptr EngineBase::call(OpRecord* op, uint16_t worker, void* stream, HelpBoard* helpers) {
   try {
-    if (op->fn) op->fn(RunContext{op->meta.device, worker, op->id, stream});
+    if (op->fn) op->fn(RunContext{op->meta.device, worker, op->id, stream, helpers});
     return nullptr;
   } catch (...) {
     return fail(op, std::current_exception());
@@ -183,7 +183,7 @@ void EngineBase::set_errors(OpRecord* op, const std::exception_ptr& error) noexc
   for (int i = 0; i < op->num_writes; ++i) op->write(i)->error = error;
 }
 
-int64_t EngineBase::execute(OpRecord* op, uint16_t worker, int64_t& last_end, bool continued) {
+int64_t EngineBase::execute(OpRecord* op, uint16_t worker, int64_t& last_end, bool continued, HelpBoard* helpers) {
   const bool traced = tracing();
   int64_t start = 0;
   if (traced) {
@@ -194,7 +194,7 @@ int64_t EngineBase::execute(OpRecord* op, uint16_t worker, int64_t& last_end, bo
   auto status = trace::OpStatus::ok;
   std::exception_ptr error;
   if (admit(op, error, status)) {
-    error = call(op, worker, nullptr);
+    error = call(op, worker, nullptr, helpers);
     if (error) status = trace::OpStatus::failed;
   }
   set_errors(op, error);

@@ -75,7 +75,7 @@ class EngineBase : public Engine {
   // hand-off between the two counts as the op's) and the clock is read once
   // per op, not twice: on this machine a second TSC read per op cost more
   // throughput than the rest of tracing together (docs/PERFORMANCE.md).
-  int64_t execute(OpRecord* op, uint16_t worker, int64_t& last_end, bool continued);
+  int64_t execute(OpRecord* op, uint16_t worker, int64_t& last_end, bool continued, HelpBoard* helpers = nullptr);
   // The pieces of execute(), also used by the GPU path, which runs an op's
   // function on one thread and finishes it on another:
   // admit() returns false, with the error and status to give the op, if it
@@ -84,7 +84,7 @@ class EngineBase : public Engine {
   bool admit(OpRecord* op, std::exception_ptr& error, trace::OpStatus& status);
   // call() runs the function; if it throws, returns the error naming the op
   // (also counted, kept for wait_all and recorded in the trace).
-  std::exception_ptr call(OpRecord* op, uint16_t worker, void* stream);
+  std::exception_ptr call(OpRecord* op, uint16_t worker, void* stream, HelpBoard* helpers = nullptr);
   // fail() counts and keeps an error that arose outside the function (a
   // device error seen when the op's work finished) and returns it named.
   std::exception_ptr fail(OpRecord* op, std::exception_ptr thrown);

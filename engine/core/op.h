@@ -18,11 +18,16 @@ namespace asyncscope {
 // (delete_var's on_delete when the var was already idle).
 inline constexpr uint16_t kCallerThread = 0xffff;
 
+class HelpBoard;
+
 struct RunContext {
   Device device;
   uint16_t worker = 0;  // index within the device's worker pool, or kCallerThread
   uint64_t op_id = 0;
   void* stream = nullptr;  // the CUDA stream of a GPU worker; null on CPU
+  // The idle workers of this pool that may run parts of the op (run_parts()
+  // in engine/core/help_board.h); null where nobody can help.
+  HelpBoard* helpers = nullptr;
 };
 
 // Captures up to this many bytes are stored in the op record itself (no allocation).

@@ -51,18 +51,38 @@ class ReadyQueue {
     return op;
   }
 
-  // Sleeps until an op arrives; returns null once stop() was called and the queue is empty.
-  OpRecord* pop_or_sleep() {
+  // Sleeps until an op arrives or other() holds; returns null once stop()
+  // was called and the queue is empty, or when other() holds. other() is
+  // checked after registering as a sleeper: whoever makes it true and then
+  // calls nudge() never leaves this thread asleep.
+  template <class Other>
+  OpRecord* pop_or_sleep(Other other) {
     for (;;) {
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
       const uint32_t seen = signal_.load(std::memory_order_seq_cst);
       OpRecord* op = try_pop();
-      if (op == nullptr && !stopped_.load(std::memory_order_seq_cst)) signal_.wait(seen, std::memory_order_seq_cst);
+      const bool woken = op == nullptr && other();
+      if (op == nullptr && !woken && !stopped_.load(std::memory_order_seq_cst)) {
+        signal_.wait(seen, std::memory_order_seq_cst);
+      }
       sleepers_.fetch_sub(1, std::memory_order_seq_cst);
       if (op != nullptr) return op;
+      if (woken) return nullptr;
       if (stopped_.load(std::memory_order_seq_cst)) return try_pop();
     }
   }
+  OpRecord* pop_or_sleep() {
+    return pop_or_sleep([] { return false; });
+  }
+
+  // Wakes every sleeping worker (to look at something other than the queue).
+  void nudge() {
+    if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
+    signal_.fetch_add(1, std::memory_order_seq_cst);
+    signal_.notify_all();
+  }
+
+  bool stopped() const noexcept { return stopped_.load(std::memory_order_seq_cst); }
 
   // A hint for spinning workers; may be stale.
   bool maybe_nonempty() const noexcept { return size_.load(std::memory_order_relaxed) > 0; }

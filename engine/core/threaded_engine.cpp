@@ -61,6 +61,10 @@ ThreadedEngine::ThreadedEngine(const EngineOptions& options) : EngineBase(option
     w->index = static_cast<uint16_t>(i);
     cpu->workers.push_back(std::move(w));
   }
+  if (n > 1) {
+    cpu->help = std::make_unique<HelpBoard>(
+        n - 1, [](void* queue) { static_cast<ReadyQueue*>(queue)->nudge(); }, &cpu->queue);
+  }
   pools_.push_back(std::move(cpu));
   if (options.gpu_streams != 0) start_gpu_pool(options);  // may throw: no thread started yet
   for (auto& pool : pools_) {
@@ -233,7 +237,7 @@ void ThreadedEngine::run(OpRecord* op, Worker& worker, bool continued) {
     return;
   }
   worker.running.store(1, std::memory_order_relaxed);
-  const int64_t end = execute(op, worker.index, worker.last_end, continued);
+  const int64_t end = execute(op, worker.index, worker.last_end, continued, worker.pool->help.get());
   worker.running.store(0, std::memory_order_relaxed);
   complete(op, end);
   release_op_record(op);
@@ -363,18 +367,47 @@ void ThreadedEngine::worker_main(Worker& worker) {
                                                         : to_string(device) + " launch " + std::to_string(worker.index));
   tls_worker = &worker;
   ReadyQueue& queue = worker.pool->queue;
+  const HelpBoard* board = worker.pool->help.get();
+  const auto help_posted = [board] { return board != nullptr && board->posted(); };
   for (;;) {
     OpRecord* op = std::exchange(worker.next_local, nullptr);
     const bool continued = op != nullptr;
     if (op == nullptr) op = queue.try_pop();
-    if (op == nullptr && spin_until([&queue] { return queue.maybe_nonempty(); }, kWorkerSpinNs)) {
+    if (op == nullptr &&
+        spin_until([&queue, &help_posted] { return queue.maybe_nonempty() || help_posted(); }, kWorkerSpinNs)) {
       op = queue.try_pop();
     }
-    if (op == nullptr) op = queue.pop_or_sleep();
-    if (op == nullptr) break;  // stopped and drained
+    if (op == nullptr && help(worker)) continue;
+    if (op == nullptr) {
+      op = queue.pop_or_sleep(help_posted);
+      if (op == nullptr) {
+        if (help(worker) || !queue.stopped()) continue;  // woken to help
+        op = queue.try_pop();
+        if (op == nullptr) break;  // stopped and drained
+      }
+    }
     run(op, worker, continued);
   }
   tls_worker = nullptr;
+}
+
+bool ThreadedEngine::help(Worker& worker) {
+  HelpBoard* board = worker.pool->help.get();
+  if (board == nullptr || !board->posted()) return false;
+  const bool traced = tracing();
+  // Ordered clock reads: the span must not start before the job was posted.
+  const int64_t begin = traced ? trace::now_ns() : 0;
+  ReadyQueue& queue = worker.pool->queue;
+  const uint64_t op = board->help([&queue] { return queue.maybe_nonempty(); });  // back to ops as soon as any wait
+  if (op == 0) return false;
+  if (traced) {
+    const int64_t start = std::max(begin, worker.last_end);
+    const int64_t end = std::max(trace::now_ns(), start);
+    recorder_->record_exec(trace::ExecEvent{op, start, end, worker.index, DeviceKind::cpu, 0, trace::OpStatus::ok,
+                                            trace::SpanKind::help});
+    worker.last_end = end;
+  }
+  return true;
 }
 
 uint64_t ThreadedEngine::finished() const noexcept {

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "engine/core/engine_base.h"
+#include "engine/core/help_board.h"
 #include "engine/core/ready_queue.h"
 
 namespace asyncscope {
@@ -66,10 +67,14 @@ class ThreadedEngine final : public EngineBase {
     Device device;
     ReadyQueue queue;
     std::vector<std::unique_ptr<Worker>> workers;
+    std::unique_ptr<HelpBoard> help;  // CPU pools of 2 or more workers
   };
 
   uint64_t submit(OpRecord* op);
   void worker_main(Worker& worker);
+  // An idle worker joins its pool's posted job (HelpBoard) and records its
+  // help span; false if it ran no part.
+  bool help(Worker& worker);
   // continued: the op is worker.next_local (see EngineBase::execute).
   void run(OpRecord* op, Worker& worker, bool continued);
   // GPU workers: runs the op's function on the stream and queues it for the completer.

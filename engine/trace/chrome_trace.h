@@ -14,8 +14,11 @@
 //     worker, span): each executed op as an `X`, its args carrying id, var
 //     ids read and written, bytes, iteration, status and error text; on a
 //     launch lane, each GPU op's host launch as an `X` with the same args;
+//     on a CPU worker's lane, each help span (time on parts of another
+//     worker's op) as an `X` named after that op, with its args plus
+//     helped_lane, and no arrows;
 //   - every `X` (slice) has category "asyncscope" and says what it is in
-//     args.event: "enqueue", "sync", "op" or "launch";
+//     args.event: "enqueue", "sync", "op", "launch" or "help";
 //   - counters as `C` events, one track per name in model.counter_names
 //     (sample values past the named counters are not written);
 //   - flow arrows enqueue -> execution (CPU ops) or enqueue -> launch ->
@@ -60,8 +63,9 @@ namespace asyncscope::trace {
 // 2 added launch lanes and "launch" spans; 3 added a script's source lines
 // (otherData.source_lines and source_points, "source" and "source_point" in
 // op and sync args); 4 gave every slice the category "asyncscope", what it is
-// in args.event, and the v1 flow events that category. Older files still read.
-inline constexpr int kChromeTraceVersion = 4;
+// in args.event, and the v1 flow events that category; 5 added help spans.
+// Older files still read.
+inline constexpr int kChromeTraceVersion = 5;
 inline constexpr int kOldestChromeTraceVersion = 1;
 
 struct ExportOptions {

@@ -321,7 +321,7 @@ class Exporter {
   // Sources: the frontend lanes, the worker lanes, the markers, the counters.
   struct Cursor {
     size_t next = 0;       // enqueues, spans, markers or samples written
-    size_t next_sync = 0;  // frontend lanes: syncs written
+    size_t next_sync = 0;  // frontend lanes: syncs written; execution lanes: help spans written
   };
 
   size_t num_sources() const { return m_.frontends.size() + m_.workers.size() + 2; }
@@ -331,6 +331,12 @@ class Exporter {
   bool sync_is_next(const FrontendLane& f, const Cursor& c) const {
     return c.next == f.enqueues.size() ||
            (c.next_sync < f.syncs.size() && m_.syncs[f.syncs[c.next_sync]].begin <= m_.ops[f.enqueues[c.next]].enqueue);
+  }
+
+  // On an execution lane, the op spans and help spans merged by time.
+  bool help_is_next(const WorkerLane& w, const Cursor& c) const {
+    if (c.next_sync == w.helps.size()) return false;
+    return c.next == w.ops.size() || w.helps[c.next_sync].start < m_.ops[w.ops[c.next]].start;
   }
 
   // The time of the next event of a source, or nullopt when it has no more.
@@ -343,7 +349,8 @@ class Exporter {
     }
     if (source < nf + nw) {
       const WorkerLane& w = m_.workers[source - nf];
-      if (c.next == w.ops.size()) return std::nullopt;
+      if (c.next == w.ops.size() && c.next_sync == w.helps.size()) return std::nullopt;
+      if (help_is_next(w, c)) return w.helps[c.next_sync].start;
       const OpInfo& op = m_.ops[w.ops[c.next]];
       return w.launches() ? op.launch_start : op.start;
     }
@@ -371,6 +378,10 @@ class Exporter {
       }
     } else if (source < nf + nw) {
       const WorkerLane& w = m_.workers[source - nf];
+      if (help_is_next(w, c)) {
+        help_span(w.helps[c.next_sync++], w, worker_tid(static_cast<uint32_t>(source - nf)));
+        return;
+      }
       const uint32_t index = w.ops[c.next++];
       if (w.launches()) {
         launch_span(m_.ops[index], w, worker_tid(static_cast<uint32_t>(source - nf)));
@@ -455,6 +466,16 @@ class Exporter {
     for (uint32_t s : waiters) {
       if (has_wait_arrow(op, m_.syncs[s])) flow("s", wait_flow_id(s), "wait", tid, start);
     }
+  }
+
+  // A worker's time on parts of an op that another worker ran: a slice with
+  // the op's name and arguments, args.event "help"; no arrows.
+  void help_span(const HelpSpan& h, const WorkerLane& lane, int tid) {
+    const OpInfo& op = m_.ops[h.op];
+    json e = span_event(op, lane, tid, "help", h.start, h.end);
+    e["args"].erase("ns_queued");
+    e["args"]["helped_lane"] = op.executed() ? m_.workers[op.worker].name : std::string();
+    emit(e);
   }
 
   void marker_event(size_t i) {

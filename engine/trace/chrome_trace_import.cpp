@@ -318,9 +318,9 @@ class Importer {
       const int64_t tid = get_int(e, "tid");
       if (cat == "enqueue") {
         stage_enqueue(args, tid, index);
-      } else if (cat == "op" || cat == "launch") {
+      } else if (cat == "op" || cat == "launch" || cat == "help") {
         StagedExec x{index, tid, get_uint(args, "id"), get_time(args, "ns_ts"), 0, get_status(args), get_error(args),
-                     cat == "launch" ? SpanKind::launch : SpanKind::execute};
+                     cat == "launch" ? SpanKind::launch : cat == "help" ? SpanKind::help : SpanKind::execute};
         x.end = get_end(args, x.start);
         execs_.push_back(std::move(x));
       } else if (cat == "sync") {
@@ -447,7 +447,7 @@ class Importer {
       named[(worker ? frontends : 0) + lane.index] = true;
       if (worker) {
         model_.workers[lane.index] =
-            WorkerLane{std::move(lane.name), lane.device, lane.device_index, lane.worker, lane.span, {}};
+            WorkerLane{std::move(lane.name), lane.device, lane.device_index, lane.worker, lane.span, {}, {}};
       } else {
         model_.frontends[lane.index].name = std::move(lane.name);
       }
@@ -508,6 +508,11 @@ class Importer {
       at_event(x.event);
       OpInfo& op = op_at(x.id);
       const auto lane = static_cast<uint16_t>(lane_of(x.tid, "worker"));
+      if (x.span == SpanKind::help) {
+        if (model_.workers[lane].launches()) fail("a help span on tid " + std::to_string(x.tid) + ", a launch lane");
+        model_.workers[lane].helps.push_back(HelpSpan{static_cast<uint32_t>(x.id - model_.first_op_id), x.start, x.end});
+        continue;
+      }
       const bool launch = x.span == SpanKind::launch;
       if (model_.workers[lane].span != x.span) {
         fail(std::string(launch ? "a launch" : "an execution") + " span on tid " + std::to_string(x.tid) + ", which is " +

@@ -69,7 +69,10 @@ inline constexpr uint64_t kMaxPushNs = (uint64_t{1} << 24) - 1;
 // stream worker that submitted its kernels (host clock), and `execute`, the
 // time its work ran on the GPU stream, measured with CUDA events on the
 // device and mapped onto the host clock.
-enum class SpanKind : uint8_t { execute = 0, launch = 1 };
+// help: a CPU worker that was idle ran parts of another worker's op (a
+// large matrix product split over the pool, engine/core/help_board.h); the
+// op's own span is on the worker that ran it, the help spans on the helpers.
+enum class SpanKind : uint8_t { execute = 0, launch = 1, help = 2 };
 
 // Recorded by the worker that executed (or skipped) the op; for a GPU op, the
 // launch span by the stream's host thread and the execute span by the thread

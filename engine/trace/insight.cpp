@@ -329,12 +329,26 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
     int64_t cur = from;
     size_t i = windows[lane_of_worker_[w]].first;
     const size_t last = windows[lane_of_worker_[w]].last;
-    for (; i < last; ++i) {
-      const OpInfo& op = model.ops[wl.ops[i]];
-      const int64_t s = std::max(wl.start_of(op), cur);
-      const int64_t e = wl.end_of(op);
+    // Its own ops and its help spans (time on another worker's op) are both
+    // busy time, taken in start order. A help span is read at most a moment
+    // after the op it helped, so one read after the frontier passed its start
+    // counts from the frontier on.
+    size_t h = lane.next_help;
+    for (;;) {
+      const bool help_next = h < wl.helps.size() && wl.helps[h].start < to &&
+                             (i == last || wl.helps[h].start < wl.start_of(model.ops[wl.ops[i]]));
+      if (!help_next && i == last) break;
+      int64_t s = 0, e = 0;
+      if (help_next) {
+        s = std::max(wl.helps[h].start, cur);
+        e = wl.helps[h].end;
+      } else {
+        const OpInfo& op = model.ops[wl.ops[i]];
+        s = std::max(wl.start_of(op), cur);
+        e = wl.end_of(op);
+        if (!op.internal) active_end_ = std::max(active_end_, std::min(e, to));
+      }
       copy_idle(lane.states, idle, cur, s);
-      if (!op.internal) active_end_ = std::max(active_end_, std::min(e, to));
       if (e > s) {
         lane.states.append(s, LaneState::busy);
         if (!wl.launches()) busy.emplace_back(s, std::min(e, to));
@@ -343,9 +357,11 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
         cur = to;
         break;
       }
+      (help_next ? h : i) += 1;
       cur = std::max(cur, e);
     }
     lane.next_span = i;
+    lane.next_help = h;
     copy_idle(lane.states, idle, cur, to);
     lane.states.extend(to);
   }

@@ -221,6 +221,7 @@ class RunInsight {
     uint64_t key = 0;      // device, device index, worker, span
     uint32_t group = 0;    // index into groups_
     size_t next_span = 0;  // the first span of the lane not yet fully classified
+    size_t next_help = 0;  // the same for its help spans
     LaneStates states;
   };
   struct Group {

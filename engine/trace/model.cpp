@@ -43,6 +43,7 @@ int64_t TraceModel::end_time() const noexcept {
   // A lane's spans never overlap, so its last one ends last.
   for (const WorkerLane& lane : workers) {
     if (!lane.ops.empty()) t = std::max(t, lane.end_of(ops[lane.ops.back()]));
+    if (!lane.helps.empty()) t = std::max(t, lane.helps.back().end);
   }
   for (const FrontendLane& lane : frontends) {
     if (!lane.enqueues.empty()) t = std::max(t, ops[lane.enqueues.back()].enqueue);
@@ -75,7 +76,7 @@ uint16_t TraceReader::worker_lane(TraceModel& model, const ExecEvent& e, const T
                              [&](const WorkerLane& lane, const auto& k) { return key_of(lane) < k; });
   const auto pos = static_cast<size_t>(it - model.workers.begin());
   if (it != model.workers.end() && key_of(*it) == wanted) return static_cast<uint16_t>(pos);
-  model.workers.insert(it, WorkerLane{buffer.name, e.device, e.device_index, e.worker, span, {}});
+  model.workers.insert(it, WorkerLane{buffer.name, e.device, e.device_index, e.worker, span, {}, {}});
   // Ops already placed on the lanes that moved down point at their new index.
   for (size_t i = pos + 1; i < model.workers.size(); ++i) {
     const bool launches = model.workers[i].launches();
@@ -179,6 +180,11 @@ bool TraceReader::update(TraceModel& model) {
       if (e.op < model.first_op_id) continue;
       const uint16_t lane = worker_lane(model, e, *buffer);
       OpInfo& op = op_slot(model, e.op);
+      if (e.span == SpanKind::help) {
+        model.workers[lane].helps.push_back(HelpSpan{static_cast<uint32_t>(e.op - model.first_op_id), rel(e.start), rel(e.end)});
+        changed = true;
+        continue;
+      }
       if (model.workers[lane].launches()) {
         op.launch_start = rel(e.start);
         op.launch_end = rel(e.end);

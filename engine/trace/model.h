@@ -83,6 +83,13 @@ struct SourcePoint {
 // ("cuda:0 launch 0", span launch). Lanes are keyed by (device, device_index,
 // worker, span) and kept sorted by that key with launch before execute: CPU
 // lanes first, and each stream's launch lane directly above its GPU lane.
+// A CPU worker's time on parts of an op that another worker ran (SpanKind::help).
+struct HelpSpan {
+  uint32_t op = 0;  // index into TraceModel::ops
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
 struct WorkerLane {
   std::string name;
   DeviceKind device = DeviceKind::cpu;
@@ -92,6 +99,9 @@ struct WorkerLane {
   // Op indices in the order of their spans on this lane (start-sorted, never
   // overlapping): execution order, or on a launch lane, launch order.
   std::vector<uint32_t> ops;
+  // Execution lanes: the times this worker helped with other workers' ops
+  // (start-sorted, never overlapping each other or this lane's own ops).
+  std::vector<HelpSpan> helps;
 
   bool launches() const noexcept { return span == SpanKind::launch; }
   // The span an op has on this lane: its launch on a launch lane, else its execution.

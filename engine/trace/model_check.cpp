@@ -1,5 +1,6 @@
 #include "engine/trace/model_check.h"
 
+#include <limits>
 #include <string_view>
 #include <tuple>
 
@@ -89,6 +90,34 @@ class Checker {
         }
         prev = &op;
       }
+      if (std::string why = help_spans(w, lane); !why.empty()) return why;
+    }
+    return "";
+  }
+
+  // Help spans: on an execution lane, of an op another lane executed, in
+  // time order, overlapping neither each other nor the lane's own ops.
+  std::string help_spans(const WorkerLane& w, size_t lane) const {
+    if (!w.helps.empty() && w.launches()) return lane_text(w) + " is a launch lane with help spans";
+    size_t next_op = 0;
+    int64_t prev_end = std::numeric_limits<int64_t>::min();
+    for (const HelpSpan& h : w.helps) {
+      if (h.op >= m_.ops.size()) return lane_text(w) + " helps with op index " + std::to_string(h.op) + " of " + std::to_string(m_.ops.size());
+      const OpInfo& op = m_.ops[h.op];
+      if (!op.executed() || op.worker == lane) {
+        return "on " + lane_text(w) + ", a help span of " + op_text(op) + ", which no other lane executed";
+      }
+      if (h.end < h.start) return "on " + lane_text(w) + ", a help span of " + op_text(op) + " ends before it starts";
+      if (h.start < prev_end) {
+        return "on " + lane_text(w) + ", a help span of " + op_text(op) + " starts at " + ns(h.start) +
+               ", before the span ahead of it ends at " + ns(prev_end) + " (spans on one lane never overlap)";
+      }
+      while (next_op < w.ops.size() && m_.ops[w.ops[next_op]].end <= h.start) ++next_op;
+      if (next_op < w.ops.size() && m_.ops[w.ops[next_op]].start < h.end) {
+        return "on " + lane_text(w) + ", a help span of " + op_text(op) + " (" + ns(h.start) + " to " + ns(h.end) +
+               ") overlaps " + op_text(m_.ops[w.ops[next_op]]) + " (spans on one lane never overlap)";
+      }
+      prev_end = h.end;
     }
     return "";
   }

@@ -22,9 +22,9 @@ inline trace::TraceModel gpu_test_model() {
   trace::TraceModel m;
   m.names = {"", "normal", "dot", "copy"};
   m.frontends.push_back(trace::FrontendLane{"frontend", {}, {0}, {}});
-  m.workers.push_back(trace::WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {0, 3}});
-  m.workers.push_back(trace::WorkerLane{"cuda:0 launch 0", DeviceKind::cuda, 0, 0, SpanKind::launch, {1, 2}});
-  m.workers.push_back(trace::WorkerLane{"cuda:0 stream 0", DeviceKind::cuda, 0, 0, SpanKind::execute, {1, 2}});
+  m.workers.push_back(trace::WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {0, 3}, {}});
+  m.workers.push_back(trace::WorkerLane{"cuda:0 launch 0", DeviceKind::cuda, 0, 0, SpanKind::launch, {1, 2}, {}});
+  m.workers.push_back(trace::WorkerLane{"cuda:0 stream 0", DeviceKind::cuda, 0, 0, SpanKind::execute, {1, 2}, {}});
   struct Row {
     trace::NameId name;
     int64_t enqueue, launch_start, launch_end, start, end;

@@ -38,8 +38,8 @@ inline trace::TraceModel small_model() {
                                  {3, 2500, 41000, 50000, 1, {3}, {4}},
                                  {4, 3000, 41000, 42000, 0, {}, {1}}};
   m.frontends.push_back(trace::FrontendLane{"frontend", {}, {0}, {}});
-  m.workers.push_back(trace::WorkerLane{"CPU worker 0", trace::DeviceKind::cpu, 0, 0, trace::SpanKind::execute, {}});
-  m.workers.push_back(trace::WorkerLane{"CPU worker 1", trace::DeviceKind::cpu, 0, 1, trace::SpanKind::execute, {}});
+  m.workers.push_back(trace::WorkerLane{"CPU worker 0", trace::DeviceKind::cpu, 0, 0, trace::SpanKind::execute, {}, {}});
+  m.workers.push_back(trace::WorkerLane{"CPU worker 1", trace::DeviceKind::cpu, 0, 1, trace::SpanKind::execute, {}, {}});
   for (const Row& r : rows) {
     trace::OpInfo op;
     op.id = m.ops.size() + 1;
@@ -76,7 +76,7 @@ inline trace::TraceModel dense_model(uint32_t n) {
   m.names = {"", "add", "dot"};
   m.frontends.push_back(trace::FrontendLane{"frontend", {}, {}, {}});
   for (uint16_t w = 0; w < 4; ++w) {
-    m.workers.push_back(trace::WorkerLane{"CPU worker " + std::to_string(w), trace::DeviceKind::cpu, 0, w, trace::SpanKind::execute, {}});
+    m.workers.push_back(trace::WorkerLane{"CPU worker " + std::to_string(w), trace::DeviceKind::cpu, 0, w, trace::SpanKind::execute, {}, {}});
   }
   int64_t free_at[4] = {};
   for (uint32_t i = 0; i < n; ++i) {

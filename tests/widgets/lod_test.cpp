@@ -161,7 +161,7 @@ TEST(Lod, ModelLanesFoldThroughTheirIndexLists) {
     model.ops[i].start = 100 + static_cast<int64_t>(i) * 200;
     model.ops[i].end = model.ops[i].start + 150;
   }
-  model.workers.push_back(trace::WorkerLane{"w", trace::DeviceKind::cpu, 0, 0, trace::SpanKind::execute, {0, 2, 3}});
+  model.workers.push_back(trace::WorkerLane{"w", trace::DeviceKind::cpu, 0, 0, trace::SpanKind::execute, {0, 2, 3}, {}});
   model.frontends.push_back(trace::FrontendLane{"f", {0, 1, 2, 3}, {0}, {}});
   model.syncs.push_back(trace::SyncSpan{50, 900, 3, 4, 0, trace::SyncKind::wait_all});
   const TimeAxis axis = TimeAxis::make(TimeView{0, 1000}, 0.0f, 1000.0f);
@@ -188,7 +188,7 @@ TEST(Lod, LaunchLanesFoldLaunchSpans) {
     op.start = 5000 + static_cast<int64_t>(i) * 1000;  // far outside the view
     op.end = op.start + 900;
   }
-  model.workers.push_back(trace::WorkerLane{"cuda:0 launch 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::launch, {0, 1, 2}});
+  model.workers.push_back(trace::WorkerLane{"cuda:0 launch 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::launch, {0, 1, 2}, {}});
   const TimeAxis axis = TimeAxis::make(TimeView{0, 1000}, 0.0f, 1000.0f);
   std::vector<LodBox> boxes;
   fold_worker_lane(model, model.workers[0], axis, boxes);

@@ -327,8 +327,8 @@ TEST(TimelineWidget, DenseLaunchLanesFold) {
   trace::TraceModel m;
   m.names = {"", "add"};
   m.frontends.push_back(trace::FrontendLane{"frontend", {}, {}, {}});
-  m.workers.push_back(trace::WorkerLane{"cuda:0 launch 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::launch, {}});
-  m.workers.push_back(trace::WorkerLane{"cuda:0 stream 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::execute, {}});
+  m.workers.push_back(trace::WorkerLane{"cuda:0 launch 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::launch, {}, {}});
+  m.workers.push_back(trace::WorkerLane{"cuda:0 stream 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::execute, {}, {}});
   int64_t gpu_free = 0;
   for (uint32_t i = 0; i < 20'000; ++i) {
     trace::OpInfo op;

@@ -87,6 +87,7 @@ void OpSpanLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
     const ImU32 ink = op.internal || style_.muted ? theme::kText : text_on(fill);
     label_in_box(draw, ctx, xa, xb, y0, y1, ink, fits ? text : name.data(), fits ? nullptr : name.data() + name.size());
   }
+  draw_helps(draw, ctx, y0, y1);
   // A highlighted script line: what did not come from it is veiled, labels included.
   if (ctx.highlight_line < 0) return;
   for (const LodBox& box : boxes_) {
@@ -99,9 +100,83 @@ void OpSpanLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
   }
 }
 
-TimelineHit OpSpanLane::hit_test(const LaneContext&, ImVec2 p) const {
+std::pair<size_t, size_t> OpSpanLane::helps_in(double a, double b) const {
+  const std::vector<trace::HelpSpan>& helps = lane().helps;
+  // Never overlapping, so sorted by end as well as by start.
+  const auto first = std::partition_point(helps.begin(), helps.end(),
+                                          [a](const trace::HelpSpan& h) { return static_cast<double>(h.end) <= a; });
+  const auto last = std::partition_point(first, helps.end(),
+                                         [b](const trace::HelpSpan& h) { return static_cast<double>(h.start) < b; });
+  return {static_cast<size_t>(first - helps.begin()), static_cast<size_t>(last - helps.begin())};
+}
+
+void OpSpanLane::draw_helps(ImDrawList* draw, const LaneContext& ctx, float y0, float y1) const {
+  const trace::WorkerLane& worker = lane();
+  if (worker.helps.empty()) return;
+  const TimeAxis& axis = ctx.axis;
+  const auto [first, last] = helps_in(axis.begin_ns, axis.end_ns());
+  char text[160];
+  float drawn_to = -1e30f;  // spans narrower than a pixel share one column
+  for (size_t i = first; i < last; ++i) {
+    const trace::HelpSpan& h = worker.helps[i];
+    const float xa = axis.px(static_cast<double>(h.start));
+    const float xb = std::max(axis.px(static_cast<double>(h.end)), xa + 1.0f);
+    if (xb <= drawn_to) continue;
+    drawn_to = xb;
+    const std::string_view name = model_->op_name(model_->ops[h.op]);
+    const ImU32 color = OpColor(name);
+    draw->AddRectFilled(ImVec2(xa, y0), ImVec2(xb, y1), mix(color, theme::kBackground, 0.6f));
+    draw_hatch(draw, ImVec2(xa, y0), ImVec2(xb, y1), color);
+    draw->AddRect(ImVec2(xa, y0), ImVec2(xb, y1), color);
+    if (xb - xa < 12.0f) continue;
+    std::snprintf(text, sizeof text, "helping: %.*s  %s", static_cast<int>(name.size()), name.data(),
+                  format_duration(h.end - h.start).c_str());
+    const bool fits = ImGui::CalcTextSize(text).x + 8.0f < std::min(xb, ctx.x1) - std::max(xa, ctx.x0);
+    const std::string_view shortest = name;
+    label_in_box(draw, ctx, xa, xb, y0, y1, theme::kText, fits ? text : shortest.data(),
+                 fits ? nullptr : shortest.data() + shortest.size());
+  }
+}
+
+void OpSpanLane::help_tooltip(const TimelineHit& hit) const {
+  const trace::HelpSpan& h = lane().helps[hit.first];
+  const trace::OpInfo& op = model_->ops[h.op];
+  const std::string_view name = model_->op_name(op);
+  ImGui::BeginTooltip();
+  ImGui::Text("helping with %.*s (op %llu)", static_cast<int>(name.size()), name.data(),
+              static_cast<unsigned long long>(op.id));
+  ImGui::TextDisabled("this worker was idle and ran parts of an op that another worker ran");
+  ImGui::Separator();
+  tooltip_row("time", tooltip_time_range(h.start, h.end));
+  tooltip_row("helped", format_duration(h.end - h.start));
+  if (op.executed()) {
+    tooltip_row("op ran on", model_->workers[op.worker].name);
+    tooltip_row("op took", format_duration(op.end - op.start));
+  }
+  ImGui::TextDisabled("click: select the op");
+  ImGui::EndTooltip();
+}
+
+TimelineHit OpSpanLane::hit_test(const LaneContext& ctx, ImVec2 p) const {
   using Kind = TimelineHit::Kind;
   TimelineHit hit;
+  if (!lane().helps.empty()) {
+    const double t = ctx.axis.to_ns(p.x);
+    const double slop = kHitSlopPx * ctx.axis.ns_per_px;
+    const auto [first, last] = helps_in(t - slop, t + slop);
+    if (first < last) {
+      const trace::HelpSpan& h = lane().helps[first];
+      hit.kind = Kind::other;
+      hit.click = TimelineHit::Click::select_op;
+      hit.zoomable = true;
+      hit.op = h.op;
+      hit.first = static_cast<uint32_t>(first);
+      hit.count = 1;
+      hit.begin_ns = h.start;
+      hit.end_ns = h.end;
+      return hit;
+    }
+  }
   const LodBox* box = box_at(boxes_, p.x, kHitSlopPx);
   if (box == nullptr) return hit;
   hit.first = box->first;
@@ -123,6 +198,7 @@ TimelineHit OpSpanLane::hit_test(const LaneContext&, ImVec2 p) const {
 void OpSpanLane::tooltip(const TimelineHit& hit) const {
   if (hit.kind == TimelineHit::Kind::op) return OpTooltip(*model_, static_cast<uint32_t>(hit.op));
   if (hit.kind == TimelineHit::Kind::folded_ops) folded_tooltip(hit);
+  if (hit.kind == TimelineHit::Kind::other && hit.first < lane().helps.size()) help_tooltip(hit);
 }
 
 void OpSpanLane::folded_tooltip(const TimelineHit& hit) const {

@@ -2,11 +2,14 @@
 // executions, or on a launch lane the ops' launches) folded for the visible
 // range, drawn coloured by op kind, hit-tested, and a tooltip for one op or a
 // folded box. The CPU worker, GPU stream and GPU launch lanes are this with
-// their own part of the op and look.
+// their own part of the op and look. An execution lane also draws its help
+// spans (time the worker spent on parts of another worker's op), hatched in
+// that op's colour.
 // Threading: UI thread only.
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "engine/trace/model.h"
@@ -43,6 +46,10 @@ class OpSpanLane : public Lane {
  private:
   const trace::WorkerLane& lane() const noexcept { return model_->workers[worker_]; }
   void folded_tooltip(const TimelineHit& hit) const;
+  void help_tooltip(const TimelineHit& hit) const;
+  // Positions in lane().helps of the help spans overlapping [a, b).
+  std::pair<size_t, size_t> helps_in(double a, double b) const;
+  void draw_helps(ImDrawList* draw, const LaneContext& ctx, float y0, float y1) const;
 
   const trace::TraceModel* model_;
   uint32_t worker_;

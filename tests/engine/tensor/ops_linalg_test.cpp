@@ -3,11 +3,60 @@
 // alive after the base's handles are gone.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+
 #include "engine/tensor/ops.h"
+#include "engine/trace/model.h"
 #include "support/timeout.h"
 
 namespace asyncscope {
 namespace {
+
+// A product large enough is split into blocks of rows (or, wider than tall,
+// columns) that idle workers help with; every transpose combination and
+// both split directions must give the triple loop's result, also for sizes
+// that are not multiples of the blocks.
+TEST(DotInParts, EveryTransposeAndBothSplitDirectionsMatchTheTripleLoop) {
+  testing::run_with_timeout([] {
+    Context::Options options;
+    options.engine.cpu_workers = 2;
+    options.engine.recorder = std::make_shared<trace::Recorder>();
+    ContextPtr c = Context::create(options);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    struct Case {
+      int64_t m, k, n;
+    };
+    for (const Case& shape : {Case{517, 411, 301}, Case{133, 557, 611}}) {  // taller (3 parts), then wider (2)
+      const int64_t m = shape.m, k = shape.k, n = shape.n;
+      for (bool ta : {false, true}) {
+        for (bool tb : {false, true}) {
+          std::vector<float> va(static_cast<size_t>(m * k)), vb(static_cast<size_t>(k * n));
+          for (float& x : va) x = value(rng);
+          for (float& x : vb) x = value(rng);
+          NDArray a = from_host(c, ta ? Shape{k, m} : Shape{m, k}, va);
+          NDArray b = from_host(c, tb ? Shape{n, k} : Shape{k, n}, vb);
+          const std::vector<float> got = dot(a, b, ta, tb).to_host();
+          ASSERT_EQ(got.size(), static_cast<size_t>(m * n));
+          double worst = 0;
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+              double acc = 0;
+              for (int64_t p = 0; p < k; ++p) {
+                const float x = ta ? va[static_cast<size_t>(p * m + i)] : va[static_cast<size_t>(i * k + p)];
+                const float y = tb ? vb[static_cast<size_t>(j * k + p)] : vb[static_cast<size_t>(p * n + j)];
+                acc += static_cast<double>(x) * y;
+              }
+              worst = std::max(worst, std::abs(acc - got[static_cast<size_t>(i * n + j)]));
+            }
+          }
+          EXPECT_LT(worst, 1e-3) << m << "x" << k << " by " << k << "x" << n << " ta=" << ta << " tb=" << tb;
+        }
+      }
+    }
+  });
+}
 
 TEST(Reshape, IsAViewSharingStorageAndVarWithNoOpPushed) {
   testing::run_with_timeout([] {

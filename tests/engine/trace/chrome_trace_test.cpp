@@ -30,6 +30,7 @@
 #include "engine/trace/counter_sampler.h"
 #include "engine/trace/chrome_trace_checks.h"
 #include "engine/trace/model_checks.h"
+#include "support/help_trace_model.h"
 #include "support/model_vars.h"
 #include "support/timeout.h"
 
@@ -265,9 +266,9 @@ TraceModel hand_model() {
   m.names = {"", "op \"quoted\"", "back\\slash\nnew line\ttab", "unicode naïve ✓ 日本 🎉", "marker \"m\" \\ \x01",
              "dir/script \"a\".py"};
   m.frontends = {FrontendLane{"frontend", {}, {}, {}}, FrontendLane{"thread \"two\"\n", {}, {}, {}}};
-  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}},
-               WorkerLane{"cuda:1 launch 3", DeviceKind::cuda, 1, 3, SpanKind::launch, {}},
-               WorkerLane{"CUDA \\ stream ✓", DeviceKind::cuda, 1, 3, SpanKind::execute, {}}};
+  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}, {}},
+               WorkerLane{"cuda:1 launch 3", DeviceKind::cuda, 1, 3, SpanKind::launch, {}, {}},
+               WorkerLane{"CUDA \\ stream ✓", DeviceKind::cuda, 1, 3, SpanKind::execute, {}, {}}};
   m.counter_names = {"rss_bytes", "queue \"depth\"", "device_live_bytes"};
   m.ops.resize(8);
   for (size_t i = 0; i < m.ops.size(); ++i) m.ops[i].id = m.first_op_id + i;
@@ -320,6 +321,31 @@ TraceModel hand_model() {
   m.syncs[1].source = 2, m.syncs[3].source = 4;
   m.dropped = 17;
   return m;
+}
+
+TEST(ChromeTrace, HelpSpansAreSlicesOnTheHelpersLaneAndReadBackExactly) {
+  const TraceModel m = asyncscope::testing::help_test_model();
+  const std::string text = to_chrome_trace_json(m);
+  const json doc = json::parse(text);
+  const auto spans = spans_by_tid(doc);
+  expect_spans_nest(spans);
+  expect_flows_pair_up(doc, spans);
+  const json* help = find_event(doc, [](const json& e) { return e["ph"] == "X" && e["args"]["event"] == "help"; });
+  ASSERT_NE(help, nullptr);
+  EXPECT_EQ(help->at("name"), "dot");
+  EXPECT_EQ(help->at("args")["id"], 2);
+  EXPECT_EQ(help->at("args")["ns_ts"], 1200);
+  EXPECT_EQ(help->at("args")["ns_dur"], 6800);
+  EXPECT_EQ(help->at("args")["helped_lane"], "CPU worker 0");
+  EXPECT_FALSE(help->contains("bind_id")) << "no arrows to or from help spans";
+  const TraceModel back = parse_chrome_trace(text, "help.json");
+  expect_same_model(m, back);
+  // A help span on a launch lane, or of an op no other lane ran, is refused.
+  json bad = doc;
+  for (json& e : bad["traceEvents"]) {
+    if (e["ph"] == "X" && e["args"]["event"] == "help") e["tid"] = (*help)["tid"].get<int>() == 2 ? 3 : 2;
+  }
+  EXPECT_THROW(parse_chrome_trace(bad.dump(), "bad.json"), std::exception);
 }
 
 TEST(ChromeTrace, HandBuiltModelWithEveryCornerRoundTrips) {
@@ -497,7 +523,7 @@ TEST(ChromeTrace, EmptyModelRoundTrips) {
 TEST(ChromeTrace, MicrosecondTimesConvertBackToExactNanoseconds) {
   TraceModel m;
   m.names = {""};
-  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}}};
+  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}, {}}};
   std::mt19937_64 rng(7);
   std::vector<int64_t> times = {0, 1, 999, 1000, 1001, 1005, 4095, 1234567, (int64_t{1} << 50) - 2};
   for (int i = 0; i < 4000; ++i) times.push_back(static_cast<int64_t>(rng() % (uint64_t{1} << (10 + i % 40))));
@@ -523,7 +549,7 @@ TEST(ChromeTrace, MicrosecondTimesConvertBackToExactNanoseconds) {
 TEST(ChromeTrace, TouchingSpansNeverOverlapWhenTsPlusDurIsAddedAsDoubles) {
   TraceModel m;
   m.names = {""};
-  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}}};
+  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}, {}}};
   std::mt19937_64 rng(13);
   // The issue's span (ending at 30257421 ns), then chains of touching spans
   // at every magnitude, some zero-length.
@@ -685,8 +711,8 @@ TEST(ChromeTrace, ForeignTracesAreRecognised) {
   expect_rejected(R"({"traceEvents":[],"otherData":{"version":"Chrome 120"}})", "not an asyncscope trace");
   expect_rejected(R"({"traceEvents":[],"otherData":"x"})", "not an asyncscope trace");
   expect_rejected("42", "not an asyncscope trace");
-  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 5; }),
-                  "written by a newer asyncscope (format version 5; this build reads versions 1 to 4)");
+  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 6; }),
+                  "written by a newer asyncscope (format version 6; this build reads versions 1 to 5)");
   expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 0; }), "unknown format version 0");
   json doc = json::parse(to_chrome_trace_json(hand_model()));
   doc.erase("traceEvents");
@@ -857,7 +883,7 @@ TEST(ChromeTrace, SourcePointsMustFitTheirOpsAndWaits) {
 TEST(ChromeTrace, UnknownNamesTimesAndIdsAreRejected) {
   // An op seen only executing has name 0, which a file without names lacks.
   TraceModel m;
-  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {0}}};
+  m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {0}, {}}};
   m.ops.resize(1);
   m.ops[0].id = 1, m.ops[0].start = 5, m.ops[0].end = 6;
   expect_rejected(to_chrome_trace_json(m), "op 1 has name id 0, which is not in names");

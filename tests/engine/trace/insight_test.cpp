@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/trace/counters.h"
+#include "support/help_trace_model.h"
 #include "support/model_vars.h"
 
 namespace asyncscope::trace {
@@ -36,7 +37,7 @@ TraceModel build(const std::vector<Row>& rows, int workers) {
   m.frontends.push_back(FrontendLane{"frontend", {}, {}, {}});
   for (int w = 0; w < workers; ++w) {
     m.workers.push_back(WorkerLane{"CPU worker " + std::to_string(w), DeviceKind::cpu, 0, static_cast<uint16_t>(w),
-                                   SpanKind::execute, {}});
+                                   SpanKind::execute, {}, {}});
   }
   for (const Row& r : rows) {
     OpInfo op;
@@ -158,6 +159,37 @@ TEST(RunInsight, ClassifiesEveryMomentOfEveryLane) {
   EXPECT_EQ(part.frontends[L::wait_to_read], 10000);
 }
 
+TEST(RunInsight, AWorkerHelpingWithAnotherWorkersOpIsBusy) {
+  const TraceModel m = asyncscope::testing::help_test_model();
+  RunInsight insight;
+  insight.update(m, true);
+  EXPECT_EQ(insight.frontier(), 9700);
+  using L = LaneState;
+  EXPECT_EQ(segments(insight.worker(0)), (std::vector<Seg>{{0, 100, L::starved},
+                                                          {100, 1000, L::held},
+                                                          {1000, 9000, L::busy},
+                                                          {9000, 9500, L::held},
+                                                          {9500, 9700, L::busy}}));
+  EXPECT_EQ(segments(insight.worker(1)), (std::vector<Seg>{{0, 100, L::starved},
+                                                          {100, 500, L::held},
+                                                          {500, 900, L::busy},
+                                                          {900, 1200, L::held},
+                                                          {1200, 8000, L::busy},
+                                                          {8000, 9500, L::held},
+                                                          {9500, 9700, L::starved}}));
+  // Read in two steps, the help span arriving after the frontier passed
+  // its start: it counts from the frontier on, and nothing is counted twice.
+  TraceModel early = m;
+  early.workers[1].helps.clear();
+  early.ops[1].start = early.ops[1].end = kNoTime;  // the split op still running: the frontier stays at its enqueue
+  early.workers[0].ops = {2};
+  RunInsight stepwise;
+  stepwise.update(early, false);
+  stepwise.update(m, true);
+  EXPECT_EQ(segments(stepwise.worker(1)), segments(insight.worker(1)));
+  EXPECT_EQ(stepwise.breakdown(0, 9700).workers[L::busy], insight.breakdown(0, 9700).workers[L::busy]);
+}
+
 TEST(RunInsight, VerdictComparesTheFrontendsTimePerOpWithTheBackends) {
   RunInsight insight;
   insight.update(small(), true);
@@ -233,8 +265,8 @@ TEST(RunInsight, GpuOpsQueueForTheirLaunchLaneAndTheirGpuLane) {
   TraceModel m;
   m.names = {"", "matmul"};
   m.frontends.push_back(FrontendLane{"frontend", {}, {}, {}});
-  m.workers.push_back(WorkerLane{"cuda:0 launch 0", DeviceKind::cuda, 0, 0, SpanKind::launch, {0}});
-  m.workers.push_back(WorkerLane{"cuda:0 stream 0", DeviceKind::cuda, 0, 0, SpanKind::execute, {0}});
+  m.workers.push_back(WorkerLane{"cuda:0 launch 0", DeviceKind::cuda, 0, 0, SpanKind::launch, {0}, {}});
+  m.workers.push_back(WorkerLane{"cuda:0 stream 0", DeviceKind::cuda, 0, 0, SpanKind::execute, {0}, {}});
   OpInfo op;
   op.id = 1;
   op.name = 1;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "support/gpu_trace_model.h"
+#include "support/help_trace_model.h"
 
 namespace asyncscope::trace {
 namespace {
@@ -46,6 +47,26 @@ TEST(ModelCheck, TextFromTheModelIsQuoted) {
   m.workers[0].name = "CPU \"0\"\n";
   m.ops[3].start = m.ops[0].start;  // op 4 now starts inside op 1
   expect_violation(m, "on worker lane \"CPU \\\"0\\\"\\n\", op 4 starts at");
+}
+
+TEST(ModelCheck, HelpSpansKeepTheLaneRules) {
+  using asyncscope::testing::help_test_model;
+  EXPECT_EQ(first_violation(help_test_model()), "");
+  TraceModel m = help_test_model();
+  m.workers[1].helps[0].end = 600;  // ends before it starts
+  expect_violation(m, "a help span of op 2 ends before it starts");
+  m = help_test_model();
+  m.workers[1].helps[0].start = 800;  // inside op 1 on the helper's own lane
+  expect_violation(m, "on worker lane \"CPU worker 1\", a help span of op 2 (800 ns to 8000 ns) overlaps op 1");
+  m = help_test_model();
+  m.workers[0].helps.push_back(HelpSpan{1, 9000, 9100});  // its own op
+  expect_violation(m, "a help span of op 2, which no other lane executed");
+  m = help_test_model();
+  m.workers[1].helps.push_back(HelpSpan{1, 7000, 8500});
+  expect_violation(m, "starts at 7000 ns, before the span ahead of it ends at 8000 ns");
+  m = help_test_model();
+  m.workers[1].helps[0].op = 9;
+  expect_violation(m, "worker lane \"CPU worker 1\" helps with op index 9 of 3");
 }
 
 }  // namespace

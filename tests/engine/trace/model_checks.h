@@ -130,6 +130,12 @@ inline void expect_same_model(const TraceModel& a, const TraceModel& b) {
     EXPECT_EQ(a.workers[i].worker, b.workers[i].worker);
     EXPECT_EQ(a.workers[i].span, b.workers[i].span);
     EXPECT_EQ(a.workers[i].ops, b.workers[i].ops);
+    ASSERT_EQ(a.workers[i].helps.size(), b.workers[i].helps.size());
+    for (size_t h = 0; h < a.workers[i].helps.size(); ++h) {
+      EXPECT_EQ(a.workers[i].helps[h].op, b.workers[i].helps[h].op);
+      EXPECT_EQ(a.workers[i].helps[h].start, b.workers[i].helps[h].start);
+      EXPECT_EQ(a.workers[i].helps[h].end, b.workers[i].helps[h].end);
+    }
   }
   ASSERT_EQ(a.syncs.size(), b.syncs.size());
   for (size_t i = 0; i < a.syncs.size(); ++i) {

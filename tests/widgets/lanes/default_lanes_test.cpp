@@ -81,8 +81,8 @@ TEST(DefaultLanes, KeptWhileTheModelKeepsItsShapeRebuiltWhenItGrows) {
   EXPECT_EQ(lanes.worker_lane(0), worker0) << "a lane keeps its buffers from frame to frame";
 
   // A GPU stream appears: its launch and stream lanes come after the CPU workers.
-  m.workers.push_back(trace::WorkerLane{"cuda:0 launch 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::launch, {}});
-  m.workers.push_back(trace::WorkerLane{"cuda:0 stream 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::execute, {}});
+  m.workers.push_back(trace::WorkerLane{"cuda:0 launch 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::launch, {}, {}});
+  m.workers.push_back(trace::WorkerLane{"cuda:0 stream 0", trace::DeviceKind::cuda, 0, 0, trace::SpanKind::execute, {}, {}});
   lanes.update(m);
   EXPECT_EQ(kinds(lanes), (std::vector<std::string>{"frontend", "counter queue_depth", "cpu", "cpu", "launch",
                                                     "stream", "counter rss_bytes", "counter live_bytes",
