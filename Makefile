@@ -4,7 +4,7 @@ JOBS    ?= $(shell nproc)
 GEN     := $(shell command -v ninja >/dev/null 2>&1 && echo -G Ninja)
 CTEST_J ?= $(JOBS)
 
-.PHONY: all deps configure build run test stress bench gpu-check tsan tsan-engine asan fuzz screenshots clean
+.PHONY: all deps configure build run test stress bench bench-peers gpu-check tsan tsan-engine asan fuzz screenshots clean
 
 all: build
 
@@ -30,6 +30,17 @@ stress: build
 
 bench: build
 	./$(BUILD)/bin/asyncscope_bench --benchmark_out=$(BUILD)/bench.json --benchmark_out_format=json $(BENCH_ARGS)
+
+# asyncscope side by side with NumPy and PyTorch on the CPU (bench/peers):
+# the demos' workloads in each, fresh processes taking turns, medians of
+# PEERS_ROUNDS rounds in $(BUILD)/peers.json and a Markdown table on stdout.
+# Installs python3-numpy and python3-torch if missing (scripts/peers_deps.sh).
+PEERS_ROUNDS ?= 5
+PEERS_PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+bench-peers: configure
+	@bash scripts/peers_deps.sh
+	cmake --build $(BUILD) -j$(JOBS) --target asyncscope asyncscope_python_package
+	$(PEERS_PYTHON) bench/peers/run.py --build $(BUILD) --rounds $(PEERS_ROUNDS) --python $(PEERS_PYTHON) $(PEERS_ARGS)
 
 # On a machine with an NVIDIA GPU: the CUDA tests and GPU benchmarks, where a
 # missing or unusable GPU is a failure instead of a skip.

@@ -1,0 +1,125 @@
+"""The workloads in NumPy, float32. NumPy is synchronous: each op has
+finished when its call returns, so the "wait" of the asyncscope loops has
+nothing to mirror (both sync-vs-async phases are the same loop here).
+Same rows and return shape as side_asyncscope.py.
+"""
+
+import time
+
+import numpy as np
+
+import common
+
+
+def run_sync_vs_async(p):
+    n, iterations = p["sva_size"], p["sva_iterations"]
+    x = np.ones((n, n), dtype=np.float32)
+    y = x + np.float32(1)
+    t0 = time.perf_counter_ns()
+    for _ in range(iterations):
+        y = x + np.float32(1)
+    sync_ns = time.perf_counter_ns() - t0
+    check_sync = common.check_of(y)
+    t0 = time.perf_counter_ns()
+    for _ in range(iterations):
+        y = x + np.float32(1)
+    async_ns = time.perf_counter_ns() - t0
+    return {
+        "sva_sync": {"value": sync_ns / 1e6, **check_sync},
+        "sva_async": {"value": async_ns / 1e6, **common.check_of(y)},
+    }
+
+
+def run_gemm(p, row):
+    n = p["gemm_size"]
+    np.dot(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)).sum()
+    x = common.pattern(n, signed=False)
+    rates = []
+    for _ in range(p["gemm_reps"]):
+        t0 = time.perf_counter_ns()
+        z = np.dot(x, x)
+        rates.append(2.0 * n ** 3 / (time.perf_counter_ns() - t0))
+    return {row: {"value": float(np.median(rates)), **common.check_of(z),
+                  "sum": float(z.sum())}}
+
+
+def run_tiny_loop(p):
+    ops = p["tiny_ops"]
+    one = np.float32(1)
+    y = np.ones((1,), dtype=np.float32) + one
+    t0 = time.perf_counter_ns()
+    for _ in range(ops):
+        y = y + one
+    ns = time.perf_counter_ns() - t0
+    return {"tiny_loop": {"value": ns / ops / 1e3, **common.check_of(y)}}
+
+
+def run_elementwise(n, reps, prefix):
+    x = common.pattern(n, signed=True)
+    y = common.second_pattern(n)
+    one, zero = np.float32(1), np.float32(0)
+    out = {}
+
+    def row(name, ns, z, scale=None):
+        out[prefix + name] = {"value": ns / reps / 1e3, **common.check_of(z, scale)}
+
+    z = x + one
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = x + one
+    row("add_scalar", time.perf_counter_ns() - t0, z)
+
+    z = x * y
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = x * y
+    row("mul", time.perf_counter_ns() - t0, z)
+
+    maximum = np.maximum  # relu
+    z = maximum(x, zero)
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = maximum(x, zero)
+    row("relu", time.perf_counter_ns() - t0, z)
+
+    total = np.sum
+    z = total(x)
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = total(x)
+    row("sum", time.perf_counter_ns() - t0, z, common.input_scale(common.pattern(n, signed=True)))
+    return out
+
+
+def run_roundtrip(p):
+    one = np.float32(1)
+    x = np.ones((1,), dtype=np.float32)
+    y = x + one
+    samples = []
+    for _ in range(p["rt_reps"]):
+        t0 = time.perf_counter_ns()
+        y = x + one
+        samples.append(time.perf_counter_ns() - t0)
+    return {"roundtrip": {"value": float(np.median(samples)) / 1e3, **common.check_of(y)}}
+
+
+def run(group, p):
+    if group == "sync-vs-async":
+        return run_sync_vs_async(p)
+    if group == "gemm":
+        return run_gemm(p, "gemm")
+    if group == "gemm-1worker":  # no workers to set: the same product, measured again
+        return run_gemm(p, "gemm_1worker")
+    if group == "tiny-loop":
+        return run_tiny_loop(p)
+    if group == "elementwise-128":
+        return run_elementwise(p["ew_small"], p["ew_small_reps"], "ew_small_")
+    if group == "elementwise-2000":
+        return run_elementwise(p["ew_large"], p["ew_large_reps"], "ew_large_")
+    if group == "roundtrip":
+        return run_roundtrip(p)
+    raise ValueError(group)
+
+
+def describe():
+    return {"version": np.__version__}

@@ -1,0 +1,124 @@
+"""The workloads in PyTorch on the CPU, float32. Like NumPy, CPU ops are
+synchronous: each has finished when its call returns. Same rows and return
+shape as side_asyncscope.py.
+"""
+
+import time
+
+import numpy as np
+import torch
+
+import common
+
+
+def run_sync_vs_async(p):
+    n, iterations = p["sva_size"], p["sva_iterations"]
+    x = torch.ones((n, n), dtype=torch.float32)
+    y = x + 1.0
+    t0 = time.perf_counter_ns()
+    for _ in range(iterations):
+        y = x + 1.0
+    sync_ns = time.perf_counter_ns() - t0
+    check_sync = common.check_of(y.numpy())
+    t0 = time.perf_counter_ns()
+    for _ in range(iterations):
+        y = x + 1.0
+    async_ns = time.perf_counter_ns() - t0
+    return {
+        "sva_sync": {"value": sync_ns / 1e6, **check_sync},
+        "sva_async": {"value": async_ns / 1e6, **common.check_of(y.numpy())},
+    }
+
+
+def run_gemm(p, row):
+    n = p["gemm_size"]
+    torch.mm(torch.ones((8, 8)), torch.ones((8, 8))).sum()
+    x = torch.from_numpy(common.pattern(n, signed=False))
+    rates = []
+    for _ in range(p["gemm_reps"]):
+        t0 = time.perf_counter_ns()
+        z = torch.mm(x, x)
+        rates.append(2.0 * n ** 3 / (time.perf_counter_ns() - t0))
+    return {row: {"value": float(np.median(rates)), **common.check_of(z.numpy()),
+                  "sum": float(z.sum())}}
+
+
+def run_tiny_loop(p):
+    ops = p["tiny_ops"]
+    y = torch.ones((1,), dtype=torch.float32) + 1.0
+    t0 = time.perf_counter_ns()
+    for _ in range(ops):
+        y = y + 1.0
+    ns = time.perf_counter_ns() - t0
+    return {"tiny_loop": {"value": ns / ops / 1e3, **common.check_of(y.numpy())}}
+
+
+def run_elementwise(n, reps, prefix):
+    x = torch.from_numpy(common.pattern(n, signed=True))
+    y = torch.from_numpy(common.second_pattern(n))
+    out = {}
+
+    def row(name, ns, z, scale=None):
+        out[prefix + name] = {"value": ns / reps / 1e3, **common.check_of(z.numpy(), scale)}
+
+    z = x + 1.0
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = x + 1.0
+    row("add_scalar", time.perf_counter_ns() - t0, z)
+
+    z = x * y
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = x * y
+    row("mul", time.perf_counter_ns() - t0, z)
+
+    relu = torch.relu
+    z = relu(x)
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = relu(x)
+    row("relu", time.perf_counter_ns() - t0, z)
+
+    total = torch.sum
+    z = total(x)
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = total(x)
+    row("sum", time.perf_counter_ns() - t0, z, common.input_scale(common.pattern(n, signed=True)))
+    return out
+
+
+def run_roundtrip(p):
+    x = torch.ones((1,), dtype=torch.float32)
+    y = x + 1.0
+    samples = []
+    for _ in range(p["rt_reps"]):
+        t0 = time.perf_counter_ns()
+        y = x + 1.0
+        samples.append(time.perf_counter_ns() - t0)
+    return {"roundtrip": {"value": float(np.median(samples)) / 1e3, **common.check_of(y.numpy())}}
+
+
+def run(group, p):
+    with torch.no_grad():  # no autograd bookkeeping: plain tensors, like the other sides
+        if group == "sync-vs-async":
+            return run_sync_vs_async(p)
+        if group == "gemm":
+            return run_gemm(p, "gemm")
+        if group == "gemm-1worker":  # no workers to set: the same product, measured again
+            return run_gemm(p, "gemm_1worker")
+        if group == "tiny-loop":
+            return run_tiny_loop(p)
+        if group == "elementwise-128":
+            return run_elementwise(p["ew_small"], p["ew_small_reps"], "ew_small_")
+        if group == "elementwise-2000":
+            return run_elementwise(p["ew_large"], p["ew_large_reps"], "ew_large_")
+        if group == "roundtrip":
+            return run_roundtrip(p)
+    raise ValueError(group)
+
+
+def describe():
+    return {"version": torch.__version__, "intra_op_threads": torch.get_num_threads(),
+            "blas_info": torch.__config__.show().split("BLAS_INFO=")[-1].split(",")[0]}
