@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "app/interrupt.h"
+#include "engine/tensor/blas.h"
 #include "engine/base/allocator.h"
 #include "engine/base/format.h"
 #include "engine/base/output_file.h"
@@ -162,6 +163,15 @@ std::string results_json(const demos::Program& demo, const demos::ParamValues& v
                        {"count", h.count}});
   }
   doc["peak_live_holders"] = std::move(holders);
+  // Which BLAS kernel the products ran on, for any figure compared with another library's.
+  try {
+    const blas::Info& info = blas::info();
+    doc["blas"] = {{"library", info.library},     {"core", info.core},
+                   {"forced_core", info.forced_core}, {"reason", info.reason},
+                   {"thread_timeout", info.thread_timeout}, {"threads", blas::threads()}};
+  } catch (const std::exception& e) {
+    doc["blas"] = {{"error", e.what()}};
+  }
   doc["peak_live_bytes"] = answers.peak.live_bytes;
   doc["peak_live_t_s"] = static_cast<double>(answers.peak.t) * 1e-9;
   return doc.dump(2) + "\n";

@@ -1,5 +1,9 @@
 #include "engine/base/allocator.h"
 
+#include <sys/mman.h>
+
+#include <cstdint>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -91,7 +95,40 @@ MemoryBudgetError::MemoryBudgetError(const std::string& what, const MemoryBudget
 
 BlockSource::~BlockSource() = default;
 
+namespace {
+
+// Blocks from this size on are mapped on their own, starting on a 2 MiB
+// boundary, with the kernel asked for transparent huge pages: an op's first
+// write of a fresh 16 MB output then takes 8 page faults instead of 4096 (in
+// a VM each 4 KiB fault cost about a microsecond besides the zeroing, some
+// 5 ms of a 45 ms 2000x2000 product). The size is not rounded up to huge
+// pages, so the tail, and every block where the kernel gives no huge pages,
+// costs no more memory than before.
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kMappedFrom = size_t{4} << 20;
+
+size_t mapped_length(size_t bytes) { return (bytes + PooledAllocator::kPageBytes - 1) / PooledAllocator::kPageBytes * PooledAllocator::kPageBytes; }
+
+void* map_aligned(size_t bytes) {
+  const size_t length = mapped_length(bytes);
+  void* raw = mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const auto base = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t start = (base + kHugePage - 1) / kHugePage * kHugePage;
+  if (start > base) munmap(raw, start - base);
+  const uintptr_t end = base + length + kHugePage;
+  if (end > start + length) munmap(reinterpret_cast<void*>(start + length), end - (start + length));
+  void* p = reinterpret_cast<void*>(start);
+#ifdef MADV_HUGEPAGE
+  madvise(p, length, MADV_HUGEPAGE);  // advice only: without THP the block is plain pages
+#endif
+  return p;
+}
+
+}  // namespace
+
 void* HostBlockSource::allocate(size_t bytes) {
+  if (bytes >= kMappedFrom) return map_aligned(bytes);
   // aligned_alloc wants a size that is a multiple of the alignment.
   const size_t a = PooledAllocator::kAlignment;
   void* p = std::aligned_alloc(a, (std::max<size_t>(bytes, 1) + a - 1) / a * a);
@@ -99,7 +136,13 @@ void* HostBlockSource::allocate(size_t bytes) {
   return p;
 }
 
-void HostBlockSource::release(void* p, size_t /*bytes*/) noexcept { std::free(p); }
+void HostBlockSource::release(void* p, size_t bytes) noexcept {
+  if (bytes >= kMappedFrom) {
+    munmap(p, mapped_length(bytes));
+    return;
+  }
+  std::free(p);
+}
 
 PooledAllocator::PooledAllocator(std::unique_ptr<BlockSource> source)
     : PooledAllocator(std::move(source), Options{}) {}

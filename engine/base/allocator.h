@@ -65,8 +65,11 @@ class BlockSource {
   virtual const char* name() const = 0;
 };
 
-// Host memory from std::aligned_alloc, 64-byte aligned; failure throws std::bad_alloc.
-// Threading: any thread.
+// Host memory, 64-byte aligned: blocks under 4 MiB from std::aligned_alloc;
+// larger ones mapped on their own at a 2 MiB boundary with transparent huge
+// pages requested (madvise; plain pages where the kernel gives none).
+// release() must get the size allocate() was given. Failure throws
+// std::bad_alloc. Threading: any thread.
 class HostBlockSource final : public BlockSource {
  public:
   void* allocate(size_t bytes) override;

@@ -1,5 +1,9 @@
 #include "engine/demos/run_env.h"
 
+#include <vector>
+
+#include <limits>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -179,5 +183,32 @@ Results run_program(const Program& program, const ParamValues& values, RunHooks&
 }
 
 double seconds_since(int64_t start_ns) { return static_cast<double>(trace::now_ns() - start_ns) * 1e-9; }
+
+double op_busy_seconds(const trace::TraceModel& m, std::string_view op_name, int64_t from_ns) {
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (const trace::OpInfo& op : m.ops) {
+    if (op.executed() && op.start >= from_ns && m.op_name(op) == op_name) spans.emplace_back(op.start, op.end);
+  }
+  std::sort(spans.begin(), spans.end());
+  int64_t busy = 0;
+  int64_t covered = std::numeric_limits<int64_t>::min();
+  for (const auto& [start, end] : spans) {
+    const int64_t from = std::max(start, covered);
+    if (end > from) {
+      busy += end - from;
+      covered = end;
+    }
+  }
+  return static_cast<double>(busy) * 1e-9;
+}
+
+int64_t marker_time(const trace::TraceModel& m, std::string_view name) {
+  for (const trace::Marker& marker : m.markers) {
+    if (m.name(marker.name) == name) return marker.t;
+  }
+  return 0;
+}
+
+double gflops(double flops, double seconds) { return seconds > 0 ? flops / seconds * 1e-9 : 0; }
 
 }  // namespace asyncscope::demos

@@ -151,4 +151,14 @@ Results run_program(const Program& program, const ParamValues& values, RunHooks&
 // Steady-clock seconds since `start_ns` (trace::now_ns()).
 double seconds_since(int64_t start_ns);
 
+// From a run's trace: the time during which at least one executed op named
+// `op_name` that started at or after `from_ns` (model time) was running (the
+// union of their spans, on any lane), in seconds. What a demo divides the
+// work of its matrix products by for their GFLOP/s.
+double op_busy_seconds(const trace::TraceModel& m, std::string_view op_name, int64_t from_ns = 0);
+// The model time of the first marker named `name`, or 0 if there is none.
+int64_t marker_time(const trace::TraceModel& m, std::string_view name);
+// GFLOP/s of `flops` done in `seconds` (0 when no time was measured).
+double gflops(double flops, double seconds);
+
 }  // namespace asyncscope::demos

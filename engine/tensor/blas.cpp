@@ -1,6 +1,7 @@
 #include "engine/tensor/blas.h"
 
 #include <dlfcn.h>
+#include <strings.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -30,6 +31,14 @@ using GetStringFn = char* (*)();
 
 constexpr const char* kSonames[] = {"libopenblas.so.0", "libopenblas.so"};
 constexpr const char* kCoreEnv = "OPENBLAS_CORETYPE";
+constexpr const char* kTimeoutEnv = "OPENBLAS_THREAD_TIMEOUT";
+// OpenBLAS's own pool threads spin (sched_yield) for 2^28 cycles, a tenth of
+// a second or more, after they start and after every threaded call. That
+// spinning took a core from the engine's workers: the first 2000x2000
+// product after loading ran at two thirds of its speed while both workers
+// computed parts of it. 2^18 cycles (about 0.1 ms) still keeps back-to-back
+// threaded calls quick; the threads sleep otherwise.
+constexpr const char* kOurTimeout = "18";
 
 struct Choice {
   std::string core;  // empty: let OpenBLAS decide
@@ -119,6 +128,14 @@ void* load_with_core(Info& info) {
     info.forced_core = std::move(choice.core);
     if (!info.forced_core.empty()) setenv(kCoreEnv, info.forced_core.c_str(), 1);
   }
+  const char* user_timeout = std::getenv(kTimeoutEnv);
+  const bool set_timeout = user_timeout == nullptr || *user_timeout == '\0';
+  if (set_timeout) {
+    setenv(kTimeoutEnv, kOurTimeout, 1);
+    info.thread_timeout = std::string(kOurTimeout) + " (ours: its idle threads sleep after about 0.1 ms)";
+  } else {
+    info.thread_timeout = std::string(user_timeout) + " (set by user)";
+  }
   void* handle = nullptr;
   std::string errors;
   for (const char* soname : kSonames) {
@@ -133,6 +150,12 @@ void* load_with_core(Info& info) {
       setenv(kCoreEnv, previous->c_str(), 1);
     else
       unsetenv(kCoreEnv);
+  }
+  if (set_timeout) {
+    if (user_timeout != nullptr)
+      setenv(kTimeoutEnv, "", 1);
+    else
+      unsetenv(kTimeoutEnv);
   }
   if (!handle) {
     throw std::runtime_error("OpenBLAS not found: install libopenblas0 (apt-get install libopenblas0-pthread)" +
@@ -150,8 +173,9 @@ std::string trimmed(const char* s) {
 // The handle is never dlclose()d: OpenBLAS's worker pool must outlive every caller.
 void load(Library& lib) {
   void* handle = find_loaded();
+  std::string want;
   if (handle) {
-    const std::string want = choose_core().core;
+    want = choose_core().core;
     lib.info.reason = "already loaded by the host process; kernel could not be chosen";
     if (!want.empty()) lib.info.reason += " (start the process with OPENBLAS_CORETYPE=" + want + " to choose it)";
   } else {
@@ -178,6 +202,9 @@ void load(Library& lib) {
   }
   lib.info.core = corename ? trimmed(corename()) : "";
   if (lib.info.core.empty()) lib.info.core = "unknown";
+  if (!want.empty() && strcasecmp(want.c_str(), lib.info.core.c_str()) == 0) {
+    lib.info.reason = "already loaded by the host process, with the kernel this CPU should use";
+  }
   lib.info.config = config ? trimmed(config()) : "";
 }
 

@@ -5,8 +5,10 @@
 // The engine does not link OpenBLAS. On first use it dlopen()s the library,
 // and before that sets OPENBLAS_CORETYPE from our own CPUID check, because
 // Debian's OpenBLAS 0.3.21 (DYNAMIC_ARCH) misdetects newer CPUs such as
-// Emerald Rapids as "Prescott" and runs SGEMM about 5x slower. A value the
-// user set themselves always wins.
+// Emerald Rapids as "Prescott" and runs SGEMM about 5x slower. It also sets
+// OPENBLAS_THREAD_TIMEOUT so that OpenBLAS's idle threads stop spinning
+// after about 0.1 ms instead of a tenth of a second, time they took from the
+// engine's workers. A value the user set themselves always wins.
 
 #include <string>
 
@@ -19,6 +21,10 @@ struct Info {
   std::string forced_core;  // what we set OPENBLAS_CORETYPE to; empty if we did not set it
   std::string reason;       // one line: why forced_core was (not) set
   std::string config;       // openblas_get_config() if the library exports it
+  // OPENBLAS_THREAD_TIMEOUT the library was loaded with (how long its idle
+  // threads spin, 2^N cycles), and whose it was; empty if it was loaded
+  // before us (by NumPy, say), when neither could be chosen.
+  std::string thread_timeout;
 };
 
 // Loads OpenBLAS on the first call (once per process) and describes it.

@@ -20,12 +20,45 @@ import atexit as _atexit
 import os as _os
 import sys as _sys
 
-# NumPy is imported now, not by the first asnumpy() or print: importing it
-# takes a tenth of a second, which would land inside whatever the script times.
-import numpy as _numpy  # noqa: F401
-
 from . import _core
 from ._core import OpError, configure, export_trace, hosted, line_table, mark
+
+
+def _openblas_settings():
+    # Importing NumPy loads OpenBLAS, whose constructor reads these two
+    # variables once; the engine shares that library. Unless the user set
+    # them (theirs win), they get the engine's choices for the load only:
+    # the CPU kernel (Debian's OpenBLAS 0.3.21 misdetects newer CPUs and
+    # runs far slower) and how long OpenBLAS's idle threads spin (2^18
+    # cycles, not 2^28: spinning took a core from the workers).
+    if "numpy" in _sys.modules:
+        return {}
+    wanted = {"OPENBLAS_CORETYPE": _core._recommended_blas_core(), "OPENBLAS_THREAD_TIMEOUT": "18"}
+    return {k: v for k, v in wanted.items() if v and not _os.environ.get(k)}
+
+
+_blas_env = _openblas_settings()
+_os.environ.update(_blas_env)
+try:
+    # NumPy is imported now, not by the first asnumpy() or print: importing it
+    # takes a tenth of a second, which would land inside whatever the script times.
+    import numpy as _numpy  # noqa: F401
+finally:
+    # Only for the load: child processes do not inherit our choice as theirs.
+    for _name in _blas_env:
+        _os.environ.pop(_name, None)
+
+
+def blas_info():
+    """The OpenBLAS the engine multiplies with, as a dict: library, core (the
+    CPU kernel it runs), forced_core and reason (what the engine chose and
+    why, when it loaded the library itself), thread_timeout, threads, and
+    set_at_import: the OPENBLAS_* variables this package set for NumPy's
+    load of the library (empty when the user set them or NumPy came first).
+    Raises RuntimeError, saying what to install, without OpenBLAS."""
+    info = _core.blas_info()
+    info["set_at_import"] = dict(_blas_env)
+    return info
 
 # The package's own frames are skipped when an op or a wait is traced back to
 # the line of the user's script that caused it.
@@ -42,5 +75,5 @@ _sys.modules[__name__ + ".nd"] = ndarray
 # $ASYNCSCOPE_TRACE, when the interpreter exits.
 _atexit.register(_core._shutdown)
 
-__all__ = ["OpError", "configure", "export_trace", "hosted", "line_table", "mark", "ndarray", "nd", "autograd", "gluon", "init",
+__all__ = ["OpError", "blas_info", "configure", "export_trace", "hosted", "line_table", "mark", "ndarray", "nd", "autograd", "gluon", "init",
            "torch", "d2l", "Context", "cpu", "gpu"]

@@ -5,6 +5,7 @@
 #include "python/core/bindings.h"
 #include "python/core/runtime.h"
 #include "python/core/source.h"
+#include "engine/tensor/blas.h"
 #include "engine/trace/model.h"
 #include "engine/trace/source_lines.h"
 #include "engine/trace/names.h"
@@ -30,6 +31,22 @@ the host's run is used instead.)");
     py::gil_scoped_release release;
     export_trace(path);
   }, py::arg("path"), "Writes the run's trace so far as Chrome trace JSON (ui.perfetto.dev, chrome://tracing).");
+  m.def("blas_info", [] {
+    const blas::Info& info = blas::info();
+    py::dict d;
+    d["library"] = info.library;
+    d["core"] = info.core;
+    d["forced_core"] = info.forced_core;
+    d["reason"] = info.reason;
+    d["thread_timeout"] = info.thread_timeout;
+    d["threads"] = blas::threads();
+    return d;
+  }, R"(The OpenBLAS the engine multiplies with: its library path, the CPU kernel
+it runs (core), the kernel asyncscope chose and why (forced_core, reason),
+the OPENBLAS_THREAD_TIMEOUT it was loaded with and its thread count now.
+Loads OpenBLAS if needed; raises RuntimeError, saying what to install, if it
+cannot be loaded.)");
+  m.def("_recommended_blas_core", &blas::recommended_core);
   m.def("hosted", &hosted, "Whether a host (asyncscope script, the app) runs this script.");
   m.def("mark", [](const std::string& name, int64_t value) {
     const std::shared_ptr<trace::Recorder> rec = recorder();

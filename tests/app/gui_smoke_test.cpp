@@ -57,11 +57,23 @@ std::string scratch(const std::string& name) {
 // Runs the app under a private X server (its output in LOG), with `env`
 // ("NAME=value ...") in its environment; returns its exit code.
 // With `timeout_s` > 0, under `timeout` (a hang is exit 124).
+// The app's own exit code is kept in LOG.code: under load, xvfb-run itself
+// now and then fails to remove its temporary directory afterwards (exit 5,
+// "problem while cleaning up temporary directory"), which says nothing about
+// the app.
 int run_app(const std::string& args, const std::string& log, const std::string& env = "", int timeout_s = 0) {
-  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + xvfb_run() +
-                          (timeout_s > 0 ? "timeout " + std::to_string(timeout_s) + " " : "") +
-                          app_command() + " " + args + " > " + log + " 2>&1";
+  const std::string code_file = log + ".code";
+  std::error_code ignored;
+  fs::remove(code_file, ignored);
+  std::string inner = (timeout_s > 0 ? "timeout " + std::to_string(timeout_s) + " " : "") + app_command() + " " +
+                      args + " > " + log + " 2>&1; echo $? > " + code_file;
+  std::string quoted;
+  for (char c : inner) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + xvfb_run() + "sh -c '" + quoted + "'";
   const int status = std::system(cmd.c_str());
+  std::ifstream in(code_file);
+  int code = -1;
+  if (in >> code) return code;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

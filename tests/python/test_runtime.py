@@ -103,3 +103,32 @@ class Trace(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Blas(unittest.TestCase):
+    def test_blas_info_names_the_kernel_and_what_the_package_set_for_the_load(self):
+        done = run_script("""
+            import json, os
+            import asyncscope
+            info = asyncscope.blas_info()
+            print(json.dumps(info))
+            print("env after import:", os.environ.get("OPENBLAS_THREAD_TIMEOUT"))
+            """, OPENBLAS_THREAD_TIMEOUT="", OPENBLAS_CORETYPE="")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        info = json.loads(done.stdout.splitlines()[0])
+        for key in ("library", "core", "reason", "thread_timeout", "threads", "set_at_import"):
+            self.assertIn(key, info)
+        self.assertNotEqual(info["core"], "")
+        self.assertGreaterEqual(info["threads"], 1)
+        # NumPy loaded OpenBLAS in a fresh process: the package chose for it, for the load only.
+        self.assertEqual(info["set_at_import"].get("OPENBLAS_THREAD_TIMEOUT"), "18")
+        self.assertIn("env after import: None", done.stdout)
+
+    def test_the_users_openblas_settings_win(self):
+        done = run_script("""
+            import asyncscope, os
+            print(asyncscope.blas_info()["set_at_import"], os.environ["OPENBLAS_THREAD_TIMEOUT"])
+            """, OPENBLAS_THREAD_TIMEOUT="25")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertNotIn("OPENBLAS_THREAD_TIMEOUT", done.stdout.split("}")[0])
+        self.assertIn(" 25", done.stdout)

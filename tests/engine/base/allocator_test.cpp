@@ -213,6 +213,26 @@ TEST(Allocator, BlocksAreAligned) {
   EXPECT_EQ(f.alloc.live_bytes(), 0);
 }
 
+// Blocks of 4 MiB and more are mapped on their own at a 2 MiB boundary (for
+// transparent huge pages); every byte is usable, and release unmaps exactly
+// what was mapped, also for sizes that are not whole pages.
+TEST(Allocator, LargeHostBlocksStartOnHugePageBoundariesAndAreWholeAndReleased) {
+  HostBlockSource source;
+  for (size_t bytes : {size_t{4} << 20, (size_t{16} << 20) + 100, (size_t{5} << 20) + 4096 * 3}) {
+    auto* p = static_cast<unsigned char*>(source.allocate(bytes));
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (size_t{2} << 20), 0u) << bytes;
+    std::memset(p, 0xab, bytes);
+    EXPECT_EQ(p[0], 0xab);
+    EXPECT_EQ(p[bytes - 1], 0xab);
+    source.release(p, bytes);
+  }
+  // Smaller blocks keep the allocator's 64-byte alignment.
+  void* small = source.allocate(1000);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small) % PooledAllocator::kAlignment, 0u);
+  source.release(small, 1000);
+}
+
 TEST(Allocator, ZeroBytesReturnsSentinelAndCountsNothing) {
   Fixture f(kMiB);
   const MemoryStats before = f.alloc.stats();

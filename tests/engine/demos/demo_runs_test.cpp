@@ -44,6 +44,7 @@ TEST(DemoRuns, QueuedVsFinishedEnqueuesEverythingBeforeTheGemmEnds) {
   EXPECT_LT(gemm->enqueue, gemm->end);
   EXPECT_LT(r.results.value("queued_s"), r.results.value("finished_s"));
   EXPECT_GT(r.results.value("gemm_s"), 0);
+  EXPECT_GT(r.results.value("gflops"), 0.1);
   EXPECT_NEAR(r.results.value("y"), 400.0 * 400 * 400 * 0.25, 400.0 * 400 * 400 * 0.25 * 0.05);  // E[x]^2 n^3
 }
 
@@ -61,6 +62,7 @@ TEST(DemoRuns, SyncFunctionsEachWaitForTheirOwnInputs) {
     EXPECT_NE(std::find(kinds.begin(), kinds.end(), k), kinds.end()) << trace::to_string(k);
   }
   EXPECT_EQ(r.results.value("wait_all_waited_for_unrelated"), 1.0);
+  EXPECT_GT(r.results.value("gflops"), 0.1) << "every demo that multiplies says how fast";
   for (const char* k : {"wait_to_read_s", "wait_all_s", "to_host_s", "item_s", "print_s"}) {
     EXPECT_GT(r.results.value(k), 0) << k;
   }
@@ -109,7 +111,11 @@ TEST(DemoRuns, SyncVsAsyncVerdictFollowsTheWorkPerOp) {
   trace::RunInsight a;
   a.update(tiny.model, true);
   EXPECT_EQ(a.verdict().bound, trace::Bound::frontend) << a.verdict().text();
-  EXPECT_GT(a.verdict().worker_starved_frac, a.verdict().worker_busy_frac) << a.verdict().text();
+  // Its workers are idle (starved, or held while an op waits for one to wake
+  // up) most of the time. Starved alone did not always outweigh busy on a
+  // quiet machine (busy 0.33-0.36, starved 0.27-0.31 in half the runs, with
+  // and without this session's engine changes).
+  EXPECT_LT(a.verdict().worker_busy_frac, 0.5) << a.verdict().text();
   // The demo's own model agrees: t1 > t2, and the frontend-bound prediction is the nearer.
   EXPECT_GT(tiny.results.value("t1_us"), tiny.results.value("t2_us"));
 
@@ -216,6 +222,8 @@ TEST(DemoRuns, HostVsGpuEnqueuesFasterThanItSynchronises) {
   const DemoRun r = run_demo("host-vs-gpu", {{"repeats", "3"}, {"size", "200"}});
   EXPECT_GT(r.results.value("host_s"), 0);
   EXPECT_LE(r.results.value("device_enqueue_s"), r.results.value("device_synced_s"));
+  EXPECT_GT(r.results.value("host_gflops"), 0.1);
+  EXPECT_GT(r.results.value("device_gflops"), 0.1);
   const auto dots = ops_named(r.model, "dot");
   ASSERT_EQ(dots.size(), 1u + 3u);  // an untimed warm-up product, then the repeats
   // The last push happened before the first product finished.

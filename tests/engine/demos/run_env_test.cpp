@@ -16,6 +16,7 @@
 #include "engine/core/errors.h"
 #include "engine/cuda/cuda.h"
 #include "engine/tensor/ops.h"
+#include "support/help_trace_model.h"
 #include "support/timeout.h"
 
 namespace asyncscope::demos {
@@ -263,6 +264,23 @@ TEST(RunEnv, ARunOnTheCpuAsksForTheGpuBesideItOnlyWhenThereIsOne) {
     EXPECT_EQ(sum(x).item(), 4.0f);
     EXPECT_GT(env.device_allocator()->live_bytes(), 0);
   });
+}
+
+TEST(RunEnvHelpers, OpBusySecondsIsTheUnionOfTheNamedOpsSpans) {
+  trace::TraceModel m = testing::help_test_model();  // dot 1000..9000 on worker 0 (helped), adds 500..900, 9500..9700
+  EXPECT_DOUBLE_EQ(op_busy_seconds(m, "dot"), 8000e-9) << "a help span is not counted twice";
+  EXPECT_DOUBLE_EQ(op_busy_seconds(m, "add"), 600e-9);
+  EXPECT_DOUBLE_EQ(op_busy_seconds(m, "add", 1000), 200e-9) << "only ops that started from then on";
+  // Two overlapping adds on two workers count once where they overlap.
+  m.ops[2].start = 700;
+  m.ops[2].end = 1100;
+  EXPECT_DOUBLE_EQ(op_busy_seconds(m, "add"), 600e-9);
+  EXPECT_DOUBLE_EQ(op_busy_seconds(m, "nothing"), 0);
+  m.markers.push_back(trace::Marker{4321, 0, 1, 0});  // named "add"
+  EXPECT_EQ(marker_time(m, "add"), 4321);
+  EXPECT_EQ(marker_time(m, "dot"), 0);
+  EXPECT_DOUBLE_EQ(gflops(2e9, 0.5), 4.0);
+  EXPECT_DOUBLE_EQ(gflops(2e9, 0), 0.0);
 }
 
 }  // namespace

@@ -177,8 +177,9 @@ TEST(BlasChild, ConcurrentFirstUse) {
 // Prints what the parent checks; runs only in a child spawned below.
 TEST(BlasChild, PrintInfo) {
   if (!in_child()) GTEST_SKIP() << "runs in a child process";
-  std::printf("blas.core=%s\nblas.forced=%s\nblas.reason=%s\n", info().core.c_str(), info().forced_core.c_str(),
-              info().reason.c_str());
+  std::printf("blas.core=%s\nblas.forced=%s\nblas.reason=%s\nblas.timeout=%s\nblas.env_timeout=%s\n",
+              info().core.c_str(), info().forced_core.c_str(), info().reason.c_str(), info().thread_timeout.c_str(),
+              std::getenv("OPENBLAS_THREAD_TIMEOUT") ? std::getenv("OPENBLAS_THREAD_TIMEOUT") : "<unset>");
   std::fflush(stdout);
 }
 
@@ -204,7 +205,7 @@ Child run_child(const std::vector<std::string>& extra_env, std::chrono::seconds 
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     const std::string kv = *e;
-    if (kv.rfind("GTEST_", 0) != 0 && kv.rfind("OPENBLAS_CORETYPE=", 0) != 0) env.push_back(kv);
+    if (kv.rfind("GTEST_", 0) != 0 && kv.rfind("OPENBLAS_", 0) != 0) env.push_back(kv);
   }
   env.push_back("ASYNCSCOPE_BLAS_CHILD=1");
   env.insert(env.end(), extra_env.begin(), extra_env.end());
@@ -263,6 +264,19 @@ TEST(BlasProcess, ConcurrentFirstUseInFreshProcess) {
 }
 
 // A user's explicit OPENBLAS_CORETYPE wins over our CPUID choice.
+// OpenBLAS's idle threads stop spinning after 2^18 cycles unless the user
+// chose otherwise; either way the variable is the user's again after the load.
+TEST(BlasProcess, ThreadTimeoutIsOursOnlyForTheLoadAndTheUsersWins) {
+  const Child ours = run_child({}, std::chrono::seconds(60));
+  ASSERT_FALSE(ours.timed_out) << ours.out;
+  EXPECT_EQ(ours.field("timeout").rfind("18 (ours", 0), 0u) << ours.out;
+  EXPECT_EQ(ours.field("env_timeout"), "<unset>") << ours.out;
+  const Child theirs = run_child({"OPENBLAS_THREAD_TIMEOUT=25"}, std::chrono::seconds(60));
+  ASSERT_FALSE(theirs.timed_out) << theirs.out;
+  EXPECT_EQ(theirs.field("timeout"), "25 (set by user)") << theirs.out;
+  EXPECT_EQ(theirs.field("env_timeout"), "25") << theirs.out;
+}
+
 TEST(BlasProcess, UserCoretypeWins) {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
     GTEST_SKIP() << "CPU cannot run Haswell kernels";
