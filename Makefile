@@ -34,11 +34,11 @@ bench: build
 # asyncscope side by side with NumPy and PyTorch on the CPU (bench/peers):
 # the demos' workloads in each, fresh processes taking turns, medians of
 # PEERS_ROUNDS rounds in $(BUILD)/peers.json and a Markdown table on stdout.
-# Installs python3-numpy and python3-torch if missing (scripts/peers_deps.sh).
+# Installs python3-numpy and python3-torch if missing (scripts/deps.sh with those names).
 PEERS_ROUNDS ?= 5
 PEERS_PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 bench-peers: configure
-	@bash scripts/peers_deps.sh
+	@bash scripts/deps.sh python3-numpy python3-torch
 	cmake --build $(BUILD) -j$(JOBS) --target asyncscope asyncscope_python_package
 	$(PEERS_PYTHON) bench/peers/run.py --build $(BUILD) --rounds $(PEERS_ROUNDS) --python $(PEERS_PYTHON) $(PEERS_ARGS)
 

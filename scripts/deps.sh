@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages asyncscope needs, skipping those already present.
 # Used by `make run` / `make test`; safe to run again. Uses sudo when not root.
+# With arguments, installs those packages instead (`make bench-peers` asks
+# for NumPy and PyTorch, the benchmark's own dependencies, not the app's).
 set -euo pipefail
 
 packages=(
@@ -18,6 +20,7 @@ packages=(
 # and TracerBench from the npm registry); any install of them will do.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
+[[ $# -gt 0 ]] && packages=("$@")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -8,6 +8,7 @@
 
 #include "engine/tensor/ops.h"
 #include "engine/trace/model.h"
+#include "support/reference_matmul.h"
 #include "support/timeout.h"
 
 namespace asyncscope {
@@ -39,18 +40,9 @@ TEST(DotInParts, EveryTransposeAndBothSplitDirectionsMatchTheTripleLoop) {
           NDArray b = from_host(c, tb ? Shape{n, k} : Shape{k, n}, vb);
           const std::vector<float> got = dot(a, b, ta, tb).to_host();
           ASSERT_EQ(got.size(), static_cast<size_t>(m * n));
+          const std::vector<double> want = testing::reference_matmul(va, vb, m, k, n, ta, tb);
           double worst = 0;
-          for (int64_t i = 0; i < m; ++i) {
-            for (int64_t j = 0; j < n; ++j) {
-              double acc = 0;
-              for (int64_t p = 0; p < k; ++p) {
-                const float x = ta ? va[static_cast<size_t>(p * m + i)] : va[static_cast<size_t>(i * k + p)];
-                const float y = tb ? vb[static_cast<size_t>(j * k + p)] : vb[static_cast<size_t>(p * n + j)];
-                acc += static_cast<double>(x) * y;
-              }
-              worst = std::max(worst, std::abs(acc - got[static_cast<size_t>(i * n + j)]));
-            }
-          }
+          for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(want[i] - got[i]));
           EXPECT_LT(worst, 1e-3) << m << "x" << k << " by " << k << "x" << n << " ta=" << ta << " tb=" << tb;
         }
       }

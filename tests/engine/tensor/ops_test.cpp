@@ -10,6 +10,7 @@
 #include "engine/core/errors.h"
 
 #include "support/both_engines.h"
+#include "support/reference_matmul.h"
 #include "support/timeout.h"
 
 namespace asyncscope {
@@ -108,18 +109,8 @@ TEST_P(Ops, DotMatchesTripleLoopWithTransposes) {
       const auto vb = random_values(static_cast<size_t>(k * n), 5);
       NDArray a = from_host(c, ta ? Shape{k, m} : Shape{m, k}, va);
       NDArray b = from_host(c, tb ? Shape{n, k} : Shape{k, n}, vb);
-      std::vector<float> want(static_cast<size_t>(m * n), 0.0f);
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          double acc = 0;
-          for (int64_t p = 0; p < k; ++p) {
-            const float x = ta ? va[static_cast<size_t>(p * m + i)] : va[static_cast<size_t>(i * k + p)];
-            const float y = tb ? vb[static_cast<size_t>(j * k + p)] : vb[static_cast<size_t>(p * n + j)];
-            acc += static_cast<double>(x) * y;
-          }
-          want[static_cast<size_t>(i * n + j)] = static_cast<float>(acc);
-        }
-      }
+      const std::vector<double> exact = testing::reference_matmul(va, vb, m, k, n, ta, tb);
+      const std::vector<float> want(exact.begin(), exact.end());
       NDArray out = dot(a, b, ta, tb);
       EXPECT_EQ(out.shape(), (Shape{m, n}));
       expect_near_all(out.to_host(), want, 1e-4f);
