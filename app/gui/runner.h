@@ -1,7 +1,9 @@
 // ProgramRunner: runs one program on its own frontend thread, so the GUI
 // thread never blocks on the engine. The GUI reads the run's trace as it
 // grows (through the recorder, which never blocks its writers), the lines the
-// program prints, and polls the state.
+// program prints, and polls the state. Each run also records the CPU share of
+// the thread that started it (trace::kRenderCpuCounter): the UI thread,
+// which draws the frames, so the app's own load shows in the trace.
 // Threading: every member from the UI thread; the program runs on the runner's thread.
 #pragma once
 
@@ -29,7 +31,8 @@ class ProgramRunner {
   ProgramRunner& operator=(const ProgramRunner&) = delete;
 
   // Starts a run (there must be none running). The recorder is created here
-  // and is available at once, so the GUI can draw from the first event.
+  // and is available at once, so the GUI can draw from the first event. The
+  // calling thread's CPU share is one of the run's counters.
   void start(const demos::Program& program, const demos::ParamValues& values);
   // Asks the run to stop: pending ops are dropped, running ones finish, and
   // the program's next push or wait throws, so it ends promptly.

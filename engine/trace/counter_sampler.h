@@ -5,6 +5,8 @@
 // functions run on the sampler thread and must be safe to call from it.
 #pragma once
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -24,6 +26,22 @@ struct Counter {
 
 // The process RSS, as a Counter (its own RssReader, kept open).
 Counter rss_counter();
+
+// The window a thread's CPU share is taken over (thread_cpu_counter).
+inline constexpr int64_t kThreadCpuWindowNs = 10'000'000;
+
+// The share of one core that `thread` used over the last `window_ns` (10 ms),
+// in thousandths (CounterUnit::permille), as a Counter named `name`. Each read
+// takes the thread's CPU clock (pthread_getcpuclockid) and the steady clock,
+// and differences them against the newest earlier reading at least a window
+// old (the readings in between are kept, so the window slides with the
+// samples); until a window has passed since this call, against the reading
+// taken here. Not clamped: a value over 1000 is the jitter of the clocks'
+// reads (each dated within 10 us when the sampler is not preempted, see
+// counter_sampler.cpp). Call it while `thread` runs; once the thread has
+// ended its clock cannot be read and the counter reads 0. The read function
+// is for one thread at a time (the sampler's).
+Counter thread_cpu_counter(std::string name, pthread_t thread, int64_t window_ns = kThreadCpuWindowNs);
 
 class CounterSampler {
  public:
