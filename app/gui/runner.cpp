@@ -34,8 +34,10 @@ void ProgramRunner::start(const demos::Program& program, const demos::ParamValue
     results_.reset();
     error_.clear();
   }
-  // Taken here, on the UI thread: the thread whose CPU the counter reads.
-  trace::Counter render_cpu = trace::thread_cpu_counter(trace::kRenderCpuCounter, pthread_self());
+  // Taken here, on the UI thread, whose CPU the counter reads with the render threads'.
+  std::vector<clockid_t> clocks{trace::thread_cpu_clock(pthread_self())};
+  for (pid_t tid : render_threads_) clocks.push_back(trace::thread_cpu_clock_of(tid));
+  trace::Counter render_cpu = trace::threads_cpu_counter(trace::kRenderCpuCounter, std::move(clocks));
   state_.store(State::running, std::memory_order_release);
   thread_ = std::thread([this, &program, values, recorder = recorder_, control = control_.get(),
                          render_cpu = std::move(render_cpu)] {

@@ -19,8 +19,10 @@ inline constexpr const char* kRunningCounter = "running_ops";
 // Only in runs on a GPU: the device memory pool's live and cached bytes.
 inline constexpr const char* kDeviceLiveCounter = "device_live_bytes";
 inline constexpr const char* kDevicePooledCounter = "device_pooled_bytes";
-// Only in runs started from the app: the share of one core its render (UI)
-// thread used, so the app's own load shows beside what it measures.
+// Only in runs started from the app: the CPU the app used to show the run
+// (its UI thread, which reads the trace and draws, and the graphics driver's
+// threads), as a share of one core, so its own load shows beside what it
+// measures.
 inline constexpr const char* kRenderCpuCounter = "app_render_cpu";
 
 // permille: a share in thousandths (of one core, for a CPU share), shown as

@@ -81,7 +81,8 @@ void CounterLane::tooltip(const TimelineHit& hit) const {
     ImGui::TextDisabled("freed arrays the pool keeps for reuse: resident, but not live");
   }
   if (name == trace::kRenderCpuCounter) {
-    ImGui::TextDisabled("of one core, over 10 ms: the app's UI thread drawing while the run went on");
+    ImGui::TextDisabled("the app while the run went on: its UI thread (reading the trace, drawing)");
+    ImGui::TextDisabled("and the graphics driver's threads, in %% of one core over 10 ms");
   }
   if (insight_ != nullptr && (name == trace::kLiveCounter || name == trace::kDeviceLiveCounter)) holders_tooltip(hit.t);
   ImGui::EndTooltip();

@@ -4,6 +4,9 @@
 // CPU counter (the app's render CPU): a share that follows the thread's load.
 #include "engine/trace/counter_sampler.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -302,15 +305,49 @@ TEST(ThreadCpuCounter, ASamplerRecordsIt) {
   });
 }
 
-// Once the thread is gone its clock cannot be read: the counter reads 0.
-TEST(ThreadCpuCounter, ReadsZeroOnceTheThreadEnded) {
+// Two threads' clocks sum: with both spinning, the pair's share exceeds
+// either's (read until it does by 10% of a core, up to 3 s, as a loaded
+// machine may leave one of them waiting for a while).
+TEST(ThreadCpuCounter, TheSharesOfSeveralThreadsAddUp) {
+  run_with_timeout([] {
+    Burner a, b;
+    Counter one = thread_cpu_counter("a", a.handle());
+    Counter both = threads_cpu_counter("a+b", {thread_cpu_clock(a.handle()), thread_cpu_clock(b.handle())});
+    a.set(Burner::spin);
+    b.set(Burner::spin);
+    std::vector<int64_t> ones, boths;
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start < std::chrono::seconds(3)) {
+      ones.push_back(one.read());
+      boths.push_back(both.read());
+      if (ones.size() > 60 && mean(boths) > mean(ones) + 100) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    for (int64_t v : boths) {
+      EXPECT_GE(v, 0);
+      EXPECT_LE(v, 2100) << "more than two cores";
+    }
+    EXPECT_GT(mean(boths), mean(ones) + 100);
+  });
+}
+
+// A thread's clock by its kernel id is the one pthread_getcpuclockid gives.
+TEST(ThreadCpuCounter, AThreadsClockByItsIdIsItsPthreadClock) {
+  EXPECT_EQ(thread_cpu_clock_of(static_cast<pid_t>(syscall(SYS_gettid))), thread_cpu_clock(pthread_self()));
+  EXPECT_THROW(thread_cpu_counter("cpu", pthread_self(), 0), std::invalid_argument);
+}
+
+// Once the thread is gone its clock cannot be read: it adds nothing more,
+// and a window later the counter reads 0.
+TEST(ThreadCpuCounter, AThreadThatEndedReadsZeroAWindowLater) {
   auto burner = std::make_unique<Burner>();
   burner->set(Burner::spin);
   Counter counter = thread_cpu_counter("cpu", burner->handle());
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   burner.reset();
-  EXPECT_EQ(counter.read(), 0);
-  EXPECT_THROW(thread_cpu_counter("cpu", pthread_self(), 0), std::invalid_argument);
+  const std::vector<int64_t> after = read_for(counter, 30, [](const std::vector<int64_t>& v) { return v.back() == 0; });
+  ASSERT_FALSE(after.empty());
+  EXPECT_EQ(after.back(), 0);
 }
 
 }  // namespace
