@@ -16,6 +16,15 @@ bool valid_counter(int counter) noexcept { return counter >= 0 && counter < trac
 
 std::string format_counter(int64_t value, CounterUnit unit) {
   if (unit == CounterUnit::bytes) return format_bytes(value);
+  if (unit == CounterUnit::permille) {
+    // Thousandths to a percentage with one decimal, without going through a double.
+    const uint64_t magnitude = value < 0 ? uint64_t{0} - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+    return (value < 0 ? std::string("-") : std::string())
+        .append(format_count(magnitude / 10))
+        .append(".")
+        .append(std::to_string(magnitude % 10))
+        .append("%");
+  }
   return value < 0 ? std::string("-").append(format_count(static_cast<uint64_t>(-value))) : format_count(static_cast<uint64_t>(value));
 }
 
@@ -61,6 +70,8 @@ bool counter_value_at(std::span<const trace::CounterSample> samples, int counter
 }
 
 int64_t nice_ceiling(int64_t v, CounterUnit unit) noexcept {
+  // A share reads against the whole: 100% unless it went over.
+  if (unit == CounterUnit::permille && v <= 1000) return 1000;
   if (v <= 1) return 1;
   const double base = unit == CounterUnit::bytes ? 1024.0 : 10.0;
   double scale = 1;

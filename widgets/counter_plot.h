@@ -19,7 +19,7 @@ namespace asyncscope::widgets {
 
 // Units come from the trace layer's counter table.
 using CounterUnit = trace::CounterUnit;
-// "1,234" or "1.21 GB".
+// "1,234", "1.21 GB", or "37.5%" (permille).
 std::string format_counter(int64_t value, CounterUnit unit);
 
 // What one pixel column of a counter saw. A counter holds its value until the
@@ -43,7 +43,8 @@ void reduce_counter_columns(std::span<const trace::CounterSample> samples, int c
 bool counter_value_at(std::span<const trace::CounterSample> samples, int counter, int64_t t, int64_t& value);
 
 // A round top for the y scale: the smallest 1-2-5 value >= v, over powers of
-// 1024 for bytes ("2 GB") and of 10 for counts. At least 1.
+// 1024 for bytes ("2 GB") and of 10 for counts. At least 1; for a share
+// (permille) at least 1000, 100%.
 int64_t nice_ceiling(int64_t v, CounterUnit unit) noexcept;
 
 // Draws a counter lane [y_top, y_bottom] from screen x x0, one pixel per

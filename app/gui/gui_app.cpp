@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -31,7 +32,10 @@ const demos::Program& program_or_default(const std::string& name) {
 }  // namespace
 
 GuiApp::GuiApp(Window& window, const GuiRequest& request)
-    : window_(window), request_(request), program_panel_(program_or_default(request.demo)) {
+    : window_(window),
+      request_(request),
+      runner_(window.driver_threads()),
+      program_panel_(program_or_default(request.demo)) {
   scripts_.load_examples(ScriptLibrary::examples_folder());
   program_panel_.set_scripts(&scripts_.programs());
   quit_when_done_ = request.quit_after_run;
@@ -46,9 +50,12 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
   for (const auto& [name, text] : request.params) program_panel_.values().set(name, text);
   update_title();
   if (!request.view_file.empty() && !open_trace(request.view_file).empty()) ready = false;  // shown in the status line
+  // A scripted run starts once the window has drawn its first frames (the
+  // font atlas and the renderer's shaders are made then: over 100 ms of CPU
+  // under a software renderer), so they do not land in the run.
   if (request.run && ready) {
     if (!request.vary.empty()) program_panel_.values().set(request.vary, request.vary_values[next_vary_++]);
-    ready = start_run();
+    frames_before_run_ = 3;
   }
   // Whatever happens, --quit-after-run quits (after the screenshot, if any):
   // at once when there is nothing to run, with exit 1 when what was asked
@@ -102,6 +109,7 @@ bool GuiApp::start_run() {
     return false;
   }
   runner_.start(program, values);
+  run_started_ = std::chrono::steady_clock::now();
   runs_.add_live(program, values, runner_.recorder());
   set_status("Running " + program.name() + "…");
   return true;
@@ -142,14 +150,53 @@ void GuiApp::link_script_and_timeline() {
   run->timeline.highlight_line = script_view_.selected_index(run);
 }
 
-void GuiApp::poll_run() {
+int GuiApp::frame_rate() const {
+  constexpr double kRunRenderShare = 0.2;  // of one core
+  constexpr int kMinRunFps = 2, kMaxRunFps = 30;
+  if (!runner_.busy()) return 60;
+  const double cost = window_.frame_cpu_seconds();
+  if (cost <= 0) return kMaxRunFps;
+  return static_cast<int>(std::clamp(kRunRenderShare / cost, double{kMinRunFps}, double{kMaxRunFps}));
+}
+
+bool GuiApp::update() {
+  if (frames_before_run_ > 0) return true;
+  if (frames_before_run_ == 0) {
+    frames_before_run_ = -1;
+    if (!start_run()) {  // the reason is in the status line
+      if (!request_.screenshot.empty() || quit_when_done_) pending_screenshot_frames_ = 3;
+      if (quit_when_done_) exit_code_ = 1;
+      return true;
+    }
+  }
+  // Most runs at their defaults end within half a second, before a person
+  // could follow them frame by frame: until then the live run is neither
+  // read nor drawn (reading a fast run's trace and drawing a software-
+  // rendered frame cost tens of ms of CPU each), unless input draws a frame.
+  const bool starting =
+      runner_.busy() && std::chrono::steady_clock::now() - run_started_ < std::chrono::milliseconds(500);
+  const bool polled = poll_run(!starting);
+  if (pending_screenshot_frames_ > 0) return true;
+  if (!runner_.busy()) return polled;
+  if (starting) return false;
+  const double progress = runner_.progress();
+  std::string text = runner_.progress_text();
+  const bool moved = progress != drawn_progress_ || text != drawn_progress_text_;
+  drawn_progress_ = progress;
+  drawn_progress_text_ = std::move(text);
+  return polled || moved;
+}
+
+bool GuiApp::poll_run(bool read_trace) {
   RunRecord* run = runs_.live();
-  if (run == nullptr) return;
+  if (run == nullptr) return false;
   const bool ended = !runner_.busy();
   // Joined first, so the last read below sees everything the run wrote.
   if (ended) runner_.join();
-  runs_.update_live(runner_.console_since(run->console.size()));
-  if (!ended) return;
+  // A live run not shown is read when it is shown again, or when it ends.
+  const bool shown = run == runs_.current() || run == runs_.compared();
+  const bool changed = runs_.update_live(runner_.console_since(run->console.size()), shown && read_trace);
+  if (!ended) return changed;
 
   const ProgramRunner::State state = runner_.state();
   std::string error = state == ProgramRunner::State::failed ? runner_.error() : "";
@@ -169,11 +216,12 @@ void GuiApp::poll_run() {
   if (runs_.current() == run && console_first_after(*run)) console_to_front_ = true;
   if (state == ProgramRunner::State::finished && next_vary_ < request_.vary_values.size()) {
     program_panel_.values().set(request_.vary, request_.vary_values[next_vary_++]);
-    if (start_run()) return;
+    if (start_run()) return true;
     if (quit_when_done_) exit_code_ = 1;  // refused: the script ends here, the reason in the status line
   }
   // The scripted run is over (finished, failed, stopped or refused): screenshot, then quit if asked.
   if (!request_.screenshot.empty() || quit_when_done_) pending_screenshot_frames_ = 3;
+  return true;
 }
 
 std::string GuiApp::open_trace(const std::string& path) {
@@ -271,7 +319,7 @@ void GuiApp::act(Action action) {
 }
 
 bool GuiApp::frame() {
-  poll_run();
+  if (frames_before_run_ > 0) --frames_before_run_;
   presses_ = window_.take_key_presses();
   if (!ImGui::GetIO().WantTextInput && !dialogs_.is_open()) {
     for (const KeyPress& k : presses_) {

@@ -7,6 +7,7 @@
 // Threading: UI thread only.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,10 +32,27 @@ class GuiApp {
  public:
   GuiApp(Window& window, const GuiRequest& request);
 
+  // Starts the scripted run once the window drew its first frames; brings
+  // the live run up to date (what it recorded and printed; once it ended,
+  // its outcome and the script's next step); and says whether a frame
+  // would show anything new: the live run is shown and its trace grew, it
+  // printed or its progress moved (from its first half second on: before,
+  // it is neither read nor drawn, so a run that short costs no frame), it
+  // ended, or a scripted screenshot is due. Call before each frame; with no
+  // input either, the frame can be skipped.
+  bool update();
   // Draws one frame. Returns false when the app should quit.
   bool frame();
-  // True while something changes without input (a run is live).
-  bool animating() const { return runner_.busy() || pending_screenshot_frames_ > 0; }
+  // True while something changes without input (a run is live, or a
+  // scripted run or screenshot is due).
+  bool animating() const { return runner_.busy() || pending_screenshot_frames_ > 0 || frames_before_run_ >= 0; }
+  // The most frames a second to draw while animating. While a run is live
+  // the app shares the cores with it, and a frame's CPU is taken from what
+  // the run measures: as many frames as fit in a fifth of one core
+  // (Window::frame_cpu_seconds), from 2 to 30 a second (a software-rendered
+  // 1600x1000 frame costs ~50 ms: 3-5 a second; docs/PERFORMANCE.md). 60
+  // otherwise (the frames before a screenshot).
+  int frame_rate() const;
   // The PNG the next end_frame should capture ("" = none); cleared when taken.
   std::string take_screenshot_request();
   void screenshot_done(const std::string& error);
@@ -45,9 +63,11 @@ class GuiApp {
  private:
   // False when it did not start (a run is live, too much memory asked, a script unreadable).
   bool start_run();
-  // Reads the live run's new events and lines; once it ended, keeps its
-  // outcome and goes on with the script (the next --vary value, the screenshot).
-  void poll_run();
+  // Reads the live run's new events (while it is shown, and if `read_trace`)
+  // and lines; once it ended, reads the rest, keeps its outcome and goes on
+  // with the script (the next --vary value, the screenshot). True when it
+  // brought anything new.
+  bool poll_run(bool read_trace = true);
   void act(Action action);
   // "" or why not (for the path dialog).
   std::string open_trace(const std::string& path);
@@ -82,6 +102,11 @@ class GuiApp {
   bool console_to_front_ = false;           // select the Console tab next frame
   std::string tab_to_front_;                 // select this bottom tab next frame ("results", "insight", "console")
 
+  std::chrono::steady_clock::time_point run_started_;  // of the live run
+  double drawn_progress_ = -1;                         // the live run's progress as last drawn
+  std::string drawn_progress_text_;
+
+  int frames_before_run_ = -1;  // frames to draw before the scripted run starts (-1: none is due)
   size_t next_vary_ = 0;  // index of the next --vary value to run
   std::string screenshot_request_;
   std::string last_screenshot_;        // the file the pending screenshot goes to

@@ -19,8 +19,11 @@ int run_gui(const GuiRequest& request, std::ostream& err) {
     InterruptScope interrupt([] { Window::wake(); });
     GuiApp app(window, request);
     while (!window.should_close() && InterruptScope::signal_number() == 0) {
-      window.wait_for_frame(app.animating());
+      const bool input = window.wait_for_frame(app.animating(), app.frame_rate());
       if (InterruptScope::signal_number() != 0) break;
+      // A live run takes the cores the app draws on: with no input and
+      // nothing new to show, the frame is not drawn.
+      if (!app.update() && !input) continue;
       window.begin_frame();
       const bool keep_going = app.frame();
       const std::string shot = app.take_screenshot_request();

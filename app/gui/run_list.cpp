@@ -62,12 +62,16 @@ RunRecord& RunList::add(std::unique_ptr<RunRecord> record) {
   return *runs_.back();
 }
 
-void RunList::update_live(std::vector<std::string> lines) {
+bool RunList::update_live(std::vector<std::string> lines, bool read_trace) {
   RunRecord* run = live();
-  if (run == nullptr) return;
-  run->reader->update(run->model);
-  run->insight.update(run->model, false);
+  if (run == nullptr) return false;
+  bool changed = !lines.empty();
+  if (read_trace) {
+    changed |= run->reader->update(run->model);
+    run->insight.update(run->model, false);
+  }
   for (std::string& line : lines) run->console.push_back(std::move(line));
+  return changed;
 }
 
 void RunList::end_live(std::optional<demos::Results> results, std::string error) {

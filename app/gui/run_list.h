@@ -50,9 +50,11 @@ class RunList {
   // Reads a trace written by asyncscope into a new record and shows it.
   // Throws std::runtime_error with the reason (nothing is added then).
   RunRecord& open_trace(const std::string& path);
-  // Brings the live run up to date: reads its trace's new events and
-  // appends `lines`, what it printed since the last call.
-  void update_live(std::vector<std::string> lines);
+  // Brings the live run up to date: reads its trace's new events (unless
+  // `read_trace` is false: nothing shows them now; the next read catches up)
+  // and appends `lines`, what it printed since the last call. True when
+  // either brought anything.
+  bool update_live(std::vector<std::string> lines, bool read_trace = true);
   // The live run ended, with its results (if it finished) or error (if it
   // failed); the whole run comes into view.
   void end_live(std::optional<demos::Results> results, std::string error);

@@ -3,6 +3,8 @@
 #include <stdexcept>
 
 #include "engine/core/errors.h"
+#include "engine/trace/counter_sampler.h"
+#include "engine/trace/counters.h"
 
 namespace asyncscope::app {
 
@@ -32,10 +34,16 @@ void ProgramRunner::start(const demos::Program& program, const demos::ParamValue
     results_.reset();
     error_.clear();
   }
+  // Taken here, on the UI thread, whose CPU the counter reads with the render threads'.
+  std::vector<clockid_t> clocks{trace::thread_cpu_clock(pthread_self())};
+  for (pid_t tid : render_threads_) clocks.push_back(trace::thread_cpu_clock_of(tid));
+  trace::Counter render_cpu = trace::threads_cpu_counter(trace::kRenderCpuCounter, std::move(clocks));
   state_.store(State::running, std::memory_order_release);
-  thread_ = std::thread([this, &program, values, recorder = recorder_, control = control_.get()] {
+  thread_ = std::thread([this, &program, values, recorder = recorder_, control = control_.get(),
+                         render_cpu = std::move(render_cpu)] {
     demos::RunHooks hooks;
     hooks.recorder = recorder;
+    hooks.extra_counters.push_back(render_cpu);
     hooks.progress = [this](double fraction, const std::string& what) {
       progress_.store(fraction, std::memory_order_relaxed);
       std::lock_guard lock(mutex_);

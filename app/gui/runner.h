@@ -1,9 +1,14 @@
 // ProgramRunner: runs one program on its own frontend thread, so the GUI
 // thread never blocks on the engine. The GUI reads the run's trace as it
 // grows (through the recorder, which never blocks its writers), the lines the
-// program prints, and polls the state.
+// program prints, and polls the state. Each run also records the app's
+// render CPU (trace::kRenderCpuCounter): the CPU share of the thread that
+// started it (the UI thread, which draws the frames) and of the graphics
+// driver's threads, so the app's own load shows in the trace.
 // Threading: every member from the UI thread; the program runs on the runner's thread.
 #pragma once
+
+#include <sys/types.h>
 
 #include <atomic>
 #include <memory>
@@ -11,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "engine/demos/program.h"
@@ -23,13 +29,17 @@ class ProgramRunner {
  public:
   enum class State { idle, running, finished, failed, cancelled };
 
-  ProgramRunner() = default;
+  // `render_threads`: threads whose CPU counts as rendering besides the one
+  // that starts a run (Window::driver_threads; kernel thread ids).
+  explicit ProgramRunner(std::vector<pid_t> render_threads = {}) : render_threads_(std::move(render_threads)) {}
   ~ProgramRunner();  // stops and joins a run still going
   ProgramRunner(const ProgramRunner&) = delete;
   ProgramRunner& operator=(const ProgramRunner&) = delete;
 
   // Starts a run (there must be none running). The recorder is created here
-  // and is available at once, so the GUI can draw from the first event.
+  // and is available at once, so the GUI can draw from the first event. The
+  // CPU share of the calling thread and the render threads is one of the
+  // run's counters.
   void start(const demos::Program& program, const demos::ParamValues& values);
   // Asks the run to stop: pending ops are dropped, running ones finish, and
   // the program's next push or wait throws, so it ends promptly.
@@ -49,6 +59,7 @@ class ProgramRunner {
   void join();
 
  private:
+  const std::vector<pid_t> render_threads_;
   std::thread thread_;
   std::shared_ptr<trace::Recorder> recorder_;
   std::unique_ptr<demos::RunControl> control_;

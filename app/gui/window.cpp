@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <ostream>
 #include <stdexcept>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "app/interrupt.h"
 #include "engine/base/output_file.h"
 #include "engine/base/quote.h"
+#include "engine/trace/counter_sampler.h"
 
 namespace asyncscope::app {
 namespace {
@@ -76,9 +78,27 @@ void apply_style(float scale) {
   style.ScaleAllSizes(scale);
 }
 
+// A CPU clock's time in ns; 0 when it cannot be read (a thread that ended).
+int64_t cpu_ns(clockid_t clock) {
+  timespec t{};
+  return clock_gettime(clock, &t) == 0 ? t.tv_sec * int64_t{1'000'000'000} + t.tv_nsec : 0;
+}
+
+// This process's threads, by kernel id (empty without /proc).
+std::vector<pid_t> process_threads() {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("/proc/self/task", ec), end; !ec && it != end; it.increment(ec)) {
+    out.push_back(static_cast<pid_t>(std::atoi(it->path().filename().c_str())));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
 
 Window::Window(const char* title, int width, int height) {
+  const std::vector<pid_t> threads_before = process_threads();
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) {
     throw std::runtime_error("cannot open a window: " + (glfw_error.empty() ? "no display" : glfw_error) +
@@ -95,13 +115,26 @@ Window::Window(const char* title, int width, int height) {
   }
   glfwMakeContextCurrent(window_);
   glfwSwapInterval(1);
-  // Installed before ImGui's backend, which chains to it.
+  // Installed before ImGui's backend, which chains to them (it installs
+  // focus, cursor enter, mouse button, scroll, key and char callbacks).
   glfwSetWindowUserPointer(window_, this);
   glfwSetKeyCallback(window_, [](GLFWwindow* w, int key, int, int action, int mods) {
-    if (action == GLFW_PRESS) {
-      static_cast<Window*>(glfwGetWindowUserPointer(w))->key_presses_.push_back({key, (mods & GLFW_MOD_CONTROL) != 0});
-    }
+    Window* self = of(w);
+    ++self->events_;
+    if (action == GLFW_PRESS) self->key_presses_.push_back({key, (mods & GLFW_MOD_CONTROL) != 0});
   });
+  // Every other event that can change what a frame shows is counted, so a
+  // frame during a run is drawn for it (wait_for_frame).
+  glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned) { ++of(w)->events_; });
+  glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { ++of(w)->events_; });
+  glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double) { ++of(w)->events_; });
+  glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { ++of(w)->events_; });
+  glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { ++of(w)->events_; });
+  glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { ++of(w)->events_; });
+  glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { ++of(w)->events_; });
+  glfwSetFramebufferSizeCallback(window_, [](GLFWwindow* w, int, int) { ++of(w)->events_; });
+  glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { ++of(w)->events_; });
+  glfwSetWindowIconifyCallback(window_, [](GLFWwindow* w, int) { ++of(w)->events_; });
   float sx = 1, sy = 1;
   glfwGetWindowContentScale(window_, &sx, &sy);
   scale_ = std::clamp(std::max(sx, sy), 1.0f, 4.0f);
@@ -133,6 +166,10 @@ Window::Window(const char* title, int width, int height) {
   apply_style(scale_);
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 130");
+  const std::vector<pid_t> threads_after = process_threads();
+  std::set_difference(threads_after.begin(), threads_after.end(), threads_before.begin(), threads_before.end(),
+                      std::back_inserter(driver_threads_));
+  for (pid_t tid : driver_threads_) driver_clocks_.push_back(trace::thread_cpu_clock_of(tid));
   last_frame_ = glfwGetTime();
 }
 
@@ -148,20 +185,30 @@ bool Window::should_close() const { return glfwWindowShouldClose(window_) != 0; 
 void Window::set_title(const std::string& title) { glfwSetWindowTitle(window_, title.c_str()); }
 void Window::wake() { glfwPostEmptyEvent(); }
 
-void Window::wait_for_frame(bool animating, int fps) {
+Window* Window::of(GLFWwindow* window) { return static_cast<Window*>(glfwGetWindowUserPointer(window)); }
+
+bool Window::wait_for_frame(bool animating, int fps) {
+  const uint64_t events_before = events_;
   if (animating) {
-    glfwPollEvents();
-    // Sleep out the rest of the frame slot ourselves: the swap interval is not always honoured.
-    const double slot = 1.0 / fps;
+    // Sleep out the rest of the frame slot ourselves (the swap interval is
+    // not always honoured), then take what came meanwhile, so input is
+    // drawn in the slot it came in.
+    const double slot = 1.0 / std::max(fps, 1);
     const double wait = last_frame_ + slot - glfwGetTime();
     if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    glfwPollEvents();
   } else {
     glfwWaitEventsTimeout(0.25);
   }
   last_frame_ = glfwGetTime();
+  if (events_ != events_before) settle_frames_ = 3;
+  const bool draw = !animating || settle_frames_ > 0;
+  if (draw && settle_frames_ > 0) --settle_frames_;
+  return draw;
 }
 
 void Window::begin_frame() {
+  ui_cpu_at_begin_ = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
@@ -179,6 +226,15 @@ std::string Window::end_frame(const std::string& screenshot_path) {
   std::string error;
   if (!screenshot_path.empty()) error = save_framebuffer_png(screenshot_path, w, h);
   glfwSwapBuffers(window_);
+  // What this frame cost: the UI thread's part now, the driver threads' as it comes.
+  int64_t driver = 0;
+  for (clockid_t clock : driver_clocks_) driver += cpu_ns(clock);
+  if (driver_cpu_at_end_ >= 0) {
+    const double cost =
+        1e-9 * static_cast<double>(cpu_ns(CLOCK_THREAD_CPUTIME_ID) - ui_cpu_at_begin_ + driver - driver_cpu_at_end_);
+    if (cost >= 0) frame_cpu_s_ = frame_cpu_s_ > 0 ? 0.75 * frame_cpu_s_ + 0.25 * cost : cost;
+  }
+  driver_cpu_at_end_ = driver;
   return error;
 }
 

@@ -70,7 +70,6 @@ RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& contr
     context.device_allocator = device_allocator_;
   }
   ctx_ = Context::create(context);
-  control_.attach(ctx_);
 
   PooledAllocator* alloc = allocator_.get();
   Engine* engine = &ctx_->engine();
@@ -84,7 +83,11 @@ RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& contr
     counters.push_back({kDeviceLiveCounter, [device] { return device->live_bytes(); }});
     counters.push_back({kDevicePooledCounter, [device] { return device->pooled_bytes(); }});
   }
+  counters.insert(counters.end(), hooks_.extra_counters.begin(), hooks_.extra_counters.end());
+  // Made before the control sees the context: too many counters throw here,
+  // and the run has not started.
   sampler_ = std::make_unique<trace::CounterSampler>(hooks_.recorder, std::move(counters), hooks_.sample_rate_hz);
+  control_.attach(ctx_);
   sampler_->start();
 }
 

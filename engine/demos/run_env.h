@@ -4,9 +4,10 @@
 // A run has its own allocators (so live and peak bytes start at zero; a
 // device pool too on a GPU), a Context on an engine traced into the run's
 // recorder, and a CounterSampler recording RSS, live and pooled bytes, queue
-// depth and running ops (and device bytes on a GPU). The program reaches all
-// of it through RunEnv, and talks back through it: lines for the console,
-// rows and notes for the results table, progress.
+// depth and running ops (and device bytes on a GPU; and what the host adds,
+// RunHooks::extra_counters). The program reaches all of it through RunEnv,
+// and talks back through it: lines for the console, rows and notes for the
+// results table, progress.
 //
 // Stop: a host calls RunControl::stop() from any thread. The run's context
 // then drops the pending work and the program's next push or wait throws
@@ -27,6 +28,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/demos/program.h"
 #include "engine/tensor/context.h"
@@ -59,6 +61,11 @@ struct RunHooks {
   // A result row as soon as the program reports it (the full table is also returned).
   std::function<void(const Result& row)> result;
   int sample_rate_hz = 1000;
+  // Counters the host adds to the run's own (after them; at most
+  // trace::kMaxCounters in all, or the run fails to start), read on the
+  // run's sampler thread. The app adds its render thread's CPU share
+  // (trace::kRenderCpuCounter); the command line adds none.
+  std::vector<trace::Counter> extra_counters;
   // Set by the run when it ends: its budget refused memory to the trace or
   // to a push (the program then failed with that refusal, however a script
   // reported it), so a host can still save the trace recorded so far.

@@ -1,7 +1,13 @@
 #include "engine/trace/counter_sampler.h"
 
+#include <time.h>
+
 #include <chrono>
+#include <cmath>
+#include <deque>
 #include <stdexcept>
+#include <system_error>
+#include <utility>
 
 #include "engine/trace/counters.h"
 #include "engine/trace/rss.h"
@@ -11,6 +17,99 @@ namespace asyncscope::trace {
 Counter rss_counter() {
   auto reader = std::make_shared<RssReader>();
   return Counter{kRssCounter, [reader] { return reader->read(); }};
+}
+
+namespace {
+
+// Threads' CPU clocks, summed, against the steady clock over a sliding window.
+class ThreadsCpuShare {
+ public:
+  ThreadsCpuShare(std::vector<clockid_t> clocks, int64_t window_ns)
+      : clocks_(std::move(clocks)), cpu_(clocks_.size(), 0), window_ns_(window_ns) {
+    readings_.push_back(reading());
+  }
+
+  int64_t read() {
+    const Reading now = reading();
+    readings_.push_back(now);
+    // Keep the newest reading at least a window old as the front.
+    while (readings_.size() > 2 && now.wall - readings_[1].wall >= window_ns_) readings_.pop_front();
+    const Reading& then = readings_.front();
+    if (now.wall <= then.wall) return 0;
+    return std::llround(1000.0 * static_cast<double>(now.cpu - then.cpu) / static_cast<double>(now.wall - then.wall));
+  }
+
+ private:
+  struct Reading {
+    int64_t wall = 0;
+    int64_t cpu = 0;  // the threads' CPU time, summed
+  };
+
+  static int64_t ns(const timespec& t) noexcept { return t.tv_sec * int64_t{1'000'000'000} + t.tv_nsec; }
+  static int64_t wall_ns() noexcept {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return ns(t);
+  }
+
+  // The CPU clocks between two steady-clock reads, dated at their midpoint.
+  // A sampler preempted between the reads would misdate them by up to the
+  // preemption (a 5 ms stall in a 10 ms window: a share off by half), so a
+  // pair further apart than 20 us is read again, up to 4 times, and the
+  // closest pair kept. A thread that ended keeps the CPU time it had.
+  Reading reading() {
+    Reading best;
+    int64_t best_gap = -1;
+    std::vector<int64_t> cpu(clocks_.size());
+    for (int attempt = 0; attempt < 4 && (best_gap < 0 || best_gap > 20'000); ++attempt) {
+      const int64_t before = wall_ns();
+      for (size_t i = 0; i < clocks_.size(); ++i) {
+        timespec t{};
+        cpu[i] = clock_gettime(clocks_[i], &t) == 0 ? ns(t) : cpu_[i];
+      }
+      const int64_t after = wall_ns();
+      if (best_gap < 0 || after - before < best_gap) {
+        best_gap = after - before;
+        best.wall = before + best_gap / 2;
+        cpu_ = cpu;
+      }
+    }
+    for (int64_t c : cpu_) best.cpu += c;
+    return best;
+  }
+
+  const std::vector<clockid_t> clocks_;
+  std::vector<int64_t> cpu_;  // each thread's CPU time at the last reading
+  const int64_t window_ns_;
+  std::deque<Reading> readings_;  // oldest first
+};
+
+}  // namespace
+
+clockid_t thread_cpu_clock(pthread_t thread) {
+  clockid_t clock{};
+  if (const int error = pthread_getcpuclockid(thread, &clock); error != 0) {
+    throw std::system_error(error, std::generic_category(), "no CPU clock for the thread");
+  }
+  return clock;
+}
+
+// Linux's encoding of a thread's CPU clock (include/linux/posix-timers.h:
+// the id complemented and shifted, CPUCLOCK_PERTHREAD_MASK | CPUCLOCK_SCHED),
+// as glibc's pthread_getcpuclockid makes it from the thread's id.
+clockid_t thread_cpu_clock_of(pid_t tid) noexcept {
+  constexpr clockid_t kPerThread = 4, kSched = 2;
+  return static_cast<clockid_t>(~static_cast<unsigned>(tid) << 3) | kPerThread | kSched;
+}
+
+Counter threads_cpu_counter(std::string name, std::vector<clockid_t> clocks, int64_t window_ns) {
+  if (window_ns <= 0) throw std::invalid_argument("threads_cpu_counter: the window must be positive");
+  auto share = std::make_shared<ThreadsCpuShare>(std::move(clocks), window_ns);
+  return Counter{std::move(name), [share] { return share->read(); }};
+}
+
+Counter thread_cpu_counter(std::string name, pthread_t thread, int64_t window_ns) {
+  return threads_cpu_counter(std::move(name), {thread_cpu_clock(thread)}, window_ns);
 }
 
 CounterSampler::CounterSampler(std::shared_ptr<Recorder> recorder, std::vector<Counter> counters,

@@ -5,6 +5,10 @@
 // functions run on the sampler thread and must be safe to call from it.
 #pragma once
 
+#include <pthread.h>
+#include <sys/types.h>
+#include <time.h>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -24,6 +28,33 @@ struct Counter {
 
 // The process RSS, as a Counter (its own RssReader, kept open).
 Counter rss_counter();
+
+// The window a thread's CPU share is taken over (threads_cpu_counter).
+inline constexpr int64_t kThreadCpuWindowNs = 10'000'000;
+
+// A thread's CPU clock (pthread_getcpuclockid; throws std::system_error if
+// it has none), and the same by its kernel thread id, as /proc/self/task
+// lists the threads (those a library started have no pthread_t here).
+// The thread must be running when its clock is taken.
+clockid_t thread_cpu_clock(pthread_t thread);
+clockid_t thread_cpu_clock_of(pid_t tid) noexcept;
+
+// The CPU time that `clocks` (threads' CPU clocks) used together over the
+// last `window_ns` (10 ms), in thousandths of one core (CounterUnit::permille;
+// two threads busy throughout read 2000), as a Counter named `name`. Each
+// read takes the clocks and the steady clock, and differences them against
+// the newest earlier reading at least a window old (the readings in between
+// are kept, so the window slides with the samples); until a window has
+// passed since this call, against the reading taken here. Not clamped: what
+// exceeds the threads' count of cores is the jitter of the clocks' reads
+// (dated within 10 us when the sampler is not preempted, see
+// counter_sampler.cpp). A thread that ended adds nothing more (its clock
+// can no longer be read; were its id reused meanwhile, the new thread's
+// time would count). The read function is for one thread at a time (the
+// sampler's).
+Counter threads_cpu_counter(std::string name, std::vector<clockid_t> clocks, int64_t window_ns = kThreadCpuWindowNs);
+// One thread's share (threads_cpu_counter with its clock).
+Counter thread_cpu_counter(std::string name, pthread_t thread, int64_t window_ns = kThreadCpuWindowNs);
 
 class CounterSampler {
  public:

@@ -19,8 +19,15 @@ inline constexpr const char* kRunningCounter = "running_ops";
 // Only in runs on a GPU: the device memory pool's live and cached bytes.
 inline constexpr const char* kDeviceLiveCounter = "device_live_bytes";
 inline constexpr const char* kDevicePooledCounter = "device_pooled_bytes";
+// Only in runs started from the app: the CPU the app used to show the run
+// (its UI thread, which reads the trace and draws, and the graphics driver's
+// threads), as a share of one core, so its own load shows beside what it
+// measures.
+inline constexpr const char* kRenderCpuCounter = "app_render_cpu";
 
-enum class CounterUnit : uint8_t { count, bytes };
+// permille: a share in thousandths (of one core, for a CPU share), shown as
+// a percentage with one decimal.
+enum class CounterUnit : uint8_t { count, bytes, permille };
 
 // Where the timeline draws a counter: not as a lane, or as a lane above or
 // below the worker lanes.
@@ -50,6 +57,8 @@ inline constexpr CounterSpec kCounters[] = {
     {kRunningCounter, "running ops", CounterUnit::count, pack_rgba(209, 154, 102), CounterLane::none},
     {kDeviceLiveCounter, "GPU memory", CounterUnit::bytes, pack_rgba(86, 196, 186), CounterLane::below_workers},
     {kDevicePooledCounter, "GPU pooled bytes", CounterUnit::bytes, pack_rgba(70, 140, 134), CounterLane::below_workers},
+    // Grey: the app, not the program.
+    {kRenderCpuCounter, "app render CPU", CounterUnit::permille, pack_rgba(176, 184, 198), CounterLane::below_workers},
 };
 
 // The table's entry for a counter name, or null for a counter it does not know.

@@ -1,6 +1,7 @@
 // The real app in a real window (under Xvfb): run a demo, screenshot the
 // window with the app's own --screenshot, and check the picture: the window
-// size, and the op colours of the demo's spans in the lane area.
+// size, and the op colours of the demo's spans in the lane area. Runs
+// started in the app record its render CPU (checked in an export).
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -16,6 +17,9 @@
 
 #include <stb/stb_image.h>
 
+#include "engine/trace/chrome_trace.h"
+#include "engine/trace/counters.h"
+#include "engine/trace/model.h"
 #include "widgets/colors.h"
 
 namespace asyncscope::app {
@@ -205,13 +209,28 @@ TEST(GuiSmoke, KeyboardShortcutsRunExportAndScreenshot) {
                                     "xdotool key --window $wid Return", wait_for_file("*.json"),
                                     "xdotool key --window $wid ctrl+p", wait_for_file("*.png")});
   int json = 0, png = 0;
+  fs::path exported;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    json += name.rfind("asyncscope-queued-vs-finished-", 0) == 0 && entry.path().extension() == ".json";
+    if (name.rfind("asyncscope-queued-vs-finished-", 0) == 0 && entry.path().extension() == ".json") {
+      ++json;
+      exported = entry.path();
+    }
     png += name.rfind("asyncscope-", 0) == 0 && entry.path().extension() == ".png";
   }
   EXPECT_EQ(json, 1) << "Ctrl+S, Enter did not export the run's trace (see " << dir << "/keys.log)";
   EXPECT_EQ(png, 1) << "Ctrl+P did not save a screenshot";
+  if (exported.empty()) return;
+  // A run started in the app records the app's render CPU, and its export
+  // carries it like the run's own counters (and reads back).
+  const trace::TraceModel m = trace::read_chrome_trace(exported.string());
+  const int column = m.counter_index(trace::kRenderCpuCounter);
+  ASSERT_GE(column, 0) << "no " << trace::kRenderCpuCounter << " counter in " << exported;
+  ASSERT_FALSE(m.counters.empty());
+  for (const trace::CounterSample& sample : m.counters) {
+    EXPECT_GE(sample.values[column], 0);
+    EXPECT_LE(sample.values[column], 1050) << "more than one core";
+  }
 }
 
 // Space starts a run and Space again stops it: memory-and-sync without a

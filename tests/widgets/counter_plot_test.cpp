@@ -118,5 +118,20 @@ TEST(CounterPlot, ScaleTopsAreRound) {
   EXPECT_EQ(format_counter(-3, CounterUnit::count), "-3");
 }
 
+// A share (the app's render CPU) is stored in thousandths and read as a
+// percentage, against a fixed 100% unless it went over.
+TEST(CounterPlot, SharesReadAsPercentagesOutOfAHundred) {
+  EXPECT_EQ(format_counter(375, CounterUnit::permille), "37.5%");
+  EXPECT_EQ(format_counter(0, CounterUnit::permille), "0.0%");
+  EXPECT_EQ(format_counter(7, CounterUnit::permille), "0.7%");
+  EXPECT_EQ(format_counter(1000, CounterUnit::permille), "100.0%");
+  EXPECT_EQ(format_counter(12345, CounterUnit::permille), "1,234.5%");
+  EXPECT_EQ(format_counter(-5, CounterUnit::permille), "-0.5%");
+  EXPECT_EQ(nice_ceiling(0, CounterUnit::permille), 1000);
+  EXPECT_EQ(nice_ceiling(37, CounterUnit::permille), 1000);
+  EXPECT_EQ(nice_ceiling(1000, CounterUnit::permille), 1000);
+  EXPECT_EQ(nice_ceiling(1012, CounterUnit::permille), 2000);
+}
+
 }  // namespace
 }  // namespace asyncscope::widgets

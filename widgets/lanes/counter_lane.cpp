@@ -26,10 +26,13 @@ CounterLane::CounterLane(const trace::TraceModel& model, const trace::CounterSpe
 int CounterLane::column() const noexcept { return model_->counter_index(spec_.name); }
 
 // The pool's bytes explain the gap between RSS and live bytes; they need
-// less height than the two they explain.
+// less height than the two they explain. The app's render CPU is beside the
+// run, not part of it: a check that it stayed low needs no more either.
 float CounterLane::height_lines() const {
   const std::string_view name = spec_.name;
-  return name == trace::kPooledCounter || name == trace::kDevicePooledCounter ? kLaneLines * 0.65f : kLaneLines;
+  const bool minor =
+      name == trace::kPooledCounter || name == trace::kDevicePooledCounter || name == trace::kRenderCpuCounter;
+  return minor ? kLaneLines * 0.65f : kLaneLines;
 }
 
 LaneHeader CounterLane::header(const LaneContext& ctx, int64_t cursor_t) const {
@@ -76,6 +79,10 @@ void CounterLane::tooltip(const TimelineHit& hit) const {
   if (name == trace::kRssCounter) rss_tooltip(hit.t);
   if (name == trace::kPooledCounter || name == trace::kDevicePooledCounter) {
     ImGui::TextDisabled("freed arrays the pool keeps for reuse: resident, but not live");
+  }
+  if (name == trace::kRenderCpuCounter) {
+    ImGui::TextDisabled("the app while the run went on: its UI thread (reading the trace, drawing)");
+    ImGui::TextDisabled("and the graphics driver's threads, in %% of one core over 10 ms");
   }
   if (insight_ != nullptr && (name == trace::kLiveCounter || name == trace::kDeviceLiveCounter)) holders_tooltip(hit.t);
   ImGui::EndTooltip();

@@ -2,11 +2,13 @@
 // started and stopped at random moments, many times in one process. Each
 // stop ends its run promptly, no run fails, the next run works, and neither
 // threads nor memory pile up. The default suite runs 120 cycles; the stress
-// label runs 1000 (ASYNCSCOPE_RUN_STOP_CYCLES).
+// label runs 1000 (ASYNCSCOPE_RUN_STOP_CYCLES). And the counter the runner
+// adds to every run: the CPU share of the UI thread.
 #include "app/gui/runner.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <random>
@@ -14,6 +16,8 @@
 #include <thread>
 
 #include "engine/demos/registry.h"
+#include "engine/trace/counters.h"
+#include "engine/trace/model.h"
 #include "support/proc_status.h"
 
 namespace asyncscope::app {
@@ -78,6 +82,34 @@ TEST(RunnerStop, DemosStoppedAtRandomMomentsEndPromptlyAndLeakNothing) {
   }
   runner.join();
   EXPECT_EQ(runner.state(), ProgramRunner::State::finished) << runner.error();
+}
+
+// A run started from the app records the CPU share of the thread that
+// started it (the UI thread, which draws the frames): here the test's own
+// thread, which spins on busy() while the run goes on, so it shows.
+TEST(Runner, ARunRecordsTheCpuShareOfTheThreadThatStartedIt) {
+  const demos::Program& demo = *demos::find_demo("sync-vs-async");
+  demos::ParamValues values = demo.defaults();
+  values.set("iterations", "3000");
+  values.set("workers", "1");
+  ProgramRunner runner;
+  runner.start(demo, values);
+  const auto began = Clock::now();
+  while (runner.busy() && Clock::now() - began < std::chrono::seconds(60)) {
+  }
+  runner.join();
+  ASSERT_EQ(runner.state(), ProgramRunner::State::finished) << runner.error();
+  const trace::TraceModel m = trace::snapshot(*runner.recorder());
+  const int column = m.counter_index(trace::kRenderCpuCounter);
+  ASSERT_GE(column, 0) << "no " << trace::kRenderCpuCounter << " counter in the run's trace";
+  ASSERT_GE(m.counters.size(), 20u);
+  int64_t highest = 0;
+  for (const trace::CounterSample& s : m.counters) {
+    EXPECT_GE(s.values[column], 0);
+    EXPECT_LE(s.values[column], 1050) << "more than one core";
+    highest = std::max(highest, s.values[column]);
+  }
+  EXPECT_GT(highest, 100) << "the spinning thread's share never reached 10%";
 }
 
 }  // namespace

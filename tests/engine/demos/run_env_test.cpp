@@ -8,7 +8,9 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <functional>
 #include <thread>
@@ -264,6 +266,47 @@ TEST(RunEnv, ARunOnTheCpuAsksForTheGpuBesideItOnlyWhenThereIsOne) {
     EXPECT_EQ(sum(x).item(), 4.0f);
     EXPECT_GT(env.device_allocator()->live_bytes(), 0);
   });
+}
+
+// What a host adds (the app: its render CPU) is sampled with the run's own
+// counters, after them, and the trace carries it like them.
+TEST(RunEnv, TheHostsExtraCountersAreSampledAfterTheRunsOwn) {
+  testing::run_with_timeout([] {
+    const TestProgram program([](const ParamValues&, RunEnv& env) {
+      NDArray x = ones({64, 64});
+      for (int i = 0; i < 50; ++i) x = x + 1.0f;
+      env.wait_all("adds");
+    });
+    RunHooks hooks;
+    auto reads = std::make_shared<std::atomic<int64_t>>(0);
+    hooks.extra_counters.push_back({"host_constant", [] { return int64_t{42}; }});
+    hooks.extra_counters.push_back({"host_reads", [reads] { return reads->fetch_add(1) + 1; }});
+    RunControl control;
+    run_program(program, program.defaults(), hooks, control);
+    const trace::TraceModel m = trace::snapshot(*hooks.recorder);
+    ASSERT_GE(m.counter_names.size(), 7u);
+    EXPECT_EQ(m.counter_names[0], kRssCounter) << "the run's own come first";
+    const int constant = m.counter_index("host_constant");
+    const int counted = m.counter_index("host_reads");
+    EXPECT_EQ(constant, static_cast<int>(m.counter_names.size()) - 2);
+    EXPECT_EQ(counted, static_cast<int>(m.counter_names.size()) - 1);
+    ASSERT_GE(m.counters.size(), 2u) << "at least the first and the last sample";
+    for (size_t i = 0; i < m.counters.size(); ++i) {
+      EXPECT_EQ(m.counters[i].values[constant], 42);
+      EXPECT_EQ(m.counters[i].values[counted], static_cast<int64_t>(i + 1)) << "one read per sample, in order";
+    }
+  });
+}
+
+// More counters than a sample holds: the run does not start, and says why.
+TEST(RunEnv, TooManyExtraCountersAreRefused) {
+  const TestProgram program([](const ParamValues&, RunEnv&) { ADD_FAILURE() << "the program ran"; });
+  RunHooks hooks;
+  for (int i = 0; i < trace::kMaxCounters; ++i) {
+    hooks.extra_counters.push_back({"extra" + std::to_string(i), [] { return int64_t{0}; }});
+  }
+  RunControl control;
+  EXPECT_THROW(run_program(program, program.defaults(), hooks, control), std::invalid_argument);
 }
 
 TEST(RunEnvHelpers, OpBusySecondsIsTheUnionOfTheNamedOpsSpans) {

@@ -1,11 +1,17 @@
 // CounterSampler: argument checks, what a row holds, and the time order of the
 // rows. No sampling rate is asserted: the machine may be loaded, so tests
-// only wait (with a generous timeout) for "a few samples".
+// only wait (with a generous timeout) for "a few samples". And the thread
+// CPU counter (the app's render CPU): a share that follows the thread's load.
 #include "engine/trace/counter_sampler.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -199,6 +205,149 @@ TEST(CounterSampler, RssCounterYieldsPositiveValues) {
     for (const CounterSample& row : rows) EXPECT_GT(row.values[0], 0);
     expect_strictly_increasing_times(rows);
   });
+}
+
+// A thread the test makes spin or sleep, and whose CPU share it reads.
+class Burner {
+ public:
+  enum Phase { sleep, spin, quit };
+  Burner() : thread_([this] { loop(); }) {}
+  ~Burner() {
+    phase_ = quit;
+    thread_.join();
+  }
+  void set(Phase p) { phase_ = p; }
+  pthread_t handle() { return thread_.native_handle(); }
+
+ private:
+  void loop() {
+    for (;;) {
+      const Phase p = phase_.load();
+      if (p == quit) return;
+      if (p == sleep) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      // spin: just loop
+    }
+  }
+  std::atomic<Phase> phase_{sleep};
+  std::thread thread_;
+};
+
+// Reads `counter` every millisecond (as the 1 kHz sampler does) for at
+// least `ms`, and on, up to 3 s, until `enough` holds for the values read
+// after the first window (`settle_ms`); returns those values.
+template <class Enough>
+std::vector<int64_t> read_for(Counter& counter, int ms, Enough enough, int settle_ms = 15) {
+  std::vector<int64_t> out;
+  const auto start = std::chrono::steady_clock::now();
+  for (auto now = start; now - start < std::chrono::seconds(3); now = std::chrono::steady_clock::now()) {
+    if (now - start >= std::chrono::milliseconds(ms) && !out.empty() && enough(out)) break;
+    const int64_t v = counter.read();
+    if (now - start >= std::chrono::milliseconds(settle_ms)) out.push_back(v);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return out;
+}
+
+double mean(const std::vector<int64_t>& v) {
+  double sum = 0;
+  for (int64_t x : v) sum += static_cast<double>(x);
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+// The share of one core a thread used: high while it spins, low while it
+// sleeps, and always a share. On a loaded machine a spinning thread gets
+// only part of a core, at times none for a while: the spin is read for 60
+// ms and on (up to 3 s) until a 10 ms window saw it above 20%; only ranges
+// and the order are asserted.
+TEST(ThreadCpuCounter, RisesWhileTheThreadSpinsAndFallsWhileItSleeps) {
+  run_with_timeout([] {
+    Burner burner;
+    Counter counter = thread_cpu_counter("cpu", burner.handle());
+    EXPECT_EQ(counter.name, "cpu");
+    const auto above_a_fifth = [](const std::vector<int64_t>& v) { return *std::max_element(v.begin(), v.end()) > 200; };
+    burner.set(Burner::spin);
+    const std::vector<int64_t> spinning = read_for(counter, 60, above_a_fifth);
+    burner.set(Burner::sleep);
+    const std::vector<int64_t> sleeping = read_for(counter, 60, [](const std::vector<int64_t>&) { return true; });
+    ASSERT_FALSE(spinning.empty());
+    ASSERT_FALSE(sleeping.empty());
+    for (const auto* values : {&spinning, &sleeping}) {
+      for (int64_t v : *values) {
+        EXPECT_GE(v, 0);
+        EXPECT_LE(v, 1050) << "more than one core (beyond the clocks' jitter)";
+      }
+    }
+    EXPECT_TRUE(above_a_fifth(spinning)) << "a spinning thread never used 20% of a core in 3 s";
+    // A window after the sleep began sees (almost) no CPU, however loaded the machine.
+    EXPECT_LT(*std::max_element(sleeping.begin(), sleeping.end()), 200) << "a sleeping thread used 20% of a core";
+    EXPECT_GT(mean(spinning), mean(sleeping));
+  });
+}
+
+// The counter is what a sampler records, like any other.
+TEST(ThreadCpuCounter, ASamplerRecordsIt) {
+  run_with_timeout([] {
+    Burner burner;
+    burner.set(Burner::spin);
+    auto recorder = std::make_shared<Recorder>();
+    CounterSampler sampler(recorder, {constant("c", 1), thread_cpu_counter("burner_cpu", burner.handle())});
+    sampler.start();
+    ASSERT_TRUE(eventually([&] { return recorder->counter_log().size() >= 30; }));
+    sampler.stop();
+    EXPECT_EQ(recorder->counter_names(), (std::vector<std::string>{"c", "burner_cpu"}));
+    int64_t highest = 0;
+    for (const CounterSample& row : samples(*recorder)) {
+      EXPECT_GE(row.values[1], 0);
+      EXPECT_LE(row.values[1], 1050);
+      highest = std::max(highest, row.values[1]);
+    }
+    EXPECT_GT(highest, 200);
+  });
+}
+
+// Two threads' clocks sum: with both spinning, the pair's share exceeds
+// either's (read until it does by 10% of a core, up to 3 s, as a loaded
+// machine may leave one of them waiting for a while).
+TEST(ThreadCpuCounter, TheSharesOfSeveralThreadsAddUp) {
+  run_with_timeout([] {
+    Burner a, b;
+    Counter one = thread_cpu_counter("a", a.handle());
+    Counter both = threads_cpu_counter("a+b", {thread_cpu_clock(a.handle()), thread_cpu_clock(b.handle())});
+    a.set(Burner::spin);
+    b.set(Burner::spin);
+    std::vector<int64_t> ones, boths;
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start < std::chrono::seconds(3)) {
+      ones.push_back(one.read());
+      boths.push_back(both.read());
+      if (ones.size() > 60 && mean(boths) > mean(ones) + 100) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    for (int64_t v : boths) {
+      EXPECT_GE(v, 0);
+      EXPECT_LE(v, 2100) << "more than two cores";
+    }
+    EXPECT_GT(mean(boths), mean(ones) + 100);
+  });
+}
+
+// A thread's clock by its kernel id is the one pthread_getcpuclockid gives.
+TEST(ThreadCpuCounter, AThreadsClockByItsIdIsItsPthreadClock) {
+  EXPECT_EQ(thread_cpu_clock_of(static_cast<pid_t>(syscall(SYS_gettid))), thread_cpu_clock(pthread_self()));
+  EXPECT_THROW(thread_cpu_counter("cpu", pthread_self(), 0), std::invalid_argument);
+}
+
+// Once the thread is gone its clock cannot be read: it adds nothing more,
+// and a window later the counter reads 0.
+TEST(ThreadCpuCounter, AThreadThatEndedReadsZeroAWindowLater) {
+  auto burner = std::make_unique<Burner>();
+  burner->set(Burner::spin);
+  Counter counter = thread_cpu_counter("cpu", burner->handle());
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  burner.reset();
+  const std::vector<int64_t> after = read_for(counter, 30, [](const std::vector<int64_t>& v) { return v.back() == 0; });
+  ASSERT_FALSE(after.empty());
+  EXPECT_EQ(after.back(), 0);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ TEST(Counters, EveryKnownCounterHasOneEntry) {
     EXPECT_EQ(spec.color >> 24, 255u) << spec.name << ": opaque";
   }
   for (const char* name : {kRssCounter, kLiveCounter, kPooledCounter, kQueueCounter, kRunningCounter,
-                           kDeviceLiveCounter, kDevicePooledCounter}) {
+                           kDeviceLiveCounter, kDevicePooledCounter, kRenderCpuCounter}) {
     const CounterSpec* spec = find_counter(name);
     ASSERT_NE(spec, nullptr) << name;
     EXPECT_EQ(std::string(spec->name), name);
@@ -44,6 +44,15 @@ TEST(Counters, UnitsAndLanes) {
   EXPECT_EQ(find_counter(kPooledCounter)->lane, CounterLane::below_workers);
   EXPECT_EQ(find_counter(kRunningCounter)->lane, CounterLane::none);
   EXPECT_STREQ(find_counter(kDeviceLiveCounter)->label, "GPU memory");
+  // The app's render CPU: a share of one core, drawn under the run's own lanes.
+  EXPECT_EQ(find_counter(kRenderCpuCounter)->unit, CounterUnit::permille);
+  EXPECT_EQ(find_counter(kRenderCpuCounter)->lane, CounterLane::below_workers);
+  EXPECT_STREQ(find_counter(kRenderCpuCounter)->label, "app render CPU");
+}
+
+// A run on a GPU records 7 counters and the app adds its render CPU: all fit in a sample.
+TEST(Counters, EveryKnownCounterFitsInOneSample) {
+  EXPECT_LE(std::size(kCounters), static_cast<size_t>(kMaxCounters));
 }
 
 TEST(Counters, PackedColoursHaveRedInTheLowByte) {
