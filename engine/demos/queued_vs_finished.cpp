@@ -46,19 +46,15 @@ class QueuedVsFinished final : public Program {
     const float value = y.item();
     env.finish();
 
-    double gemm = 0;
+    // The product's span (the warm-up's came before the marker).
     const trace::TraceModel m = env.model();
-    for (const trace::OpInfo& op : m.ops) {
-      if (op.executed() && m.op_name(op) == "dot") gemm = static_cast<double>(op.end - op.start) * 1e-9;
-    }
+    const double gemm = op_busy_seconds(m, "dot", marker_time(m, "calls"));
     env.result("queued_s", "the three calls returned after", queued, "s");
     env.result("finished_s", "y was printed after", finished, "s");
     env.result("gemm_s", "the matrix product ran for", gemm, "s");
     env.result("finished_over_queued", "finished / queued", queued > 0 ? finished / queued : 0, "x");
     env.result("gflops", "matrix product speed",
-               gemm > 0 ? 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / gemm * 1e-9
-                        : 0,
-               "GFLOP/s");
+               gflops(2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n), gemm), "GFLOP/s");
     env.result("y", "value of y", value, "");
     std::ostringstream note;
     note << "The calls only enqueued work: they returned " << static_cast<int64_t>(finished / std::max(queued, 1e-9))

@@ -35,21 +35,12 @@ inline trace::TraceModel gpu_test_model() {
                                  {2, 1400, 2500, 3000, 20000, 60000, {2}, {3}},
                                  {3, 1600, trace::kNoTime, trace::kNoTime, 61000, 65000, {1, 3}, {4}}};
   for (const Row& r : rows) {
-    trace::OpInfo op;
-    op.id = m.ops.size() + 1;
-    op.name = r.name;
-    op.enqueue = r.enqueue;
-    op.start = r.start;
-    op.end = r.end;
+    const bool gpu = r.launch_start != trace::kNoTime;
+    trace::OpInfo& op = add_op(m, {r.name, r.enqueue, r.start, r.end, static_cast<uint16_t>(gpu ? 2 : 0), r.reads, r.writes});
     op.launch_start = r.launch_start;
     op.launch_end = r.launch_end;
-    const bool gpu = r.launch_start != trace::kNoTime;
     op.device = gpu ? DeviceKind::cuda : DeviceKind::cpu;
-    op.worker = gpu ? 2 : 0;
     op.launch_worker = gpu ? 1 : 0;
-    set_vars(m, op, r.reads, r.writes);
-    m.frontends[0].enqueues.push_back(static_cast<uint32_t>(m.ops.size()));
-    m.ops.push_back(op);
   }
   m.syncs.push_back(trace::SyncSpan{1700, 66000, 4, 4, 0, trace::SyncKind::wait_to_read});
   m.counter_names = {"rss_bytes", "live_bytes", "device_live_bytes", "queue_depth"};

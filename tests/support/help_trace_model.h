@@ -21,28 +21,13 @@ inline trace::TraceModel help_test_model() {
   trace::TraceModel m;
   m.first_op_id = 1;
   m.names = {"", "add", "dot"};
-  m.frontends.push_back(trace::FrontendLane{"frontend", {0, 1, 2}, {}, {}});
+  m.frontends.push_back(trace::FrontendLane{"frontend", {}, {}, {}});
   m.workers.push_back(trace::WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {1, 2}, {}});
   m.workers.push_back(trace::WorkerLane{"CPU worker 1", DeviceKind::cpu, 0, 1, SpanKind::execute, {0}, {}});
   m.workers[1].helps.push_back(trace::HelpSpan{1, 1200, 8000});
-  struct Row {
-    trace::NameId name;
-    int64_t enqueue, start, end;
-    uint16_t worker;
-    std::vector<uint64_t> reads, writes;
-  };
-  const std::vector<Row> rows = {{1, 100, 500, 900, 1, {}, {1}}, {2, 200, 1000, 9000, 0, {1}, {2}},
-                                 {1, 300, 9500, 9700, 0, {2}, {3}}};
-  for (const Row& r : rows) {
-    trace::OpInfo op;
-    op.id = m.first_op_id + m.ops.size();
-    op.name = r.name;
-    op.enqueue = r.enqueue;
-    op.start = r.start;
-    op.end = r.end;
-    op.worker = r.worker;
-    set_vars(m, op, r.reads, r.writes);
-    m.ops.push_back(op);
+  for (const OpRow& r : {OpRow{1, 100, 500, 900, 1, {}, {1}}, OpRow{2, 200, 1000, 9000, 0, {1}, {2}},
+                            OpRow{1, 300, 9500, 9700, 0, {2}, {3}}}) {
+    add_op(m, r);
   }
   return m;
 }

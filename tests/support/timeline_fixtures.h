@@ -26,13 +26,7 @@ namespace asyncscope::widgets {
 inline trace::TraceModel small_model() {
   trace::TraceModel m;
   m.names = {"", "ones", "mul", "add_scalar", "free", "calls", "wait for w"};
-  struct Row {
-    trace::NameId name;
-    int64_t enqueue, start, end;
-    uint16_t worker;
-    std::vector<uint64_t> reads, writes;
-  };
-  const std::vector<Row> rows = {{1, 1000, 2000, 12000, 0, {}, {1}},
+  const std::vector<asyncscope::testing::OpRow> rows = {{1, 1000, 2000, 12000, 0, {}, {1}},
                                  {1, 1500, 2500, 11000, 1, {}, {2}},
                                  {2, 2000, 13000, 40000, 0, {1, 2}, {3}},
                                  {3, 2500, 41000, 50000, 1, {3}, {4}},
@@ -40,19 +34,7 @@ inline trace::TraceModel small_model() {
   m.frontends.push_back(trace::FrontendLane{"frontend", {}, {0}, {}});
   m.workers.push_back(trace::WorkerLane{"CPU worker 0", trace::DeviceKind::cpu, 0, 0, trace::SpanKind::execute, {}, {}});
   m.workers.push_back(trace::WorkerLane{"CPU worker 1", trace::DeviceKind::cpu, 0, 1, trace::SpanKind::execute, {}, {}});
-  for (const Row& r : rows) {
-    trace::OpInfo op;
-    op.id = m.ops.size() + 1;
-    op.name = r.name;
-    op.enqueue = r.enqueue;
-    op.start = r.start;
-    op.end = r.end;
-    op.worker = r.worker;
-    op.internal = r.name == 4;
-    asyncscope::testing::set_vars(m, op, r.reads, r.writes);
-    m.frontends[0].enqueues.push_back(static_cast<uint32_t>(m.ops.size()));
-    m.ops.push_back(op);
-  }
+  for (const asyncscope::testing::OpRow& r : rows) asyncscope::testing::add_op(m, r).internal = r.name == 4;
   for (uint32_t i : {0u, 2u, 4u}) m.workers[0].ops.push_back(i);
   for (uint32_t i : {1u, 3u}) m.workers[1].ops.push_back(i);
   m.syncs.push_back(trace::SyncSpan{3500, 51000, 4, 5, 0, trace::SyncKind::wait_to_read});

@@ -27,7 +27,7 @@ struct ModelBuilder {
   TraceModel m;
   ModelBuilder() {
     m.names = {""};
-    m.workers.push_back({"CPU worker 0", trace::DeviceKind::cpu, 0, 0, trace::SpanKind::execute, {}});
+    m.workers.push_back({"CPU worker 0", trace::DeviceKind::cpu, 0, 0, trace::SpanKind::execute, {}, {}});
   }
   uint64_t op(const std::string& name, std::vector<uint64_t> reads, std::vector<uint64_t> writes) {
     OpInfo op;

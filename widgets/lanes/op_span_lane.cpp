@@ -132,9 +132,8 @@ void OpSpanLane::draw_helps(ImDrawList* draw, const LaneContext& ctx, float y0, 
     std::snprintf(text, sizeof text, "helping: %.*s  %s", static_cast<int>(name.size()), name.data(),
                   format_duration(h.end - h.start).c_str());
     const bool fits = ImGui::CalcTextSize(text).x + 8.0f < std::min(xb, ctx.x1) - std::max(xa, ctx.x0);
-    const std::string_view shortest = name;
-    label_in_box(draw, ctx, xa, xb, y0, y1, theme::kText, fits ? text : shortest.data(),
-                 fits ? nullptr : shortest.data() + shortest.size());
+    label_in_box(draw, ctx, xa, xb, y0, y1, theme::kText, fits ? text : name.data(),
+                 fits ? nullptr : name.data() + name.size());
   }
 }
 

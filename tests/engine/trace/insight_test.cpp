@@ -21,10 +21,7 @@ namespace {
 using testing::set_vars;
 
 struct Row {
-  NameId name;
-  int64_t enqueue, start, end;
-  uint16_t worker;
-  std::vector<uint64_t> reads, writes;
+  testing::OpRow op;
   uint64_t bytes = 0;
   uint32_t source = 0;
   OpStatus status = OpStatus::ok;
@@ -40,20 +37,11 @@ TraceModel build(const std::vector<Row>& rows, int workers) {
                                    SpanKind::execute, {}, {}});
   }
   for (const Row& r : rows) {
-    OpInfo op;
-    op.id = m.ops.size() + 1;
-    op.name = r.name;
-    op.enqueue = r.enqueue;
-    op.start = r.start;
-    op.end = r.end;
-    op.worker = r.worker;
-    op.internal = r.name == 4;
+    OpInfo& op = testing::add_op(m, r.op);
+    op.internal = r.op.name == 4;
     op.out_bytes = r.bytes;
     op.source = r.source;
     op.status = r.status;
-    set_vars(m, op, r.reads, r.writes);
-    m.frontends[0].enqueues.push_back(static_cast<uint32_t>(m.ops.size()));
-    m.ops.push_back(op);
   }
   // Each lane's spans in start order.
   std::vector<uint32_t> order(m.ops.size());
