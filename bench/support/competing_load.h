@@ -20,8 +20,8 @@ class CompetingLoad {
     if (pid_ < 0) throw std::runtime_error("CompetingLoad: fork failed");
     if (pid_ == 0) {
       // The child only spins: nothing here touches the parent's locks or heap.
-      for (volatile unsigned long i = 0;; i = i + 1) {
-      }
+      volatile unsigned long spins = 0;
+      for (;;) spins = spins + 1;
     }
   }
   ~CompetingLoad() {

@@ -65,6 +65,7 @@ ThreadedEngine::ThreadedEngine(const EngineOptions& options) : EngineBase(option
     cpu->help = std::make_unique<HelpBoard>(
         n - 1, [](void* queue) { static_cast<ReadyQueue*>(queue)->nudge(); }, &cpu->queue);
   }
+  cpu->mailboxes = n > 1;  // with one worker the queue has one consumer: measured no gain
   pools_.push_back(std::move(cpu));
   if (options.gpu_streams != 0) start_gpu_pool(options);  // may throw: no thread started yet
   for (auto& pool : pools_) {
@@ -144,11 +145,7 @@ uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Va
     wait_until([this] { return pending() < static_cast<uint64_t>(max_inflight_); });
     record_sync(trace::SyncKind::inflight_bound, 0, begin);
   }
-  if (memory_) {
-    const uint32_t pushes = pushes_since_recount_.load(std::memory_order_relaxed) + 1;
-    pushes_since_recount_.store(pushes >= kRecountEvery ? 0 : pushes, std::memory_order_relaxed);
-    if (pushes >= kRecountEvery) recount_pending_memory();
-  }
+  if (memory_ && pushes_.fetch_add(1, std::memory_order_relaxed) % kRecountEvery == 0) recount_pending_memory();
   trace::EnqueueEvent enqueue;
   OpRecord* op = prepare(std::move(fn), reads, writes, meta, OpRecord::Kind::normal, enqueue);
   // One stream for the device: its order is the order of launch, so an op
@@ -193,15 +190,36 @@ void ThreadedEngine::dispatch(OpRecord* op) {
   Pool& pool = pool_for(op->meta.device);
   auto* self = static_cast<Worker*>(tls_worker);
   const bool frees = op->kind == OpRecord::Kind::delete_var;
-  if (self != nullptr && self->pool == &pool && self->next_local == nullptr &&
-      (frees || !pool.queue.maybe_nonempty())) {
+  const bool own_pool = self != nullptr && self->pool == &pool;
+  if (own_pool && self->next_local == nullptr && (frees || !pool.queue.maybe_nonempty())) {
     self->next_local = op;
+  } else if (!own_pool && hand_to_last_worker(pool, op)) {
+    // The worker that finished the pool's last op (most likely this op's
+    // input) spins idle and takes it from its mailbox.
   } else {
     // A free jumps the queue: when the frontend runs ahead, hundreds of ready
     // ops may wait, and each would otherwise get fresh (page-faulting)
     // memory while the finished buffers wait behind them to be returned.
     pool.queue.push(op, frees);
   }
+}
+
+bool ThreadedEngine::hand_to_last_worker(Pool& pool, OpRecord* op) {
+  if (!pool.mailboxes) return false;  // a GPU pool: the queue alone
+  Worker& worker = *pool.workers[pool.last_worker.load(std::memory_order_relaxed)];
+  if (!worker.spinning.load(std::memory_order_relaxed) || worker.mailbox.load(std::memory_order_relaxed) != nullptr) {
+    return false;
+  }
+  OpRecord* empty = nullptr;
+  if (!worker.mailbox.compare_exchange_strong(empty, op, std::memory_order_seq_cst)) return false;
+  if (worker.spinning.load(std::memory_order_seq_cst)) return true;  // it looks at its mailbox before it stops
+  // It stopped spinning meanwhile and may not look again: take the op back,
+  // unless it already took it (then the mailbox is empty, or holds the op of
+  // another dispatcher that filled it after, which is ours to queue now).
+  OpRecord* back = worker.mailbox.exchange(nullptr, std::memory_order_seq_cst);
+  if (back == op) return false;
+  if (back != nullptr) pool.queue.push(back);
+  return true;
 }
 
 void ThreadedEngine::dispatch_chain(OpRecord* ready) {
@@ -241,6 +259,10 @@ void ThreadedEngine::run(OpRecord* op, Worker& worker, bool continued) {
   worker.running.store(0, std::memory_order_relaxed);
   complete(op, end);
   release_op_record(op);
+  Pool& pool = *worker.pool;
+  if (pool.workers.size() > 1 && pool.last_worker.load(std::memory_order_relaxed) != worker.index) {
+    pool.last_worker.store(worker.index, std::memory_order_relaxed);
+  }
   retire(worker);
 }
 
@@ -373,8 +395,17 @@ void ThreadedEngine::worker_main(Worker& worker) {
     OpRecord* op = std::exchange(worker.next_local, nullptr);
     const bool continued = op != nullptr;
     if (op == nullptr) op = queue.try_pop();
-    if (op == nullptr &&
-        spin_until([&queue, &help_posted] { return queue.maybe_nonempty() || help_posted(); }, kWorkerSpinNs)) {
+    if (op == nullptr && worker.pool->mailboxes) {
+      // Spinning with a mailbox: a dispatcher may hand us an op directly.
+      worker.spinning.store(true, std::memory_order_seq_cst);
+      spin_until([&] { return worker.mailbox.load(std::memory_order_relaxed) != nullptr || queue.maybe_nonempty() ||
+                              help_posted(); },
+                 kWorkerSpinNs);
+      worker.spinning.store(false, std::memory_order_seq_cst);
+      op = worker.mailbox.exchange(nullptr, std::memory_order_seq_cst);  // after the store: nothing comes later
+      if (op == nullptr) op = queue.try_pop();
+    } else if (op == nullptr &&
+               spin_until([&queue] { return queue.maybe_nonempty(); }, kWorkerSpinNs)) {
       op = queue.try_pop();
     }
     if (op == nullptr && help(worker)) continue;
@@ -469,7 +500,8 @@ void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
 }
 
 void ThreadedEngine::recount_pending_memory() {
-  const int64_t target = static_cast<int64_t>(pending()) * kPendingOpBytes;
+  // This push and the ones until the next recount are charged ahead.
+  const int64_t target = static_cast<int64_t>(pending() + kRecountEvery) * kPendingOpBytes;
   const int64_t before = pending_charged_.exchange(target, std::memory_order_relaxed);
   if (target < before) {
     memory_->uncharge(before - target);
@@ -486,8 +518,15 @@ void ThreadedEngine::recount_pending_memory() {
 void ThreadedEngine::wait_all() {
   const int64_t begin = tracing() ? trace::now_ns() : 0;
   wait_idle();
-  // Nothing is pending now: give the charge back.
-  if (memory_) memory_->uncharge(pending_charged_.exchange(0, std::memory_order_relaxed));
+  // Nothing is pending now: give the charge back but for the pushes charged
+  // ahead (those until the next recount).
+  if (memory_) {
+    constexpr int64_t kAhead = int64_t{kRecountEvery} * kPendingOpBytes;
+    int64_t before = pending_charged_.load(std::memory_order_relaxed);
+    while (before > kAhead && !pending_charged_.compare_exchange_weak(before, kAhead, std::memory_order_relaxed)) {
+    }
+    if (before > kAhead) memory_->uncharge(before - kAhead);
+  }
   record_sync(trace::SyncKind::wait_all, 0, begin);
   if (std::exception_ptr error = take_first_error()) std::rethrow_exception(error);
 }

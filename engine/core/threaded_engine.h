@@ -11,10 +11,15 @@
 //
 // Scheduling policy: an op made ready by a worker's completion runs next on
 // that same worker when its pool's queue is empty (a chain of dependent ops
-// then runs without any queue traffic or wake-up); otherwise it goes to the
-// pool's FIFO. Ops that free an array go first, so memory is reused as soon
-// as it is released. Idle workers spin ~50 us before sleeping, so bursts of tiny
-// ops do not pay a futex wake-up each.
+// then runs without any queue traffic or wake-up). An op the frontend makes
+// ready goes to the mailbox of the worker that finished the pool's last op,
+// if that worker is spinning idle and its mailbox is empty: a chain whose
+// ops find their input already written stays on one core (with a shared
+// queue, consecutive ops alternated between the idle workers, and each op's
+// lines crossed cores). Everything else goes to the pool's FIFO. Ops that
+// free an array go first, so memory is reused as soon as it is released.
+// Idle workers spin ~50 us before sleeping, so bursts of tiny ops do not pay
+// a futex wake-up each.
 //
 // Threading: as Engine.
 #pragma once
@@ -62,12 +67,23 @@ class ThreadedEngine final : public EngineBase {
     uint16_t index = 0;
     std::thread thread;
     std::unique_ptr<Stream> stream;  // GPU workers only
+    // Written by the frontend too, so on a line of their own. mailbox holds
+    // at most one op handed to this worker while it spins idle (spinning);
+    // the worker clears spinning before it runs or sleeps and then empties
+    // the mailbox, and a dispatcher that sees spinning cleared after filling
+    // it takes its op back (both sides seq_cst: one of them gets it).
+    alignas(64) std::atomic<OpRecord*> mailbox{nullptr};
+    std::atomic<bool> spinning{false};
   };
   struct Pool {
     Device device;
     ReadyQueue queue;
     std::vector<std::unique_ptr<Worker>> workers;
     std::unique_ptr<HelpBoard> help;  // CPU pools of 2 or more workers
+    bool mailboxes = false;  // CPU pools of 2 or more: idle workers take ops handed to them (Worker::mailbox)
+    // The worker that finished the pool's latest op (pools with mailboxes);
+    // written only when it changes.
+    alignas(64) std::atomic<uint16_t> last_worker{0};
   };
 
   uint64_t submit(OpRecord* op);
@@ -87,6 +103,9 @@ class ThreadedEngine final : public EngineBase {
   void complete(OpRecord* op, int64_t end_ns);
   void dispatch_chain(OpRecord* ready);
   void dispatch(OpRecord* op);
+  // Hands op to the mailbox of the pool's last worker if it spins idle;
+  // false if the op must go to the queue.
+  bool hand_to_last_worker(Pool& pool, OpRecord* op);
   void signal_sync(OpRecord* op);
   Pool& pool_for(Device device);
 
@@ -99,19 +118,22 @@ class ThreadedEngine final : public EngineBase {
   void wake_waiters() noexcept;
 
   void start_gpu_pool(const EngineOptions& options);
-  // Sets the pending-op charge on memory_ to pending() * kPendingOpBytes.
-  // Throws MemoryBudgetError, charging nothing more, when it does not fit.
+  // Sets the pending-op charge on memory_ to (pending() + kRecountEvery) *
+  // kPendingOpBytes: the ops waiting now and the pushes until the next
+  // recount, charged ahead. Throws MemoryBudgetError, charging nothing more,
+  // when it does not fit.
   void recount_pending_memory();
 
   // Pushes between recounts of the pending-op charge: pending() reads every
-  // worker's counter, too much for each push; the charge lags by at most
-  // this many ops (~32 KiB).
+  // worker's counter, too much for each push. Charging each recount's next
+  // pushes ahead (~33 KiB) keeps the charge from ever lagging the ops.
   static constexpr uint32_t kRecountEvery = 64;
   const std::shared_ptr<trace::MemoryAccount> memory_;
   std::atomic<int64_t> pending_charged_{0};  // bytes charged to memory_ for pending ops
-  // Pushes since the last recount. Relaxed load and store, not an RMW: two
-  // frontends pushing at once may lose a count, which only delays a recount.
-  std::atomic<uint32_t> pushes_since_recount_{0};
+  // Pushes so far, with a memory account: every kRecountEvery-th (the first
+  // included) recounts. An RMW, so several frontends pushing at once still
+  // recount every kRecountEvery pushes between them.
+  std::atomic<uint64_t> pushes_{0};
 
   std::vector<std::unique_ptr<Pool>> pools_;
   alignas(64) std::atomic<int> waiters_{0};      // read by every worker after each op

@@ -87,6 +87,7 @@ class MemoryAndSync final : public Program {
     PooledAllocator& arrays = env.device_allocator() ? *env.device_allocator() : env.allocator();
     arrays.reset_peak();
     env.mark("training");
+    const uint64_t flops_before = ctx.matmul_flops();
     const int64_t t0 = trace::now_ns();
     NDArray first_loss, last_loss;
     double loss_sum = 0;
@@ -113,6 +114,7 @@ class MemoryAndSync final : public Program {
       env.progress(0.5 * static_cast<double>(i + 1) / static_cast<double>(batches), "batch " + std::to_string(i + 1));
     }
     const double frontend_s = seconds_since(t0);
+    const auto flops = static_cast<double>(ctx.matmul_flops() - flops_before);
     env.print("the frontend enqueued " + std::to_string(batches) + " batches in " + format_value(frontend_s, "s"));
     env.mark("wait for the backend");
     env.wait_all("training on the workers");
@@ -137,6 +139,8 @@ class MemoryAndSync final : public Program {
                static_cast<double>(arrays.stats().peak_live_bytes) / kMB, "MB");
     env.result("loss_first", "loss of the first batch", loss_start, "");
     env.result("loss_last", "loss of the last batch", loss_end, "");
+    env.result("gflops", "matrix product speed", gflops(flops, op_busy_seconds(m, "dot", marker_time(m, "training"))),
+               "GFLOP/s");
     const int64_t bound = v.integer("max-inflight");
     if (sync == "none" && bound == 0) {
       env.note("No sync point: the frontend enqueued every batch up front and the generated batches waited in "

@@ -76,6 +76,13 @@ class Context {
   uint64_t next_random_key() noexcept;
   uint64_t seed() const noexcept { return seed_; }
 
+  // Floating-point operations of the matrix products pushed through this
+  // context so far (2mnk each, counted by dot at push): the demos divide the
+  // difference over a phase by the products' busy time for their GFLOP/s.
+  // Any thread.
+  void count_matmul_flops(uint64_t flops) noexcept { matmul_flops_.fetch_add(flops, std::memory_order_relaxed); }
+  uint64_t matmul_flops() const noexcept { return matmul_flops_.load(std::memory_order_relaxed); }
+
   // The demo iteration recorded on every op pushed from now on.
   void set_iteration(uint32_t iteration) noexcept { iteration_ = iteration; }
   uint32_t iteration() const noexcept { return iteration_; }
@@ -120,6 +127,7 @@ class Context {
   uint32_t iteration_ = 0;
   int blas_threads_ = 1;
   std::atomic<State> state_{State::open};
+  std::atomic<uint64_t> matmul_flops_{0};
 };
 
 using ContextPtr = std::shared_ptr<Context>;

@@ -98,6 +98,7 @@ NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose
   const auto lda = static_cast<int>(a.shape()[1]);
   const auto ldb = static_cast<int>(b.shape()[1]);
   const auto im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
+  a.context().count_matmul_flops(2 * static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * static_cast<uint64_t>(k));
   launch(
       kName, "dot", {&a, &b}, {&out},
       [o, pa, pb, transpose_a, transpose_b, im, in, ik, lda, ldb](const RunContext& rc) {

@@ -2,10 +2,14 @@
 // push cost, end-to-end throughput, and the push + wait round trip.
 #include <benchmark/benchmark.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "engine/core/engine.h"
@@ -44,7 +48,8 @@ std::shared_ptr<Engine> engine_for(const benchmark::State& state, std::shared_pt
 // An engine with state.range(0) workers and the tiny op on its two vars.
 struct TinyOpRig {
   explicit TinyOpRig(const benchmark::State& state, std::shared_ptr<trace::Recorder> recorder = {})
-      : engine(engine_for(state, std::move(recorder))), x(engine->new_var()), y(engine->new_var()) {}
+      : TinyOpRig(engine_for(state, std::move(recorder))) {}
+  explicit TinyOpRig(std::shared_ptr<Engine> e) : engine(std::move(e)), x(engine->new_var()), y(engine->new_var()) {}
 
   void push() { engine->push(buffers->op(), {x}, {y}, meta); }
   // n pushes and a wait_all.
@@ -104,6 +109,29 @@ void BM_TinyOpTracingOnVsOff(benchmark::State& state) {
   state.counters["on_over_off"] = s.a / s.b;
 }
 BENCHMARK(BM_TinyOpTracingOnVsOff)->Arg(1)->Arg(2)->UseManualTime()->MinTime(2.0);
+
+// A dependent chain of tiny ops (each writes y, so each waits for the one
+// before it) on an engine with 2 workers against one with 1, batches
+// alternating (run_paired): with 2 workers a chain should cost no more per
+// op, which needs each op the frontend makes ready to run where its input
+// was just written instead of on whichever worker pops it first. Counters:
+// ns per op with 1 and with 2 workers, and two_over_one.
+void BM_TinyOpChainTwoWorkersVsOne(benchmark::State& state) {
+  const auto rig = [](int workers) {
+    EngineOptions options;
+    options.cpu_workers = workers;
+    return std::make_unique<TinyOpRig>(make_engine(options));
+  };
+  const auto one = rig(1), two = rig(2);
+  constexpr int kBatch = 10000;
+  const bench::PairedSeconds s = bench::run_paired(state, [&] { one->batch(kBatch); }, [&] { two->batch(kBatch); });
+  const double ops = static_cast<double>(state.iterations()) * kBatch;
+  state.SetItemsProcessed(state.iterations() * 2 * kBatch);
+  state.counters["one_ns_per_op"] = s.a / ops * 1e9;
+  state.counters["two_ns_per_op"] = s.b / ops * 1e9;
+  state.counters["two_over_one"] = s.b / s.a;
+}
+BENCHMARK(BM_TinyOpChainTwoWorkersVsOne)->UseManualTime()->MinTime(2.0);
 
 // One push followed by a wait on its output: the synchronous round trip.
 void BM_PushWaitRoundTrip(benchmark::State& state) {
@@ -184,6 +212,77 @@ void BM_TinyOpLoopQuietVsLoaded(benchmark::State& state) {
       "ns_per_op");
 }
 BENCHMARK(BM_TinyOpLoopQuietVsLoaded)->Arg(1)->Arg(2)->Iterations(8)->UseRealTime();
+
+// The floor under BM_PushWaitRoundTripQuietVsLoaded's loaded half: when
+// another process takes one of two cores, the frontend and the worker take
+// turns on the other, and every round trip then needs two context switches
+// however the engine hands work over. Measured with the benchmark's thread
+// and its children pinned to one core, alternating:
+//   raw_ns     two bare threads handing a token back and forth through a
+//              futex (std::atomic wait/notify): the switches alone;
+//   engine_ns  the engine's push + wait round trip, its worker on that core.
+// Medians of 20,000 round trips each.
+void BM_HandOffFloorOnOneCore(benchmark::State& state) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  if (sched_getaffinity(0, sizeof all, &all) != 0 || CPU_COUNT(&all) < 1) {
+    state.SkipWithError("sched_getaffinity failed");
+    return;
+  }
+  int core = 0;
+  while (!CPU_ISSET(core, &all)) ++core;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(core, &one);
+  sched_setaffinity(0, sizeof one, &one);  // threads started from here on inherit it
+  std::vector<double> raw, engine;
+  {
+    EngineOptions options;
+    options.cpu_workers = 1;
+    TinyOpRig rig(make_engine(options));
+    std::atomic<uint32_t> token{0};
+    std::atomic<bool> stop{false};
+    std::thread partner([&] {
+      uint32_t seen = 0;
+      for (;;) {
+        token.wait(seen, std::memory_order_acquire);
+        seen = token.load(std::memory_order_acquire);
+        if (stop.load(std::memory_order_relaxed)) return;
+        if (seen % 2 == 1) {  // ping: answer with pong
+          token.store(++seen, std::memory_order_release);
+          token.notify_one();
+        }
+      }
+    });
+    uint32_t next = 0;
+    for (auto _ : state) {
+      for (int i = 0; i < 20000; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        token.store(++next, std::memory_order_release);  // ping
+        token.notify_one();
+        token.wait(next, std::memory_order_acquire);  // until the pong
+        ++next;
+        raw.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
+        t0 = std::chrono::steady_clock::now();
+        rig.push();
+        rig.engine->wait_for_var(rig.y);
+        engine.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
+      }
+    }
+    stop.store(true);
+    token.store(++next, std::memory_order_release);
+    token.notify_one();
+    partner.join();
+  }
+  sched_setaffinity(0, sizeof all, &all);
+  const auto median = [](std::vector<double>& v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  state.counters["raw_ns"] = median(raw);
+  state.counters["engine_ns"] = median(engine);
+}
+BENCHMARK(BM_HandOffFloorOnOneCore)->Iterations(4)->UseRealTime();
 
 }  // namespace
 }  // namespace asyncscope

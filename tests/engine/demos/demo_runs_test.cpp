@@ -116,8 +116,10 @@ TEST(DemoRuns, SyncVsAsyncVerdictFollowsTheWorkPerOp) {
   // quiet machine (busy 0.33-0.36, starved 0.27-0.31 in half the runs, with
   // and without this session's engine changes).
   EXPECT_LT(a.verdict().worker_busy_frac, 0.5) << a.verdict().text();
-  // The demo's own model agrees: t1 > t2, and the frontend-bound prediction is the nearer.
-  EXPECT_GT(tiny.results.value("t1_us"), tiny.results.value("t2_us"));
+  // The demo's own model agrees below, comparing the two sizes: t1 / t2
+  // falls as the work per op grows. (t1 > t2 for the tiny run alone fails
+  // on a loaded machine: a worker descheduled inside a 200 ns add stretches
+  // its span, measured t2 = 0.60 us against t1 = 0.44 us once.)
 
   // One worker: with two, the waiting loop's adds keep one of them busy and
   // leave the other starved, and on a loaded machine that can tip the shares.
@@ -128,6 +130,9 @@ TEST(DemoRuns, SyncVsAsyncVerdictFollowsTheWorkPerOp) {
   EXPECT_GT(b.verdict().worker_busy_frac, b.verdict().worker_starved_frac) << b.verdict().text();
   EXPECT_GT(b.verdict().frontend_wait_frac, 0.5) << b.verdict().text();
   EXPECT_LT(big.results.value("t1_us"), big.results.value("t2_us"));
+  const auto ratio = [](const DemoRun& run) { return run.results.value("t1_us") / run.results.value("t2_us"); };
+  EXPECT_GT(ratio(tiny), 10 * ratio(big)) << "t1/t2: " << ratio(tiny) << " (1x1) against " << ratio(big)
+                                          << " (1000x1000)";
 }
 
 // Without a per-batch sync, what holds the memory at the peak is the batches
@@ -199,6 +204,7 @@ TEST(DemoRuns, MemoryAndSyncPilesUpBatchesOnlyWithoutASync) {
   EXPECT_GT(none.results.value("peak_live_mb"), bounded.results.value("peak_live_mb") + 4 * batch_mb);
   // Same seed, same data, same training, whatever the sync mode.
   EXPECT_EQ(none.results.value("loss_last"), item.results.value("loss_last"));
+  EXPECT_GT(none.results.value("gflops"), 0.1) << "every demo that multiplies says how fast";
   // With item(), batch i+1's input is generated only after batch i's loss was read.
   // (The one normal before the "training" marker is the warm-up's forward.)
   const int64_t training = marker_time(item.model, "training");

@@ -1,3 +1,4 @@
+// dot counts its 2mnk flops on the context at push (the demos' GFLOP/s);
 // reshape as a view: no op is pushed, the storage (and the engine var) is
 // shared with the base, -1 is inferred, and a view keeps its base's storage
 // alive after the base's handles are gone.
@@ -13,6 +14,17 @@
 
 namespace asyncscope {
 namespace {
+
+TEST(Dot, CountsItsFlopsOnTheContextWhenPushed) {
+  ContextPtr ctx = Context::create();
+  const uint64_t before = ctx->matmul_flops();
+  const NDArray a = ones(ctx, {3, 4});
+  const NDArray b = ones(ctx, {5, 4});
+  const NDArray c = dot(a, b, false, true);  // 3x4 by 4x5
+  EXPECT_EQ(ctx->matmul_flops() - before, 2u * 3 * 5 * 4);
+  EXPECT_EQ(c.to_host(), std::vector<float>(15, 4.0f));
+  EXPECT_EQ(ctx->matmul_flops() - before, 2u * 3 * 5 * 4) << "waiting counts nothing";
+}
 
 // A product large enough is split into blocks of rows (or, wider than tall,
 // columns) that idle workers help with; every transpose combination and
