@@ -220,6 +220,7 @@ void ThreadedEngine::signal_sync(OpRecord* op) {
   OpRecord* ready = var->complete_read();
   release_op_record(op);
   slot->signal(std::move(error));
+  if (auto* self = static_cast<Worker*>(tls_worker)) self->signalled = slot;
   dispatch_chain(ready);
 }
 
@@ -373,8 +374,13 @@ void ThreadedEngine::worker_main(Worker& worker) {
     OpRecord* op = std::exchange(worker.next_local, nullptr);
     const bool continued = op != nullptr;
     if (op == nullptr) op = queue.try_pop();
+    // A waiter this worker signalled that has not seen it yet is not running:
+    // on a machine with fewer free cores than threads it waits for this core,
+    // so the spin gives the core away at once rather than after its stretch.
+    const WaitSlot* const signalled = std::exchange(worker.signalled, nullptr);
     if (op == nullptr &&
-        spin_until([&queue, &help_posted] { return queue.maybe_nonempty() || help_posted(); }, kWorkerSpinNs)) {
+        spin_until([&queue, &help_posted] { return queue.maybe_nonempty() || help_posted(); }, kWorkerSpinNs,
+                   [signalled] { return signalled != nullptr && signalled->unseen(); })) {
       op = queue.try_pop();
     }
     if (op == nullptr && help(worker)) continue;
@@ -461,7 +467,16 @@ void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
     op->slot = &slot;
     op->links()[0].var->append_read(&op->links()[0]);
     if (op->grant()) signal_sync(op);
-    slot.wait();
+    // Ops still queued at two looks in a row, about 0.4 us apart: no worker
+    // is running to take them (they wait for a core, maybe this one), so
+    // the wait yields at once instead of spinning on.
+    slot.wait([this, queued_before = false]() mutable {
+      bool queued = false;
+      for (const auto& pool : pools_) queued = queued || pool->queue.maybe_nonempty();
+      const bool stalled = queued && queued_before;
+      queued_before = queued;
+      return stalled;
+    });
     error = std::move(slot.error);
   }
   record_sync(kind, var->id(), begin);

@@ -30,6 +30,7 @@
 
 #include "engine/core/engine_base.h"
 #include "engine/core/help_board.h"
+#include "engine/core/wait_slot.h"
 #include "engine/core/ready_queue.h"
 
 namespace asyncscope {
@@ -58,6 +59,7 @@ class ThreadedEngine final : public EngineBase {
     std::atomic<uint32_t> running{0};   // GPU workers: ops submitted and not yet finished
     OpRecord* next_local = nullptr;  // granted by this worker's last op: runs next, here
     int64_t last_end = 0;             // trace end of this worker's last op (0: untraced)
+    const WaitSlot* signalled = nullptr;  // the waiter this worker signalled last, until it next idles
     Pool* pool = nullptr;
     uint16_t index = 0;
     std::thread thread;
