@@ -7,6 +7,10 @@
 //  - SourceAttribution: the same asyncscope loop with tracing each push back
 //    to its source line on and off, alternating; the difference per push is
 //    what attribution costs.
+//  - PythonRoundTrip: `y = x + 1; y.wait_to_read()` timed one by one (the
+//    push + wait round trip), on 1 element and on 128x128, beside NumPy's
+//    `y = x + 1` on the same shapes, the two sides taking turns; the
+//    counters are the medians. C++'s own round trip is BM_PushWaitRoundTrip.
 //  - MemoryExperiment: assets/scripts/memory.py run as a script, beside the
 //    C++ memory-and-sync demo with the same sizes: the RSS increase with and
 //    without the per-batch sync.
@@ -14,6 +18,7 @@
 #include <benchmark/benchmark.h>
 #include <pybind11/embed.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdlib>
@@ -67,6 +72,33 @@ def torch_loop(n):
 
 def attribution(on):
     asyncscope._core._set_source_attribution(on)
+
+import time
+shapes = {1: ((1,), (1,)), 128: ((128, 128), (128, 128))}
+arrays = {n: (nd.ones(s), numpy.ones(s, dtype=numpy.float32)) for n, (s, _) in shapes.items()}
+
+def median_ns(samples):
+    samples.sort()
+    return samples[len(samples) // 2]
+
+def engine_round_trip(n, reps):
+    x = arrays[n][0]
+    clock, samples = time.perf_counter_ns, []
+    for _ in range(reps):
+        t0 = clock()
+        y = x + 1.0
+        y.wait_to_read()
+        samples.append(clock() - t0)
+    return median_ns(samples)
+
+def numpy_round_trip(n, reps):
+    x = arrays[n][1]
+    clock, samples = time.perf_counter_ns, []
+    for _ in range(reps):
+        t0 = clock()
+        y = x + 1.0
+        samples.append(clock() - t0)
+    return median_ns(samples)
 )", *g);
     return g;
   }();
@@ -135,6 +167,36 @@ void SourceAttribution(benchmark::State& state) {
   state.counters["cost_ns"] = (on - off) / n * 1e9;
 }
 BENCHMARK(SourceAttribution)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+void PythonRoundTrip(benchmark::State& state) {
+  py::dict& g = loops();
+  py::gil_scoped_acquire gil;
+  const int n = static_cast<int>(state.range(0));
+  constexpr int kReps = 2000;
+  const std::array<py::object, 2> fns{g["engine_round_trip"], g["numpy_round_trip"]};
+  for (const py::object& fn : fns) fn(n, 200);  // warm up
+  std::array<std::vector<double>, 2> medians;
+  int first = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < 2; ++k) {
+      const int side = (first + k) % 2;
+      medians[side].push_back(fns[side](n, kReps).cast<double>());
+    }
+    first = 1 - first;
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const auto median = [](std::vector<double>& v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double ours = median(medians[0]) / 1e3, numpy = median(medians[1]) / 1e3;
+  state.counters["asyncscope_us"] = ours;
+  state.counters["numpy_us"] = numpy;
+  state.counters["ratio"] = ours / numpy;
+  state.SetLabel("median of each side's medians: push + wait (asyncscope), x + 1 (NumPy)");
+}
+BENCHMARK(PythonRoundTrip)->Arg(1)->Arg(128)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
 
 // The number in "<label>, memory grew by <number> MB", a line memory.py prints.
 double megabytes_after(const std::vector<std::string>& lines, const std::string& label) {

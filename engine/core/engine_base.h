@@ -20,9 +20,12 @@ namespace asyncscope {
 
 // Vars of one engine: allocated in blocks, recycled, freed with the engine.
 // A spin lock: the frontend acquires while workers release, and the critical
-// section is a few pointer updates.
+// section is a few pointer updates. Cache lines of its own: a worker writes
+// the lock and the free list each time it frees an array, and the engine's
+// first line (its vtable pointer and recorder, read by the frontend on every
+// push and wait) would otherwise travel to the worker's core and back with it.
 // Threading: any thread.
-class VarPool {
+class alignas(64) VarPool {
  public:
   Var* acquire();
   void release(Var* var) noexcept;

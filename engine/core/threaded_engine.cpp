@@ -222,6 +222,17 @@ bool ThreadedEngine::hand_to_last_worker(Pool& pool, OpRecord* op) {
   return true;
 }
 
+bool ThreadedEngine::ops_not_taken() const noexcept {
+  for (const auto& pool : pools_) {
+    if (pool->queue.maybe_nonempty()) return true;
+    if (!pool->mailboxes) continue;
+    for (const auto& w : pool->workers) {
+      if (w->mailbox.load(std::memory_order_relaxed) != nullptr) return true;
+    }
+  }
+  return false;
+}
+
 void ThreadedEngine::dispatch_chain(OpRecord* ready) {
   while (ready != nullptr) {
     OpRecord* next = ready->next;
@@ -238,6 +249,7 @@ void ThreadedEngine::signal_sync(OpRecord* op) {
   OpRecord* ready = var->complete_read();
   release_op_record(op);
   slot->signal(std::move(error));
+  if (auto* self = static_cast<Worker*>(tls_worker)) self->signalled = slot;
   dispatch_chain(ready);
 }
 
@@ -395,17 +407,21 @@ void ThreadedEngine::worker_main(Worker& worker) {
     OpRecord* op = std::exchange(worker.next_local, nullptr);
     const bool continued = op != nullptr;
     if (op == nullptr) op = queue.try_pop();
+    // A waiter this worker signalled that has not seen it yet is not running:
+    // on a machine with fewer free cores than threads it waits for this core,
+    // so the spin gives the core away at once rather than after its stretch.
+    const WaitSlot* const signalled = std::exchange(worker.signalled, nullptr);
+    const auto yield_now = [signalled] { return signalled != nullptr && signalled->unseen(); };
     if (op == nullptr && worker.pool->mailboxes) {
       // Spinning with a mailbox: a dispatcher may hand us an op directly.
       worker.spinning.store(true, std::memory_order_seq_cst);
       spin_until([&] { return worker.mailbox.load(std::memory_order_relaxed) != nullptr || queue.maybe_nonempty() ||
                               help_posted(); },
-                 kWorkerSpinNs);
+                 kWorkerSpinNs, yield_now);
       worker.spinning.store(false, std::memory_order_seq_cst);
       op = worker.mailbox.exchange(nullptr, std::memory_order_seq_cst);  // after the store: nothing comes later
       if (op == nullptr) op = queue.try_pop();
-    } else if (op == nullptr &&
-               spin_until([&queue] { return queue.maybe_nonempty(); }, kWorkerSpinNs)) {
+    } else if (op == nullptr && spin_until([&queue] { return queue.maybe_nonempty(); }, kWorkerSpinNs, yield_now)) {
       op = queue.try_pop();
     }
     if (op == nullptr && help(worker)) continue;
@@ -492,7 +508,15 @@ void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
     op->slot = &slot;
     op->links()[0].var->append_read(&op->links()[0]);
     if (op->grant()) signal_sync(op);
-    slot.wait();
+    // Ops still queued (or in a mailbox) at two looks in a row, about 0.4 us apart: no worker
+    // is running to take them (they wait for a core, maybe this one), so
+    // the wait yields at once instead of spinning on.
+    slot.wait([this, queued_before = false]() mutable {
+      const bool queued = ops_not_taken();
+      const bool stalled = queued && queued_before;
+      queued_before = queued;
+      return stalled;
+    });
     error = std::move(slot.error);
   }
   record_sync(kind, var->id(), begin);

@@ -35,6 +35,7 @@
 
 #include "engine/core/engine_base.h"
 #include "engine/core/help_board.h"
+#include "engine/core/wait_slot.h"
 #include "engine/core/ready_queue.h"
 
 namespace asyncscope {
@@ -63,6 +64,7 @@ class ThreadedEngine final : public EngineBase {
     std::atomic<uint32_t> running{0};   // GPU workers: ops submitted and not yet finished
     OpRecord* next_local = nullptr;  // granted by this worker's last op: runs next, here
     int64_t last_end = 0;             // trace end of this worker's last op (0: untraced)
+    const WaitSlot* signalled = nullptr;  // the waiter this worker signalled last, until it next idles
     Pool* pool = nullptr;
     uint16_t index = 0;
     std::thread thread;
@@ -106,6 +108,9 @@ class ThreadedEngine final : public EngineBase {
   // Hands op to the mailbox of the pool's last worker if it spins idle;
   // false if the op must go to the queue.
   bool hand_to_last_worker(Pool& pool, OpRecord* op);
+  // Whether some op waits in a queue or a mailbox for a worker to take it (a
+  // hint: relaxed loads).
+  bool ops_not_taken() const noexcept;
   void signal_sync(OpRecord* op);
   Pool& pool_for(Device device);
 

@@ -6,8 +6,6 @@
 namespace asyncscope {
 namespace {
 
-constexpr int64_t kSpinNs = 20'000;
-
 struct SlotPool {
   std::mutex mutex;
   std::vector<WaitSlot*> free;
@@ -38,11 +36,6 @@ struct ThreadSlot {
 };
 
 }  // namespace
-
-void WaitSlot::wait() noexcept {
-  if (spin_until([this] { return state.load(std::memory_order_acquire) != 0; }, kSpinNs)) return;
-  while (state.load(std::memory_order_acquire) == 0) state.wait(0, std::memory_order_acquire);
-}
 
 WaitSlot& this_thread_wait_slot() {
   thread_local ThreadSlot slot;

@@ -17,6 +17,7 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -123,16 +124,49 @@ inline std::optional<float> number_of(py::handle v) {
   return std::nullopt;
 }
 
+// pybind11's record of the class bound for T, looked up once. pybind11 finds
+// it by hashing the C++ type's name in two maps (the module's, then the
+// process's) each time it checks or converts an object, several times per
+// operator call otherwise. Never null once the class is bound (a lookup
+// before that is not kept).
+template <class T>
+const py::detail::type_info* bound_type() {
+  static const py::detail::type_info* info = nullptr;
+  if (info == nullptr) info = py::detail::get_type_info(typeid(T), /*throw_if_missing=*/true);
+  return info;
+}
+
+// A new Python object owning `value`, what py::cast(std::move(value)) makes.
+template <class T>
+py::object wrap(T&& value) {
+  static_assert(!std::is_reference_v<T>);
+  const auto move = [](const void* p) -> void* { return new T(std::move(*static_cast<T*>(const_cast<void*>(p)))); };
+  return py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(
+      &value, py::return_value_policy::move, py::handle(), bound_type<T>(), nullptr, move));
+}
+
+// y as a T (an instance of T's class or of a subclass), or null. What
+// isinstance<T>(y) and cast<const T&>() do, with the lookups above.
+template <class T>
+const T* array_of(py::handle y) {
+  PyTypeObject* const type = bound_type<T>()->type;
+  if (Py_TYPE(y.ptr()) == type) {
+    auto* inst = reinterpret_cast<py::detail::instance*>(y.ptr());
+    if (const void* v = inst->get_value_and_holder(bound_type<T>()).value_ptr()) return static_cast<const T*>(v);
+  }
+  if (!PyType_IsSubtype(Py_TYPE(y.ptr()), type)) return nullptr;
+  return &y.cast<const T&>();  // a subclass, or not initialised (the cast raises as before)
+}
+
 // x OP y for y an array of x's flavour or a number; NotImplemented otherwise
 // (so Python tries y's reflected operator, then raises TypeError).
 template <class T, class A, class N>
 py::object binary_op(const T& x, py::handle y, A&& with_array, N&& with_number) {
-  if (py::isinstance<T>(y)) {
-    const T& other = y.cast<const T&>();
-    return py::cast(push_as<T>(x.a, [&] { return with_array(x.a, other.a); }));
+  if (const T* other = array_of<T>(y)) {
+    return wrap(push_as<T>(x.a, [&] { return with_array(x.a, other->a); }));
   }
   if (const std::optional<float> s = number_of(y)) {
-    return py::cast(push_as<T>(x.a, [&] { return with_number(x.a, *s); }));
+    return wrap(push_as<T>(x.a, [&] { return with_number(x.a, *s); }));
   }
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
@@ -141,7 +175,7 @@ py::object binary_op(const T& x, py::handle y, A&& with_array, N&& with_number) 
 template <class T, class N>
 py::object reflected_op(const T& x, py::handle y, N&& with_number) {
   if (const std::optional<float> s = number_of(y)) {
-    return py::cast(push_as<T>(x.a, [&] { return with_number(*s, x.a); }));
+    return wrap(push_as<T>(x.a, [&] { return with_number(*s, x.a); }));
   }
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -227,9 +228,13 @@ TEST(GuiSmoke, KeyboardShortcutsRunExportAndScreenshot) {
   const int column = m.counter_index(trace::kRenderCpuCounter);
   ASSERT_GE(column, 0) << "no " << trace::kRenderCpuCounter << " counter in " << exported;
   ASSERT_FALSE(m.counters.empty());
+  // It sums the UI thread and the graphics driver's threads (llvmpipe
+  // rasterises on threads of its own), so it may exceed one core (1061-1115
+  // seen), never the machine's cores.
+  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
   for (const trace::CounterSample& sample : m.counters) {
     EXPECT_GE(sample.values[column], 0);
-    EXPECT_LE(sample.values[column], 1050) << "more than one core";
+    EXPECT_LE(sample.values[column], cores * 1050) << "more than the machine's " << cores << " cores";
   }
 }
 
