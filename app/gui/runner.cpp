@@ -25,6 +25,7 @@ void ProgramRunner::start(const demos::Program& program, const demos::ParamValue
   if (busy()) throw std::logic_error("a run is already going on");
   join();
   recorder_ = std::make_shared<trace::Recorder>();
+  recorder_->set_read_reserve(kAppReadReserveBytesPerOp);
   control_ = std::make_unique<demos::RunControl>();
   progress_.store(0);
   {

@@ -1,6 +1,7 @@
 #include "engine/trace/recorder.h"
 
 #include <new>
+#include <stdexcept>
 
 namespace asyncscope::trace {
 namespace {
@@ -58,12 +59,20 @@ void Recorder::Account::uncharge(size_t bytes) noexcept {
   if (budget) budget->uncharge(static_cast<int64_t>(bytes));
 }
 
+void Recorder::set_read_reserve(size_t bytes_per_op) {
+  std::lock_guard lock(mutex_);
+  if (account_.budget || !threads_.empty()) {
+    throw std::logic_error("Recorder::set_read_reserve: call it before anything is recorded or budgeted");
+  }
+  enqueue_account_.per_op = bytes_per_op;
+}
+
 void Recorder::set_memory_budget(std::shared_ptr<MemoryAccount> budget) {
   std::lock_guard lock(mutex_);
   if (account_.budget) account_.budget->uncharge(fixed_charged_ + static_cast<int64_t>(counters_.chunk_bytes()));
   // What the logs charged: their chunks, the enqueue chunks with their read reserve.
-  const auto charged_chunks = [](const ThreadBuffer& t) {
-    return t.chunk_bytes() - t.enqueues.chunk_bytes() + ReservingAccount::with_reserve(t.enqueues.chunk_bytes());
+  const auto charged_chunks = [this](const ThreadBuffer& t) {
+    return t.chunk_bytes() - t.enqueues.chunk_bytes() + enqueue_account_.with_reserve(t.enqueues.chunk_bytes());
   };
   for (const auto& t : threads_) {
     if (account_.budget) account_.budget->uncharge(static_cast<int64_t>(charged_chunks(*t)));

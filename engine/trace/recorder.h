@@ -42,7 +42,7 @@ inline constexpr size_t kReadReserveBytesPerOp = 240;
 
 struct alignas(64) ThreadBuffer {
   // memory: where the logs are charged; enqueue_memory: the enqueue log's
-  // (its chunks also reserve kReadReserveBytesPerOp per entry).
+  // (its chunks also reserve the recorder's read reserve per entry).
   explicit ThreadBuffer(size_t capacity, uint32_t index, std::string name, LogMemory* memory = nullptr,
                         LogMemory* enqueue_memory = nullptr)
       : enqueues(capacity, enqueue_memory != nullptr ? enqueue_memory : memory), vars(capacity * 2, memory), execs(capacity, memory), syncs(capacity, memory),
@@ -146,6 +146,13 @@ class Recorder {
   // was recorded before stays readable. Call before other threads record;
   // buffers made earlier are charged now. Null: nothing is counted.
   void set_memory_budget(std::shared_ptr<MemoryAccount> budget);
+  // The memory each recorded op reserves, with its enqueue chunk, for whoever
+  // reads the trace (kReadReserveBytesPerOp unless set): the app, which keeps
+  // a live model, its insight and the timeline's tables of a run, reserves
+  // more. Call before anything is recorded (before set_memory_budget);
+  // std::logic_error after.
+  void set_read_reserve(size_t bytes_per_op);
+  size_t read_reserve() const noexcept { return enqueue_account_.per_op; }
   // Any thread: whether the budget refused the trace a chunk (one relaxed load).
   bool over_budget() const noexcept { return account_.refused.load(std::memory_order_relaxed); }
   // Throws the budget's refusal (a MemoryBudgetError) if over_budget().
@@ -166,13 +173,12 @@ class Recorder {
   };
   // The enqueue logs' account: charges each chunk with the read reserve of its entries.
   struct ReservingAccount final : LogMemory {
-    static size_t with_reserve(size_t bytes) noexcept {
-      return bytes + bytes / sizeof(EnqueueEvent) * kReadReserveBytesPerOp;
-    }
+    size_t with_reserve(size_t bytes) const noexcept { return bytes + bytes / sizeof(EnqueueEvent) * per_op; }
     bool charge(size_t bytes) noexcept override { return account->charge(with_reserve(bytes)); }
     void uncharge(size_t bytes) noexcept override { account->uncharge(with_reserve(bytes)); }
     explicit ReservingAccount(Account* a) noexcept : account(a) {}
     Account* const account;
+    size_t per_op = kReadReserveBytesPerOp;  // set before any chunk is charged
   };
 
   struct CacheSlot {

@@ -396,6 +396,27 @@ TEST(Recorder, AnEnqueueChunkReservesWhatReadingItsOpsWillNeed) {
   EXPECT_EQ(budget->charged_bytes(), 0);
 }
 
+// The app reserves more per op (its live model, insight and timeline):
+// set before recording, the reserve is what each enqueue chunk charges, and
+// all of it comes back; set too late, it is refused.
+TEST(Recorder, AReadReserveSetBeforeRecordingIsChargedWithEachEnqueueChunk) {
+  auto budget = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>(),
+                                                  PooledAllocator::Options{int64_t{64} << 20, 0});
+  {
+    Recorder r;
+    r.set_read_reserve(1000);
+    EXPECT_EQ(r.read_reserve(), 1000u);
+    r.set_memory_budget(std::make_shared<AllocatorAccount>(budget));
+    EXPECT_THROW(r.set_read_reserve(2000), std::logic_error);
+    ThreadBuffer& b = r.local();
+    const int64_t before = budget->charged_bytes();
+    b.enqueues.append(EnqueueEvent{});
+    EXPECT_EQ(budget->charged_bytes() - before,
+              static_cast<int64_t>(ChunkedLog<EnqueueEvent>::kChunkBytes + ChunkedLog<EnqueueEvent>::kChunkSize * 1000));
+  }
+  EXPECT_EQ(budget->charged_bytes(), 0);
+}
+
 // What one recorded op costs in the trace: an enqueue (64 B) and an exec
 // (32 B). docs/PERFORMANCE.md states it; this holds it.
 TEST(Recorder, AnOpCostsUnderOneHundredBytesOfTrace) {
