@@ -174,11 +174,31 @@ StateTimes LaneStates::time_in(int64_t a, int64_t b) const noexcept {
 // ---------------------------------------------------------------------------
 // RunInsight: the frontier
 
+namespace {
+
+// The time from which nothing is final while an op is not settled: after
+// its enqueue (or, before that is read, its first span's start) more may be
+// recorded.
+int64_t unsettled_since(const OpInfo& op) {
+  if (op.enqueue != kNoTime) return op.enqueue;
+  return op.launch_start != kNoTime ? op.launch_start : op.start;
+}
+
+}  // namespace
+
+void RunInsight::note_unsettled(const TraceModel& model, uint32_t index) {
+  const OpInfo& op = model.ops[index];
+  if (!op.known() || settled(op)) return;
+  unsettled_.push_back(Unsettled{unsettled_since(op), index});
+  std::push_heap(unsettled_.begin(), unsettled_.end(), Unsettled::later);
+}
+
 int64_t RunInsight::next_frontier(const TraceModel& model, bool complete) {
   const int64_t end = model.end_time();
   if (complete) return std::max(frontier_, end);
   int64_t f = end;
   const size_t n = model.ops.size();
+  const uint64_t first = settled_;
   while (settled_ < n) {
     if (model.ops[settled_].known()) {
       if (!settled(model.ops[settled_])) break;
@@ -191,17 +211,53 @@ int64_t RunInsight::next_frontier(const TraceModel& model, bool complete) {
     // frontier below).
     size_t j = settled_ + 1;
     while (j < n && !model.ops[j].known()) ++j;
-    if (j == n) break;
+    if (j == n) {
+      visits_ += j - settled_ - 1;  // looked at again next time: ids at the end are rarely unknown
+      break;
+    }
     settled_ = j;
   }
-  for (size_t i = settled_; i < model.ops.size(); ++i) {
-    const OpInfo& op = model.ops[i];
-    if (!op.known() || settled(op)) continue;
-    // Known, with a span still to come: nothing after its enqueue is final.
-    int64_t since = op.enqueue;
-    if (since == kNoTime) since = op.launch_start != kNoTime ? op.launch_start : op.start;
-    if (since != kNoTime) f = std::min(f, since);
+  visits_ += settled_ - first;
+  // What changed since the last call: ops newly enqueued, spans newly read.
+  // Ops before settled_ are passed for good (below). A span of an op whose
+  // enqueue was read changes no op's time, only whether it settled, which
+  // the heap's top is checked for: only spans read before their enqueue
+  // are noted.
+  has_enqueue_.resize(n, false);
+  enqueues_noted_.resize(model.frontends.size(), 0);
+  for (size_t fi = 0; fi < model.frontends.size(); ++fi) {
+    const std::vector<uint32_t>& enqueues = model.frontends[fi].enqueues;
+    for (size_t& pos = enqueues_noted_[fi]; pos < enqueues.size(); ++pos) {
+      ++visits_;
+      has_enqueue_[enqueues[pos]] = true;
+      if (enqueues[pos] >= settled_) note_unsettled(model, enqueues[pos]);
+    }
   }
+  for (size_t w = 0; w < model.workers.size(); ++w) {
+    const std::vector<uint32_t>& spans = model.workers[w].ops;
+    for (size_t& pos = lanes_[lane_of_worker_[w]].spans_noted; pos < spans.size(); ++pos) {
+      ++visits_;
+      if (spans[pos] >= settled_ && !has_enqueue_[spans[pos]]) note_unsettled(model, spans[pos]);
+    }
+  }
+  // Known, with a span still to come: nothing after its time is final. Ops
+  // before settled_ are left to their frontend's bound, as said above.
+  const auto current = [&](const Unsettled& u) {
+    const OpInfo& op = model.ops[u.op];
+    return u.op >= settled_ && !settled(op) && unsettled_since(op) == u.since;
+  };
+  if (unsettled_.size() > 2 * unsettled_kept_ + 1024) {
+    visits_ += unsettled_.size();
+    std::erase_if(unsettled_, [&](const Unsettled& u) { return !current(u); });
+    std::make_heap(unsettled_.begin(), unsettled_.end(), Unsettled::later);
+    unsettled_kept_ = unsettled_.size();
+  }
+  while (!unsettled_.empty() && !current(unsettled_.front())) {
+    ++visits_;
+    std::pop_heap(unsettled_.begin(), unsettled_.end(), Unsettled::later);
+    unsettled_.pop_back();
+  }
+  if (!unsettled_.empty()) f = std::min(f, unsettled_.front().since);
   // A frontend's next event comes after its latest one.
   for (const FrontendLane& lane : model.frontends) {
     int64_t last = -1;
@@ -213,9 +269,10 @@ int64_t RunInsight::next_frontier(const TraceModel& model, bool complete) {
 }
 
 bool RunInsight::update(const TraceModel& model, bool complete) {
+  map_lanes(model);  // lanes that appeared, even when the frontier stays
   const int64_t to = next_frontier(model, complete);  // advances settled_, which attribute() reads
   attribute(model);
-  classify_workers(model, to);  // maps lanes that appeared even when the frontier stays
+  classify_workers(model, to);
   if (to <= frontier_) return false;
   classify_frontends(model, to);
   frontier_ = to;
@@ -225,21 +282,23 @@ bool RunInsight::update(const TraceModel& model, bool complete) {
 // ---------------------------------------------------------------------------
 // Workers
 
-void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
-  const int64_t from = frontier_;
-  const auto group_of = [&](uint64_t key) -> uint32_t {
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      if (groups_[g].key == key) return static_cast<uint32_t>(g);
-    }
-    Group group;
-    group.key = key;
-    // Nothing of its kind was pushed before: its lanes were starved.
-    group.idle.append(0, LaneState::starved);
-    group.idle.extend(from);
-    groups_.push_back(std::move(group));
-    return static_cast<uint32_t>(groups_.size() - 1);
-  };
+uint32_t RunInsight::group_of(uint64_t key) {
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (groups_[g].key == key) return static_cast<uint32_t>(g);
+  }
+  Group group;
+  group.key = key;
+  // Nothing of its kind was pushed before: its lanes were starved.
+  group.idle.append(0, LaneState::starved);
+  group.idle.extend(frontier_);
+  groups_.push_back(std::move(group));
+  return static_cast<uint32_t>(groups_.size() - 1);
+}
 
+void RunInsight::map_lanes(const TraceModel& model) {
+  // The model's lanes only grow (a new one may come between two others), so
+  // the same count is the same lanes.
+  if (lane_of_worker_.size() == model.workers.size()) return;
   // Lanes: model order may change as lanes appear; ours keep theirs.
   lane_of_worker_.resize(model.workers.size());
   for (size_t w = 0; w < model.workers.size(); ++w) {
@@ -256,6 +315,10 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
     }
     lane_of_worker_[w] = static_cast<uint32_t>(l);
   }
+}
+
+void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
+  const int64_t from = frontier_;
   if (to <= from) return;
 
   // Queue changes in [from, to): +1 at each enqueue, -1 where the op left
@@ -271,6 +334,7 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
     const std::vector<uint32_t>& enqueues = model.frontends[f].enqueues;
     size_t& pos = enqueue_pos_[f];
     for (; pos < enqueues.size() && model.ops[enqueues[pos]].enqueue < to; ++pos) {
+      ++visits_;
       const OpInfo& op = model.ops[enqueues[pos]];
       if (!op.internal) {
         ++user_ops_pushed_;
@@ -291,6 +355,7 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
     size_t i = lane.next_span;
     size_t last = i;
     for (; last < wl.ops.size(); ++last) {
+      ++visits_;
       const OpInfo& op = model.ops[wl.ops[last]];
       const int64_t s = wl.start_of(op);
       if (s >= to) break;
@@ -338,6 +403,7 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
       const bool help_next = h < wl.helps.size() && wl.helps[h].start < to &&
                              (i == last || wl.helps[h].start < wl.start_of(model.ops[wl.ops[i]]));
       if (!help_next && i == last) break;
+      ++visits_;
       int64_t s = 0, e = 0;
       if (help_next) {
         s = std::max(wl.helps[h].start, cur);
@@ -408,6 +474,7 @@ void RunInsight::classify_frontends(const TraceModel& model, int64_t to) {
       const bool have_sync = pos < fl.syncs.size() && model.syncs[fl.syncs[pos]].begin < to;
       const bool have_push = push < fl.enqueues.size() && model.ops[fl.enqueues[push]].enqueue < to;
       if (!have_sync && !have_push) break;
+      ++visits_;
       const bool sync_first =
           have_sync && (!have_push || model.syncs[fl.syncs[pos]].begin <= model.ops[fl.enqueues[push]].enqueue);
       int64_t begin, end;
@@ -501,15 +568,13 @@ std::string Verdict::text() const {
 // Memory
 
 void RunInsight::attribute(const TraceModel& model) {
-  if (!free_name_known_) {
-    for (size_t i = 0; i < model.names.size(); ++i) {
-      if (model.names[i] == "free") {
-        free_name_ = static_cast<NameId>(i);
-        free_name_known_ = true;
-        break;
-      }
+  for (; !free_name_known_ && names_searched_ < model.names.size(); ++names_searched_) {
+    if (model.names[names_searched_] == "free") {
+      free_name_ = static_cast<NameId>(names_searched_);
+      free_name_known_ = true;
     }
   }
+  const uint64_t first = attributed_;
   for (; attributed_ < model.ops.size(); ++attributed_) {
     const OpInfo& op = model.ops[attributed_];
     // Ops are read in push order, so a var's first writer comes before its
@@ -555,6 +620,7 @@ void RunInsight::attribute(const TraceModel& model) {
       ++attribution_version_;
     }
   }
+  visits_ += attributed_ - first;
 }
 
 RunInsight::DeviceMemory& RunInsight::memory_of(uint16_t device) {
