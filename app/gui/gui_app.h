@@ -57,6 +57,9 @@ class GuiApp {
   std::string take_screenshot_request();
   void screenshot_done(const std::string& error);
   int exit_code() const noexcept { return exit_code_; }
+  // The app is done (quit asked for, or a scripted run's screenshot taken
+  // with --quit-after-run): no frame is to be waited for.
+  bool quitting() const noexcept { return quit_; }
   // A run is going on (the app's end will stop it).
   bool running() const noexcept { return runner_.busy(); }
 

@@ -7,6 +7,7 @@
 #include "app/gui/window.h"
 #include "app/interrupt.h"
 #include "engine/base/quote.h"
+#include "widgets/frame_request.h"
 
 namespace asyncscope::app {
 
@@ -26,13 +27,14 @@ int run_gui(const GuiRequest& request, std::ostream& err) {
       if (!app.update() && !input) continue;
       window.begin_frame();
       const bool keep_going = app.frame();
+      window.want_frame_within(widgets::TakeFrameRequest());
       const std::string shot = app.take_screenshot_request();
       const std::string error = window.end_frame(shot);
       if (!shot.empty()) {
         if (!error.empty()) err << "asyncscope: " << escape_controls(error) << "\n";
         app.screenshot_done(error);
       }
-      if (!keep_going) break;
+      if (!keep_going || app.quitting()) break;
     }
     if (const int signal = InterruptScope::signal_number(); signal != 0) {
       err << "asyncscope: interrupted by " << InterruptScope::signal_name(signal) << ": the app was closed"
