@@ -1,5 +1,6 @@
 #include <imgui.h>
 
+#include <cstdlib>
 #include <ostream>
 
 #include "app/gui/gui.h"
@@ -19,6 +20,9 @@ int run_gui(const GuiRequest& request, std::ostream& err) {
     // screenshot under way is abandoned with its temporary file removed.
     InterruptScope interrupt([] { Window::wake(); });
     GuiApp app(window, request);
+    // For tests of when the app draws: a line on stderr per frame drawn.
+    const char* log_frames = std::getenv("ASYNCSCOPE_FRAME_LOG");
+    const bool frame_log = log_frames != nullptr && *log_frames != '\0';
     while (!window.should_close() && InterruptScope::signal_number() == 0) {
       const bool input = window.wait_for_frame(app.animating(), app.frame_rate());
       if (InterruptScope::signal_number() != 0) break;
@@ -29,7 +33,9 @@ int run_gui(const GuiRequest& request, std::ostream& err) {
       const bool keep_going = app.frame();
       window.want_frame_within(widgets::TakeFrameRequest());
       const std::string shot = app.take_screenshot_request();
+      const uint64_t rendered = window.frames_rendered();
       const std::string error = window.end_frame(shot);
+      if (frame_log) err << "asyncscope: frame " << (window.frames_rendered() != rendered ? "rendered" : "unchanged") << "\n";
       if (!shot.empty()) {
         if (!error.empty()) err << "asyncscope: " << escape_controls(error) << "\n";
         app.screenshot_done(error);
