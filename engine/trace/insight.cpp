@@ -186,11 +186,41 @@ int64_t unsettled_since(const OpInfo& op) {
 
 }  // namespace
 
-void RunInsight::note_unsettled(const TraceModel& model, uint32_t index) {
-  const OpInfo& op = model.ops[index];
-  if (!op.known() || settled(op)) return;
-  unsettled_.push_back(Unsettled{unsettled_since(op), index});
-  std::push_heap(unsettled_.begin(), unsettled_.end(), Unsettled::later);
+int64_t RunInsight::earliest(const TraceModel& model, Waiting& list, bool heap) {
+  // Ops before settled_ are left to their frontend's bound (see next_frontier).
+  const auto current = [&](const Unsettled& u) {
+    const OpInfo& op = model.ops[u.op];
+    return u.op >= settled_ && !settled(op) && unsettled_since(op) == u.since;
+  };
+  std::vector<Unsettled>& e = list.entries;
+  if (e.size() - list.first > 2 * list.kept + 1024) {
+    visits_ += e.size() - list.first;
+    e.erase(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(list.first));
+    list.first = 0;
+    std::erase_if(e, [&](const Unsettled& u) { return !current(u); });
+    if (heap) std::make_heap(e.begin(), e.end(), Unsettled::later);
+    list.kept = e.size();
+  }
+  if (heap) {
+    while (!e.empty() && !current(e.front())) {
+      ++visits_;
+      std::pop_heap(e.begin(), e.end(), Unsettled::later);
+      e.pop_back();
+    }
+    return e.empty() ? -1 : e.front().since;
+  }
+  for (; list.first < e.size() && !current(e[list.first]); ++list.first) ++visits_;
+  if (list.first == e.size()) {
+    e.clear();
+    list.first = 0;
+    return -1;
+  }
+  if (list.first > 1024 && 2 * list.first > e.size()) {  // what was dropped goes, once it is most of it
+    visits_ += e.size() - list.first;
+    e.erase(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(list.first));
+    list.first = 0;
+  }
+  return e[list.first].since;
 }
 
 int64_t RunInsight::next_frontier(const TraceModel& model, bool complete) {
@@ -219,45 +249,39 @@ int64_t RunInsight::next_frontier(const TraceModel& model, bool complete) {
   }
   visits_ += settled_ - first;
   // What changed since the last call: ops newly enqueued, spans newly read.
-  // Ops before settled_ are passed for good (below). A span of an op whose
-  // enqueue was read changes no op's time, only whether it settled, which
-  // the heap's top is checked for: only spans read before their enqueue
-  // are noted.
+  // Ops before settled_ are passed for good (see above). A span of an op
+  // whose enqueue was read changes no op's time, only whether it settled,
+  // which is checked where it waits.
   has_enqueue_.resize(n, false);
   enqueues_noted_.resize(model.frontends.size(), 0);
+  if (waiting_.empty()) waiting_.resize(1);  // the heap's
+  while (waiting_.size() < model.frontends.size() + 1) waiting_.insert(waiting_.end() - 1, Waiting{});
   for (size_t fi = 0; fi < model.frontends.size(); ++fi) {
     const std::vector<uint32_t>& enqueues = model.frontends[fi].enqueues;
     for (size_t& pos = enqueues_noted_[fi]; pos < enqueues.size(); ++pos) {
       ++visits_;
-      has_enqueue_[enqueues[pos]] = true;
-      if (enqueues[pos] >= settled_) note_unsettled(model, enqueues[pos]);
+      const uint32_t i = enqueues[pos];
+      has_enqueue_[i] = true;
+      if (i >= settled_ && !settled(model.ops[i])) waiting_[fi].entries.push_back(Unsettled{model.ops[i].enqueue, i});
     }
   }
+  std::vector<Unsettled>& heap = waiting_.back().entries;
   for (size_t w = 0; w < model.workers.size(); ++w) {
     const std::vector<uint32_t>& spans = model.workers[w].ops;
     for (size_t& pos = lanes_[lane_of_worker_[w]].spans_noted; pos < spans.size(); ++pos) {
       ++visits_;
-      if (spans[pos] >= settled_ && !has_enqueue_[spans[pos]]) note_unsettled(model, spans[pos]);
+      const uint32_t i = spans[pos];
+      const OpInfo& op = model.ops[i];
+      if (i < settled_ || has_enqueue_[i] || settled(op)) continue;
+      heap.push_back(Unsettled{unsettled_since(op), i});
+      std::push_heap(heap.begin(), heap.end(), Unsettled::later);
     }
   }
-  // Known, with a span still to come: nothing after its time is final. Ops
-  // before settled_ are left to their frontend's bound, as said above.
-  const auto current = [&](const Unsettled& u) {
-    const OpInfo& op = model.ops[u.op];
-    return u.op >= settled_ && !settled(op) && unsettled_since(op) == u.since;
-  };
-  if (unsettled_.size() > 2 * unsettled_kept_ + 1024) {
-    visits_ += unsettled_.size();
-    std::erase_if(unsettled_, [&](const Unsettled& u) { return !current(u); });
-    std::make_heap(unsettled_.begin(), unsettled_.end(), Unsettled::later);
-    unsettled_kept_ = unsettled_.size();
+  // Known, with a span still to come: nothing after its time is final.
+  for (size_t k = 0; k < waiting_.size(); ++k) {
+    const int64_t since = earliest(model, waiting_[k], k + 1 == waiting_.size());
+    if (since >= 0) f = std::min(f, since);
   }
-  while (!unsettled_.empty() && !current(unsettled_.front())) {
-    ++visits_;
-    std::pop_heap(unsettled_.begin(), unsettled_.end(), Unsettled::later);
-    unsettled_.pop_back();
-  }
-  if (!unsettled_.empty()) f = std::min(f, unsettled_.front().since);
   // A frontend's next event comes after its latest one.
   for (const FrontendLane& lane : model.frontends) {
     int64_t last = -1;

@@ -215,9 +215,11 @@ class RunInsight {
   struct Group;
   struct MemEvent;
   struct DeviceMemory;
+  struct Waiting;
   void map_lanes(const TraceModel& model);
   uint32_t group_of(uint64_t key);
-  void note_unsettled(const TraceModel& model, uint32_t op);
+  // The earliest time a waiting list holds, dropping the stale entries before it (none: -1).
+  int64_t earliest(const TraceModel& model, Waiting& list, bool heap);
   void classify_workers(const TraceModel& model, int64_t to);
   void classify_frontends(const TraceModel& model, int64_t to);
   void attribute(const TraceModel& model);
@@ -275,19 +277,26 @@ class RunInsight {
   int64_t frontier_ = 0;
   uint64_t settled_ = 0;  // ops before this index are executed or unknown
   // Ops known and not settled, each with the time from which nothing is
-  // final while it waits (its enqueue; without one read, its first span's
-  // start): a min-heap on that time. An entry goes stale when its op settles
-  // or gets an earlier time (a new entry then holds it); stale entries are
-  // dropped when they reach the top, or all at once when they outnumber the
+  // final while it waits. Ops read with their enqueue wait in their
+  // frontend's queue, in enqueue order, so the first one still waiting is
+  // that frontend's earliest; an op read from a span before its enqueue
+  // (its launch, from a thread read first) waits in a min-heap from that
+  // span's start. An entry goes stale when its op settles (or, in the heap,
+  // when its enqueue is read: the queue then holds it); stale entries are
+  // dropped when they come first, or all at once when they outnumber the
   // rest. Every change of an op's times comes with a new enqueue on its
-  // frontend or a new span on a lane, so reading those keeps it whole.
+  // frontend or a new span on a lane, so reading those keeps both whole.
   struct Unsettled {
     int64_t since = 0;
     uint32_t op = 0;
     static bool later(const Unsettled& a, const Unsettled& b) noexcept { return a.since > b.since; }  // a min-heap's order
   };
-  std::vector<Unsettled> unsettled_;
-  size_t unsettled_kept_ = 0;          // its size after the last sweep of stale entries
+  struct Waiting {
+    std::vector<Unsettled> entries;
+    size_t first = 0;  // entries before it are dropped
+    size_t kept = 0;   // entries after the last sweep of stale ones
+  };
+  std::vector<Waiting> waiting_;  // per frontend, then the heap's (last)
   std::vector<size_t> enqueues_noted_;  // per frontend: enqueues next_frontier has read
   std::vector<bool> has_enqueue_;       // per op: its enqueue is among those
   uint64_t visits_ = 0;
