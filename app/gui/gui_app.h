@@ -43,9 +43,12 @@ class GuiApp {
   bool update();
   // Draws one frame. Returns false when the app should quit.
   bool frame();
-  // True while something changes without input (a run is live, or a
+  // True while something changes without input (a run is live, up to the
+  // frame that takes in its end: its thread ending wakes no one; or a
   // scripted run or screenshot is due).
-  bool animating() const { return runner_.busy() || pending_screenshot_frames_ > 0 || frames_before_run_ >= 0; }
+  bool animating() const {
+    return runner_.busy() || runs_.has_live() || pending_screenshot_frames_ > 0 || frames_before_run_ >= 0;
+  }
   // The most frames a second to draw while animating. While a run is live
   // the app shares the cores with it, and a frame's CPU is taken from what
   // the run measures: as many frames as fit in a fifth of one core
