@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "widgets/colors.h"
+#include "widgets/frame_request.h"
 #include "widgets/results_table.h"
 
 namespace asyncscope::widgets {
@@ -416,6 +417,8 @@ size_t draw_graph(ImDrawList* draw, const Scene& scene, const ImRect& clip, int6
   }
 
   const float pulse = 0.5f + 0.5f * std::sin(static_cast<float>(ImGui::GetTime()) * 6.0f);
+  // Running nodes pulse (their border, drawn in detail): the next frame is wanted without input.
+  if (detailed && scene.counts[static_cast<int>(NodeState::running)] > 0) RequestFrameWithin(1.0 / 30);
   const float rounding = std::min(6.0f, scene.half.y * 0.6f);
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
     const ImRect box = scene.box(i);

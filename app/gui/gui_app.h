@@ -43,9 +43,12 @@ class GuiApp {
   bool update();
   // Draws one frame. Returns false when the app should quit.
   bool frame();
-  // True while something changes without input (a run is live, or a
+  // True while something changes without input (a run is live, up to the
+  // frame that takes in its end: its thread ending wakes no one; or a
   // scripted run or screenshot is due).
-  bool animating() const { return runner_.busy() || pending_screenshot_frames_ > 0 || frames_before_run_ >= 0; }
+  bool animating() const {
+    return runner_.busy() || runs_.has_live() || pending_screenshot_frames_ > 0 || frames_before_run_ >= 0;
+  }
   // The most frames a second to draw while animating. While a run is live
   // the app shares the cores with it, and a frame's CPU is taken from what
   // the run measures: as many frames as fit in a fifth of one core
@@ -57,6 +60,9 @@ class GuiApp {
   std::string take_screenshot_request();
   void screenshot_done(const std::string& error);
   int exit_code() const noexcept { return exit_code_; }
+  // The app is done (quit asked for, or a scripted run's screenshot taken
+  // with --quit-after-run): no frame is to be waited for.
+  bool quitting() const noexcept { return quit_; }
   // A run is going on (the app's end will stop it).
   bool running() const noexcept { return runner_.busy(); }
 

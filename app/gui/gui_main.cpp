@@ -1,5 +1,6 @@
 #include <imgui.h>
 
+#include <cstdlib>
 #include <ostream>
 
 #include "app/gui/gui.h"
@@ -7,6 +8,7 @@
 #include "app/gui/window.h"
 #include "app/interrupt.h"
 #include "engine/base/quote.h"
+#include "widgets/frame_request.h"
 
 namespace asyncscope::app {
 
@@ -18,6 +20,9 @@ int run_gui(const GuiRequest& request, std::ostream& err) {
     // screenshot under way is abandoned with its temporary file removed.
     InterruptScope interrupt([] { Window::wake(); });
     GuiApp app(window, request);
+    // For tests of when the app draws: a line on stderr per frame drawn.
+    const char* log_frames = std::getenv("ASYNCSCOPE_FRAME_LOG");
+    const bool frame_log = log_frames != nullptr && *log_frames != '\0';
     while (!window.should_close() && InterruptScope::signal_number() == 0) {
       const bool input = window.wait_for_frame(app.animating(), app.frame_rate());
       if (InterruptScope::signal_number() != 0) break;
@@ -26,13 +31,16 @@ int run_gui(const GuiRequest& request, std::ostream& err) {
       if (!app.update() && !input) continue;
       window.begin_frame();
       const bool keep_going = app.frame();
+      window.want_frame_within(widgets::TakeFrameRequest());
       const std::string shot = app.take_screenshot_request();
+      const uint64_t rendered = window.frames_rendered();
       const std::string error = window.end_frame(shot);
+      if (frame_log) err << "asyncscope: frame " << (window.frames_rendered() != rendered ? "rendered" : "unchanged") << "\n";
       if (!shot.empty()) {
         if (!error.empty()) err << "asyncscope: " << escape_controls(error) << "\n";
         app.screenshot_done(error);
       }
-      if (!keep_going) break;
+      if (!keep_going || app.quitting()) break;
     }
     if (const int signal = InterruptScope::signal_number(); signal != 0) {
       err << "asyncscope: interrupted by " << InterruptScope::signal_name(signal) << ": the app was closed"

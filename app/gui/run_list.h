@@ -69,6 +69,8 @@ class RunList {
   void fit(RunRecord& run);
 
   RunRecord* live();
+  // A run is live: started and its end not yet taken in (end_live).
+  bool has_live() const noexcept { return live_ >= 0; }
   RunRecord* current();
   // The run stacked below the current one, or nullptr.
   RunRecord* compared();

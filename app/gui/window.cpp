@@ -4,15 +4,19 @@
 #include <GL/gl.h>
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 #include <stb/stb_image_write.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iterator>
 #include <ostream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -84,6 +88,51 @@ int64_t cpu_ns(clockid_t clock) {
   return clock_gettime(clock, &t) == 0 ? t.tv_sec * int64_t{1'000'000'000} + t.tv_nsec : 0;
 }
 
+// Everything a frame's draw data draws, hashed: two frames with the same
+// hash put the same pixels on the screen (one font texture, never changed).
+uint64_t hash_draw_data(const ImDrawData& data) {
+  uint64_t h = 0;
+  const auto mix = [&h](const void* bytes, size_t size) {
+    const size_t part = std::hash<std::string_view>{}(std::string_view(static_cast<const char*>(bytes), size));
+    h = (h ^ part) * 0x9E3779B97F4A7C15ull + size;
+  };
+  const float view[] = {data.DisplayPos.x, data.DisplayPos.y, data.DisplaySize.x, data.DisplaySize.y,
+                        data.FramebufferScale.x, data.FramebufferScale.y};
+  mix(view, sizeof view);
+  for (int i = 0; i < data.CmdListsCount; ++i) {
+    const ImDrawList& list = *data.CmdLists[i];
+    mix(list.VtxBuffer.Data, static_cast<size_t>(list.VtxBuffer.Size) * sizeof(ImDrawVert));
+    mix(list.IdxBuffer.Data, static_cast<size_t>(list.IdxBuffer.Size) * sizeof(ImDrawIdx));
+    for (const ImDrawCmd& cmd : list.CmdBuffer) {
+      const uintptr_t fields[] = {reinterpret_cast<uintptr_t>(cmd.TextureId), cmd.VtxOffset, cmd.IdxOffset, cmd.ElemCount,
+                                  reinterpret_cast<uintptr_t>(cmd.UserCallback)};
+      mix(&cmd.ClipRect, sizeof cmd.ClipRect);
+      mix(fields, sizeof fields);
+    }
+  }
+  return h;
+}
+
+// Seconds until what ImGui animates by itself looks different, or a negative
+// number: the caret of the text field being edited blinks (ImGui shows it
+// while its timer, modulo 1.2 s, is at most 0.8 s, and keeps it on for 0.3 s
+// after each key), and a modal's dimming fades in over about 0.2 s (the
+// Ctrl+Tab window list's highlight too).
+double imgui_animates_within(double frame_slot) {
+  const ImGuiContext& g = *GImGui;
+  double within = -1;
+  const auto at = [&within](double s) { within = within < 0 ? s : std::min(within, s); };
+  if ((g.DimBgRatio > 0 && g.DimBgRatio < 1) || g.NavWindowingTargetAnim != nullptr) at(frame_slot);
+  const ImGuiInputTextState* text = g.ActiveId != 0 ? ImGui::GetInputTextState(g.ActiveId) : nullptr;
+  if (text != nullptr && g.IO.ConfigInputTextCursorBlink) {
+    constexpr double kPeriod = 1.2, kOn = 0.8, kPastTheEdge = 0.005;
+    const double t = text->CursorAnim;
+    const double phase = t < 0 ? 0 : std::fmod(t, kPeriod);
+    at((t < 0 ? -t : 0) + (phase <= kOn ? kOn - phase : kPeriod - phase) + kPastTheEdge);
+  }
+  return within;
+}
+
 // This process's threads, by kernel id (empty without /proc).
 std::vector<pid_t> process_threads() {
   std::vector<pid_t> out;
@@ -131,10 +180,11 @@ Window::Window(const char* title, int width, int height) {
   glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { ++of(w)->events_; });
   glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { ++of(w)->events_; });
   glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { ++of(w)->events_; });
-  glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { ++of(w)->events_; });
-  glfwSetFramebufferSizeCallback(window_, [](GLFWwindow* w, int, int) { ++of(w)->events_; });
-  glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { ++of(w)->events_; });
-  glfwSetWindowIconifyCallback(window_, [](GLFWwindow* w, int) { ++of(w)->events_; });
+  // These also mean the window's pixels must be rendered again.
+  glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { damaged(w); });
+  glfwSetFramebufferSizeCallback(window_, [](GLFWwindow* w, int, int) { damaged(w); });
+  glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { damaged(w); });
+  glfwSetWindowIconifyCallback(window_, [](GLFWwindow* w, int) { damaged(w); });
   float sx = 1, sy = 1;
   glfwGetWindowContentScale(window_, &sx, &sy);
   scale_ = std::clamp(std::max(sx, sy), 1.0f, 4.0f);
@@ -187,24 +237,50 @@ void Window::wake() { glfwPostEmptyEvent(); }
 
 Window* Window::of(GLFWwindow* window) { return static_cast<Window*>(glfwGetWindowUserPointer(window)); }
 
+void Window::damaged(GLFWwindow* window) {
+  Window* self = of(window);
+  ++self->events_;
+  self->damaged_ = true;
+}
+
 bool Window::wait_for_frame(bool animating, int fps) {
   const uint64_t events_before = events_;
+  const double slot = 1.0 / std::max(fps, 1);
   if (animating) {
     // Sleep out the rest of the frame slot ourselves (the swap interval is
     // not always honoured), then take what came meanwhile, so input is
     // drawn in the slot it came in.
-    const double slot = 1.0 / std::max(fps, 1);
     const double wait = last_frame_ + slot - glfwGetTime();
     if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
     glfwPollEvents();
   } else {
-    glfwWaitEventsTimeout(0.25);
+    // Nothing changes without an event but what settles after input (drawn
+    // a slot apart) and what animates.
+    double due = due_;
+    if (settle_frames_ > 0) due = due < 0 ? last_frame_ + slot : std::min(due, last_frame_ + slot);
+    const double now = glfwGetTime();
+    if (due < 0) {
+      glfwWaitEvents();
+    } else if (due > now) {
+      glfwWaitEventsTimeout(due - now);
+    } else {
+      glfwPollEvents();
+    }
   }
   last_frame_ = glfwGetTime();
-  if (events_ != events_before) settle_frames_ = 3;
-  const bool draw = !animating || settle_frames_ > 0;
+  if (events_ != events_before) {
+    settle_frames_ = kSettleFrames;
+    changing_frames_ = kChangingFrames;
+  }
+  // While animating, the app's own frames show what moves.
+  animating_ = animating;
+  const bool draw = settle_frames_ > 0 || (!animating && due_ >= 0 && last_frame_ >= due_);
   if (draw && settle_frames_ > 0) --settle_frames_;
   return draw;
+}
+
+void Window::want_frame_within(double seconds) {
+  if (seconds >= 0) wanted_in_ = wanted_in_ < 0 ? seconds : std::min(wanted_in_, seconds);
 }
 
 void Window::begin_frame() {
@@ -216,16 +292,41 @@ void Window::begin_frame() {
 
 std::string Window::end_frame(const std::string& screenshot_path) {
   ImGui::Render();
-  int w = 0, h = 0;
-  glfwGetFramebufferSize(window_, &w, &h);
-  glViewport(0, 0, w, h);
-  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-  glClearColor(bg.x, bg.y, bg.z, 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  // What animates asks for the frame it changes in.
+  const double now = glfwGetTime();
+  want_frame_within(imgui_animates_within(1.0 / 60));
+  due_ = wanted_in_ < 0 ? -1 : now + wanted_in_;
+  wanted_in_ = -1;
+  // Idle, the frames after input go on while each differs from the one
+  // before (ImGui still settling), up to a bound; the first unchanged one
+  // ends them.
+  const uint64_t hash = hash_draw_data(*ImGui::GetDrawData());
+  const bool changed = hash != drawn_hash_;
+  drawn_hash_ = hash;
+  if (!animating_ && settle_frames_ == 0) {
+    if (changed && changing_frames_ > 0) {
+      --changing_frames_;
+      settle_frames_ = 1;
+    } else {
+      changing_frames_ = 0;
+    }
+  }
   std::string error;
-  if (!screenshot_path.empty()) error = save_framebuffer_png(screenshot_path, w, h);
-  glfwSwapBuffers(window_);
+  if (changed || damaged_ || !screenshot_path.empty()) {
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(window_, &w, &h);
+    glViewport(0, 0, w, h);
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (!screenshot_path.empty()) error = save_framebuffer_png(screenshot_path, w, h);
+    glfwSwapBuffers(window_);
+    damaged_ = false;
+    ++frames_rendered_;
+  } else {
+    ++frames_unchanged_;
+  }
   // What this frame cost: the UI thread's part now, the driver threads' as it comes.
   int64_t driver = 0;
   for (clockid_t clock : driver_clocks_) driver += cpu_ns(clock);

@@ -1,7 +1,8 @@
 // Window: the desktop window and its ImGui context: GLFW (platform) +
 // OpenGL 3 (renderer), fonts scaled to the monitor's content scale, ImGui's
 // layout file under the XDG config folder, a frame limiter (Xvfb and some
-// drivers ignore the swap interval) with idle throttling, and PNG screenshots.
+// drivers ignore the swap interval), frames only when something can have
+// changed, and PNG screenshots.
 // Threading: UI thread only.
 #pragma once
 
@@ -34,19 +35,31 @@ class Window {
   Window& operator=(const Window&) = delete;
 
   bool should_close() const;
-  // Waits for the next frame, and says whether the window needs it drawn.
-  // While `animating` (a run is live): sleeps out the frame slot (at most
-  // `fps` frames a second), then takes the events that came; true when input
-  // (or a resize, or an expose) came in this slot or the two before it (ImGui
-  // settles what input changed over a few frames), else false: the caller
-  // then draws only if what it shows changed. Otherwise waits until an event
-  // arrives (or a quarter second passes), so an idle app costs nothing, and
-  // returns true.
+  // Waits for the next frame, and says whether the window needs it drawn:
+  // true for the first kSettleFrames after input (or a resize, or an
+  // expose), else false, and the caller draws only if what it shows
+  // changed. While `animating` (a run is live): sleeps out the frame slot
+  // (at most `fps` frames a second), then takes the events that came.
+  // Otherwise sleeps until an event arrives or a frame is due (wake() also
+  // ends the wait), so an idle window costs nothing; due, and true, are
+  // also the frames after input that still differ from the one before
+  // (ImGui settles what input changed over a few frames; at most
+  // kChangingFrames more) and those where something animates (a text
+  // field's caret blinks, a modal's dimming fades in, want_frame_within).
   bool wait_for_frame(bool animating, int fps = 60);
+  // The frame being drawn changes again within `seconds` without input
+  // (negative: no such thing). Call between begin_frame and end_frame.
+  void want_frame_within(double seconds);
   void begin_frame();
   // Renders the frame; if `screenshot_path` is set, saves the frame to it
-  // first (PNG). Returns "" or the error of a failed screenshot.
+  // first (PNG). A frame that draws exactly what the window already shows
+  // (the same draw lists, nothing exposed or resized since) is not rendered
+  // again: under a software renderer that is most of a frame's CPU. Returns
+  // "" or the error of a failed screenshot.
   std::string end_frame(const std::string& screenshot_path = "");
+  // Frames end_frame rendered and frames it found unchanged (not rendered).
+  uint64_t frames_rendered() const noexcept { return frames_rendered_; }
+  uint64_t frames_unchanged() const noexcept { return frames_unchanged_; }
 
   // Key presses since the last call, in order. Dear ImGui 1.86 only keeps
   // which keys are down at each frame, so a tap shorter than a frame (an
@@ -83,9 +96,19 @@ class Window {
   double frame_cpu_s_ = 0;
   double last_frame_ = 0;
   uint64_t events_ = 0;     // input, resize and expose events so far (the callbacks count them)
-  int settle_frames_ = 0;  // frames still to draw after the last input
+  static constexpr int kSettleFrames = 3;    // frames drawn after input, changed or not
+  static constexpr int kChangingFrames = 8;  // then at most this many more while each differs from the one before
+  int settle_frames_ = kSettleFrames;  // frames still to draw after the last input (the first frames too)
+  int changing_frames_ = kChangingFrames;
+  bool animating_ = false;  // as the last wait_for_frame was told
+  double due_ = -1;        // glfwGetTime() at which a frame is due for what animates; negative: none
+  double wanted_in_ = -1;  // this frame's want_frame_within
+  uint64_t drawn_hash_ = 0;   // the last frame's draw lists, hashed
+  bool damaged_ = true;       // exposed or resized since the last render: render even if unchanged
+  uint64_t frames_rendered_ = 0, frames_unchanged_ = 0;
 
   static Window* of(GLFWwindow* window);
+  static void damaged(GLFWwindow* window);  // an event after which the window must be rendered again
 };
 
 // Saves the current framebuffer (width x height) as PNG; "" or the reason it failed.

@@ -174,11 +174,61 @@ StateTimes LaneStates::time_in(int64_t a, int64_t b) const noexcept {
 // ---------------------------------------------------------------------------
 // RunInsight: the frontier
 
+namespace {
+
+// The time from which nothing is final while an op is not settled: after
+// its enqueue (or, before that is read, its first span's start) more may be
+// recorded.
+int64_t unsettled_since(const OpInfo& op) {
+  if (op.enqueue != kNoTime) return op.enqueue;
+  return op.launch_start != kNoTime ? op.launch_start : op.start;
+}
+
+}  // namespace
+
+int64_t RunInsight::earliest(const TraceModel& model, Waiting& list, bool heap) {
+  // Ops before settled_ are left to their frontend's bound (see next_frontier).
+  const auto current = [&](const Unsettled& u) {
+    const OpInfo& op = model.ops[u.op];
+    return u.op >= settled_ && !settled(op) && unsettled_since(op) == u.since;
+  };
+  std::vector<Unsettled>& e = list.entries;
+  if (e.size() - list.first > 2 * list.kept + 1024) {
+    visits_ += e.size() - list.first;
+    e.erase(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(list.first));
+    list.first = 0;
+    std::erase_if(e, [&](const Unsettled& u) { return !current(u); });
+    if (heap) std::make_heap(e.begin(), e.end(), Unsettled::later);
+    list.kept = e.size();
+  }
+  if (heap) {
+    while (!e.empty() && !current(e.front())) {
+      ++visits_;
+      std::pop_heap(e.begin(), e.end(), Unsettled::later);
+      e.pop_back();
+    }
+    return e.empty() ? -1 : e.front().since;
+  }
+  for (; list.first < e.size() && !current(e[list.first]); ++list.first) ++visits_;
+  if (list.first == e.size()) {
+    e.clear();
+    list.first = 0;
+    return -1;
+  }
+  if (list.first > 1024 && 2 * list.first > e.size()) {  // what was dropped goes, once it is most of it
+    visits_ += e.size() - list.first;
+    e.erase(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(list.first));
+    list.first = 0;
+  }
+  return e[list.first].since;
+}
+
 int64_t RunInsight::next_frontier(const TraceModel& model, bool complete) {
   const int64_t end = model.end_time();
   if (complete) return std::max(frontier_, end);
   int64_t f = end;
   const size_t n = model.ops.size();
+  const uint64_t first = settled_;
   while (settled_ < n) {
     if (model.ops[settled_].known()) {
       if (!settled(model.ops[settled_])) break;
@@ -191,16 +241,46 @@ int64_t RunInsight::next_frontier(const TraceModel& model, bool complete) {
     // frontier below).
     size_t j = settled_ + 1;
     while (j < n && !model.ops[j].known()) ++j;
-    if (j == n) break;
+    if (j == n) {
+      visits_ += j - settled_ - 1;  // looked at again next time: ids at the end are rarely unknown
+      break;
+    }
     settled_ = j;
   }
-  for (size_t i = settled_; i < model.ops.size(); ++i) {
-    const OpInfo& op = model.ops[i];
-    if (!op.known() || settled(op)) continue;
-    // Known, with a span still to come: nothing after its enqueue is final.
-    int64_t since = op.enqueue;
-    if (since == kNoTime) since = op.launch_start != kNoTime ? op.launch_start : op.start;
-    if (since != kNoTime) f = std::min(f, since);
+  visits_ += settled_ - first;
+  // What changed since the last call: ops newly enqueued, spans newly read.
+  // Ops before settled_ are passed for good (see above). A span of an op
+  // whose enqueue was read changes no op's time, only whether it settled,
+  // which is checked where it waits.
+  has_enqueue_.resize(n, false);
+  enqueues_noted_.resize(model.frontends.size(), 0);
+  if (waiting_.empty()) waiting_.resize(1);  // the heap's
+  while (waiting_.size() < model.frontends.size() + 1) waiting_.insert(waiting_.end() - 1, Waiting{});
+  for (size_t fi = 0; fi < model.frontends.size(); ++fi) {
+    const std::vector<uint32_t>& enqueues = model.frontends[fi].enqueues;
+    for (size_t& pos = enqueues_noted_[fi]; pos < enqueues.size(); ++pos) {
+      ++visits_;
+      const uint32_t i = enqueues[pos];
+      has_enqueue_[i] = true;
+      if (i >= settled_ && !settled(model.ops[i])) waiting_[fi].entries.push_back(Unsettled{model.ops[i].enqueue, i});
+    }
+  }
+  std::vector<Unsettled>& heap = waiting_.back().entries;
+  for (size_t w = 0; w < model.workers.size(); ++w) {
+    const std::vector<uint32_t>& spans = model.workers[w].ops;
+    for (size_t& pos = lanes_[lane_of_worker_[w]].spans_noted; pos < spans.size(); ++pos) {
+      ++visits_;
+      const uint32_t i = spans[pos];
+      const OpInfo& op = model.ops[i];
+      if (i < settled_ || has_enqueue_[i] || settled(op)) continue;
+      heap.push_back(Unsettled{unsettled_since(op), i});
+      std::push_heap(heap.begin(), heap.end(), Unsettled::later);
+    }
+  }
+  // Known, with a span still to come: nothing after its time is final.
+  for (size_t k = 0; k < waiting_.size(); ++k) {
+    const int64_t since = earliest(model, waiting_[k], k + 1 == waiting_.size());
+    if (since >= 0) f = std::min(f, since);
   }
   // A frontend's next event comes after its latest one.
   for (const FrontendLane& lane : model.frontends) {
@@ -213,9 +293,10 @@ int64_t RunInsight::next_frontier(const TraceModel& model, bool complete) {
 }
 
 bool RunInsight::update(const TraceModel& model, bool complete) {
+  map_lanes(model);  // lanes that appeared, even when the frontier stays
   const int64_t to = next_frontier(model, complete);  // advances settled_, which attribute() reads
   attribute(model);
-  classify_workers(model, to);  // maps lanes that appeared even when the frontier stays
+  classify_workers(model, to);
   if (to <= frontier_) return false;
   classify_frontends(model, to);
   frontier_ = to;
@@ -225,21 +306,23 @@ bool RunInsight::update(const TraceModel& model, bool complete) {
 // ---------------------------------------------------------------------------
 // Workers
 
-void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
-  const int64_t from = frontier_;
-  const auto group_of = [&](uint64_t key) -> uint32_t {
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      if (groups_[g].key == key) return static_cast<uint32_t>(g);
-    }
-    Group group;
-    group.key = key;
-    // Nothing of its kind was pushed before: its lanes were starved.
-    group.idle.append(0, LaneState::starved);
-    group.idle.extend(from);
-    groups_.push_back(std::move(group));
-    return static_cast<uint32_t>(groups_.size() - 1);
-  };
+uint32_t RunInsight::group_of(uint64_t key) {
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (groups_[g].key == key) return static_cast<uint32_t>(g);
+  }
+  Group group;
+  group.key = key;
+  // Nothing of its kind was pushed before: its lanes were starved.
+  group.idle.append(0, LaneState::starved);
+  group.idle.extend(frontier_);
+  groups_.push_back(std::move(group));
+  return static_cast<uint32_t>(groups_.size() - 1);
+}
 
+void RunInsight::map_lanes(const TraceModel& model) {
+  // The model's lanes only grow (a new one may come between two others), so
+  // the same count is the same lanes.
+  if (lane_of_worker_.size() == model.workers.size()) return;
   // Lanes: model order may change as lanes appear; ours keep theirs.
   lane_of_worker_.resize(model.workers.size());
   for (size_t w = 0; w < model.workers.size(); ++w) {
@@ -256,6 +339,10 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
     }
     lane_of_worker_[w] = static_cast<uint32_t>(l);
   }
+}
+
+void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
+  const int64_t from = frontier_;
   if (to <= from) return;
 
   // Queue changes in [from, to): +1 at each enqueue, -1 where the op left
@@ -271,6 +358,7 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
     const std::vector<uint32_t>& enqueues = model.frontends[f].enqueues;
     size_t& pos = enqueue_pos_[f];
     for (; pos < enqueues.size() && model.ops[enqueues[pos]].enqueue < to; ++pos) {
+      ++visits_;
       const OpInfo& op = model.ops[enqueues[pos]];
       if (!op.internal) {
         ++user_ops_pushed_;
@@ -291,6 +379,7 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
     size_t i = lane.next_span;
     size_t last = i;
     for (; last < wl.ops.size(); ++last) {
+      ++visits_;
       const OpInfo& op = model.ops[wl.ops[last]];
       const int64_t s = wl.start_of(op);
       if (s >= to) break;
@@ -338,6 +427,7 @@ void RunInsight::classify_workers(const TraceModel& model, int64_t to) {
       const bool help_next = h < wl.helps.size() && wl.helps[h].start < to &&
                              (i == last || wl.helps[h].start < wl.start_of(model.ops[wl.ops[i]]));
       if (!help_next && i == last) break;
+      ++visits_;
       int64_t s = 0, e = 0;
       if (help_next) {
         s = std::max(wl.helps[h].start, cur);
@@ -408,6 +498,7 @@ void RunInsight::classify_frontends(const TraceModel& model, int64_t to) {
       const bool have_sync = pos < fl.syncs.size() && model.syncs[fl.syncs[pos]].begin < to;
       const bool have_push = push < fl.enqueues.size() && model.ops[fl.enqueues[push]].enqueue < to;
       if (!have_sync && !have_push) break;
+      ++visits_;
       const bool sync_first =
           have_sync && (!have_push || model.syncs[fl.syncs[pos]].begin <= model.ops[fl.enqueues[push]].enqueue);
       int64_t begin, end;
@@ -501,15 +592,13 @@ std::string Verdict::text() const {
 // Memory
 
 void RunInsight::attribute(const TraceModel& model) {
-  if (!free_name_known_) {
-    for (size_t i = 0; i < model.names.size(); ++i) {
-      if (model.names[i] == "free") {
-        free_name_ = static_cast<NameId>(i);
-        free_name_known_ = true;
-        break;
-      }
+  for (; !free_name_known_ && names_searched_ < model.names.size(); ++names_searched_) {
+    if (model.names[names_searched_] == "free") {
+      free_name_ = static_cast<NameId>(names_searched_);
+      free_name_known_ = true;
     }
   }
+  const uint64_t first = attributed_;
   for (; attributed_ < model.ops.size(); ++attributed_) {
     const OpInfo& op = model.ops[attributed_];
     // Ops are read in push order, so a var's first writer comes before its
@@ -555,6 +644,7 @@ void RunInsight::attribute(const TraceModel& model) {
       ++attribution_version_;
     }
   }
+  visits_ += attributed_ - first;
 }
 
 RunInsight::DeviceMemory& RunInsight::memory_of(uint16_t device) {

@@ -33,7 +33,8 @@
 // Threading: a RunInsight is owned by the thread that owns the model it
 // reads (the GUI's model thread, a CLI run after it ended); it is not
 // shared. update() costs time in proportion to what the model gained since
-// the last call, never a pass over the whole trace.
+// the last call (plus a look at each lane), never a pass over the whole
+// trace: the model must only grow between calls, as TraceReader grows it.
 #pragma once
 
 #include <array>
@@ -190,6 +191,9 @@ class RunInsight {
 
   // Classified up to here (ns since run start).
   int64_t frontier() const noexcept { return frontier_; }
+  // Ops, spans and enqueues update() has looked at so far: for tests that
+  // it reads only what is new (an update that finds nothing new adds 0).
+  uint64_t visits() const noexcept { return visits_; }
   // The states of model.workers[lane] / model.frontends[lane], as of the last
   // update (an empty LaneStates for a lane not seen yet).
   const LaneStates& worker(size_t lane) const noexcept;
@@ -211,6 +215,11 @@ class RunInsight {
   struct Group;
   struct MemEvent;
   struct DeviceMemory;
+  struct Waiting;
+  void map_lanes(const TraceModel& model);
+  uint32_t group_of(uint64_t key);
+  // The earliest time a waiting list holds, dropping the stale entries before it (none: -1).
+  int64_t earliest(const TraceModel& model, Waiting& list, bool heap);
   void classify_workers(const TraceModel& model, int64_t to);
   void classify_frontends(const TraceModel& model, int64_t to);
   void attribute(const TraceModel& model);
@@ -222,6 +231,7 @@ class RunInsight {
     uint32_t group = 0;    // index into groups_
     size_t next_span = 0;  // the first span of the lane not yet fully classified
     size_t next_help = 0;  // the same for its help spans
+    size_t spans_noted = 0;  // spans of the lane next_frontier has read
     LaneStates states;
   };
   struct Group {
@@ -266,6 +276,30 @@ class RunInsight {
   std::vector<size_t> push_pos_;           // per frontend: pushes classified
   int64_t frontier_ = 0;
   uint64_t settled_ = 0;  // ops before this index are executed or unknown
+  // Ops known and not settled, each with the time from which nothing is
+  // final while it waits. Ops read with their enqueue wait in their
+  // frontend's queue, in enqueue order, so the first one still waiting is
+  // that frontend's earliest; an op read from a span before its enqueue
+  // (its launch, from a thread read first) waits in a min-heap from that
+  // span's start. An entry goes stale when its op settles (or, in the heap,
+  // when its enqueue is read: the queue then holds it); stale entries are
+  // dropped when they come first, or all at once when they outnumber the
+  // rest. Every change of an op's times comes with a new enqueue on its
+  // frontend or a new span on a lane, so reading those keeps both whole.
+  struct Unsettled {
+    int64_t since = 0;
+    uint32_t op = 0;
+    static bool later(const Unsettled& a, const Unsettled& b) noexcept { return a.since > b.since; }  // a min-heap's order
+  };
+  struct Waiting {
+    std::vector<Unsettled> entries;
+    size_t first = 0;  // entries before it are dropped
+    size_t kept = 0;   // entries after the last sweep of stale ones
+  };
+  std::vector<Waiting> waiting_;  // per frontend, then the heap's (last)
+  std::vector<size_t> enqueues_noted_;  // per frontend: enqueues next_frontier has read
+  std::vector<bool> has_enqueue_;       // per op: its enqueue is among those
+  uint64_t visits_ = 0;
   int64_t busy_union_ns_ = 0;
   int64_t active_begin_ = INT64_MAX, active_end_ = INT64_MIN;  // first enqueue, last span or wait end
   uint64_t user_ops_pushed_ = 0;  // non-internal enqueues before the frontier
@@ -284,6 +318,7 @@ class RunInsight {
   mutable std::unordered_map<uint16_t, std::pair<uint64_t, int64_t>> peak_cache_;  // device -> version, peak time
   NameId free_name_ = 0;
   bool free_name_known_ = false;
+  size_t names_searched_ = 0;  // model.names searched for "free" so far
   static const LaneStates kEmpty;
 };
 

@@ -177,8 +177,10 @@ std::string wait_for_file(const std::string& glob) {
 // ASYNCSCOPE_TEST_TMP/gui/NAME (its current directory, where its exports
 // and screenshots go), waits for its window, then runs `steps` (shell lines
 // using $wid, the window, e.g. "xdotool key --window $wid space; sleep 1"),
-// then kills it. Returns the folder; the session's output is NAME.log there.
-fs::path app_session(const std::string& name, const std::string& app_args, const std::vector<std::string>& steps) {
+// then kills it. Returns the folder; the session's output is NAME.log there
+// (the app's and the steps'). `env`: "NAME=value ..." for the app.
+fs::path app_session(const std::string& name, const std::string& app_args, const std::vector<std::string>& steps,
+                     const std::string& env = "") {
   const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -186,7 +188,7 @@ fs::path app_session(const std::string& name, const std::string& app_args, const
   {
     std::ofstream out(script);
     out << "cd " << dir << "\n"
-        << app_command() << " " << app_args << " &\n"
+        << env << (env.empty() ? "" : " ") << app_command() << " " << app_args << " &\n"
         << "app=$!\n"
         << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
         << "sleep 1\n";
@@ -236,6 +238,34 @@ TEST(GuiSmoke, KeyboardShortcutsRunExportAndScreenshot) {
     EXPECT_GE(sample.values[column], 0);
     EXPECT_LE(sample.values[column], cores * 1050) << "more than the machine's " << cores << " cores";
   }
+}
+
+// An idle window draws nothing, and wakes for what animates: with a finished
+// run shown and no input, no frame in two seconds; with the Open dialog's
+// text field active, the frames its caret blinks in (on 0.8 s, off 0.4 s).
+// The app writes a line per frame drawn (ASYNCSCOPE_FRAME_LOG), the steps
+// their marks, into the same log.
+TEST(GuiSmoke, AnIdleWindowDrawsNoFramesButACaretStillBlinks) {
+  if (!have_xvfb() || !have_xdotool()) GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  const fs::path dir = app_session("idle", "--demo sync-vs-async --run",
+                                   {"sleep 3; echo mark idle; sleep 2; echo mark idle end",
+                                    "xdotool key --window $wid ctrl+o; sleep 0.5",
+                                    "echo mark caret; sleep 3; echo mark caret end"},
+                                   "ASYNCSCOPE_FRAME_LOG=1");
+  std::ifstream in(dir / "idle.log");
+  std::string line, stretch;
+  int frames = 0, idle = -1, caret = -1;
+  while (std::getline(in, line)) {
+    frames += line.rfind("asyncscope: frame ", 0) == 0;
+    if (line.rfind("mark ", 0) != 0) continue;
+    if (line == "mark idle end") idle = frames;
+    if (line == "mark caret end") caret = frames;
+    if (line == "mark idle" || line == "mark caret") frames = 0;
+  }
+  ASSERT_GE(idle, 0) << "the session did not run (see " << dir << "/idle.log)";
+  EXPECT_EQ(idle, 0) << "frames drawn in 2 s of an idle window";
+  EXPECT_GE(caret, 3) << "the caret did not blink (about 5 frames in 3 s)";
+  EXPECT_LE(caret, 12) << "more frames than the caret needs";
 }
 
 // Space starts a run and Space again stops it: memory-and-sync without a
