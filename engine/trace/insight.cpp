@@ -187,10 +187,11 @@ int64_t unsettled_since(const OpInfo& op) {
 }  // namespace
 
 int64_t RunInsight::earliest(const TraceModel& model, Waiting& list, bool heap) {
-  // Ops before settled_ are left to their frontend's bound (see next_frontier).
+  // An op holds the frontier until it settles (ops below settled_ included:
+  // another frontend's, read after settled_ passed their ids).
   const auto current = [&](const Unsettled& u) {
     const OpInfo& op = model.ops[u.op];
-    return u.op >= settled_ && !settled(op) && unsettled_since(op) == u.since;
+    return !settled(op) && unsettled_since(op) == u.since;
   };
   std::vector<Unsettled>& e = list.entries;
   if (e.size() - list.first > 2 * list.kept + 1024) {
@@ -262,7 +263,9 @@ int64_t RunInsight::next_frontier(const TraceModel& model, bool complete) {
       ++visits_;
       const uint32_t i = enqueues[pos];
       has_enqueue_[i] = true;
-      if (i >= settled_ && !settled(model.ops[i])) waiting_[fi].entries.push_back(Unsettled{model.ops[i].enqueue, i});
+      // Below settled_ only ids that were unknown when it passed them can be
+      // unsettled: another frontend's ops read late. They hold the frontier too.
+      if (!settled(model.ops[i])) waiting_[fi].entries.push_back(Unsettled{model.ops[i].enqueue, i});
     }
   }
   std::vector<Unsettled>& heap = waiting_.back().entries;

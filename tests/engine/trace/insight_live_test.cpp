@@ -223,6 +223,48 @@ TEST(RunInsightLive, AnOpFirstReadFromItsLaunchHoldsTheFrontier) {
   EXPECT_EQ(live.frontier(), 10000);
 }
 
+// The reader reads the threads' buffers one after another, so another
+// frontend's op may be read after later ids: the first read passes its id
+// as unknown. Once read, the op holds the frontier like any other until it
+// runs, even after its frontend has moved on (a wait ending later).
+TEST(RunInsightLive, AnotherFrontendsOpReadLateHoldsTheFrontierUntilItRuns) {
+  TraceModel m;
+  m.names = {"", "add"};
+  m.frontends.push_back(FrontendLane{"main", {}, {}, {}});
+  m.workers.push_back(WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}, {}});
+  testing::add_op(m, {1, 10, 20, 30, 0, {}, {1}});
+  testing::add_op(m, {1, 15, kNoTime, kNoTime, 0, {}, {2}});  // the other frontend's, not read yet
+  testing::add_op(m, {1, 40, 50, 60, 0, {}, {3}});
+  m.frontends[0].enqueues = {0, 2};
+  m.workers[0].ops = {0, 2};
+  OpInfo late = m.ops[1];
+  m.ops[1] = OpInfo{};
+  m.ops[1].id = late.id;
+  ASSERT_FALSE(m.ops[1].known());
+  RunInsight live;
+  live.update(m, false);
+  EXPECT_EQ(live.frontier(), 40);  // the main frontend's latest push
+  // Read now: the other thread pushed it at 15, then waited until 200; it
+  // has not run. The main frontend pushed again at 100, and that op ran.
+  late.frontend = 1;
+  m.ops[1] = late;
+  m.frontends.push_back(FrontendLane{"thread", {1}, {0}, {}});
+  m.syncs.push_back(SyncSpan{16, 200, 0, 0, 1, SyncKind::wait_to_read});
+  testing::add_op(m, {1, 100, 110, 120, 0, {}, {4}});
+  m.workers[0].ops.push_back(3);
+  live.update(m, false);
+  RunInsight fresh;
+  fresh.update(m, false);
+  EXPECT_EQ(fresh.frontier(), 15) << "a fresh insight is held by the late op's push";
+  EXPECT_EQ(live.frontier(), 40) << "the late op, still to run, holds the frontier";
+  // It ran: nothing holds the frontier but the frontends' latest events.
+  m.ops[1].start = 130;
+  m.ops[1].end = 140;
+  m.workers[0].ops.push_back(1);
+  live.update(m, false);
+  EXPECT_EQ(live.frontier(), 100);
+}
+
 // Ops of `n` pushed a microsecond apart onto one worker that keeps up, after
 // a first op that runs on a worker of its own until `first_end`.
 TraceModel behind_one_long_op(int n, int64_t first_end) {
