@@ -3,6 +3,7 @@
 #include <Python.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <limits>
@@ -16,6 +17,8 @@ constexpr int64_t kNoFloor = std::numeric_limits<int64_t>::min();
 // Relaxed throughout: the counts are totals, not guards of other data; a hook
 // that reads a bound a moment stale charges or gives back on its next call.
 constexpr auto kRelaxed = std::memory_order_relaxed;
+// Larger requests fail at once (CPython refuses them before the hooks too).
+constexpr size_t kMaxRequest = static_cast<size_t>(kNoLimit / 2);
 
 // What every hook touches, on its own cache line: the live count and the
 // two bounds whose crossing calls for the account.
@@ -103,10 +106,12 @@ void release(int64_t bytes) noexcept {
   if (now < counts.floor.load(kRelaxed)) [[unlikely]] shrink();
 }
 
-// After the block exists: what malloc rounded the request up to (under
-// 32 B) is added without a check, so the count may pass the charge by that.
+// After the block exists: the difference between what was reserved and
+// what malloc handed out is added without a check (tens of bytes past the
+// charge at most; a few KiB for a block malloc mmaps).
 void settle(int64_t delta) noexcept {
-  if (delta >= 0) {
+  if (delta == 0) return;
+  if (delta > 0) {
     counts.live.fetch_add(delta, kRelaxed);
   } else {
     release(-delta);
@@ -115,11 +120,19 @@ void settle(int64_t delta) noexcept {
 
 int64_t usable(void* p) noexcept { return static_cast<int64_t>(malloc_usable_size(p)); }
 
+// What glibc's malloc will most likely give for `size` (16-byte chunks with
+// an 8-byte header, 24 usable at least), reserved up front so that the
+// common block needs no second update of the count; settle() corrects it.
+int64_t likely_usable(size_t size) noexcept {
+  return std::max<int64_t>(24, static_cast<int64_t>(((size + 8 + 15) & ~size_t{15}) - 8));
+}
+
 // The raw domain's hooks. CPython's own raw functions (called through
 // raw_next) already turn a zero-byte request into a one-byte one, so a
 // distinct non-null pointer comes back for it as the C API asks.
 void* raw_malloc(void*, size_t size) {
-  const auto bytes = static_cast<int64_t>(size);
+  if (size > kMaxRequest) return nullptr;
+  const int64_t bytes = likely_usable(size);
   if (!reserve(bytes)) return nullptr;
   void* p = raw_next.malloc(raw_next.ctx, size);
   if (p == nullptr) {
@@ -132,8 +145,8 @@ void* raw_malloc(void*, size_t size) {
 
 void* raw_calloc(void*, size_t nelem, size_t elsize) {
   size_t size = 0;
-  if (__builtin_mul_overflow(nelem, elsize, &size) || size > static_cast<size_t>(kNoLimit / 2)) return nullptr;
-  const auto bytes = static_cast<int64_t>(size);
+  if (__builtin_mul_overflow(nelem, elsize, &size) || size > kMaxRequest) return nullptr;
+  const int64_t bytes = likely_usable(size);
   if (!reserve(bytes)) return nullptr;
   void* p = raw_next.calloc(raw_next.ctx, nelem, elsize);
   if (p == nullptr) {
@@ -146,6 +159,7 @@ void* raw_calloc(void*, size_t nelem, size_t elsize) {
 
 // Failure leaves the old block as it was, so the growth is reserved first.
 void* raw_realloc(void*, void* ptr, size_t size) {
+  if (size > kMaxRequest) return nullptr;
   const int64_t old = ptr != nullptr ? usable(ptr) : 0;
   const int64_t more = std::max<int64_t>(0, static_cast<int64_t>(size) - old);
   if (more > 0 && !reserve(more)) return nullptr;
