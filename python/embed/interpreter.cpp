@@ -44,8 +44,8 @@ void start_interpreter(bool signal_handlers) {
                              (status.err_msg != nullptr ? status.err_msg : "unknown error"));
   }
   // Setting the program name pre-initialized Python (its allocators are
-  // chosen); nothing is allocated through them yet, so the heap's hooks go in
-  // now and see all of it.
+  // chosen, and only the configuration was allocated through them): the
+  // heap's hooks go in now, before the interpreter's state and any object.
   install_heap_hooks();
   py::initialize_interpreter(&config, 0, nullptr, /*add_program_dir_to_path=*/false);
 }
