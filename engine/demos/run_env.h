@@ -107,6 +107,9 @@ class RunEnv {
   PooledAllocator& allocator() const noexcept { return *allocator_; }
   // The device memory pool, or null when the run has no GPU.
   PooledAllocator* device_allocator() const noexcept { return device_allocator_.get(); }
+  // The run's budget for what is not an array (the trace, pending ops, and
+  // what a program adds: a script's Python objects).
+  std::shared_ptr<AllocatorAccount> memory_account() const noexcept { return account_; }
 
   // A line of program output for the console (the CLI prints it to stdout).
   void print(std::string_view line) const;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "python/core/module.h"
+#include "python/embed/python_heap.h"
 
 namespace py = pybind11;
 
@@ -42,6 +43,10 @@ void start_interpreter(bool signal_handlers) {
     throw std::runtime_error(std::string("cannot configure the embedded Python: ") +
                              (status.err_msg != nullptr ? status.err_msg : "unknown error"));
   }
+  // Setting the program name pre-initialized Python (its allocators are
+  // chosen, and only the configuration was allocated through them): the
+  // heap's hooks go in now, before the interpreter's state and any object.
+  install_heap_hooks();
   py::initialize_interpreter(&config, 0, nullptr, /*add_program_dir_to_path=*/false);
 }
 

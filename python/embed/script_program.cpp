@@ -12,6 +12,7 @@
 #include "engine/core/errors.h"
 #include "engine/demos/run_env.h"
 #include "python/embed/interpreter.h"
+#include "python/embed/python_heap.h"
 #include "python/core/source.h"
 
 namespace py = pybind11;
@@ -153,11 +154,16 @@ void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
   py::module_::import("sys").attr("argv") = argv;
   std::string failure;
   bool stopped = false;
+  // The script's Python objects count against the run's budget while it
+  // executes; a refused granule is a MemoryError in the script.
+  HeapCharge heap(env.memory_account(), "Python objects of the script");
   try {
     py::module_ builtins = py::module_::import("builtins");
     py::object code = builtins.attr("compile")(source, path_, "exec");
     builtins.attr("exec")(code, globals);
+    heap.end();
   } catch (py::error_already_set& e) {
+    heap.end();  // reporting must not be refused: the objects that filled the budget are still alive
     if (e.matches(PyExc_SystemExit)) {
       py::object status = e.value().attr("code");
       if (!status.is_none() && !(py::isinstance<py::int_>(status) && status.cast<int>() == 0)) {
@@ -172,6 +178,9 @@ void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
   leave_source(*env.context());  // the host's own waits and frees that follow have no line
   globals.clear();  // the script's arrays go now, while the run is still open
   if (stopped) throw StoppedError();
+  // A MemoryError from the heap's budget: the run ends with the budget's own
+  // message (its traceback was printed), as a push it refused would.
+  if (const auto refusal = heap.refusal(); refusal && failure.starts_with("MemoryError")) throw *refusal;
   if (!failure.empty()) throw ScriptError(failure);
 }
 

@@ -160,6 +160,20 @@ TEST(CliScript, AScriptStoppedByTheBudgetStillWritesItsTrace) {
   EXPECT_GT(m.ops.size(), 1000u);
 }
 
+// Python objects count too: a list appended to in a loop, with no array in
+// sight, stops at the budget with its message, not at the machine's memory.
+TEST(CliScript, AScriptsPythonObjectsCountAgainstTheBudget) {
+  const std::string script = write_script("list.py",
+                                          "kept = []\n"
+                                          "while True:\n"
+                                          "    kept.append(str(len(kept)) * 4)\n");
+  const CliResult r = shell("ASYNCSCOPE_MEMORY_BUDGET_MB=32 \"$ASYNCSCOPE\" script '" + script + "'");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("\nMemoryError\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("list.py failed: Python objects of the script"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("memory budget of 32.0 MiB"), std::string::npos) << r.err;
+}
+
 TEST(CliScript, SystemExitZeroIsANormalEndAndOtherStatusesFail) {
   EXPECT_EQ(cli({"script", write_script("ok.py", "import sys\nsys.exit(0)\n")}).code, 0);
   const CliResult r = cli({"script", write_script("three.py", "import sys\nsys.exit(3)\n")});
