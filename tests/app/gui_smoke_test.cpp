@@ -247,8 +247,14 @@ TEST(GuiSmoke, KeyboardShortcutsRunExportAndScreenshot) {
 // their marks, into the same log.
 TEST(GuiSmoke, AnIdleWindowDrawsNoFramesButACaretStillBlinks) {
   if (!have_xvfb() || !have_xdotool()) GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  // The idle stretch starts once the run's frames have stopped (no new frame
+  // in 1.5 s, within 30 s): under load the run and its last frames can take
+  // longer than any fixed sleep (a frame 4 s after the start was seen).
+  const std::string settle =
+      "n=-1; for i in $(seq 20); do m=$(grep -c '^asyncscope: frame ' idle.log); "
+      "[ \"$m\" = \"$n\" ] && break; n=$m; sleep 1.5; done";
   const fs::path dir = app_session("idle", "--demo sync-vs-async --run",
-                                   {"sleep 3; echo mark idle; sleep 2; echo mark idle end",
+                                   {settle + "; echo mark idle; sleep 2; echo mark idle end",
                                     "xdotool key --window $wid ctrl+o; sleep 0.5",
                                     "echo mark caret; sleep 3; echo mark caret end"},
                                    "ASYNCSCOPE_FRAME_LOG=1");
