@@ -8,6 +8,7 @@
 #include <random>
 
 #include "support/paired.h"
+#include "support/synthetic_ops.h"
 #include "engine/trace/insight.h"
 #include "widgets/imgui_context.h"
 #include "widgets/lanes/counter_lane.h"
@@ -55,14 +56,7 @@ const trace::TraceModel& million_op_model() {
       op.start = std::max(front + 200, free_at[w] + 50);
       op.end = op.start + 2000 + static_cast<int64_t>(rng() % 6000);
       free_at[w] = op.end;
-      op.vars_begin = static_cast<uint32_t>(m.var_ids.size());
-      op.num_reads = 2;
-      op.num_writes = 1;
-      // Reads two earlier arrays; writes a new one (64 KB), or a free
-      // returns one of the last thousand to the pool.
-      for (int v = 0; v < 2; ++v) m.var_ids.push_back(1 + (i > 0 ? rng() % i : 0));
-      m.var_ids.push_back(op.internal ? 1 + (i > 1000 ? i - 1 - rng() % 1000 : 0) : 1 + uint64_t{i});
-      op.out_bytes = op.internal ? 0 : 65536;
+      bench::add_synthetic_vars(m, op, i, rng);
       m.frontends[0].enqueues.push_back(i);
       m.workers[w].ops.push_back(i);
       m.ops.push_back(op);

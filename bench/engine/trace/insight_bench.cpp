@@ -14,6 +14,7 @@
 #include <string>
 
 #include "engine/trace/insight.h"
+#include "support/synthetic_ops.h"
 
 namespace asyncscope::trace {
 namespace {
@@ -58,12 +59,7 @@ TraceModel live_model(Shape shape) {
     op.end = op.start + run_min + static_cast<int64_t>(rng() % run_spread);
     if (shape == Shape::long_op && i == 0) op.end = int64_t{1} << 62;  // still running when read
     free_at[w] = op.end;
-    op.vars_begin = static_cast<uint32_t>(m.var_ids.size());
-    op.num_reads = 2;
-    op.num_writes = 1;
-    for (int v = 0; v < 2; ++v) m.var_ids.push_back(1 + (i > 0 ? rng() % i : 0));
-    m.var_ids.push_back(op.internal ? 1 + (i > 1000 ? i - 1 - rng() % 1000 : 0) : 1 + uint64_t{i});
-    op.out_bytes = op.internal ? 0 : 65536;
+    bench::add_synthetic_vars(m, op, i, rng);
     m.frontends[0].enqueues.push_back(i);
     m.ops.push_back(op);
   }
