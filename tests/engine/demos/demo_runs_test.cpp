@@ -127,7 +127,9 @@ TEST(DemoRuns, SyncVsAsyncVerdictFollowsTheWorkPerOp) {
   trace::RunInsight b;
   b.update(big.model, true);
   EXPECT_EQ(b.verdict().bound, trace::Bound::backend) << b.verdict().text();
-  EXPECT_GT(b.verdict().worker_busy_frac, b.verdict().worker_starved_frac) << b.verdict().text();
+  // Not busy > starved: in the waiting loop the worker starves whenever the
+  // frontend, just woken, waits for a core, and a loaded fresh-clone CI saw
+  // busy 0.36 against starved 0.52 with the verdict still right.
   EXPECT_GT(b.verdict().frontend_wait_frac, 0.5) << b.verdict().text();
   EXPECT_LT(big.results.value("t1_us"), big.results.value("t2_us"));
   const auto ratio = [](const DemoRun& run) { return run.results.value("t1_us") / run.results.value("t2_us"); };
