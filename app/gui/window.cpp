@@ -83,10 +83,7 @@ void apply_style(float scale) {
 }
 
 // A CPU clock's time in ns; 0 when it cannot be read (a thread that ended).
-int64_t cpu_ns(clockid_t clock) {
-  timespec t{};
-  return clock_gettime(clock, &t) == 0 ? t.tv_sec * int64_t{1'000'000'000} + t.tv_nsec : 0;
-}
+int64_t cpu_ns(clockid_t clock) { return trace::read_cpu_clock_ns(clock).value_or(0); }
 
 // Everything a frame's draw data draws, hashed: two frames with the same
 // hash put the same pixels on the screen (one font texture, never changed).

@@ -272,7 +272,7 @@ void ThreadedEngine::run(OpRecord* op, Worker& worker, bool continued) {
   complete(op, end);
   release_op_record(op);
   Pool& pool = *worker.pool;
-  if (pool.workers.size() > 1 && pool.last_worker.load(std::memory_order_relaxed) != worker.index) {
+  if (pool.mailboxes && pool.last_worker.load(std::memory_order_relaxed) != worker.index) {
     pool.last_worker.store(worker.index, std::memory_order_relaxed);
   }
   retire(worker);

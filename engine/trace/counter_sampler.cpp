@@ -14,6 +14,12 @@
 
 namespace asyncscope::trace {
 
+std::optional<int64_t> read_cpu_clock_ns(clockid_t clock) noexcept {
+  timespec t{};
+  if (clock_gettime(clock, &t) != 0) return std::nullopt;
+  return t.tv_sec * int64_t{1'000'000'000} + t.tv_nsec;
+}
+
 Counter rss_counter() {
   auto reader = std::make_shared<RssReader>();
   return Counter{kRssCounter, [reader] { return reader->read(); }};
@@ -63,10 +69,7 @@ class ThreadsCpuShare {
     std::vector<int64_t> cpu(clocks_.size());
     for (int attempt = 0; attempt < 4 && (best_gap < 0 || best_gap > 20'000); ++attempt) {
       const int64_t before = wall_ns();
-      for (size_t i = 0; i < clocks_.size(); ++i) {
-        timespec t{};
-        cpu[i] = clock_gettime(clocks_[i], &t) == 0 ? ns(t) : cpu_[i];
-      }
+      for (size_t i = 0; i < clocks_.size(); ++i) cpu[i] = read_cpu_clock_ns(clocks_[i]).value_or(cpu_[i]);
       const int64_t after = wall_ns();
       if (best_gap < 0 || after - before < best_gap) {
         best_gap = after - before;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -28,6 +29,10 @@ struct Counter {
 
 // The process RSS, as a Counter (its own RssReader, kept open).
 Counter rss_counter();
+
+// A CPU clock's time in ns (clock_gettime), or nothing when it cannot be
+// read (its thread ended).
+std::optional<int64_t> read_cpu_clock_ns(clockid_t clock) noexcept;
 
 // The window a thread's CPU share is taken over (threads_cpu_counter).
 inline constexpr int64_t kThreadCpuWindowNs = 10'000'000;

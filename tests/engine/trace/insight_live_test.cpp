@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/live_read.h"
 #include "support/model_vars.h"
 
 namespace asyncscope::trace {
@@ -87,33 +88,6 @@ TraceModel random_live_run(uint32_t seed, int frontends, int cpu_workers, bool g
   return m;
 }
 
-// What a live reader had read by `cut`: the enqueues and waits before it,
-// the spans that ended before it (a lane records a span at its end). Lanes
-// with nothing read yet are not in the model.
-TraceModel read_by(const TraceModel& full, int64_t cut) {
-  TraceModel m = full;
-  for (OpInfo& op : m.ops) {
-    if (op.enqueue >= cut) op.enqueue = kNoTime;
-    if (op.end >= cut) op.start = op.end = kNoTime;
-    if (op.launch_end >= cut) op.launch_start = op.launch_end = kNoTime;
-  }
-  for (FrontendLane& f : m.frontends) {
-    std::erase_if(f.enqueues, [&](uint32_t i) { return m.ops[i].enqueue == kNoTime; });
-    std::erase_if(f.syncs, [&](uint32_t i) { return m.syncs[i].end >= cut; });
-  }
-  for (WorkerLane& w : m.workers) {
-    std::erase_if(w.ops, [&](uint32_t i) { return w.end_of(m.ops[i]) == kNoTime; });
-  }
-  std::erase_if(m.workers, [](const WorkerLane& w) { return w.ops.empty(); });
-  // Ops point at their lanes by index.
-  for (size_t w = 0; w < m.workers.size(); ++w) {
-    for (uint32_t i : m.workers[w].ops) (m.workers[w].launches() ? m.ops[i].launch_worker : m.ops[i].worker) = static_cast<uint16_t>(w);
-  }
-  // The ids not read yet at the end are not in the model.
-  while (!m.ops.empty() && !m.ops.back().known()) m.ops.pop_back();
-  return m;
-}
-
 // The frontier by its definition: the model's end, held back by every op
 // read whose spans are not all read (from its enqueue) and by the latest
 // event of each frontend.
@@ -156,7 +130,7 @@ TEST(RunInsightLive, EachReadFindsTheFrontierOfAFreshInsightAndTheEndIsOnePassOv
       RunInsight live;
       int64_t before = 0;
       for (int64_t cut = 1; cut < end; cut += 1 + end / 53) {
-        const TraceModel seen = read_by(full, cut);
+        const TraceModel seen = testing::read_by(full, cut);
         live.update(seen, false);
         RunInsight fresh;
         fresh.update(seen, false);
@@ -291,17 +265,17 @@ TEST(RunInsightLive, AReadThatBringsNothingNewLooksAtNoOp) {
   const TraceModel full = behind_one_long_op(kOps, int64_t{1} << 40);
   const int64_t cut = 1000 * int64_t{kOps - 100};
   RunInsight live;
-  live.update(read_by(full, cut), false);
+  live.update(testing::read_by(full, cut), false);
   EXPECT_EQ(live.frontier(), 100);  // the long op's enqueue
   const uint64_t first = live.visits();
   EXPECT_GE(first, uint64_t{kOps - 100});  // the first read reads everything
 
-  const TraceModel same = read_by(full, cut);
+  const TraceModel same = testing::read_by(full, cut);
   for (int i = 0; i < 3; ++i) EXPECT_FALSE(live.update(same, false));
   EXPECT_EQ(live.visits(), first);
 
   // Ten more ops pushed and run: a few visits each, not a pass over the run.
-  live.update(read_by(full, cut + 10'000), false);
+  live.update(testing::read_by(full, cut + 10'000), false);
   EXPECT_LE(live.visits() - first, 10u * 4) << "visits for ten new ops";
   EXPECT_EQ(live.frontier(), 100);
 
@@ -327,7 +301,7 @@ TEST(RunInsightLive, AReadWithABacklogOfPendingOpsLooksAtNoOp) {
     testing::add_op(full, {1, 100 * int64_t{i + 1}, 1000 * int64_t{i + 1}, 1000 * int64_t{i + 1} + 900, 0, {}, {uint64_t(i + 1)}});
     full.workers[0].ops.push_back(static_cast<uint32_t>(i));
   }
-  const TraceModel seen = read_by(full, 100 * int64_t{kOps} + 1);  // all pushed, a tenth run
+  const TraceModel seen = testing::read_by(full, 100 * int64_t{kOps} + 1);  // all pushed, a tenth run
   RunInsight live;
   live.update(seen, false);
   EXPECT_EQ(live.frontier(), seen.ops[kOps / 10 - 1].enqueue);  // the first op that has not run

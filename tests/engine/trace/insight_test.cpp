@@ -13,6 +13,7 @@
 
 #include "engine/trace/counters.h"
 #include "support/help_trace_model.h"
+#include "support/live_read.h"
 #include "support/model_vars.h"
 
 namespace asyncscope::trace {
@@ -310,23 +311,6 @@ TraceModel random_run(uint32_t seed, int workers, int ops) {
   return m;
 }
 
-// What a live reader had read by `cut`: enqueues and waits that happened
-// before it, executions that ended before it (a lane records a span at its end).
-TraceModel prefix(const TraceModel& full, int64_t cut) {
-  TraceModel m = full;
-  for (OpInfo& op : m.ops) {
-    if (op.enqueue >= cut) op.enqueue = kNoTime;
-    if (op.end >= cut) op.start = op.end = kNoTime;
-  }
-  for (FrontendLane& f : m.frontends) {
-    std::erase_if(f.enqueues, [&](uint32_t i) { return m.ops[i].enqueue == kNoTime; });
-    std::erase_if(f.syncs, [&](uint32_t i) { return m.syncs[i].end >= cut; });
-  }
-  for (WorkerLane& w : m.workers) std::erase_if(w.ops, [&](uint32_t i) { return m.ops[i].end == kNoTime; });
-  std::erase_if(m.workers, [](const WorkerLane& w) { return w.ops.empty(); });
-  return m;
-}
-
 TEST(RunInsight, UpdatedAsTheTraceGrowsItAgreesWithOnePassOverTheWhole) {
   for (uint32_t seed = 1; seed <= 6; ++seed) {
     const int workers = 1 + static_cast<int>(seed % 3);
@@ -338,7 +322,7 @@ TEST(RunInsight, UpdatedAsTheTraceGrowsItAgreesWithOnePassOverTheWhole) {
     int64_t last_frontier = 0;
     int advanced = 0;
     for (int64_t cut = 1; cut < end; cut += 1 + end / 37) {
-      const TraceModel seen = prefix(full, cut);
+      const TraceModel seen = testing::read_by(full, cut);
       live.update(seen, false);
       ASSERT_GE(live.frontier(), last_frontier);
       ASSERT_LE(live.frontier(), cut);
