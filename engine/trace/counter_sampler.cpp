@@ -133,6 +133,7 @@ CounterSampler::~CounterSampler() { stop(); }
 void CounterSampler::start() {
   if (thread_.joinable()) return;
   stop_.store(false, std::memory_order_relaxed);
+  sample_once();
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -153,14 +154,16 @@ void CounterSampler::sample_once() {
 void CounterSampler::loop() {
   set_thread_name("counters");
   const auto period = std::chrono::nanoseconds(1'000'000'000 / rate_hz_);
-  auto next = std::chrono::steady_clock::now();
-  while (!stop_.load(std::memory_order_relaxed)) {
+  // start() took the first sample; stop() takes the last.
+  auto next = std::chrono::steady_clock::now() + period;
+  for (;;) {
+    std::this_thread::sleep_until(next);
+    if (stop_.load(std::memory_order_relaxed)) break;
     sample_once();
     next += period;
     const auto now = std::chrono::steady_clock::now();
     // After a stall (loaded machine), resume the grid instead of bursting to catch up.
     if (next < now) next = now;
-    std::this_thread::sleep_until(next);
   }
 }
 

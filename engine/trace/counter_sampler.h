@@ -2,7 +2,8 @@
 // pooled bytes, queue depth, running ops, ...) at a fixed rate (default 1 kHz)
 // and appends each row to its Recorder's counter log.
 // Threading: construct, start() and stop() from one thread; the counter read
-// functions run on the sampler thread and must be safe to call from it.
+// functions run on the sampler thread, and for the first and the last sample
+// on that thread (start() and stop()), never two at once.
 #pragma once
 
 #include <pthread.h>
@@ -70,6 +71,8 @@ class CounterSampler {
   CounterSampler(const CounterSampler&) = delete;
   CounterSampler& operator=(const CounterSampler&) = delete;
 
+  // Takes the first sample here, so a trace has it even if the run ends
+  // before the sampler thread is first scheduled (a loaded machine).
   void start();
   // Takes one last sample, so the trace ends with the final values.
   void stop();

@@ -141,6 +141,30 @@ TEST(CounterSampler, StopAppendsAFinalSampleWithTheLatestValue) {
   });
 }
 
+// A run shorter than the sampler thread's first time slice (a loaded
+// machine) still has its first and its last sample: start() takes the first.
+TEST(CounterSampler, StartTakesTheFirstSampleSoAStartAndAStopMakeTwo) {
+  run_with_timeout([] {
+    auto recorder = std::make_shared<Recorder>();
+    auto readers = std::make_shared<std::vector<std::thread::id>>();
+    auto value = std::make_shared<std::atomic<int64_t>>(7);
+    CounterSampler sampler(recorder, {Counter{"v", [readers, value] {
+                                                if (readers->size() < 1) readers->push_back(std::this_thread::get_id());
+                                                return value->load();
+                                              }}});
+    sampler.start();
+    ASSERT_GE(recorder->counter_log().size(), 1u) << "no sample when start() returned";
+    EXPECT_EQ(readers->at(0), std::this_thread::get_id()) << "the first sample is read on the caller of start()";
+    *value = 8;
+    sampler.stop();
+    const auto rows = samples(*recorder);
+    ASSERT_GE(rows.size(), 2u);
+    EXPECT_EQ(rows.front().values[0], 7);
+    EXPECT_EQ(rows.back().values[0], 8);
+    expect_strictly_increasing_times(rows);
+  });
+}
+
 TEST(CounterSampler, StopIsIdempotentAndDoesNothingWhenNotStarted) {
   run_with_timeout([] {
     auto recorder = std::make_shared<Recorder>();
