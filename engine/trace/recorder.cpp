@@ -1,5 +1,8 @@
 #include "engine/trace/recorder.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <new>
 #include <stdexcept>
 
@@ -22,7 +25,12 @@ uint64_t this_thread_uid() {
 thread_local Recorder::CacheSlot Recorder::tls_cache_[4];
 thread_local unsigned Recorder::tls_next_slot_ = 0;
 
-void set_thread_name(std::string name) { tls_thread_name = std::move(name); }
+void set_thread_name(std::string name) {
+  // The system's name too (top -H, perf, gdb), at most 15 bytes; but not the
+  // main thread's, which is the process's name (ps, killall).
+  if (gettid() != getpid()) pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+  tls_thread_name = std::move(name);
+}
 
 Recorder::Recorder() : Recorder(Options{}) {}
 

@@ -74,7 +74,9 @@ struct alignas(64) ThreadBuffer {
 };
 
 // Names the calling thread in every recorder it later writes to (e.g. "CPU
-// worker 0"). Threads that never call this are named "frontend".
+// worker 0"), and names the thread so for the system (its first 15 bytes:
+// top -H, perf and gdb show it; not the main thread, whose system name is the
+// process's). Threads that never call this are named "frontend".
 // Threading: any thread, about itself.
 void set_thread_name(std::string name);
 
