@@ -65,6 +65,9 @@ struct EngineStats {
   uint64_t running = 0;
   uint64_t failed = 0;     // threw
   uint64_t cancelled = 0;  // dropped by cancel()
+  // Times a worker woke the threads blocked in wait_all() or on the in-flight
+  // bound: once when what they wait for may hold, not once per finished op.
+  uint64_t waiter_wakes = 0;
 };
 
 class Engine {

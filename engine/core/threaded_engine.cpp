@@ -50,7 +50,10 @@ struct ThreadedEngine::Stream {
   int64_t last_end = 0;             // completer only: keeps the GPU lane ordered
 };
 
-ThreadedEngine::ThreadedEngine(const EngineOptions& options) : EngineBase(options), memory_(options.memory) {
+ThreadedEngine::ThreadedEngine(const EngineOptions& options)
+    : EngineBase(options),
+      memory_(options.memory),
+      wake_below_(options.max_inflight > 0 ? static_cast<uint64_t>(options.max_inflight) : 1) {
   const int n = options.cpu_workers == 0 ? hardware_threads() : options.cpu_workers;
   if (n < 1 || n > 1024) throw std::invalid_argument("cpu_workers must be between 1 and 1024 (0 = one per core)");
   auto cpu = std::make_unique<Pool>();
@@ -142,7 +145,7 @@ uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Va
   check_trace_budget();
   if (max_inflight_ > 0 && !meta.internal && pending() >= static_cast<uint64_t>(max_inflight_)) {
     const int64_t begin = trace::now_ns();
-    wait_until([this] { return pending() < static_cast<uint64_t>(max_inflight_); });
+    wait_pending_below(static_cast<uint64_t>(max_inflight_));
     record_sync(trace::SyncKind::inflight_bound, 0, begin);
   }
   if (memory_ && pushes_.fetch_add(1, std::memory_order_relaxed) % kRecountEvery == 0) recount_pending_memory();
@@ -281,8 +284,10 @@ void ThreadedEngine::run(OpRecord* op, Worker& worker, bool continued) {
 void ThreadedEngine::retire(Worker& worker) noexcept {
   // seq_cst pairs with wait_until(): either the waiter sees this count, or we
   // see its registration in waiters_ and wake it.
+  // pending() read after our count sees every finish counted before ours: of
+  // two workers finishing the last two ops, the later one sees zero.
   worker.finished.fetch_add(1, std::memory_order_seq_cst);
-  if (waiters_.load(std::memory_order_seq_cst) > 0) wake_waiters();
+  if (waiters_.load(std::memory_order_seq_cst) > 0 && pending() < wake_below_) wake_waiters();
 }
 
 void ThreadedEngine::launch(OpRecord* op, Worker& worker) {
@@ -477,8 +482,8 @@ void ThreadedEngine::wake_waiters() noexcept {
   wake_seq_.notify_all();
 }
 
-template <class Done>
-void ThreadedEngine::wait_until(Done done) {
+void ThreadedEngine::wait_pending_below(uint64_t bound) noexcept {
+  const auto done = [this, bound] { return pending() < bound; };
   if (spin_until(done, kWaitSpinNs)) return;
   waiters_.fetch_add(1, std::memory_order_seq_cst);
   for (;;) {
@@ -490,7 +495,7 @@ void ThreadedEngine::wait_until(Done done) {
 }
 
 void ThreadedEngine::wait_idle() noexcept {
-  wait_until([this] { return pending() == 0; });
+  wait_pending_below(1);
 }
 
 void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
@@ -569,6 +574,7 @@ EngineStats ThreadedEngine::stats() const {
   s.pending = s.pushed > s.finished ? s.pushed - s.finished : 0;
   s.failed = failed_.load(std::memory_order_relaxed);
   s.cancelled = cancelled_.load(std::memory_order_relaxed);
+  s.waiter_wakes = wake_seq_.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -116,9 +116,9 @@ class ThreadedEngine final : public EngineBase {
 
   uint64_t finished() const noexcept;
   uint64_t pending() const noexcept;
-  // Blocks until done() holds, woken by workers finishing ops.
-  template <class Done>
-  void wait_until(Done done);
+  // Blocks until pending() < bound (bound <= wake_below_), woken by the
+  // workers finishing ops.
+  void wait_pending_below(uint64_t bound) noexcept;
   void wait_idle() noexcept;
   void wake_waiters() noexcept;
 
@@ -143,6 +143,12 @@ class ThreadedEngine final : public EngineBase {
   std::vector<std::unique_ptr<Pool>> pools_;
   alignas(64) std::atomic<int> waiters_{0};      // read by every worker after each op
   std::atomic<uint32_t> wake_seq_{0};
+  // A worker wakes the waiters only once pending() falls below this: every
+  // wait is for pending() below a bound (1 for wait_all, max_inflight for the
+  // in-flight bound), so a wait_all behind a thousand ops is woken once, not
+  // a thousand times (each a futex wake on the worker and a wake-up and a
+  // sleep on the waiter's core).
+  const uint64_t wake_below_;
 };
 
 }  // namespace asyncscope

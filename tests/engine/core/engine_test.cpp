@@ -396,6 +396,58 @@ TEST(ThreadedEngine, InflightBoundBlocksPushAndRecordsTheWait) {
   });
 }
 
+// A wait_all behind a chain of ops sleeps until the last one finishes: the
+// workers do not wake it for each op (a futex wake on the worker, a wake-up
+// and a sleep on the frontend's core, per op: the run-ahead loop of
+// sync-vs-async measured 2.8 ms instead of 1.9 ms for 1000 adds).
+TEST(ThreadedEngine, AWaitAllBehindManyOpsIsWokenOnlyWhenTheyHaveFinished) {
+  run_with_timeout([] {
+    auto engine = engine_of(EngineKind::threaded, 1);
+    Var* v = engine->new_var();
+    Gate gate;
+    engine->push(gate.op(), {}, {v}, OpMeta("slow"));
+    std::atomic<int> ran{0};
+    for (int i = 0; i < 300; ++i) engine->push([&ran](const RunContext&) { ran++; }, {}, {v}, OpMeta("chain"));
+    std::atomic<bool> waited{false};
+    std::thread waiter([&] {
+      engine->wait_all();
+      waited = true;
+    });
+    ASSERT_TRUE(eventually([&] { return gate.entered.load(); }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the waiter spins a few us, then sleeps
+    EXPECT_FALSE(waited.load());
+    const uint64_t before = engine->stats().waiter_wakes;
+    gate.open = true;
+    waiter.join();
+    EXPECT_EQ(ran.load(), 300);
+    EXPECT_LE(engine->stats().waiter_wakes - before, 2u) << "woken for ops it still had to wait behind";
+  });
+}
+
+// The in-flight bound is woken as soon as pending falls below it.
+TEST(ThreadedEngine, InflightBoundWakesThePusherOnceBelowTheBound) {
+  run_with_timeout([] {
+    auto engine = engine_of(EngineKind::threaded, 1, 3);
+    Var* v = engine->new_var();
+    Gate gate;
+    engine->push(gate.op(), {}, {v}, OpMeta("slow"));
+    engine->push([](const RunContext&) {}, {}, {v}, OpMeta("queued"));
+    engine->push([](const RunContext&) {}, {}, {v}, OpMeta("queued"));
+    std::atomic<bool> pushed{false};
+    std::thread pusher([&] {
+      engine->push([](const RunContext&) {}, {}, {v}, OpMeta("blocked"));  // 3 pending: waits
+      pushed = true;
+    });
+    ASSERT_TRUE(eventually([&] { return gate.entered.load(); }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(pushed.load()) << "pushed past the bound";
+    gate.open = true;
+    pusher.join();
+    engine->wait_all();
+    EXPECT_EQ(engine->stats().finished, 4u);
+  });
+}
+
 TEST(ThreadedEngine, InflightBoundUnblocksWhenOpsAreCancelled) {
   run_with_timeout([] {
     auto engine = engine_of(EngineKind::threaded, 1, 2);
