@@ -156,7 +156,30 @@ uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Va
   op->stream_ordered = pool.workers.size() == 1 && pool.workers.front()->stream != nullptr;
   const uint64_t id = submit(op);  // the op may run, finish and be recycled from here on
   record_enqueue(enqueue);
+  yield_if_workers_starved();
   return id;
+}
+
+void ThreadedEngine::yield_if_workers_starved() noexcept {
+  struct Look {
+    const ThreadedEngine* engine = nullptr;
+    uint32_t pushes = 0;
+    uint64_t finished = UINT64_MAX;  // at the last look that found ops waiting and no worker running
+  };
+  thread_local Look look;
+  if (look.engine != this) look = Look{this};
+  if (++look.pushes % kStarvedLookEvery != 0) return;
+  bool running = false;
+  for (const auto& pool : pools_) {
+    for (const auto& w : pool->workers) running = running || w->running.load(std::memory_order_relaxed) != 0;
+  }
+  if (running || !ops_not_taken()) {
+    look.finished = UINT64_MAX;
+    return;
+  }
+  const uint64_t done = finished();
+  if (done == look.finished) std::this_thread::yield();
+  look.finished = done;
 }
 
 void ThreadedEngine::delete_var(Var* var, OpFn on_delete) {
