@@ -305,7 +305,7 @@ void ThreadedEngine::run(OpRecord* op, Worker& worker, bool continued) {
 }
 
 void ThreadedEngine::retire(Worker& worker) noexcept {
-  // seq_cst pairs with wait_until(): either the waiter sees this count, or we
+  // seq_cst pairs with wait_pending_below(): either the waiter sees this count, or we
   // see its registration in waiters_ and wake it.
   // pending() read after our count sees every finish counted before ours: of
   // two workers finishing the last two ops, the later one sees zero.
