@@ -50,10 +50,7 @@ struct ThreadedEngine::Stream {
   int64_t last_end = 0;             // completer only: keeps the GPU lane ordered
 };
 
-ThreadedEngine::ThreadedEngine(const EngineOptions& options)
-    : EngineBase(options),
-      memory_(options.memory),
-      wake_below_(options.max_inflight > 0 ? static_cast<uint64_t>(options.max_inflight) : 1) {
+ThreadedEngine::ThreadedEngine(const EngineOptions& options) : EngineBase(options), memory_(options.memory) {
   const int n = options.cpu_workers == 0 ? hardware_threads() : options.cpu_workers;
   if (n < 1 || n > 1024) throw std::invalid_argument("cpu_workers must be between 1 and 1024 (0 = one per core)");
   auto cpu = std::make_unique<Pool>();
@@ -310,7 +307,7 @@ void ThreadedEngine::retire(Worker& worker) noexcept {
   // pending() read after our count sees every finish counted before ours: of
   // two workers finishing the last two ops, the later one sees zero.
   worker.finished.fetch_add(1, std::memory_order_seq_cst);
-  if (waiters_.load(std::memory_order_seq_cst) > 0 && pending() < wake_below_) wake_waiters();
+  if (waiters_.load(std::memory_order_seq_cst) > 0 && pending() < wake_below()) wake_waiters();
 }
 
 void ThreadedEngine::launch(OpRecord* op, Worker& worker) {
