@@ -3,7 +3,7 @@
 // and appends each row to its Recorder's counter log.
 // Threading: construct, start() and stop() from one thread; the counter read
 // functions run on the sampler thread, and for the first and the last sample
-// on that thread (start() and stop()), never two at once.
+// on the thread calling start() and stop(), never two at once.
 #pragma once
 
 #include <pthread.h>
