@@ -216,8 +216,6 @@ void ThreadedEngine::dispatch(OpRecord* op) {
   const bool own_pool = self != nullptr && self->pool == &pool;
   if (own_pool && self->next_local == nullptr && (frees || !pool.queue.maybe_nonempty())) {
     self->next_local = op;
-  } else if (!own_pool && frees && defer_free(pool, op)) {
-    // A running worker takes it when its op ends.
   } else if (!own_pool && hand_to_last_worker(pool, op)) {
     // The worker that finished the pool's last op (most likely this op's
     // input) spins idle and takes it from its mailbox.
@@ -227,27 +225,6 @@ void ThreadedEngine::dispatch(OpRecord* op) {
     // memory while the finished buffers wait behind them to be returned.
     pool.queue.push(op, frees);
   }
-}
-
-bool ThreadedEngine::any_busy(const Pool& pool) noexcept {
-  for (const auto& w : pool.workers) {
-    if (w->running.load(std::memory_order_seq_cst) != 0 || w->mailbox.load(std::memory_order_seq_cst) != nullptr) {
-      return true;
-    }
-  }
-  return false;
-}
-
-bool ThreadedEngine::defer_free(Pool& pool, OpRecord* op) {
-  if (!pool.mailboxes || !any_busy(pool)) return false;
-  pool.deferred_frees.push(op);  // seq_cst
-  // A busy worker empties its mailbox, runs, clears `running` (seq_cst) and
-  // then looks at deferred_frees: either it sees the free, or we see that
-  // it is no longer busy. If none is busy now, none may look again soon:
-  // queue what waits, as any free.
-  if (any_busy(pool)) return true;
-  while (OpRecord* back = pool.deferred_frees.try_pop()) pool.queue.push(back, /*at_front=*/true);
-  return true;
 }
 
 bool ThreadedEngine::hand_to_last_worker(Pool& pool, OpRecord* op) {
@@ -314,13 +291,7 @@ void ThreadedEngine::run(OpRecord* op, Worker& worker, bool continued) {
   }
   worker.running.store(1, std::memory_order_relaxed);
   const int64_t end = execute(op, worker.index, worker.last_end, continued, worker.pool->help.get());
-  // seq_cst where frees may be deferred: before this worker next looks at
-  // deferred_frees (defer_free).
-  if (worker.pool->mailboxes) {
-    worker.running.store(0, std::memory_order_seq_cst);
-  } else {
-    worker.running.store(0, std::memory_order_relaxed);
-  }
+  worker.running.store(0, std::memory_order_relaxed);
   complete(op, end);
   release_op_record(op);
   Pool& pool = *worker.pool;
@@ -455,13 +426,11 @@ void ThreadedEngine::worker_main(Worker& worker) {
                                                         : to_string(device) + " launch " + std::to_string(worker.index));
   tls_worker = &worker;
   ReadyQueue& queue = worker.pool->queue;
-  ReadyQueue& deferred = worker.pool->deferred_frees;
   const HelpBoard* board = worker.pool->help.get();
   const auto help_posted = [board] { return board != nullptr && board->posted(); };
   for (;;) {
     OpRecord* op = std::exchange(worker.next_local, nullptr);
     const bool continued = op != nullptr;
-    if (op == nullptr) op = deferred.try_pop();
     if (op == nullptr) op = queue.try_pop();
     // A waiter this worker signalled that has not seen it yet is not running:
     // on a machine with fewer free cores than threads it waits for this core,
@@ -476,7 +445,6 @@ void ThreadedEngine::worker_main(Worker& worker) {
                  kWorkerSpinNs, yield_now);
       worker.spinning.store(false, std::memory_order_seq_cst);
       op = worker.mailbox.exchange(nullptr, std::memory_order_seq_cst);  // after the store: nothing comes later
-      if (op == nullptr) op = deferred.try_pop();  // before the queue's ops; before sleeping, if the spin ran out
       if (op == nullptr) op = queue.try_pop();
     } else if (op == nullptr && spin_until([&queue] { return queue.maybe_nonempty(); }, kWorkerSpinNs, yield_now)) {
       op = queue.try_pop();

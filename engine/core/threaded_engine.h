@@ -17,9 +17,8 @@
 // ops find their input already written stays on one core (with a shared
 // queue, consecutive ops alternated between the idle workers, and each op's
 // lines crossed cores). Everything else goes to the pool's FIFO. Ops that
-// free an array go first, so memory is reused as soon as it is released; a
-// free the frontend pushes while a worker is busy waits for a worker to come
-// by instead of waking one (defer_free). Idle workers spin ~50 us before sleeping, so bursts of tiny ops do not pay
+// free an array go first, so memory is reused as soon as it is released.
+// Idle workers spin ~50 us before sleeping, so bursts of tiny ops do not pay
 // a futex wake-up each.
 //
 // Threading: as Engine.
@@ -84,11 +83,6 @@ class ThreadedEngine final : public EngineBase {
     std::vector<std::unique_ptr<Worker>> workers;
     std::unique_ptr<HelpBoard> help;  // CPU pools of 2 or more workers
     bool mailboxes = false;  // CPU pools of 2 or more: idle workers take ops handed to them (Worker::mailbox)
-    // Frees a frontend dispatched while a worker of the pool was busy (pools
-    // with mailboxes; see defer_free). Workers take them before the queue's
-    // ops; a spinning worker does not look for them until its spin runs out,
-    // so a free alone never keeps an idle worker spinning.
-    ReadyQueue deferred_frees;
     // The worker that finished the pool's latest op (pools with mailboxes);
     // written only when it changes.
     alignas(64) std::atomic<uint16_t> last_worker{0};
@@ -111,19 +105,6 @@ class ThreadedEngine final : public EngineBase {
   void complete(OpRecord* op, int64_t end_ns);
   void dispatch_chain(OpRecord* ready);
   void dispatch(OpRecord* op);
-  // A free dispatched by a thread outside the pool while one of its workers
-  // is busy (runs an op, or has one in its mailbox) waits for a worker to
-  // come by (Pool::deferred_frees): the busy one when its op ends, or an
-  // idle one whose spin ran out; none is woken for it. Handed to an idle
-  // worker instead, the frees of a loop that waits every iteration kept a
-  // second worker busy beside the one running the loop's ops and the
-  // frontend, three threads on two cores: a waited 128x128 add from Python
-  // took 4.6 us (median of 8 runs) with 2 workers, against 3.5 with 1.
-  // Returns false, deferring nothing, when no worker is busy.
-  bool defer_free(Pool& pool, OpRecord* op);
-  // Whether a worker of the pool runs an op or has one in its mailbox
-  // (seq_cst: see defer_free).
-  static bool any_busy(const Pool& pool) noexcept;
   // Hands op to the mailbox of the pool's last worker if it spins idle;
   // false if the op must go to the queue.
   bool hand_to_last_worker(Pool& pool, OpRecord* op);

@@ -426,40 +426,6 @@ TEST(ThreadedEngine, AWaitAllBehindManyOpsIsWokenOnlyWhenTheyHaveFinished) {
   });
 }
 
-// A free the frontend pushes while a worker runs waits for that worker
-// instead of waking an idle one: in a loop that waits every iteration the
-// frees had kept a second worker busy beside the one running the loop's ops
-// and the frontend, three threads on two cores. (Traced: untraced, the free
-// of an idle var runs on the caller at once.)
-TEST(ThreadedEngine, AFreePushedWhileAWorkerRunsWaitsForThatWorker) {
-  run_with_timeout([] {
-    auto engine = engine_of(EngineKind::threaded, 2, 0, std::make_shared<trace::Recorder>());
-    // Both workers idle long enough to stop spinning and sleep.
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    Var* a = engine->new_var();
-    Var* b = engine->new_var();  // idle: its free is ready at once
-    std::thread::id gate_ran_on;
-    Gate gate;
-    engine->push([&](const RunContext& rc) {
-      gate_ran_on = std::this_thread::get_id();
-      gate.op()(rc);
-    }, {}, {a}, OpMeta("gate"));
-    ASSERT_TRUE(eventually([&] { return gate.entered.load(); }));
-    std::atomic<bool> freed{false};
-    std::thread::id freed_on;
-    engine->delete_var(b, [&](const RunContext&) {
-      freed_on = std::this_thread::get_id();
-      freed = true;
-    });
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    EXPECT_FALSE(freed.load()) << "the free woke the idle worker";
-    gate.open = true;
-    engine->wait_all();
-    EXPECT_TRUE(freed.load());
-    EXPECT_EQ(freed_on, gate_ran_on);
-  });
-}
-
 // A frontend that runs ahead on the one core its worker may use still lets
 // the worker run while it pushes: the worker, woken onto that core, would
 // otherwise wait behind it until the scheduler moved it (0.6-0.8 ms seen on a
