@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/core/engine.h"
+#include "engine/core/spin_lock.h"
 #include "support/competing_load.h"
 #include "support/paired.h"
 
@@ -149,6 +150,38 @@ void BM_PushWaitRoundTrip(benchmark::State& state) {
   state.counters["p99_ns"] = samples[samples.size() * 99 / 100];
 }
 BENCHMARK(BM_PushWaitRoundTrip)->Arg(1)->Arg(2)->UseRealTime()->MinTime(1.0);
+
+// The machine's floor for any hand-off between two threads: one writes a
+// counter, the other spins until it sees it and answers on a second line,
+// and so on; no engine. A round trip of the engine (push, a worker takes and
+// runs the op, the waiter sees it done) crosses at least this, and crosses
+// more lines than two (the op record, the queue, the var, the wait slot).
+void BM_CacheLinePingPong(benchmark::State& state) {
+  struct alignas(64) Line {
+    std::atomic<int64_t> value{0};
+  };
+  Line ping, pong;
+  std::atomic<bool> stop{false};
+  std::thread other([&] {
+    for (int64_t seen = 0;;) {
+      int64_t v;
+      while ((v = ping.value.load(std::memory_order_acquire)) == seen) {
+        if (stop.load(std::memory_order_relaxed)) return;
+        cpu_relax();
+      }
+      seen = v;
+      pong.value.store(v, std::memory_order_release);
+    }
+  });
+  int64_t n = 0;
+  for (auto _ : state) {
+    ping.value.store(++n, std::memory_order_release);
+    while (pong.value.load(std::memory_order_acquire) != n) cpu_relax();
+  }
+  stop = true;
+  other.join();
+}
+BENCHMARK(BM_CacheLinePingPong)->UseRealTime()->MinTime(1.0);
 
 // Latency on a busy desktop: the same measurements with another process
 // keeping one core busy (bench::CompetingLoad), alternating blocks with and
