@@ -161,14 +161,12 @@ void BM_CacheLinePingPong(benchmark::State& state) {
     std::atomic<int64_t> value{0};
   };
   Line ping, pong;
-  std::atomic<bool> stop{false};
+  constexpr int64_t kStop = -1;  // sent on ping: no third line for the spinning thread to read
   std::thread other([&] {
     for (int64_t seen = 0;;) {
       int64_t v;
-      while ((v = ping.value.load(std::memory_order_acquire)) == seen) {
-        if (stop.load(std::memory_order_relaxed)) return;
-        cpu_relax();
-      }
+      while ((v = ping.value.load(std::memory_order_acquire)) == seen) cpu_relax();
+      if (v == kStop) return;
       seen = v;
       pong.value.store(v, std::memory_order_release);
     }
@@ -178,7 +176,7 @@ void BM_CacheLinePingPong(benchmark::State& state) {
     ping.value.store(++n, std::memory_order_release);
     while (pong.value.load(std::memory_order_acquire) != n) cpu_relax();
   }
-  stop = true;
+  ping.value.store(kStop, std::memory_order_release);
   other.join();
 }
 BENCHMARK(BM_CacheLinePingPong)->UseRealTime()->MinTime(1.0);
