@@ -68,6 +68,10 @@ struct EngineStats {
   // Times a worker woke the threads blocked in wait_all() or on the in-flight
   // bound: once when what they wait for may hold, not once per finished op.
   uint64_t waiter_wakes = 0;
+  // Times a worker found that the waiter it had just signalled waited on its
+  // own CPU, and moved to another CPU (threaded engine, Linux; see
+  // cpu_placement.h).
+  uint64_t cpu_moves = 0;
 };
 
 class Engine {

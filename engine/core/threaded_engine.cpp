@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/core/cpu_placement.h"
 #include "engine/core/wait_slot.h"
 #include "engine/trace/clock.h"
 
@@ -155,6 +156,15 @@ uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Va
   record_enqueue(enqueue);
   yield_if_workers_starved();
   return id;
+}
+
+void ThreadedEngine::leave_waiter_cpu(Worker& worker, const WaitSlot& signalled) noexcept {
+  const int cpu = signalled.cpu.load(std::memory_order_relaxed);
+  if (cpu < 0 || current_cpu() != cpu) return;
+  const int64_t now = trace::now_ns();
+  if (now - worker.last_move_ns < kMoveEveryNs) return;
+  worker.last_move_ns = now;
+  if (move_to_another_cpu()) worker.moves.fetch_add(1, std::memory_order_relaxed);
 }
 
 void ThreadedEngine::yield_if_workers_starved() noexcept {
@@ -436,6 +446,12 @@ void ThreadedEngine::worker_main(Worker& worker) {
     // on a machine with fewer free cores than threads it waits for this core,
     // so the spin gives the core away at once rather than after its stretch.
     const WaitSlot* const signalled = std::exchange(worker.signalled, nullptr);
+    // About to idle after signalling a waiter on this worker's own CPU: the
+    // two hand ops back and forth on one CPU, yielding to each other, while
+    // another may idle. The worker leaves (see cpu_placement.h).
+    if (op == nullptr && signalled != nullptr && worker.pool->device.kind == DeviceKind::cpu) {
+      leave_waiter_cpu(worker, *signalled);
+    }
     const auto yield_now = [signalled] { return signalled != nullptr && signalled->unseen(); };
     if (op == nullptr && worker.pool->mailboxes) {
       // Spinning with a mailbox: a dispatcher may hand us an op directly.
@@ -589,6 +605,7 @@ EngineStats ThreadedEngine::stats() const {
     for (const auto& w : pool->workers) {
       s.finished += w->finished.load(std::memory_order_relaxed);
       s.running += w->running.load(std::memory_order_relaxed);
+      s.cpu_moves += w->moves.load(std::memory_order_relaxed);
     }
   }
   s.pending = s.pushed > s.finished ? s.pushed - s.finished : 0;

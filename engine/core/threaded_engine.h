@@ -65,6 +65,8 @@ class ThreadedEngine final : public EngineBase {
     OpRecord* next_local = nullptr;  // granted by this worker's last op: runs next, here
     int64_t last_end = 0;             // trace end of this worker's last op (0: untraced)
     const WaitSlot* signalled = nullptr;  // the waiter this worker signalled last, until it next idles
+    int64_t last_move_ns = INT64_MIN / 2;  // when it last left a waiter's CPU (trace clock)
+    std::atomic<uint64_t> moves{0};       // times it left a waiter's CPU
     Pool* pool = nullptr;
     uint16_t index = 0;
     std::thread thread;
@@ -122,6 +124,13 @@ class ThreadedEngine final : public EngineBase {
   static constexpr uint32_t kStarvedLookEvery = 32;
   void signal_sync(OpRecord* op);
   Pool& pool_for(Device device);
+  // Called by a worker about to idle after it signalled a waiter: if the
+  // waiter waited on this worker's CPU, the worker moves to another one (at
+  // most once per kMoveEveryNs). See cpu_placement.h: a futex wake-up can
+  // put the two on one CPU, where they yield to each other at every hand-off
+  // for as long as they run.
+  void leave_waiter_cpu(Worker& worker, const WaitSlot& signalled) noexcept;
+  static constexpr int64_t kMoveEveryNs = 1'000'000;
 
   uint64_t finished() const noexcept;
   uint64_t pending() const noexcept;

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <exception>
 
+#include "engine/core/cpu_placement.h"
+
 namespace asyncscope {
 
 // How long a waiter spins before it sleeps on the futex.
@@ -17,9 +19,15 @@ inline constexpr int64_t kWaitSlotSpinNs = 20'000;
 struct alignas(64) WaitSlot {  // own cache line: the signaller writes it while the owner spins on it
   std::atomic<uint32_t> state{0};  // 0: waiting, 1: signalled, 2: the owner saw the signal
   std::exception_ptr error;        // the waited-on var's error, copied while its read was granted
+  // The CPU the owner armed the slot on (-1: unknown); on this line, which
+  // the signaller reads anyway, it tells the signaller whether the two share
+  // a CPU (ThreadedEngine then moves its worker away). Atomic: the owner may
+  // arm its next wait while the last signaller still reads it.
+  std::atomic<int> cpu{-1};
 
   void arm() noexcept {
     error = nullptr;
+    cpu.store(current_cpu(), std::memory_order_relaxed);
     state.store(0, std::memory_order_relaxed);
   }
   void signal(std::exception_ptr e) noexcept {

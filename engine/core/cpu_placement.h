@@ -1,0 +1,28 @@
+// Where threads run: the CPU the calling thread is on, and a way for an
+// engine worker to leave the CPU of the thread it serves.
+//
+// Why: two threads that hand work back and forth and spin while they wait
+// (the frontend and a worker) can end up on one CPU with another CPU idle.
+// A futex wake-up may place the woken thread beside its waker, and once
+// there, the two yield the CPU to each other every few microseconds, both
+// stay cache-hot, and the kernel's balancer does not separate them: on a
+// 2-core VM a 1-element push + wait measured 2.6 us in that state against
+// 1.7 with the two apart, and it lasted the whole run (docs/PERFORMANCE.md).
+// The worker notices (the frontend's CPU is its own) and moves away.
+// Threading: any thread; each call concerns the calling thread only.
+#pragma once
+
+namespace asyncscope {
+
+// The CPU the calling thread runs on now (it may move at any time), or -1
+// where the system cannot say. A few nanoseconds (rseq on Linux).
+int current_cpu() noexcept;
+
+// Moves the calling thread off the CPU it runs on onto another one its
+// affinity mask allows, keeping that mask: narrowed for the move, then
+// restored (the thread stays where it landed until the scheduler moves it).
+// False, doing nothing, when the mask allows no other CPU or the system
+// refuses. Two system calls; not for a hot path.
+bool move_to_another_cpu() noexcept;
+
+}  // namespace asyncscope
