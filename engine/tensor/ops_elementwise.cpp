@@ -29,12 +29,23 @@ inline float apply(float a, float b) {
 // y = a op b over `out`'s layout, each operand stretched along its mask. The
 // loops keep the innermost dimension unit-stride where the operands allow,
 // so the common shapes (equal, one scalar, a row against a matrix) vectorise.
+// The equal-shape case on its own, with restrict pointers (the output is a
+// fresh array, never an input): inlined into the broadcasting kernel, GCC
+// kept the output pointer on the stack and reloaded it in every iteration of
+// the vector loop, and 128x128 x * y took 2.2 us on a worker against 1.5 for
+// the bare loop.
+template <Binary kOp>
+[[gnu::noinline]] void binary_same_shape(float* __restrict y, const float* __restrict pa, const float* __restrict pb,
+                                         int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = apply<kOp>(pa[i], pb[i]);
+}
+
 template <Binary kOp>
 void binary_kernel(float* y, const float* pa, StretchMask ma, const float* pb, StretchMask mb, const Dims4& out) {
   const int64_t n = out.size();
   if (n == 0) return;
   if (ma == 0 && mb == 0) {
-    for (int64_t i = 0; i < n; ++i) y[i] = apply<kOp>(pa[i], pb[i]);
+    binary_same_shape<kOp>(y, pa, pb, n);
     return;
   }
   const Strides4 sa = stretched_strides(out, ma);
