@@ -25,4 +25,15 @@ int current_cpu() noexcept;
 // refuses. Two system calls; not for a hot path.
 bool move_to_another_cpu() noexcept;
 
+// Whether, of the CPUs the calling thread may use, at least `threads` are
+// not wanted by other processes: the running and runnable threads of the
+// system (/proc/loadavg) less this process's (/proc/self/task/*/stat,
+// state R). This process's own threads are left out because ours spin
+// politely (they yield, and sleep soon); a compiler's do not. With both
+// cores of this 2-core VM busy with other processes, a worker that moved
+// away from the frontend's CPU waited behind one of them for a scheduler
+// tick at each hand-off (4 ms round trips). False where the system cannot
+// say. Reads files (tens of microseconds); not for a hot path.
+bool cpus_free_for(int threads) noexcept;
+
 }  // namespace asyncscope

@@ -162,9 +162,19 @@ void ThreadedEngine::leave_waiter_cpu(Worker& worker, const WaitSlot& signalled)
   const int cpu = signalled.cpu.load(std::memory_order_relaxed);
   if (cpu < 0 || current_cpu() != cpu) return;
   const int64_t now = trace::now_ns();
-  if (now - worker.last_move_ns < kMoveEveryNs) return;
-  worker.last_move_ns = now;
-  if (move_to_another_cpu()) worker.moves.fetch_add(1, std::memory_order_relaxed);
+  if (now - worker.last_move_ns < worker.move_every_ns) return;
+  worker.last_move_ns = now;  // a look, moved or not: the files below are read at most this often
+  // Apart, the worker and the waiter need a CPU each; with other processes
+  // holding the rest, the two are better off sharing one.
+  if (!cpus_free_for(2) || !move_to_another_cpu()) return;
+  worker.moves.fetch_add(1, std::memory_order_relaxed);
+  // The call returns once this thread runs on its new CPU. If that took long,
+  // no CPU was free (every one had work): the move only queued the worker
+  // behind another thread, and sharing the waiter's CPU was the better place.
+  // The next look waits twice as long then (up to kMoveEveryMaxNs); a quick
+  // move brings the interval back to kMoveEveryNs.
+  const int64_t took = trace::now_ns() - now;
+  worker.move_every_ns = took > kSlowMoveNs ? std::min(worker.move_every_ns * 2, kMoveEveryMaxNs) : kMoveEveryNs;
 }
 
 void ThreadedEngine::yield_if_workers_starved() noexcept {

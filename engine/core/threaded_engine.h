@@ -66,6 +66,7 @@ class ThreadedEngine final : public EngineBase {
     int64_t last_end = 0;             // trace end of this worker's last op (0: untraced)
     const WaitSlot* signalled = nullptr;  // the waiter this worker signalled last, until it next idles
     int64_t last_move_ns = INT64_MIN / 2;  // when it last left a waiter's CPU (trace clock)
+    int64_t move_every_ns = kMoveEveryNs;  // the least time between two such moves (see leave_waiter_cpu)
     std::atomic<uint64_t> moves{0};       // times it left a waiter's CPU
     Pool* pool = nullptr;
     uint16_t index = 0;
@@ -125,12 +126,18 @@ class ThreadedEngine final : public EngineBase {
   void signal_sync(OpRecord* op);
   Pool& pool_for(Device device);
   // Called by a worker about to idle after it signalled a waiter: if the
-  // waiter waited on this worker's CPU, the worker moves to another one (at
-  // most once per kMoveEveryNs). See cpu_placement.h: a futex wake-up can
+  // waiter waited on this worker's CPU, and other processes leave two CPUs
+  // free (cpus_free_for), the worker moves to another one, looking at most
+  // once per Worker::move_every_ns (kMoveEveryNs, doubled after each
+  // move that found no free CPU). See cpu_placement.h: a futex wake-up can
   // put the two on one CPU, where they yield to each other at every hand-off
   // for as long as they run.
   void leave_waiter_cpu(Worker& worker, const WaitSlot& signalled) noexcept;
   static constexpr int64_t kMoveEveryNs = 1'000'000;
+  static constexpr int64_t kMoveEveryMaxNs = 1'000'000'000;
+  // A move that took longer found its new CPU busy (a free CPU takes the
+  // thread within microseconds; a busy one after the running thread's slice).
+  static constexpr int64_t kSlowMoveNs = 200'000;
 
   uint64_t finished() const noexcept;
   uint64_t pending() const noexcept;
