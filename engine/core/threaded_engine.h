@@ -19,7 +19,10 @@
 // lines crossed cores). Everything else goes to the pool's FIFO. Ops that
 // free an array go first, so memory is reused as soon as it is released.
 // Idle workers spin ~50 us before sleeping, so bursts of tiny ops do not pay
-// a futex wake-up each.
+// a futex wake-up each. A worker that signalled a waiter on its own CPU
+// moves to another CPU when other processes leave one free (see
+// cpu_placement.h): on one CPU the two would yield it to each other at every
+// hand-off.
 //
 // Threading: as Engine.
 #pragma once
