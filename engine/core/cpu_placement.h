@@ -8,7 +8,8 @@
 // stay cache-hot, and the kernel's balancer does not separate them: on a
 // 2-core VM a 1-element push + wait measured 2.6 us in that state against
 // 1.7 with the two apart, and it lasted the whole run (docs/PERFORMANCE.md).
-// The worker notices (the frontend's CPU is its own) and moves away.
+// The worker notices (the waiter it signalled armed its wait on the
+// worker's CPU) and moves away when other processes leave a CPU free.
 // Threading: any thread; each call concerns the calling thread only.
 #pragma once
 
