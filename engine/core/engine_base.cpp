@@ -3,26 +3,50 @@
 #include <algorithm>
 
 #include "engine/core/errors.h"
+#include "engine/core/prefetch.h"
 #include "engine/trace/clock.h"
 
 namespace asyncscope {
 
 Var* VarPool::acquire() {
-  std::lock_guard lock(lock_);
-  if (free_ == nullptr) return &storage_.emplace_back(next_id_++);
+  std::lock_guard lock(take_lock_);
+  if (free_ == nullptr) {
+    // The head's depth may be stale (its var taken and given back since the
+    // load): it only decides when to take, and the stack stays a stack.
+    const Var* head = given_.load(std::memory_order_acquire);
+    if (head != nullptr && head->free_depth_.load(std::memory_order_relaxed) >= kBatch) {
+      free_ = given_.exchange(nullptr, std::memory_order_acquire);
+    }
+    if (free_ == nullptr) {
+      // Fewer than a batch given back: make a batch. The vars in use and the
+      // stack then stay within about two batches of the most ever in use.
+      for (uint32_t i = 0; i < kBatch; ++i) {
+        Var& var = storage_.emplace_back(0);
+        var.next_free_ = free_;
+        free_ = &var;
+      }
+    }
+  }
   Var* var = free_;
   free_ = var->next_free_;
   var->next_free_ = nullptr;
   var->id_ = next_id_++;  // a recycled var is a new var to the trace
   var->error = nullptr;
+  if (free_ != nullptr) {
+    prefetch_for_write(free_);
+    prefetch_for_write(&free_->id_);
+  }
   return var;
 }
 
 void VarPool::release(Var* var) noexcept {
-  std::lock_guard lock(lock_);
   var->error = nullptr;
-  var->next_free_ = free_;
-  free_ = var;
+  Var* head = given_.load(std::memory_order_relaxed);
+  do {
+    var->next_free_ = head;
+    var->free_depth_.store(head == nullptr ? 1 : head->free_depth_.load(std::memory_order_relaxed) + 1,
+                           std::memory_order_relaxed);
+  } while (!given_.compare_exchange_weak(head, var, std::memory_order_release, std::memory_order_relaxed));
 }
 
 EngineBase::EngineBase(const EngineOptions& options)

@@ -167,14 +167,19 @@ class ThreadedEngine final : public EngineBase {
   // worker's counter, too much for each push. Charging each recount's next
   // pushes ahead (~33 KiB) keeps the charge from ever lagging the ops.
   static constexpr uint32_t kRecountEvery = 64;
-  const std::shared_ptr<trace::MemoryAccount> memory_;
+  // The frontend's line: pushes_ is written on every push, and nothing here
+  // is read by a worker. pools_ (read by workers on every dispatch) shared
+  // this line once, and each push's increment then waited for the line to
+  // come back from the worker's core: three quarters of push's own time in
+  // a tiny-op loop from Python (perf annotate; docs/PERFORMANCE.md).
+  alignas(64) const std::shared_ptr<trace::MemoryAccount> memory_;
   std::atomic<int64_t> pending_charged_{0};  // bytes charged to memory_ for pending ops
   // Pushes so far, with a memory account: every kRecountEvery-th (the first
   // included) recounts. An RMW, so several frontends pushing at once still
   // recount every kRecountEvery pushes between them.
   std::atomic<uint64_t> pushes_{0};
 
-  std::vector<std::unique_ptr<Pool>> pools_;
+  alignas(64) std::vector<std::unique_ptr<Pool>> pools_;  // fixed after construction
   alignas(64) std::atomic<int> waiters_{0};      // read by every worker after each op
   std::atomic<uint32_t> wake_seq_{0};
 };

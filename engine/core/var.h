@@ -27,6 +27,7 @@
 // rest is engine-internal.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 
@@ -109,8 +110,14 @@ class alignas(64) Var {
   VarLink* head_ = nullptr;
   VarLink* tail_ = nullptr;
   int64_t done_ns_ = 0;  // latest traced end of an op that completed here
+  // The VarPool's, while the var is free: its link, and the depth of the
+  // given stack from here down (a hint; atomic because a giver may read it
+  // while a taker reuses the var). On this line, which the giver writes
+  // anyway, not on the id's.
+  Var* next_free_ = nullptr;
+  std::atomic<uint32_t> free_depth_{0};
   alignas(64) uint64_t id_;
-  Var* next_free_ = nullptr;  // guarded by the VarPool's lock
 };
+static_assert(sizeof(Var) == 128, "the queue, the error and the pool's link on one line, the id on the next");
 
 }  // namespace asyncscope

@@ -3,6 +3,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "engine/core/recycler.h"
 #include "engine/tensor/autograd_graph.h"
 #include "engine/tensor/ops.h"
 
@@ -10,6 +11,33 @@ namespace asyncscope {
 namespace detail {
 
 Chunk::~Chunk() = default;
+
+void Chunk::reset() noexcept {
+  handles.store(1, std::memory_order_relaxed);
+  storage_refs = 1;
+  device = Device{};
+  context.reset();
+  allocator = nullptr;
+  var = nullptr;
+  data = nullptr;
+  shape = Shape{};
+  bytes = 0;
+  base = nullptr;
+  grad.reset();
+}
+
+namespace {
+// Chains of 64; at most 64 chains (4,096 chunks, about half a megabyte)
+// kept process-wide, the rest deleted.
+using Chunks = Recycler<Chunk, &Chunk::next_free, 64, 64>;
+}  // namespace
+
+Chunk* new_chunk() { return Chunks::take(); }
+
+void recycle_chunk(Chunk* chunk) noexcept {
+  chunk->reset();
+  Chunks::give(chunk);
+}
 
 float* Chunk::data_for_write() {
   Chunk* s = storage();
@@ -40,7 +68,7 @@ const float* Chunk::data_for_read() const {
 NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& shape, Device device) {
   if (!context) throw std::invalid_argument("NDArray: null context");
   PooledAllocator& allocator = context->allocator_for(device);  // throws if the device cannot be used
-  auto* chunk = new detail::Chunk;
+  detail::Chunk* chunk = detail::new_chunk();
   chunk->context = context;
   chunk->allocator = &allocator;
   chunk->shape = shape;
@@ -62,7 +90,7 @@ NDArray make_view(const NDArray& base, const Shape& shape) {
                                 std::to_string(b->shape.size()) + " elements) as " + shape.to_string() + " (" +
                                 std::to_string(shape.size()) + " elements)");
   }
-  auto* view = new detail::Chunk;
+  detail::Chunk* view = detail::new_chunk();
   ++b->storage_refs;  // the view's reference on the storage
   view->base = b;
   view->context = b->context;
@@ -103,7 +131,7 @@ void release_storage(detail::Chunk* chunk) noexcept {
   std::shared_ptr<Context> context = std::move(chunk->context);
   context->engine().delete_var(chunk->var, [chunk](const RunContext&) {
     if (chunk->data) chunk->allocator->deallocate(chunk->data, chunk->bytes);
-    delete chunk;
+    detail::recycle_chunk(chunk);
   });
 }
 
@@ -118,7 +146,7 @@ void NDArray::release() noexcept {
   if (chunk->base != nullptr) {
     // A view: no op uses its chunk (ops hold the storage's), so it goes now.
     detail::Chunk* base = chunk->base;
-    delete chunk;
+    detail::recycle_chunk(chunk);
     release_storage(base);
   } else {
     release_storage(chunk);

@@ -72,6 +72,7 @@ struct Chunk {
   // Autograd, frontend only: made the first time autograd touches the array
   // (the recorded op that computed it, its gradient after attach_grad).
   std::unique_ptr<autograd::ArrayGrad> grad;
+  Chunk* next_free = nullptr;        // the chunk recycler's link while the chunk is pooled
 
   Chunk* storage() noexcept { return base ? base : this; }
   const Chunk* storage() const noexcept { return base ? base : this; }
@@ -81,13 +82,15 @@ struct Chunk {
   float* data_for_update();
   // For ops and sync points holding a read grant.
   const float* data_for_read() const;
+  // Back to a new chunk's state (what the recycler hands out).
+  void reset() noexcept;
 };
-// Every array makes a chunk on the frontend and a worker frees it. At 128
-// bytes or less (with malloc's header) glibc recycles it through its
-// lock-free fast bins; a larger chunk took the arena lock on both threads,
-// and the tiny-op loop measured 2-4x slower, nearly all of it in futex
-// waits (docs/PERFORMANCE.md). Keep it small.
-static_assert(sizeof(Chunk) <= 120, "detail::Chunk outgrew malloc's fast bins; see the comment above");
+// Every array takes a chunk on the frontend and the free of its storage
+// gives it back, mostly on a worker: they are recycled (ndarray.cpp), not
+// malloc'd, so that neither thread meets the other in malloc's lists and
+// the frontend's next chunk is fetched ahead.
+Chunk* new_chunk();
+void recycle_chunk(Chunk* chunk) noexcept;
 
 }  // namespace detail
 

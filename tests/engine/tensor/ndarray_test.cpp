@@ -49,6 +49,48 @@ TEST(NDArray, LiveBytesAreExactAndReturnToZero) {
   });
 }
 
+// Chunks are recycled: one given back is handed out again as a new chunk,
+// and an array made on it is a new array (nothing of the old one shows).
+TEST(NDArray, ARecycledChunkIsANewChunk) {
+  testing::run_with_timeout([] {
+    Fixture f;
+    detail::Chunk* chunk = detail::new_chunk();
+    chunk->context = f.ctx;
+    chunk->storage_refs = 3;
+    chunk->handles.store(5);
+    chunk->shape = Shape{2, 3};
+    chunk->bytes = 24;
+    chunk->base = chunk;
+    detail::recycle_chunk(chunk);
+    EXPECT_EQ(f.ctx.use_count(), 1) << "recycling drops the chunk's hold on its context";
+    detail::Chunk* again = detail::new_chunk();  // this thread gave it last, so it comes first
+    ASSERT_EQ(again, chunk);
+    EXPECT_EQ(again->handles.load(), 1);
+    EXPECT_EQ(again->storage_refs, 1);
+    EXPECT_EQ(again->context, nullptr);
+    EXPECT_EQ(again->var, nullptr);
+    EXPECT_EQ(again->data, nullptr);
+    EXPECT_EQ(again->shape.ndim(), 0);
+    EXPECT_EQ(again->bytes, 0u);
+    EXPECT_EQ(again->base, nullptr);
+    EXPECT_EQ(again->grad, nullptr);
+    EXPECT_EQ(again->next_free, nullptr);
+    detail::recycle_chunk(again);
+
+    // Through arrays: views are dropped on this thread, so the next array
+    // takes their chunks; it must still be unwritten and keep its own shape.
+    NDArray x = ones(f.ctx, {4, 4});
+    for (int i = 0; i < 10; ++i) {
+      NDArray v = reshape(x, Shape{16});
+      EXPECT_EQ(v.shape(), (Shape{16}));
+    }
+    NDArray fresh = NDArray::empty(f.ctx, {2, 2});
+    EXPECT_EQ(fresh.shape(), (Shape{2, 2}));
+    EXPECT_THROW(fresh.to_host(), std::logic_error) << "an array no op wrote cannot be read";
+    EXPECT_FLOAT_EQ(sum(x).item(), 16.0f);
+  });
+}
+
 TEST(NDArray, DroppedArraysAreFreedOnlyAfterTheOpsThatUseThem) {
   testing::run_with_timeout([] {
     Fixture f;
