@@ -53,7 +53,14 @@ namespace detail {
 // frontend when its last handle goes, and holds a reference on its base's
 // storage (not on the base array: a view that a gradient function keeps of
 // an op's output must not keep the output's autograd state alive).
-struct Chunk {
+// Layout: three parts on cache lines of their own, by who writes them. The
+// first is the frontend's (handle counts, ownership); the second is written
+// when the array is made and only read after; the third holds the buffer
+// pointer, which the first op writing the array sets on a worker. With all
+// of it on one line, that one write sent the line to the worker, and the
+// frontend's next handle count, and every read of the var or the shape,
+// waited for it to come back.
+struct alignas(64) Chunk {
   Chunk() = default;
   ~Chunk();
   Chunk(const Chunk&) = delete;
@@ -61,18 +68,20 @@ struct Chunk {
 
   std::atomic<int> handles{1};       // NDArray handles (frontend side)
   int storage_refs = 1;              // storage owners: 1 for all the handles together, + 1 per view (frontend only)
-  Device device;
   std::shared_ptr<Context> context;  // held while any handle lives; frontend only
-  PooledAllocator* allocator = nullptr;
-  Var* var = nullptr;
-  float* data = nullptr;             // allocated by the first writing op (storage owners only)
-  Shape shape;
-  size_t bytes = 0;
-  Chunk* base = nullptr;             // a view: the chunk that owns the storage (never itself a view)
   // Autograd, frontend only: made the first time autograd touches the array
   // (the recorded op that computed it, its gradient after attach_grad).
   std::unique_ptr<autograd::ArrayGrad> grad;
   Chunk* next_free = nullptr;        // the chunk recycler's link while the chunk is pooled
+
+  alignas(64) Shape shape;
+  size_t bytes = 0;
+  Device device;
+  PooledAllocator* allocator = nullptr;
+  Var* var = nullptr;
+  Chunk* base = nullptr;             // a view: the chunk that owns the storage (never itself a view)
+
+  alignas(64) float* data = nullptr;  // allocated by the first writing op (storage owners only)
 
   Chunk* storage() noexcept { return base ? base : this; }
   const Chunk* storage() const noexcept { return base ? base : this; }
