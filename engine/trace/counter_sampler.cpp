@@ -41,14 +41,21 @@ class ThreadsCpuShare {
     // Keep the newest reading at least a window old as the front.
     while (readings_.size() > 2 && now.wall - readings_[1].wall >= window_ns_) readings_.pop_front();
     const Reading& then = readings_.front();
-    if (now.wall <= then.wall) return 0;
-    return std::llround(1000.0 * static_cast<double>(now.cpu - then.cpu) / static_cast<double>(now.wall - then.wall));
+    // Over the widest span the two readings may cover (from the earlier one's
+    // first steady-clock read to this one's last): each thread's CPU time
+    // grew by no more than that, so the share never exceeds the threads'
+    // count of cores, however late a preempted read was dated.
+    const int64_t span = now.after - then.before;
+    if (span <= 0) return 0;
+    return std::llround(1000.0 * static_cast<double>(now.cpu - then.cpu) / static_cast<double>(span));
   }
 
  private:
   struct Reading {
-    int64_t wall = 0;
-    int64_t cpu = 0;  // the threads' CPU time, summed
+    int64_t before = 0;  // steady clock just before and just after the CPU clocks were read
+    int64_t after = 0;
+    int64_t wall = 0;    // their midpoint
+    int64_t cpu = 0;     // the threads' CPU time, summed
   };
 
   static int64_t ns(const timespec& t) noexcept { return t.tv_sec * int64_t{1'000'000'000} + t.tv_nsec; }
@@ -58,11 +65,10 @@ class ThreadsCpuShare {
     return ns(t);
   }
 
-  // The CPU clocks between two steady-clock reads, dated at their midpoint.
-  // A sampler preempted between the reads would misdate them by up to the
-  // preemption (a 5 ms stall in a 10 ms window: a share off by half), so a
-  // pair further apart than 20 us is read again, up to 4 times, and the
-  // closest pair kept. A thread that ended keeps the CPU time it had.
+  // The CPU clocks between two steady-clock reads. A sampler preempted
+  // between the reads cannot tell when within the pair it read them (a 5 ms
+  // stall in a 10 ms window: a share off by half), so a pair further apart
+  // than 20 us is read again, up to 4 times, and the closest pair kept. A thread that ended keeps the CPU time it had.
   Reading reading() {
     Reading best;
     int64_t best_gap = -1;
@@ -73,6 +79,8 @@ class ThreadsCpuShare {
       const int64_t after = wall_ns();
       if (best_gap < 0 || after - before < best_gap) {
         best_gap = after - before;
+        best.before = before;
+        best.after = after;
         best.wall = before + best_gap / 2;
         cpu_ = cpu;
       }

@@ -51,13 +51,14 @@ clockid_t thread_cpu_clock_of(pid_t tid) noexcept;
 // read takes the clocks and the steady clock, and differences them against
 // the newest earlier reading at least a window old (the readings in between
 // are kept, so the window slides with the samples); until a window has
-// passed since this call, against the reading taken here. Not clamped: what
-// exceeds the threads' count of cores is the jitter of the clocks' reads
-// (dated within 10 us when the sampler is not preempted, see
-// counter_sampler.cpp). A thread that ended adds nothing more (its clock
-// can no longer be read; were its id reused meanwhile, the new thread's
-// time would count). The read function is for one thread at a time (the
-// sampler's).
+// passed since this call, against the reading taken here. The share is the
+// CPU time over the widest span the two readings may cover, so it never
+// exceeds the threads' count of cores; it may read low by the steady-clock
+// gaps around the readings (under 20 us each unless every one of a
+// reading's four tries was preempted, see counter_sampler.cpp). A thread
+// that ended adds nothing more (its clock can no longer be read; were its
+// id reused meanwhile, the new thread's time would count). The read
+// function is for one thread at a time (the sampler's).
 Counter threads_cpu_counter(std::string name, std::vector<clockid_t> clocks, int64_t window_ns = kThreadCpuWindowNs);
 // One thread's share (threads_cpu_counter with its clock).
 Counter thread_cpu_counter(std::string name, pthread_t thread, int64_t window_ns = kThreadCpuWindowNs);
