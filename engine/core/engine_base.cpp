@@ -30,8 +30,7 @@ Var* VarPool::acquire() {
   Var* var = free_;
   free_ = var->next_free_;
   var->next_free_ = nullptr;
-  var->id_ = next_id_++;  // a recycled var is a new var to the trace
-  var->error = nullptr;
+  var->id_ = next_id_++;  // a recycled var is a new var to the trace (release cleared its error)
   if (free_ != nullptr) {
     prefetch_for_write(free_);
     prefetch_for_write(&free_->id_);

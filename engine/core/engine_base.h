@@ -36,7 +36,7 @@ class VarPool {
  private:
   static constexpr uint32_t kBatch = 32;
 
-  // The takers' line.
+  // The takers' side (lock, private list, ids and storage).
   alignas(64) SpinLock take_lock_;
   Var* free_ = nullptr;  // the private list
   uint64_t next_id_ = 1;

@@ -1,5 +1,6 @@
 #include "engine/tensor/ndarray.h"
 
+#include <memory>
 #include <ostream>
 #include <stdexcept>
 
@@ -12,20 +13,6 @@ namespace detail {
 
 Chunk::~Chunk() = default;
 
-void Chunk::reset() noexcept {
-  handles.store(1, std::memory_order_relaxed);
-  storage_refs = 1;
-  device = Device{};
-  context.reset();
-  allocator = nullptr;
-  var = nullptr;
-  data = nullptr;
-  shape = Shape{};
-  bytes = 0;
-  base = nullptr;
-  grad.reset();
-}
-
 namespace {
 // Chains of 64; at most 64 chains (4,096 chunks, about half a megabyte)
 // kept process-wide, the rest deleted.
@@ -35,7 +22,10 @@ using Chunks = Recycler<Chunk, &Chunk::next_free, 64, 64>;
 Chunk* new_chunk() { return Chunks::take(); }
 
 void recycle_chunk(Chunk* chunk) noexcept {
-  chunk->reset();
+  // Made anew in place: a new chunk's state is its default one, whatever
+  // fields it gains.
+  std::destroy_at(chunk);
+  std::construct_at(chunk);
   Chunks::give(chunk);
 }
 

@@ -91,8 +91,6 @@ struct alignas(64) Chunk {
   float* data_for_update();
   // For ops and sync points holding a read grant.
   const float* data_for_read() const;
-  // Back to a new chunk's state (what the recycler hands out).
-  void reset() noexcept;
 };
 // Every array takes a chunk on the frontend and the free of its storage
 // gives it back, mostly on a worker: they are recycled (ndarray.cpp), not

@@ -39,7 +39,7 @@ class ThreadsCpuShare {
     const Reading now = reading();
     readings_.push_back(now);
     // Keep the newest reading at least a window old as the front.
-    while (readings_.size() > 2 && now.wall - readings_[1].wall >= window_ns_) readings_.pop_front();
+    while (readings_.size() > 2 && now.mid() - readings_[1].mid() >= window_ns_) readings_.pop_front();
     const Reading& then = readings_.front();
     // Over the widest span the two readings may cover (from the earlier one's
     // first steady-clock read to this one's last): each thread's CPU time
@@ -54,8 +54,9 @@ class ThreadsCpuShare {
   struct Reading {
     int64_t before = 0;  // steady clock just before and just after the CPU clocks were read
     int64_t after = 0;
-    int64_t wall = 0;    // their midpoint
     int64_t cpu = 0;     // the threads' CPU time, summed
+
+    int64_t mid() const noexcept { return before + (after - before) / 2; }
   };
 
   static int64_t ns(const timespec& t) noexcept { return t.tv_sec * int64_t{1'000'000'000} + t.tv_nsec; }
@@ -68,7 +69,8 @@ class ThreadsCpuShare {
   // The CPU clocks between two steady-clock reads. A sampler preempted
   // between the reads cannot tell when within the pair it read them (a 5 ms
   // stall in a 10 ms window: a share off by half), so a pair further apart
-  // than 20 us is read again, up to 4 times, and the closest pair kept. A thread that ended keeps the CPU time it had.
+  // than 20 us is read again, up to 4 times, and the closest pair kept. A
+  // thread that ended keeps the CPU time it had.
   Reading reading() {
     Reading best;
     int64_t best_gap = -1;
@@ -81,7 +83,6 @@ class ThreadsCpuShare {
         best_gap = after - before;
         best.before = before;
         best.after = after;
-        best.wall = before + best_gap / 2;
         cpu_ = cpu;
       }
     }
