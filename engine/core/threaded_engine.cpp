@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/core/cpu_placement.h"
+#include "engine/core/prefetch.h"
 #include "engine/core/wait_slot.h"
 #include "engine/trace/clock.h"
 
@@ -25,6 +26,21 @@ void prepend_ready(OpRecord*& ready, OpRecord* more) noexcept {
     ready = more;
     more = next;
   }
+}
+
+// An op an idle worker just took was written by its pusher on another core:
+// asks for all its record's lines at once, rather than one after another as
+// execute() reads them, then for its vars' (the reads' errors are read first,
+// the writes' queues written last). Not for ops taken from a backlog: there
+// the frontend may still be appending to the same vars, and taking their
+// lines away from it slowed a run-ahead loop of tiny ops by 8-15%.
+void prefetch_taken(const OpRecord* op) noexcept {
+  const char* bytes = reinterpret_cast<const char*>(op);
+  for (size_t at = 0; at < sizeof(OpRecord); at += 64) __builtin_prefetch(bytes + at);
+  __builtin_prefetch(bytes + sizeof(OpRecord) - 1);
+  const VarLink* links = op->heap_links ? op->heap_links.get() : op->inline_links;
+  for (int i = 0; i < op->num_reads; ++i) __builtin_prefetch(links[i].var);
+  for (int i = op->num_reads; i < op->num_reads + op->num_writes; ++i) prefetch_for_write(links[i].var);
 }
 
 }  // namespace
@@ -452,6 +468,7 @@ void ThreadedEngine::worker_main(Worker& worker) {
     OpRecord* op = std::exchange(worker.next_local, nullptr);
     const bool continued = op != nullptr;
     if (op == nullptr) op = queue.try_pop();
+    const bool idled = op == nullptr;
     // A waiter this worker signalled that has not seen it yet is not running:
     // on a machine with fewer free cores than threads it waits for this core,
     // so the spin gives the core away at once rather than after its stretch.
@@ -484,6 +501,7 @@ void ThreadedEngine::worker_main(Worker& worker) {
         if (op == nullptr) break;  // stopped and drained
       }
     }
+    if (idled) prefetch_taken(op);
     run(op, worker, continued);
   }
   tls_worker = nullptr;
