@@ -550,11 +550,13 @@ void ThreadedEngine::wait_pending_below(uint64_t bound) noexcept {
   const auto done = [this, bound] { return pending() < bound; };
   if (spin_until(done, kWaitSpinNs)) return;
   waiters_.fetch_add(1, std::memory_order_seq_cst);
-  for (;;) {
-    const uint32_t seq = wake_seq_.load(std::memory_order_seq_cst);
-    if (done()) break;
-    wake_seq_.wait(seq, std::memory_order_seq_cst);
-  }
+  around_sleep([&] {
+    for (;;) {
+      const uint32_t seq = wake_seq_.load(std::memory_order_seq_cst);
+      if (done()) break;
+      wake_seq_.wait(seq, std::memory_order_seq_cst);
+    }
+  });
   waiters_.fetch_sub(1, std::memory_order_seq_cst);
 }
 

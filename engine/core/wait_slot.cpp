@@ -35,7 +35,15 @@ struct ThreadSlot {
   }
 };
 
+thread_local SleepHook* tls_sleep_hook = nullptr;
+
 }  // namespace
+
+ScopedSleepHook::ScopedSleepHook(SleepHook& hook) noexcept : previous_(tls_sleep_hook) { tls_sleep_hook = &hook; }
+
+ScopedSleepHook::~ScopedSleepHook() { tls_sleep_hook = previous_; }
+
+SleepHook* this_thread_sleep_hook() noexcept { return tls_sleep_hook; }
 
 WaitSlot& this_thread_wait_slot() {
   thread_local ThreadSlot slot;

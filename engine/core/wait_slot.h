@@ -52,6 +52,46 @@ struct alignas(64) WaitSlot {  // own cache line: the signaller writes it while 
 // The calling thread's slot.
 WaitSlot& this_thread_wait_slot();
 
+// What a thread does around the sleep of a sync point (a wait that spun
+// its while and now blocks in the kernel): a Python thread keeps the
+// interpreter lock through the spin, since most waits end within
+// microseconds and the lock's release and re-take cost a tenth of a short
+// round trip, and releases it only to sleep.
+// Threading: each thread sets its own hook (ScopedSleepHook) and only that
+// thread runs it.
+class SleepHook {
+ public:
+  virtual void before_sleep() noexcept = 0;
+  virtual void after_sleep() noexcept = 0;
+
+ protected:
+  ~SleepHook() = default;
+};
+
+// Makes `hook` the calling thread's for the scope's lifetime.
+class ScopedSleepHook {
+ public:
+  explicit ScopedSleepHook(SleepHook& hook) noexcept;
+  ~ScopedSleepHook();
+  ScopedSleepHook(const ScopedSleepHook&) = delete;
+  ScopedSleepHook& operator=(const ScopedSleepHook&) = delete;
+
+ private:
+  SleepHook* previous_;
+};
+
+// The calling thread's hook, or null.
+SleepHook* this_thread_sleep_hook() noexcept;
+
+// Runs sleep() (a block in the kernel) inside the calling thread's hook.
+template <class F>
+void around_sleep(F&& sleep) noexcept {
+  SleepHook* hook = this_thread_sleep_hook();
+  if (hook != nullptr) hook->before_sleep();
+  sleep();
+  if (hook != nullptr) hook->after_sleep();
+}
+
 // Spins for up to `spin_ns` on pred() (yielding now and then), returning true
 // as soon as it holds; false if the time ran out. yield_now() is asked every
 // 8 spins (about 0.4 us on a CPU whose pause takes 45 ns) and makes the thread

@@ -28,7 +28,9 @@ template <class Stalled>
 void WaitSlot::wait(Stalled stalled) noexcept {
   const auto signalled = [this] { return state.load(std::memory_order_acquire) != 0; };
   if (!spin_until(signalled, kWaitSlotSpinNs, stalled)) {
-    while (state.load(std::memory_order_acquire) == 0) state.wait(0, std::memory_order_acquire);
+    around_sleep([this] {
+      while (state.load(std::memory_order_acquire) == 0) state.wait(0, std::memory_order_acquire);
+    });
   }
   // Tells a signaller that may be spinning on this core that it can stop
   // yielding to us (see unseen()).

@@ -57,7 +57,11 @@ std::vector<float> values_from(py::handle obj, Shape& shape) {
 }
 
 py::array to_numpy(const NDArray& a, trace::SyncKind kind) {
-  std::vector<float> values = waiting(a.context(), [&] { return a.to_host(kind); });
+  // A large copy runs without the GIL; a small one is quicker than the
+  // GIL's release and take-back.
+  const auto copy = [&] { return a.to_host(kind); };
+  std::vector<float> values = a.size() >= kCopyOffGilElements ? waiting_to_copy(a.context(), copy)
+                                                              : waiting(a.context(), copy);
   std::vector<py::ssize_t> dims(a.shape().begin(), a.shape().end());
   py::array_t<float> out(dims);
   if (!values.empty()) std::memcpy(out.mutable_data(), values.data(), values.size() * sizeof(float));

@@ -60,7 +60,7 @@ std::string device_suffix(Device d) {
 }
 
 std::string torch_repr(const Tensor& x) {
-  const std::vector<float> values = waiting(x.a.context(), [&] { return x.a.to_host(trace::SyncKind::print); });
+  const std::vector<float> values = waiting_to_copy(x.a.context(), [&] { return x.a.to_host(trace::SyncKind::print); });
   std::vector<std::string> suffixes;
   if (const std::string s = device_suffix(x.a.device()); !s.empty()) suffixes.push_back(s);
   return torch_tensor_text(x.a.shape(), values, suffixes);

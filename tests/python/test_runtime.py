@@ -8,6 +8,8 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
+import time
 import unittest
 
 import asyncscope
@@ -62,6 +64,46 @@ class Errors(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "already started"):
             asyncscope.configure(workers=1)
         self.assertFalse(asyncscope.hosted())
+
+
+class Gil(unittest.TestCase):
+    """A wait keeps the GIL only while it spins: one that sleeps lets the
+    process's other Python threads run."""
+
+    def other_thread_runs_during(self, wait):
+        a = nd.ones((1500, 1500))
+        b = a
+        for _ in range(6):  # tens of milliseconds of products, each on the last
+            b = nd.dot(a, b) / 1500.0
+        ticks = []
+        stop = threading.Event()
+
+        def count():
+            while not stop.is_set():
+                ticks.append(time.perf_counter())
+                time.sleep(0)
+
+        other = threading.Thread(target=count)
+        other.start()
+        while not ticks:
+            time.sleep(0.001)
+        begin = time.perf_counter()
+        wait(b)
+        end = time.perf_counter()
+        stop.set()
+        other.join()
+        self.assertGreater(end - begin, 0.002, "the products ended before the wait could sleep")
+        inside = [t for t in ticks if begin < t < end]
+        self.assertGreater(len(inside), 10, f"the other thread ran {len(inside)} times in a {end - begin:.3f} s wait")
+
+    def test_a_sleeping_wait_to_read_lets_other_threads_run(self):
+        self.other_thread_runs_during(lambda b: b.wait_to_read())
+
+    def test_a_sleeping_waitall_lets_other_threads_run(self):
+        self.other_thread_runs_during(lambda b: nd.waitall())
+
+    def test_a_sleeping_asscalar_lets_other_threads_run(self):
+        self.other_thread_runs_during(lambda b: b.sum().asscalar())
 
 
 class Trace(unittest.TestCase):

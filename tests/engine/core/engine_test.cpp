@@ -18,6 +18,7 @@
 #include "engine/core/errors.h"
 #include "engine/tensor/context.h"
 #include "engine/core/op_record.h"
+#include "engine/core/wait_slot.h"
 #include "engine/trace/model.h"
 #include "support/timeout.h"
 
@@ -423,6 +424,46 @@ TEST(ThreadedEngine, AWaitAllBehindManyOpsIsWokenOnlyWhenTheyHaveFinished) {
     waiter.join();
     EXPECT_EQ(ran.load(), 300);
     EXPECT_LE(engine->stats().waiter_wakes - before, 2u) << "woken for ops it still had to wait behind";
+  });
+}
+
+// A thread's sleep hook (a Python thread's GIL release) runs only when a
+// wait sleeps, in pairs, on the waiting thread: a wait_for_var and a wait_all
+// behind a gated op sleep; a wait on a finished var does not.
+TEST(ThreadedEngine, WaitsThatSleepRunTheThreadsSleepHookAndQuickOnesDoNot) {
+  struct Hook final : SleepHook {
+    std::atomic<int> before{0};
+    std::atomic<int> after{0};
+    void before_sleep() noexcept override { before++; }
+    void after_sleep() noexcept override { after++; }
+  };
+  run_with_timeout([] {
+    auto engine = engine_of(EngineKind::threaded, 1);
+    Var* v = engine->new_var();
+    Hook hook;
+    std::thread waiter([&] {
+      ScopedSleepHook scope(hook);
+      for (int round = 0; round < 2; ++round) {
+        Gate gate;
+        engine->push(gate.op(), {}, {v}, OpMeta("slow"));
+        std::thread opener([&gate] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(30));  // the waiter spins 20 us, then sleeps
+          gate.open = true;
+        });
+        if (round == 0) {
+          engine->wait_for_var(v);
+        } else {
+          engine->wait_all();
+        }
+        opener.join();
+      }
+      const int slept = hook.before.load();
+      engine->wait_for_var(v);  // nothing pending: no sleep
+      EXPECT_EQ(hook.before.load(), slept);
+    });
+    waiter.join();
+    EXPECT_EQ(hook.before.load(), 2);
+    EXPECT_EQ(hook.after.load(), 2);
   });
 }
 

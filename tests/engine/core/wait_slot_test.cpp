@@ -95,5 +95,58 @@ TEST(WaitSlot, NoSignalIsLostWhereverItLandsInTheWait) {
   });
 }
 
+// Counts its calls, and whether they came in pairs on the thread that set it.
+struct CountingHook final : SleepHook {
+  std::thread::id owner = std::this_thread::get_id();
+  int before = 0;
+  int after = 0;
+  bool paired = true;
+  void before_sleep() noexcept override {
+    paired = paired && before == after && std::this_thread::get_id() == owner;
+    ++before;
+  }
+  void after_sleep() noexcept override {
+    ++after;
+    paired = paired && before == after && std::this_thread::get_id() == owner;
+  }
+};
+
+TEST(SleepHook, RunsAroundAWaitThatSleepsAndNotAroundOneThatEndsInItsSpin) {
+  run_with_timeout([] {
+    CountingHook hook;
+    {
+      ScopedSleepHook scope(hook);
+      EXPECT_EQ(this_thread_sleep_hook(), &hook);
+      WaitSlot slot;
+      slot.arm();
+      slot.signal(nullptr);
+      slot.wait();  // signalled already: no sleep
+      EXPECT_EQ(hook.before, 0);
+      std::atomic<int> armed{0};
+      std::thread signaller([&] { signal_rounds(slot, armed, 2, [](int) { return std::chrono::milliseconds(30); }); });
+      wait_rounds(slot, armed, 2);  // each outlasts the spin
+      signaller.join();
+    }
+    EXPECT_EQ(this_thread_sleep_hook(), nullptr);
+    EXPECT_EQ(hook.before, 2);
+    EXPECT_EQ(hook.after, 2);
+    EXPECT_TRUE(hook.paired);
+  });
+}
+
+TEST(SleepHook, ScopesNestAndEachThreadHasItsOwn) {
+  CountingHook outer;
+  CountingHook inner;
+  ScopedSleepHook a(outer);
+  {
+    ScopedSleepHook b(inner);
+    EXPECT_EQ(this_thread_sleep_hook(), &inner);
+    SleepHook* seen = &inner;
+    std::thread([&seen] { seen = this_thread_sleep_hook(); }).join();
+    EXPECT_EQ(seen, nullptr);
+  }
+  EXPECT_EQ(this_thread_sleep_hook(), &outer);
+}
+
 }  // namespace
 }  // namespace asyncscope
