@@ -48,4 +48,26 @@ void register_errors(py::module_& m) {
   });
 }
 
+void set_python_error(std::exception_ptr error) noexcept {
+  // What pybind11 2.10's dispatcher does with an exception: each translator
+  // sets the error and returns, or rethrows what it does not handle.
+  for (auto& translate : py::detail::get_local_internals().registered_exception_translators) {
+    try {
+      translate(error);
+      return;
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  for (auto& translate : py::detail::get_internals().registered_exception_translators) {
+    try {
+      translate(error);
+      return;
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  PyErr_SetString(PyExc_SystemError, "an unknown C++ exception reached Python");
+}
+
 }  // namespace asyncscope::python

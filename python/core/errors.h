@@ -8,8 +8,16 @@
 
 #include <pybind11/pybind11.h>
 
+#include <exception>
+
 namespace asyncscope::python {
 
 void register_errors(pybind11::module_& m);
+
+// Sets the Python error for a C++ exception as pybind11's own calls do: the
+// registered translators in turn (this module's, then pybind11's defaults),
+// for code that CPython calls without pybind11 in between (number slots).
+// Threading: with the GIL held.
+void set_python_error(std::exception_ptr error) noexcept;
 
 }  // namespace asyncscope::python

@@ -58,6 +58,21 @@ class Arithmetic(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "add: shapes 3x4 and 3 do not broadcast"):
             nd.array(a) + nd.ones((3,))
 
+    def test_operators_and_their_dunder_methods_agree_and_refuse_what_is_not_a_number(self):
+        # Python calls the operators through the class's number slots; the
+        # bound __add__ and the rest are what an explicit call reaches.
+        a = values((2, 3), 9)
+        x = nd.array(a)
+        for got, want in [(x.__add__(2), a + 2), (x.__radd__(2), 2 + a), (x.__sub__(x), a - a), (x.__rsub__(1), 1 - a),
+                          (x.__mul__(x), a * a), (x.__rmul__(3), 3 * a), (x.__truediv__(2), a / 2),
+                          (x.__rtruediv__(1), 1 / a), (x + np.float32(2), a + 2), (np.float64(2) * x, 2 * a)]:
+            self.assertIsInstance(got, nd.NDArray)
+            np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+        self.assertIs(x.__add__("a"), NotImplemented)
+        for bad in (lambda: x + "a", lambda: "a" - x, lambda: x * None, lambda: [1] / x):
+            with self.assertRaisesRegex(TypeError, "unsupported operand"):
+                bad()
+
     def test_in_place_updates_keep_the_object(self):
         x = nd.ones((2,))
         before = x
