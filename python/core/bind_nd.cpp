@@ -53,6 +53,20 @@ NDArray reshaped(const NDArray& a, const py::args& args, const py::kwargs& kwarg
   return reshape(a, dims);
 }
 
+PyObject* wait_to_read_method(PyObject* self, PyObject*) noexcept {
+  try {
+    const MxArray* x = array_of<MxArray>(self);
+    if (x == nullptr) throw py::type_error("wait_to_read() needs an NDArray");
+    waiting(x->a.context(), [x] { x->a.wait_to_read(); });
+    Py_RETURN_NONE;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (...) {
+    set_python_error(std::current_exception());
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void bind_nd(py::module_& m) {
@@ -81,9 +95,15 @@ the work the array depends on; nd.waitall() waits for everything.)");
         if (x.a.grad_req() == autograd::GradReq::null) return py::none();
         return py::cast(mx(x.a.grad()));
       });
-  c.def("wait_to_read", [](const MxArray& x) { waiting(x.a.context(), [&] { x.a.wait_to_read(); }); },
-        "Blocks until every op pushed so far that writes this array has finished.")
-      .def("asnumpy", [](const MxArray& x) { return to_numpy(x.a, trace::SyncKind::to_host); },
+  // wait_to_read is a plain CPython method (METH_NOARGS): a loop that waits
+  // every iteration calls it as often as it pushes, and pybind11's
+  // dispatcher cost about a tenth of a one-element push and wait.
+  static PyMethodDef wait_to_read_def = {
+      "wait_to_read", reinterpret_cast<PyCFunction>(&wait_to_read_method), METH_NOARGS,
+      "Blocks until every op pushed so far that writes this array has finished."};
+  c.attr("wait_to_read") = py::reinterpret_steal<py::object>(
+      PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(c.ptr()), &wait_to_read_def));
+  c.def("asnumpy", [](const MxArray& x) { return to_numpy(x.a, trace::SyncKind::to_host); },
            "A NumPy copy of the values (a sync point).")
       .def("asscalar", [](const MxArray& x) {
         if (x.a.size() != 1) {
