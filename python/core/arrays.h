@@ -241,16 +241,11 @@ py::object reflected_op(const T& x, py::handle y) {
 // of a one-element op from Python. Same semantics as __add__ and __radd__.
 template <class T, class Op>
 PyObject* number_slot(PyObject* a, PyObject* b) noexcept {
-  try {
+  return called_from_python([a, b]() -> PyObject* {
     if (const T* x = array_of<T>(a)) return binary_op<T, Op>(*x, b).release().ptr();
     if (const T* x = array_of<T>(b)) return reflected_op<T, Op>(*x, a).release().ptr();
     Py_RETURN_NOTIMPLEMENTED;
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (...) {
-    set_python_error(std::current_exception());
-  }
-  return nullptr;
+  });
 }
 
 // What both flavours' classes have: arithmetic with arrays and Python numbers

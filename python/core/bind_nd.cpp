@@ -54,17 +54,12 @@ NDArray reshaped(const NDArray& a, const py::args& args, const py::kwargs& kwarg
 }
 
 PyObject* wait_to_read_method(PyObject* self, PyObject*) noexcept {
-  try {
+  return called_from_python([self]() -> PyObject* {
     const MxArray* x = array_of<MxArray>(self);
     if (x == nullptr) throw py::type_error("wait_to_read() needs an NDArray");
     waiting(x->a.context(), [x] { x->a.wait_to_read(); });
     Py_RETURN_NONE;
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (...) {
-    set_python_error(std::current_exception());
-  }
-  return nullptr;
+  });
 }
 
 }  // namespace

@@ -49,24 +49,22 @@ void register_errors(py::module_& m) {
 }
 
 void set_python_error(std::exception_ptr error) noexcept {
-  // What pybind11 2.10's dispatcher does with an exception: each translator
-  // sets the error and returns, or rethrows what it does not handle.
-  for (auto& translate : py::detail::get_local_internals().registered_exception_translators) {
-    try {
-      translate(error);
-      return;
-    } catch (...) {
-      error = std::current_exception();
+  // What pybind11 2.10's dispatcher does with an exception: each translator,
+  // this module's local ones first, sets the error and returns, or rethrows
+  // what it does not handle.
+  const auto translated = [&error](auto& translators) {
+    for (auto& translate : translators) {
+      try {
+        translate(error);
+        return true;
+      } catch (...) {
+        error = std::current_exception();
+      }
     }
-  }
-  for (auto& translate : py::detail::get_internals().registered_exception_translators) {
-    try {
-      translate(error);
-      return;
-    } catch (...) {
-      error = std::current_exception();
-    }
-  }
+    return false;
+  };
+  if (translated(py::detail::get_local_internals().registered_exception_translators)) return;
+  if (translated(py::detail::get_internals().registered_exception_translators)) return;
   PyErr_SetString(PyExc_SystemError, "an unknown C++ exception reached Python");
 }
 

@@ -20,4 +20,18 @@ void register_errors(pybind11::module_& m);
 // Threading: with the GIL held.
 void set_python_error(std::exception_ptr error) noexcept;
 
+// Runs f, a function CPython calls directly (a number slot, a plain method):
+// its result (a new reference), or null with the Python error for what f threw.
+template <class F>
+PyObject* called_from_python(F&& f) noexcept {
+  try {
+    return f();
+  } catch (pybind11::error_already_set& e) {
+    e.restore();
+  } catch (...) {
+    set_python_error(std::current_exception());
+  }
+  return nullptr;
+}
+
 }  // namespace asyncscope::python
