@@ -40,12 +40,15 @@ Var* VarPool::acquire() {
 
 void VarPool::release(Var* var) noexcept {
   var->error = nullptr;
-  Var* head = given_.load(std::memory_order_relaxed);
+  // Acquire: the head's depth is read through a pointer another thread gave
+  // (a var it may have made just before), so that read must be ordered after
+  // that thread's writes (ThreadSanitizer saw it race with the var's making).
+  Var* head = given_.load(std::memory_order_acquire);
   do {
     var->next_free_ = head;
     var->free_depth_.store(head == nullptr ? 1 : head->free_depth_.load(std::memory_order_relaxed) + 1,
                            std::memory_order_relaxed);
-  } while (!given_.compare_exchange_weak(head, var, std::memory_order_release, std::memory_order_relaxed));
+  } while (!given_.compare_exchange_weak(head, var, std::memory_order_release, std::memory_order_acquire));
 }
 
 EngineBase::EngineBase(const EngineOptions& options)
