@@ -304,10 +304,15 @@ void ThreadedEngine::signal_sync(OpRecord* op) {
   Var* var = op->read(0);
   // Copy the error while the read grant still orders us after the last write.
   WaitSlot* slot = op->slot;
-  std::exception_ptr error = var->error;
+  slot->signal(var->error);
+  // The waiter goes on from here; the marker's read is counted off and its
+  // record given back after, off its path: the record's lines are the ones
+  // the waiter wrote when it armed the wait, and taking them over before the
+  // signal made it wait for their transfers. Until the read is counted off,
+  // ops pushed on the var meanwhile queue behind it (a write, the var's
+  // free), and an engine being destroyed joins this thread before its vars go.
   OpRecord* ready = var->complete_read();
   release_op_record(op);
-  slot->signal(std::move(error));
   if (auto* self = static_cast<Worker*>(tls_worker)) self->signalled = slot;
   dispatch_chain(ready);
 }
