@@ -427,6 +427,37 @@ TEST(ThreadedEngine, AWaitAllBehindManyOpsIsWokenOnlyWhenTheyHaveFinished) {
   });
 }
 
+// A waiter goes on as soon as it is signalled, while the worker still
+// counts off the wait's read: what the waiter does next must find the var
+// consistent. Right after each wait it pushes a write on the var (which must
+// run after the wait's read), drops the var, and every few rounds destroys
+// the engine (which must not free the vars under the worker). Run under
+// ThreadSanitizer in CI.
+TEST(ThreadedEngine, WhatAWaiterDoesRightAfterItsSignalFindsTheVarConsistent) {
+  run_with_timeout([] {
+    for (int engine_round = 0; engine_round < 40; ++engine_round) {
+      auto engine = engine_of(EngineKind::threaded, 2);
+      constexpr int kVars = 50;
+      std::vector<std::atomic<int>> values(kVars);
+      for (int i = 0; i < kVars; ++i) {
+        Var* v = engine->new_var();
+        engine->push([&values, i](const RunContext&) { values[i] = 1; }, {}, {v}, OpMeta("set"));
+        engine->wait_for_var(v);
+        EXPECT_EQ(values[i].load(), 1);
+        engine->push([&values, i](const RunContext&) { values[i] += 1; }, {}, {v}, OpMeta("overwrite"));
+        engine->delete_var(v);
+      }
+      engine->wait_all();
+      for (int i = 0; i < kVars; ++i) EXPECT_EQ(values[i].load(), 2) << "var " << i;
+      if (engine_round % 4 != 0) continue;
+      Var* last = engine->new_var();
+      engine->push([](const RunContext&) {}, {}, {last}, OpMeta("last"));
+      engine->wait_for_var(last);
+      engine.reset();  // the worker may still be counting off the wait's read
+    }
+  });
+}
+
 // A thread's sleep hook (a Python thread's GIL release) runs only when a
 // wait sleeps, in pairs, on the waiting thread: a wait_for_var and a wait_all
 // behind a gated op sleep; a wait on a finished var does not.
