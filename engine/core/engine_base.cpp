@@ -31,10 +31,7 @@ Var* VarPool::acquire() {
   free_ = var->next_free_;
   var->next_free_ = nullptr;
   var->id_ = next_id_++;  // a recycled var is a new var to the trace (release cleared its error)
-  if (free_ != nullptr) {
-    prefetch_for_write(free_);
-    prefetch_for_write(&free_->id_);
-  }
+  if (free_ != nullptr) prefetch_lines_for_write(free_, sizeof(Var));
   return var;
 }
 

@@ -7,8 +7,13 @@
 // first store then waits for a second round trip to invalidate the other
 // core's copy. PREFETCHW is in the 0F 0D group, which x86-64 CPUs without it
 // execute as a no-op.
+// prefetch_lines / prefetch_lines_for_write: the same for every cache line
+// an object of `bytes` at `p` touches, asked for all at once.
 // Threading: any thread; it is only a hint and never faults.
 #pragma once
+
+#include <cstddef>
+#include <cstdint>
 
 namespace asyncscope {
 
@@ -18,6 +23,25 @@ inline void prefetch_for_write(const void* p) noexcept {
 #else
   __builtin_prefetch(p, 1, 3);
 #endif
+}
+
+namespace detail {
+
+template <class Prefetch>
+void each_line(const void* p, size_t bytes, Prefetch prefetch) noexcept {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{63};
+  const uintptr_t end = reinterpret_cast<uintptr_t>(p) + bytes;
+  for (uintptr_t line = begin; line < end; line += 64) prefetch(reinterpret_cast<const char*>(line));
+}
+
+}  // namespace detail
+
+inline void prefetch_lines(const void* p, size_t bytes) noexcept {
+  detail::each_line(p, bytes, [](const char* line) { __builtin_prefetch(line); });
+}
+
+inline void prefetch_lines_for_write(const void* p, size_t bytes) noexcept {
+  detail::each_line(p, bytes, [](const char* line) { prefetch_for_write(line); });
 }
 
 }  // namespace asyncscope

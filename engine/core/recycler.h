@@ -49,10 +49,7 @@ class Recycler {
     }
     T* object = cache.current.pop();
     object->*Link = nullptr;
-    if (const T* next = cache.current.head) {
-      const char* p = reinterpret_cast<const char*>(next);
-      for (size_t offset = 0; offset < sizeof(T); offset += 64) prefetch_for_write(p + offset);
-    }
+    if (const T* next = cache.current.head) prefetch_lines_for_write(next, sizeof(T));
     return object;
   }
 

@@ -34,13 +34,10 @@ void prepend_ready(OpRecord*& ready, OpRecord* more) noexcept {
 // the writes' queues written last). Not for ops taken from a backlog: there
 // the frontend may still be appending to the same vars, and taking their
 // lines away from it slowed a run-ahead loop of tiny ops by 8-15%.
-void prefetch_taken(const OpRecord* op) noexcept {
-  const char* bytes = reinterpret_cast<const char*>(op);
-  for (size_t at = 0; at < sizeof(OpRecord); at += 64) __builtin_prefetch(bytes + at);
-  __builtin_prefetch(bytes + sizeof(OpRecord) - 1);
-  const VarLink* links = op->heap_links ? op->heap_links.get() : op->inline_links;
-  for (int i = 0; i < op->num_reads; ++i) __builtin_prefetch(links[i].var);
-  for (int i = op->num_reads; i < op->num_reads + op->num_writes; ++i) prefetch_for_write(links[i].var);
+void prefetch_taken(OpRecord* op) noexcept {
+  prefetch_lines(op, sizeof(OpRecord));
+  for (int i = 0; i < op->num_reads; ++i) __builtin_prefetch(op->read(i));
+  for (int i = 0; i < op->num_writes; ++i) prefetch_for_write(op->write(i));
 }
 
 }  // namespace

@@ -57,8 +57,7 @@ std::vector<float> values_from(py::handle obj, Shape& shape) {
 }
 
 py::array to_numpy(const NDArray& a, trace::SyncKind kind) {
-  // A large copy runs without the GIL; a small one is quicker than the
-  // GIL's release and take-back.
+  // A large copy runs without the GIL; a small one keeps it, as a wait does.
   const auto copy = [&] { return a.to_host(kind); };
   std::vector<float> values = a.size() >= kCopyOffGilElements ? waiting_to_copy(a.context(), copy)
                                                               : waiting(a.context(), copy);

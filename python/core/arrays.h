@@ -16,6 +16,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -189,37 +190,17 @@ const T* array_of(py::handle y) {
   return &y.cast<const T&>();  // a subclass, or not initialised (the cast raises as before)
 }
 
-// The four arithmetic operators, each with an array or a number on either side.
-struct AddOp {
-  static NDArray arrays(const NDArray& a, const NDArray& b) { return a + b; }
-  static NDArray left(const NDArray& a, float b) { return a + b; }
-  static NDArray right(float a, const NDArray& b) { return a + b; }
-};
-struct SubOp {
-  static NDArray arrays(const NDArray& a, const NDArray& b) { return a - b; }
-  static NDArray left(const NDArray& a, float b) { return a - b; }
-  static NDArray right(float a, const NDArray& b) { return a - b; }
-};
-struct MulOp {
-  static NDArray arrays(const NDArray& a, const NDArray& b) { return a * b; }
-  static NDArray left(const NDArray& a, float b) { return a * b; }
-  static NDArray right(float a, const NDArray& b) { return a * b; }
-};
-struct DivOp {
-  static NDArray arrays(const NDArray& a, const NDArray& b) { return a / b; }
-  static NDArray left(const NDArray& a, float b) { return a / b; }
-  static NDArray right(float a, const NDArray& b) { return a / b; }
-};
-
 // x OP y for y an array of x's flavour or a number; NotImplemented otherwise
-// (so Python tries y's reflected operator, then raises TypeError).
+// (so Python tries y's reflected operator, then raises TypeError). Op is the
+// operator's function object (std::plus<> and the like), which NDArray's
+// operators serve with an array or a float on either side.
 template <class T, class Op>
 py::object binary_op(const T& x, py::handle y) {
   if (const T* other = array_of<T>(y)) {
-    return wrap(push_as<T>(x.a, [&] { return Op::arrays(x.a, other->a); }));
+    return wrap(push_as<T>(x.a, [&] { return Op{}(x.a, other->a); }));
   }
   if (const std::optional<float> s = number_of(y)) {
-    return wrap(push_as<T>(x.a, [&] { return Op::left(x.a, *s); }));
+    return wrap(push_as<T>(x.a, [&] { return Op{}(x.a, *s); }));
   }
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
@@ -228,7 +209,7 @@ py::object binary_op(const T& x, py::handle y) {
 template <class T, class Op>
 py::object reflected_op(const T& x, py::handle y) {
   if (const std::optional<float> s = number_of(y)) {
-    return wrap(push_as<T>(x.a, [&] { return Op::right(*s, x.a); }));
+    return wrap(push_as<T>(x.a, [&] { return Op{}(*s, x.a); }));
   }
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
@@ -258,14 +239,14 @@ void bind_array_common(py::class_<T>& c) {
   // overload and a number overload, pybind11 would first try `x + 1`'s 1 as
   // an array, and that failed load costs an AttributeError inside pybind11
   // every time (about a third of a tiny op's time from Python).
-  c.def("__add__", &binary_op<T, AddOp>, py::is_operator())
-      .def("__radd__", &reflected_op<T, AddOp>, py::is_operator())
-      .def("__sub__", &binary_op<T, SubOp>, py::is_operator())
-      .def("__rsub__", &reflected_op<T, SubOp>, py::is_operator())
-      .def("__mul__", &binary_op<T, MulOp>, py::is_operator())
-      .def("__rmul__", &reflected_op<T, MulOp>, py::is_operator())
-      .def("__truediv__", &binary_op<T, DivOp>, py::is_operator())
-      .def("__rtruediv__", &reflected_op<T, DivOp>, py::is_operator())
+  c.def("__add__", &binary_op<T, std::plus<>>, py::is_operator())
+      .def("__radd__", &reflected_op<T, std::plus<>>, py::is_operator())
+      .def("__sub__", &binary_op<T, std::minus<>>, py::is_operator())
+      .def("__rsub__", &reflected_op<T, std::minus<>>, py::is_operator())
+      .def("__mul__", &binary_op<T, std::multiplies<>>, py::is_operator())
+      .def("__rmul__", &reflected_op<T, std::multiplies<>>, py::is_operator())
+      .def("__truediv__", &binary_op<T, std::divides<>>, py::is_operator())
+      .def("__rtruediv__", &reflected_op<T, std::divides<>>, py::is_operator())
       .def("__neg__", [](const T& x) { return push_as<T>(x.a, [&] { return -x.a; }); })
       .def("__pow__", [](const T& x, S p) {
         if (p != 2.0f) throw std::invalid_argument("only x ** 2 is supported (use square)");
@@ -285,10 +266,10 @@ void bind_array_common(py::class_<T>& c) {
   // Over the generic slots that defining __add__ and the rest gave the class
   // (binding any of those names again would put the generic one back).
   PyNumberMethods* number = reinterpret_cast<PyTypeObject*>(c.ptr())->tp_as_number;
-  number->nb_add = &number_slot<T, AddOp>;
-  number->nb_subtract = &number_slot<T, SubOp>;
-  number->nb_multiply = &number_slot<T, MulOp>;
-  number->nb_true_divide = &number_slot<T, DivOp>;
+  number->nb_add = &number_slot<T, std::plus<>>;
+  number->nb_subtract = &number_slot<T, std::minus<>>;
+  number->nb_multiply = &number_slot<T, std::multiplies<>>;
+  number->nb_true_divide = &number_slot<T, std::divides<>>;
   PyType_Modified(reinterpret_cast<PyTypeObject*>(c.ptr()));
 }
 
