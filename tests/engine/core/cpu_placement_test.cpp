@@ -145,13 +145,21 @@ TEST(CpuPlacement, OurOwnSpinningThreadsAreNotCounted) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   // Another process may hold CPUs meanwhile (a loaded machine): then the
   // answer is not ours to check. Only an idle rest of the system says.
-  bool free_for_one = false;
-  for (int i = 0; i < 50 && !free_for_one; ++i) {
-    free_for_one = cpus_free_for(1);
-    if (!free_for_one) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const auto free_within_half_a_second = [] {
+    for (int i = 0; i < 50; ++i) {
+      if (cpus_free_for(1)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  };
+  const bool free_for_one = free_within_half_a_second();
   stop = true;
   for (auto& t : spinners) t.join();
+  // Other processes (a parallel test run) held the CPUs throughout: the same
+  // look without our spinners tells that apart from counting them.
+  if (!free_for_one && !free_within_half_a_second()) {
+    GTEST_SKIP() << "other processes kept the CPUs busy for a second";
+  }
   EXPECT_TRUE(free_for_one) << "our own 3 spinning threads counted as other processes' load";
 }
 
