@@ -247,7 +247,10 @@ void ThreadedEngine::dispatch(OpRecord* op) {
   auto* self = static_cast<Worker*>(tls_worker);
   const bool frees = op->kind == OpRecord::Kind::delete_var;
   const bool own_pool = self != nullptr && self->pool == &pool;
-  if (own_pool && self->next_local == nullptr && (frees || !pool.queue.maybe_nonempty())) {
+  if (own_pool && frees) {
+    op->next = self->local_frees;
+    self->local_frees = op;
+  } else if (own_pool && self->next_local == nullptr && !pool.queue.maybe_nonempty()) {
     self->next_local = op;
   } else if (!own_pool && hand_to_last_worker(pool, op)) {
     // The worker that finished the pool's last op (most likely this op's
@@ -467,7 +470,12 @@ void ThreadedEngine::worker_main(Worker& worker) {
   const HelpBoard* board = worker.pool->help.get();
   const auto help_posted = [board] { return board != nullptr && board->posted(); };
   for (;;) {
-    OpRecord* op = std::exchange(worker.next_local, nullptr);
+    OpRecord* op = worker.local_frees;
+    if (op != nullptr) {
+      worker.local_frees = op->next;
+    } else {
+      op = std::exchange(worker.next_local, nullptr);
+    }
     const bool continued = op != nullptr;
     if (op == nullptr) op = queue.try_pop();
     const bool idled = op == nullptr;

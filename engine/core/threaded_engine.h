@@ -11,7 +11,11 @@
 //
 // Scheduling policy: an op made ready by a worker's completion runs next on
 // that same worker when its pool's queue is empty (a chain of dependent ops
-// then runs without any queue traffic or wake-up). An op the frontend makes
+// then runs without any queue traffic or wake-up), and a free it made ready
+// always does, before anything else: it is cheap, its lines are the ones the
+// worker just touched, and queued it went to another worker, which then
+// took the chain's next op from the queue too, so the chain alternated
+// between the workers with each op's lines crossing cores. An op the frontend makes
 // ready goes to the mailbox of the worker that finished the pool's last op,
 // if that worker is spinning idle and its mailbox is empty: a chain whose
 // ops find their input already written stays on one core (with a shared
@@ -66,6 +70,7 @@ class ThreadedEngine final : public EngineBase {
     std::atomic<uint64_t> finished{0};  // GPU workers: written by the completer only
     std::atomic<uint32_t> running{0};   // GPU workers: ops submitted and not yet finished
     OpRecord* next_local = nullptr;  // granted by this worker's last op: runs next, here
+    OpRecord* local_frees = nullptr;  // frees granted by this worker's ops (linked by next): run first, here
     int64_t last_end = 0;             // trace end of this worker's last op (0: untraced)
     const WaitSlot* signalled = nullptr;  // the waiter this worker signalled last, until it next idles
     int64_t last_move_ns = INT64_MIN / 2;  // when it last left a waiter's CPU (trace clock)

@@ -665,5 +665,42 @@ TEST(ThreadedEngine, AReadyOpGoesToTheWorkerThatWroteItsInput) {
   });
 }
 
+// The frontend's `y = y + 1` loop: each op reads the last array and writes
+// a new one, and the last array is freed right after. Pushed while a gate
+// holds the chain back, every op and every free is made ready by a worker's
+// completion. A free goes to the worker that made it ready, and so does
+// the chain's next op (the queue stays empty): with two workers the whole
+// chain runs on one, as with one worker. (Queued, the frees went to the
+// other worker, the queue was then seldom empty when the next op became
+// ready, and the chain alternated between the workers.)
+TEST(ThreadedEngine, AChainAndTheFreesItMakesReadyStayOnTheWorkerThatRunsIt) {
+  run_with_timeout([] {
+    auto engine = engine_of(EngineKind::threaded, 2);
+    constexpr int kOps = 2000;
+    std::atomic<bool> open{false};
+    std::vector<int> op_ran_on(kOps, -1), free_ran_on(kOps, -1);
+    Var* y = engine->new_var();
+    engine->push([&open](const RunContext&) {
+      while (!open.load(std::memory_order_acquire)) std::this_thread::yield();
+    }, {}, {y}, OpMeta("gate"));
+    for (int i = 0; i < kOps; ++i) {
+      Var* next = engine->new_var();
+      int* slot = &op_ran_on[static_cast<size_t>(i)];
+      engine->push([slot](const RunContext& rc) { *slot = rc.worker; }, {y}, {next}, OpMeta("add"));
+      int* freed = &free_ran_on[static_cast<size_t>(i)];
+      engine->delete_var(y, [freed](const RunContext& rc) { *freed = rc.worker; });
+      y = next;
+    }
+    open.store(true, std::memory_order_release);
+    engine->wait_all();
+    for (int i = 0; i < kOps; ++i) {
+      ASSERT_EQ(op_ran_on[static_cast<size_t>(i)], op_ran_on[0]) << "op " << i << " of the chain ran on another worker";
+      ASSERT_EQ(free_ran_on[static_cast<size_t>(i)], op_ran_on[static_cast<size_t>(i)])
+          << "the free of the array op " << i << " read ran on another worker";
+    }
+    engine->delete_var(y);
+  });
+}
+
 }  // namespace
 }  // namespace asyncscope
