@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "engine/core/op_record.h"
+#include "engine/core/prefetch.h"
 #include "engine/core/spin_lock.h"
 
 namespace asyncscope {
@@ -24,11 +25,12 @@ class ReadyQueue {
     op->next = nullptr;
     {
       std::lock_guard lock(lock_);
-      if (head_ == nullptr) {
-        head_ = tail_ = op;
+      if (OpRecord* head = head_.load(std::memory_order_relaxed); head == nullptr) {
+        head_.store(op, std::memory_order_relaxed);
+        tail_ = op;
       } else if (at_front) {
-        op->next = head_;
-        head_ = op;
+        op->next = head;
+        head_.store(op, std::memory_order_relaxed);
       } else {
         tail_ = tail_->next = op;
       }
@@ -41,13 +43,24 @@ class ReadyQueue {
 
   OpRecord* try_pop() {
     if (size_.load(std::memory_order_seq_cst) == 0) return nullptr;
-    std::lock_guard lock(lock_);
-    OpRecord* op = head_;
-    if (op) {
-      head_ = op->next;
-      if (head_ == nullptr) tail_ = nullptr;
-      size_.fetch_sub(1, std::memory_order_relaxed);
+    // The lock is held as briefly as possible: the frontend pushing the next
+    // op waits for it. The first op's link, written by its pusher on another
+    // core, is asked for before the lock is taken (a racy peek: a stale
+    // head only wastes the prefetch), and the count is lowered after the
+    // lock is let go. Both had been misses inside the lock, and the pusher's
+    // spin on it was most of its dispatch time in a loop of tiny ops.
+    if (const OpRecord* peek = head_.load(std::memory_order_relaxed)) prefetch_lines(&peek->next, sizeof peek->next);
+    OpRecord* op = nullptr;
+    {
+      std::lock_guard lock(lock_);
+      op = head_.load(std::memory_order_relaxed);
+      if (op == nullptr) return nullptr;
+      head_.store(op->next, std::memory_order_relaxed);
+      if (op->next == nullptr) tail_ = nullptr;
     }
+    // size_ never counts fewer ops than the list holds: a spinner may find it
+    // too high for a moment and try_pop find nothing, never the reverse.
+    size_.fetch_sub(1, std::memory_order_relaxed);
     return op;
   }
 
@@ -100,7 +113,7 @@ class ReadyQueue {
   }
 
   SpinLock lock_;
-  OpRecord* head_ = nullptr;
+  std::atomic<OpRecord*> head_{nullptr};  // written under the lock; read without it only to prefetch
   OpRecord* tail_ = nullptr;
   std::atomic<bool> stopped_{false};
   alignas(64) std::atomic<int64_t> size_{0};  // read by spinning workers; apart from the lock's line

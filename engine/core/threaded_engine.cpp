@@ -490,19 +490,25 @@ void ThreadedEngine::worker_main(Worker& worker) {
       leave_waiter_cpu(worker, *signalled);
     }
     const auto yield_now = [signalled] { return signalled != nullptr && signalled->unseen(); };
+    bool seen = false;  // the spin ended on something to take, not on its time limit
     if (op == nullptr && worker.pool->mailboxes) {
       // Spinning with a mailbox: a dispatcher may hand us an op directly.
       worker.spinning.store(true, std::memory_order_seq_cst);
-      spin_until([&] { return worker.mailbox.load(std::memory_order_relaxed) != nullptr || queue.maybe_nonempty() ||
-                              help_posted(); },
-                 kWorkerSpinNs, yield_now);
+      seen = spin_until([&] { return worker.mailbox.load(std::memory_order_relaxed) != nullptr ||
+                                     queue.maybe_nonempty() || help_posted(); },
+                        kWorkerSpinNs, yield_now);
       worker.spinning.store(false, std::memory_order_seq_cst);
       op = worker.mailbox.exchange(nullptr, std::memory_order_seq_cst);  // after the store: nothing comes later
       if (op == nullptr) op = queue.try_pop();
-    } else if (op == nullptr && spin_until([&queue] { return queue.maybe_nonempty(); }, kWorkerSpinNs, yield_now)) {
-      op = queue.try_pop();
+    } else if (op == nullptr) {
+      seen = spin_until([&queue] { return queue.maybe_nonempty(); }, kWorkerSpinNs, yield_now);
+      if (seen) op = queue.try_pop();
     }
     if (op == nullptr && help(worker)) continue;
+    // Another worker took the op first (or the count was a moment behind a
+    // pop): back to spinning, not to sleep, which would cost the next push
+    // a futex wake-up.
+    if (op == nullptr && seen && !queue.stopped()) continue;
     if (op == nullptr) {
       op = queue.pop_or_sleep(help_posted);
       if (op == nullptr) {
