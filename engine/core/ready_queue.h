@@ -12,7 +12,6 @@
 #include <mutex>
 
 #include "engine/core/op_record.h"
-#include "engine/core/prefetch.h"
 #include "engine/core/spin_lock.h"
 
 namespace asyncscope {
@@ -49,7 +48,7 @@ class ReadyQueue {
     // head only wastes the prefetch), and the count is lowered after the
     // lock is let go. Both had been misses inside the lock, and the pusher's
     // spin on it was most of its dispatch time in a loop of tiny ops.
-    if (const OpRecord* peek = head_.load(std::memory_order_relaxed)) prefetch_lines(&peek->next, sizeof peek->next);
+    if (const OpRecord* peek = head_.load(std::memory_order_relaxed)) __builtin_prefetch(&peek->next);
     OpRecord* op = nullptr;
     {
       std::lock_guard lock(lock_);

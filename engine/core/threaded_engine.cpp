@@ -256,9 +256,10 @@ void ThreadedEngine::dispatch(OpRecord* op) {
     // The worker that finished the pool's last op (most likely this op's
     // input) spins idle and takes it from its mailbox.
   } else {
-    // A free jumps the queue: when the frontend runs ahead, hundreds of ready
-    // ops may wait, and each would otherwise get fresh (page-faulting)
-    // memory while the finished buffers wait behind them to be returned.
+    // A free that reaches the queue (made ready on the frontend or by another
+    // pool) jumps it: when the frontend runs ahead, hundreds of ready ops may
+    // wait, and each would otherwise get fresh (page-faulting) memory while
+    // the finished buffers wait behind them to be returned.
     pool.queue.push(op, frees);
   }
 }
