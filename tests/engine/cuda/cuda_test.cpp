@@ -7,14 +7,19 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "engine/core/errors.h"
+#include "engine/cuda/kernels.h"
 #include "engine/demos/registry.h"
 #include "support/run_program.h"
 #include "engine/tensor/ops.h"
@@ -298,6 +303,55 @@ TEST(Cuda, TraceShowsLaunchesOnTheHostAndOrderedDeviceSpans) {
     }
     EXPECT_GE(gpu_ops, 20);
   });
+}
+
+// A real device fault: a kernel that writes through an address the device
+// does not map. The fault is sticky (it ends the process's CUDA context), so
+// the test runs in a fresh process (a thread-safe death test re-executes the
+// binary). What must hold there: the reader behind the faulty op gets an
+// error naming the fault at its sync point, wait_all reports it too, and
+// neither they nor the context's destruction hang.
+TEST(CudaFault, AnIllegalAddressReachesTheSyncPointOfItsReader) {
+  REQUIRE_GPU();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        run_with_timeout(
+            [] {
+              Context::Options options;
+              options.device = Device::cuda(0);
+              auto ctx = Context::create(options);
+              NDArray y = zeros(ctx, {16});
+              y.wait_to_read();
+              Var* const written[] = {y.var()};
+              ctx->engine().push(
+                  [](const RunContext& rc) {
+                    // 0x100 is never a device allocation: the kernel faults.
+                    cuda::fill(rc.stream, reinterpret_cast<float*>(uintptr_t{0x100}), 1 << 20, 1.0f);
+                  },
+                  std::span<Var* const>(), std::span<Var* const>(written), OpMeta("faulty_fill", Device::cuda(0)));
+              NDArray z = y + 1.0f;
+              try {
+                z.wait_to_read();
+                std::fprintf(stderr, "the reader's sync point raised nothing\n");
+                std::_Exit(3);
+              } catch (const OpError& e) {
+                std::fprintf(stderr, "reader: op=%s: %s\n", e.op_name().c_str(), e.what());
+              }
+              try {
+                ctx->engine().wait_all();
+                std::fprintf(stderr, "wait_all raised nothing\n");
+                std::_Exit(4);
+              } catch (const OpError& e) {
+                std::fprintf(stderr, "wait_all: op=%s: %s\n", e.op_name().c_str(), e.what());
+              }
+              ctx.reset();  // destruction after a sticky fault must not hang
+            },
+            std::chrono::seconds(60));
+        std::fflush(stderr);
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(0), "reader: op=.*illegal memory access");
 }
 
 class CudaDemo : public ::testing::TestWithParam<const char*> {};
