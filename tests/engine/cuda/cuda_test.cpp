@@ -376,5 +376,29 @@ TEST_P(CudaDemo, RunsOnTheGpu) {
   });
 }
 
+// CUDA and cuBLAS load the kernels a shape needs on its first use (30-70 ms
+// for a 1000-2000 square product on an H200). The demos that time a product
+// or a wait warm up at the measured size first, so that cost is not charged
+// to what they measure: a product of that size has finished before the
+// first marker.
+TEST(CudaDemoWarmUp, TheMeasuredProductsShapeRunsBeforeTheMeasurement) {
+  REQUIRE_GPU();
+  for (const char* name : {"queued-vs-finished", "sync-functions"}) {
+    run_with_timeout([name] {
+      const testing::ProgramRun r = testing::run_demo(name, {{"device", "cuda"}, {"size", "384"}});
+      ASSERT_FALSE(r.model.markers.empty()) << name;
+      const int64_t first_marker = r.model.markers.front().t;
+      bool warmed = false;
+      for (const trace::OpInfo& op : r.model.ops) {
+        if (op.known() && op.executed() && r.model.op_name(op) == "dot" && op.out_bytes == 384u * 384u * 4u &&
+            op.end <= first_marker) {
+          warmed = true;
+        }
+      }
+      EXPECT_TRUE(warmed) << name << ": no warm-up product of the measured size before the measurement";
+    });
+  }
+}
+
 }  // namespace
 }  // namespace asyncscope
