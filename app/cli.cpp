@@ -59,6 +59,8 @@ void print_list(std::ostream& out) {
       } else {
         flag += p.kind == demos::Param::Kind::integer ? " N" : " X";
       }
+      // A flag longer than its column keeps two spaces before its help.
+      if (flag.size() > 24) flag += "\n" + std::string(30, ' ');
       out << "    " << std::left << std::setw(26) << flag << p.help << " (default " << default_text(p) << ")\n";
     }
   }

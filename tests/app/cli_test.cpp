@@ -45,6 +45,15 @@ TEST(Cli, HelpVersionAndList) {
                            "host-vs-gpu", "--iterations N", "(default 1000)"}) {
     EXPECT_NE(list.out.find(demo), std::string::npos) << demo;
   }
+  // Each parameter's flag stands apart from its help, also a long one
+  // (memory-and-sync's --sync lists four choices): it ends its line.
+  std::istringstream lines(list.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("    --", 0) != 0) continue;
+    const size_t flag_end = line.find(' ', line.find(' ', 6) + 1);  // "--name VALUE" ends here
+    EXPECT_TRUE(flag_end == std::string::npos || line.compare(flag_end, 2, "  ") == 0) << line;
+  }
+  EXPECT_NE(list.out.find("--sync none|item|wait_to_read|wait_all\n"), std::string::npos);
   const CliResult demo_help = cli({"run", "sync-vs-async", "--help"});
   EXPECT_EQ(demo_help.code, 0);
   EXPECT_NE(demo_help.out.find("--iterations"), std::string::npos);
