@@ -72,6 +72,9 @@ struct EngineStats {
   // own CPU, and moved to another CPU (threaded engine, Linux; see
   // cpu_placement.h).
   uint64_t cpu_moves = 0;
+  // Ops a worker held back a moment for a frontend running ahead, until it
+  // pushed more (threaded engine; see ThreadedEngine::hold_back).
+  uint64_t held_back = 0;
 };
 
 class Engine {

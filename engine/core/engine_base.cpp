@@ -97,6 +97,7 @@ OpRecord* EngineBase::prepare(OpFn&& fn, std::span<Var* const> reads, std::span<
   op->meta = meta;
   op->kind = kind;
   op->stream_ordered = false;
+  op->run_ahead = false;
   op->on_stream = false;
   op->owner = this;
   op->epoch = epoch_.load(std::memory_order_relaxed);

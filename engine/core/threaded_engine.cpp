@@ -6,6 +6,7 @@
 
 #include "engine/core/cpu_placement.h"
 #include "engine/core/prefetch.h"
+#include "engine/core/spin_lock.h"
 #include "engine/core/wait_slot.h"
 #include "engine/trace/clock.h"
 
@@ -165,6 +166,7 @@ uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Va
   // One stream for the device: its order is the order of launch, so an op
   // may follow what was launched before it without waiting for the device.
   op->stream_ordered = pool.workers.size() == 1 && pool.workers.front()->stream != nullptr;
+  op->run_ahead = note_push();
   const uint64_t id = submit(op);  // the op may run, finish and be recycled from here on
   record_enqueue(enqueue);
   yield_if_workers_starved();
@@ -212,6 +214,62 @@ void ThreadedEngine::yield_if_workers_starved() noexcept {
   look.finished = done;
 }
 
+namespace {
+// A thread's pushes since its last wait, in the engine it last used.
+struct RunAheadCount {
+  const void* engine = nullptr;
+  uint32_t pushes = 0;
+};
+thread_local RunAheadCount tls_run_ahead;
+}  // namespace
+
+bool ThreadedEngine::note_push() noexcept {
+  RunAheadCount& count = tls_run_ahead;
+  if (count.engine != this) count = RunAheadCount{this, 0};
+  if (count.pushes > kRunAheadAfter) return true;
+  if (++count.pushes <= kRunAheadAfter) return false;
+  // The first run-ahead push since this thread's last wait: its waits are
+  // over, so held ops need not hurry (a load first: the line is written only
+  // when a wait set it).
+  if (hurry_.load(std::memory_order_relaxed)) hurry_.store(false, std::memory_order_relaxed);
+  return true;
+}
+
+void ThreadedEngine::note_wait(bool blocking) noexcept {
+  tls_run_ahead = RunAheadCount{this, 0};
+  if (blocking && !hurry_.load(std::memory_order_relaxed)) hurry_.store(true, std::memory_order_relaxed);
+}
+
+void ThreadedEngine::hold_back(Worker& worker, const OpRecord* op) const noexcept {
+  const uint64_t enough = op->id + kHoldBackOps;  // the last op id once that many more were pushed
+  // Far behind the frontend already (the last look says so): no hold-back,
+  // and no read of the id counter the frontend writes at every push.
+  if (worker.seen_last_op >= enough) return;
+  if (hurry_.load(std::memory_order_relaxed)) return;
+  uint64_t last = worker.seen_last_op = last_op_id();
+  if (last >= enough) return;
+  worker.held_back.store(worker.held_back.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  const int64_t start = trace::now_ns();
+  int64_t last_push_seen = start;
+  for (;;) {
+    for (int i = 0; i < 8; ++i) cpu_relax();
+    const uint64_t now_last = last_op_id();
+    const int64_t now = trace::now_ns();
+    if (now_last != last) {
+      last = now_last;
+      last_push_seen = now;
+    }
+    // Enough pushed behind it, somebody waits, held for long enough, or the
+    // pushes stopped (the frontend does something else, and nothing
+    // is gained by waiting for it).
+    if (last >= enough || hurry_.load(std::memory_order_relaxed) || now - start > kHoldBackNs ||
+        now - last_push_seen > kHoldBackIdleNs) {
+      break;
+    }
+  }
+  worker.seen_last_op = last;
+}
+
 void ThreadedEngine::delete_var(Var* var, OpFn on_delete) {
   if (delete_if_idle(var, on_delete)) return;
   static const trace::NameId kFree = trace::intern("free");
@@ -219,7 +277,9 @@ void ThreadedEngine::delete_var(Var* var, OpFn on_delete) {
   meta.internal = true;
   Var* const writes[] = {var};
   trace::EnqueueEvent enqueue;
-  submit(prepare(std::move(on_delete), {}, writes, meta, OpRecord::Kind::delete_var, enqueue));
+  OpRecord* op = prepare(std::move(on_delete), {}, writes, meta, OpRecord::Kind::delete_var, enqueue);
+  op->run_ahead = note_push();
+  submit(op);
   record_enqueue(enqueue);
 }
 
@@ -519,6 +579,10 @@ void ThreadedEngine::worker_main(Worker& worker) {
       }
     }
     if (idled) prefetch_taken(op);
+    // Only an op that was queued or handed over: one that the worker's own
+    // completion made ready runs at once, or a chain run behind the frontend
+    // would stop at every op.
+    if (!continued && op->run_ahead && worker.pool->device.kind == DeviceKind::cpu) hold_back(worker, op);
     run(op, worker, continued);
   }
   tls_worker = nullptr;
@@ -565,6 +629,7 @@ void ThreadedEngine::wake_waiters() noexcept {
 
 void ThreadedEngine::wait_pending_below(uint64_t bound) noexcept {
   const auto done = [this, bound] { return pending() < bound; };
+  note_wait(!done());
   if (spin_until(done, kWaitSpinNs)) return;
   waiters_.fetch_add(1, std::memory_order_seq_cst);
   around_sleep([&] {
@@ -585,7 +650,9 @@ void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
   if (var == nullptr) throw std::invalid_argument("wait_for_var: null var");
   const int64_t begin = tracing() ? trace::now_ns() : 0;
   std::exception_ptr error;
-  if (var->ready_to_read()) {
+  const bool ready = var->ready_to_read();
+  note_wait(!ready);
+  if (ready) {
     error = var->error;
   } else {
     WaitSlot& slot = this_thread_wait_slot();
@@ -653,6 +720,7 @@ EngineStats ThreadedEngine::stats() const {
       s.finished += w->finished.load(std::memory_order_relaxed);
       s.running += w->running.load(std::memory_order_relaxed);
       s.cpu_moves += w->moves.load(std::memory_order_relaxed);
+      s.held_back += w->held_back.load(std::memory_order_relaxed);
     }
   }
   s.pending = s.pushed > s.finished ? s.pushed - s.finished : 0;
