@@ -4,7 +4,9 @@
 //   - push cost of a GPU op (y = x + 1 on a 2-element cuda array): <= 5 us;
 //   - 10 x (normal + matmul 1000^2): enqueue time vs synchronised time;
 //   - the device's idle gap between two dependent kernels (same-stream
-//     successors are submitted at their producer's launch): < 5 us.
+//     successors are submitted at their producer's launch): < 5 us;
+// and, to find where a GPU op's launch and wait go, the CUDA runtime calls
+// one op makes, each timed alone (BM_CudaApiCosts, builds with CUDA only).
 // Without a usable GPU each one reports "skipped" with the reason.
 #include <benchmark/benchmark.h>
 
@@ -13,10 +15,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/kernels.h"
+#if ASYNCSCOPE_BENCH_CUDA
+#include <cuda_runtime.h>
+#endif
 #include "engine/tensor/ops.h"
 #include "engine/trace/clock.h"
 #include "engine/trace/model.h"
@@ -183,6 +189,105 @@ void BM_CudaDependentKernelGap(benchmark::State& state) {
   state.SetLabel(cuda::status().device_name);
 }
 BENCHMARK(BM_CudaDependentKernelGap)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
+
+#if ASYNCSCOPE_BENCH_CUDA
+// The CUDA runtime calls behind one GPU op, each timed alone: what the
+// launch span of a tiny op (11.8 us on an H200) and the wait's wake-up
+// after its end event (8.6 us) are made of, and what other ways of waiting
+// for an event would cost. The stream backend records a start and an end
+// event around each op's kernels, with cudaEventBlockingSync events, and its
+// completer thread sleeps in cudaEventSynchronize. Counters, medians of
+// kCalls calls, in microseconds:
+//   launch_us           a tiny kernel (cuda::fill on 2 floats), asynchronous
+//   record_blocking_us  cudaEventRecord of a blocking-sync event
+//   record_default_us   cudaEventRecord of a default (spin-wait) event
+//   set_device_us       cudaGetDevice + cudaSetDevice (use_device per op)
+//   rt_*_us             record, launch, record, then wait for the end event:
+//                       blocking (cudaEventSynchronize on a blocking-sync
+//                       event, as the backend does), spin (cudaEventQuery in a
+//                       loop), stream (cudaStreamSynchronize), yield
+//                       (cudaEventQuery, yielding between queries)
+//   span_*_us           the device time between the two events, per kind
+void BM_CudaApiCosts(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  constexpr int kCalls = 2000;
+  float* y = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t blocking[2], plain[2];
+  if (cudaSetDevice(0) != cudaSuccess || cudaMalloc(&y, 2 * sizeof(float)) != cudaSuccess ||
+      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+    state.SkipWithError("cudaMalloc or cudaStreamCreate failed");
+    return;
+  }
+  for (int i = 0; i < 2; ++i) {
+    cudaEventCreateWithFlags(&blocking[i], cudaEventBlockingSync);
+    cudaEventCreate(&plain[i]);
+  }
+  const auto now_us = [] { return static_cast<double>(trace::now_ns()) / 1e3; };
+  const auto median = [](std::vector<double>& v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  cuda::fill(stream, y, 2, 1.0f);  // loads the kernel
+  cudaStreamSynchronize(stream);
+  for (auto _ : state) {
+    std::vector<double> v;
+    const auto time_calls = [&](const char* name, auto call) {
+      v.clear();
+      for (int i = 0; i < kCalls; ++i) {
+        const double t0 = now_us();
+        call(i);
+        v.push_back(now_us() - t0);
+        if (i % 64 == 63) cudaStreamSynchronize(stream);  // keep the launch queue short
+      }
+      cudaStreamSynchronize(stream);
+      state.counters[name] = median(v);
+    };
+    time_calls("launch_us", [&](int) { cuda::fill(stream, y, 2, 1.0f); });
+    time_calls("record_blocking_us", [&](int i) { cudaEventRecord(blocking[i & 1], stream); });
+    time_calls("record_default_us", [&](int i) { cudaEventRecord(plain[i & 1], stream); });
+    time_calls("set_device_us", [&](int) {
+      int device = 0;
+      cudaGetDevice(&device);
+      cudaSetDevice(device);
+    });
+    const auto round_trips = [&](const char* rt_name, const char* span_name, cudaEvent_t* events, auto wait) {
+      std::vector<double> spans;
+      v.clear();
+      for (int i = 0; i < kCalls; ++i) {
+        const double t0 = now_us();
+        cudaEventRecord(events[0], stream);
+        cuda::fill(stream, y, 2, 1.0f);
+        cudaEventRecord(events[1], stream);
+        wait(events[1]);
+        v.push_back(now_us() - t0);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, events[0], events[1]);
+        spans.push_back(static_cast<double>(ms) * 1e3);
+      }
+      state.counters[rt_name] = median(v);
+      state.counters[span_name] = median(spans);
+    };
+    round_trips("rt_blocking_us", "span_blocking_us", blocking, [](cudaEvent_t e) { cudaEventSynchronize(e); });
+    round_trips("rt_spin_us", "span_default_us", plain, [](cudaEvent_t e) {
+      while (cudaEventQuery(e) == cudaErrorNotReady) {
+      }
+    });
+    round_trips("rt_stream_us", "span_stream_us", plain, [stream](cudaEvent_t) { cudaStreamSynchronize(stream); });
+    round_trips("rt_yield_us", "span_yield_us", plain, [](cudaEvent_t e) {
+      while (cudaEventQuery(e) == cudaErrorNotReady) std::this_thread::yield();
+    });
+  }
+  for (int i = 0; i < 2; ++i) {
+    cudaEventDestroy(blocking[i]);
+    cudaEventDestroy(plain[i]);
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(y);
+  state.SetLabel(cuda::status().device_name);
+}
+BENCHMARK(BM_CudaApiCosts)->Iterations(1)->Unit(benchmark::kMillisecond);
+#endif
 
 }  // namespace
 }  // namespace asyncscope
