@@ -249,6 +249,10 @@ void ThreadedEngine::hold_back(Worker& worker, const OpRecord* op) const noexcep
   uint64_t last = worker.seen_last_op = last_op_id();
   if (last >= enough) return;
   worker.held_back.store(worker.held_back.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  // The op is this worker's already: counted as running, so a frontend that
+  // sees ops queued behind it does not take the workers for starved of a
+  // core and give its own away (yield_if_workers_starved). run() clears it.
+  worker.running.store(1, std::memory_order_relaxed);
   const int64_t start = trace::now_ns();
   int64_t last_push_seen = start;
   for (;;) {
