@@ -62,7 +62,7 @@ struct EngineStats {
   uint64_t pushed = 0;
   uint64_t finished = 0;  // includes failed, skipped and cancelled ops
   uint64_t pending = 0;
-  uint64_t running = 0;
+  uint64_t running = 0;  // taken by a worker: running, or held back a moment (threaded engine)
   uint64_t failed = 0;     // threw
   uint64_t cancelled = 0;  // dropped by cancel()
   // Times a worker woke the threads blocked in wait_all() or on the in-flight

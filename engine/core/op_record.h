@@ -44,9 +44,9 @@ struct OpRecord {
   bool stream_ordered = false;
   // Its work was launched on that stream and its vars were told (Var::launched).
   bool on_stream = false;
-  // Pushed by a thread running ahead: many pushes since its last wait. An
-  // idle worker that takes such an op may hold it back a moment (see
-  // ThreadedEngine::hold_back).
+  // Pushed by a thread running ahead: many pushes since its last wait. A
+  // worker that takes such an op from its pool's queue or its mailbox may
+  // hold it back a moment (see ThreadedEngine::hold_back).
   bool run_ahead = false;
   OpRecord* next = nullptr;  // ready-list / queue link
   WaitSlot* slot = nullptr;  // sync ops: the waiter to signal

@@ -192,14 +192,28 @@ void ThreadedEngine::leave_waiter_cpu(Worker& worker, const WaitSlot& signalled)
   worker.move_every_ns = took > kSlowMoveNs ? std::min(worker.move_every_ns * 2, kMoveEveryMaxNs) : kMoveEveryNs;
 }
 
+namespace {
+// What a thread that pushes ops keeps for the engine it last pushed to: its
+// pushes (for the starvation look), the finished count at its last look
+// that found ops waiting and no worker running, and its pushes since its
+// last wait (run-ahead).
+struct Pusher {
+  const void* engine = nullptr;
+  uint32_t pushes = 0;
+  uint64_t finished = UINT64_MAX;
+  uint32_t since_wait = 0;
+};
+thread_local Pusher tls_pusher;
+
+Pusher& pusher_of(const void* engine) noexcept {
+  Pusher& p = tls_pusher;
+  if (p.engine != engine) p = Pusher{engine};
+  return p;
+}
+}  // namespace
+
 void ThreadedEngine::yield_if_workers_starved() noexcept {
-  struct Look {
-    const ThreadedEngine* engine = nullptr;
-    uint32_t pushes = 0;
-    uint64_t finished = UINT64_MAX;  // at the last look that found ops waiting and no worker running
-  };
-  thread_local Look look;
-  if (look.engine != this) look = Look{this};
+  Pusher& look = pusher_of(this);
   if (++look.pushes % kStarvedLookEvery != 0) return;
   bool running = false;
   for (const auto& pool : pools_) {
@@ -214,30 +228,21 @@ void ThreadedEngine::yield_if_workers_starved() noexcept {
   look.finished = done;
 }
 
-namespace {
-// A thread's pushes since its last wait, in the engine it last used.
-struct RunAheadCount {
-  const void* engine = nullptr;
-  uint32_t pushes = 0;
-};
-thread_local RunAheadCount tls_run_ahead;
-}  // namespace
-
 bool ThreadedEngine::note_push() noexcept {
-  RunAheadCount& count = tls_run_ahead;
-  if (count.engine != this) count = RunAheadCount{this, 0};
-  if (count.pushes > kRunAheadAfter) return true;
-  if (++count.pushes <= kRunAheadAfter) return false;
-  // The first run-ahead push since this thread's last wait: its waits are
-  // over, so held ops need not hurry (a load first: the line is written only
-  // when a wait set it).
-  if (hurry_.load(std::memory_order_relaxed)) hurry_.store(false, std::memory_order_relaxed);
-  return true;
+  Pusher& p = pusher_of(this);
+  if (p.since_wait > kRunAheadAfter) return true;
+  return ++p.since_wait > kRunAheadAfter;
 }
 
-void ThreadedEngine::note_wait(bool blocking) noexcept {
-  tls_run_ahead = RunAheadCount{this, 0};
-  if (blocking && !hurry_.load(std::memory_order_relaxed)) hurry_.store(true, std::memory_order_relaxed);
+void ThreadedEngine::WaitScope::begin(ThreadedEngine& engine, bool blocking) noexcept {
+  pusher_of(&engine).since_wait = 0;
+  if (!blocking) return;
+  engine_ = &engine;
+  engine.waiting_.fetch_add(1, std::memory_order_relaxed);
+}
+
+ThreadedEngine::WaitScope::~WaitScope() {
+  if (engine_ != nullptr) engine_->waiting_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void ThreadedEngine::hold_back(Worker& worker, const OpRecord* op) const noexcept {
@@ -245,7 +250,8 @@ void ThreadedEngine::hold_back(Worker& worker, const OpRecord* op) const noexcep
   // Far behind the frontend already (the last look says so): no hold-back,
   // and no read of the id counter the frontend writes at every push.
   if (worker.seen_last_op >= enough) return;
-  if (hurry_.load(std::memory_order_relaxed)) return;
+  const auto somebody_waits = [this] { return waiting_.load(std::memory_order_relaxed) != 0; };
+  if (somebody_waits()) return;
   uint64_t last = worker.seen_last_op = last_op_id();
   if (last >= enough) return;
   worker.held_back.store(worker.held_back.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -256,7 +262,9 @@ void ThreadedEngine::hold_back(Worker& worker, const OpRecord* op) const noexcep
   const int64_t start = trace::now_ns();
   int64_t last_push_seen = start;
   for (;;) {
-    for (int i = 0; i < 8; ++i) cpu_relax();
+    // A wait ends the hold within a pause (about 10-40 ns).
+    bool waits = false;
+    for (int i = 0; i < 8 && !(waits = somebody_waits()); ++i) cpu_relax();
     const uint64_t now_last = last_op_id();
     const int64_t now = trace::now_ns();
     if (now_last != last) {
@@ -264,12 +272,9 @@ void ThreadedEngine::hold_back(Worker& worker, const OpRecord* op) const noexcep
       last_push_seen = now;
     }
     // Enough pushed behind it, somebody waits, held for long enough, or the
-    // pushes stopped (the frontend does something else, and nothing
-    // is gained by waiting for it).
-    if (last >= enough || hurry_.load(std::memory_order_relaxed) || now - start > kHoldBackNs ||
-        now - last_push_seen > kHoldBackIdleNs) {
-      break;
-    }
+    // pushes stopped (the frontend does something else, and nothing is
+    // gained by waiting for it).
+    if (waits || last >= enough || now - start > kHoldBackNs || now - last_push_seen > kHoldBackIdleNs) break;
   }
   worker.seen_last_op = last;
 }
@@ -282,7 +287,7 @@ void ThreadedEngine::delete_var(Var* var, OpFn on_delete) {
   Var* const writes[] = {var};
   trace::EnqueueEvent enqueue;
   OpRecord* op = prepare(std::move(on_delete), {}, writes, meta, OpRecord::Kind::delete_var, enqueue);
-  op->run_ahead = note_push();
+  (void)note_push();  // a push like any other; a free itself is never held (see worker_main)
   submit(op);
   record_enqueue(enqueue);
 }
@@ -582,11 +587,13 @@ void ThreadedEngine::worker_main(Worker& worker) {
         if (op == nullptr) break;  // stopped and drained
       }
     }
-    if (idled) prefetch_taken(op);
-    // Only an op that was queued or handed over: one that the worker's own
-    // completion made ready runs at once, or a chain run behind the frontend
-    // would stop at every op.
+    // Only an op taken from the queue or the mailbox: one the worker's last
+    // op handed it directly (next_local) runs at once, or a chain run behind
+    // the frontend would stop at every op. A free is never held (it returns
+    // memory). The prefetch comes after the hold: during it the frontend
+    // may still be writing those lines.
     if (!continued && op->run_ahead && worker.pool->device.kind == DeviceKind::cpu) hold_back(worker, op);
+    if (idled) prefetch_taken(op);
     run(op, worker, continued);
   }
   tls_worker = nullptr;
@@ -633,7 +640,8 @@ void ThreadedEngine::wake_waiters() noexcept {
 
 void ThreadedEngine::wait_pending_below(uint64_t bound) noexcept {
   const auto done = [this, bound] { return pending() < bound; };
-  note_wait(!done());
+  WaitScope scope;
+  scope.begin(*this, !done());
   if (spin_until(done, kWaitSpinNs)) return;
   waiters_.fetch_add(1, std::memory_order_seq_cst);
   around_sleep([&] {
@@ -655,7 +663,8 @@ void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
   const int64_t begin = tracing() ? trace::now_ns() : 0;
   std::exception_ptr error;
   const bool ready = var->ready_to_read();
-  note_wait(!ready);
+  WaitScope scope;
+  scope.begin(*this, !ready);
   if (ready) {
     error = var->error;
   } else {

@@ -139,21 +139,34 @@ class ThreadedEngine final : public EngineBase {
   static constexpr uint32_t kStarvedLookEvery = 32;
   // Run-ahead: a thread that pushed more than kRunAheadAfter ops since its
   // last wait marks its pushes run_ahead (note_push, on the frontend). A CPU
-  // worker that takes such an op from the queue or its mailbox holds it back
-  // (hold_back) until kHoldBackOps more ops were pushed, at most kHoldBackNs,
-  // and no longer than kHoldBackIdleNs without a push, unless a wait is under
-  // way (hurry_). A worker that caught up with a frontend running ahead
-  // otherwise takes each op the moment it is pushed, and the two threads
-  // trade the queue's, the record's and the vars' lines at every op (a
-  // Python loop of one-element adds: 0.9-1.2 us per op in that state, 0.45-
-  // 0.5 behind it). Held back, the frontend pushes the next ops onto lines
-  // only it has touched, and the worker then runs them as a chain behind it.
-  // A wait sets hurry_, so a held op runs at once when somebody needs a
-  // result, and starts its thread's count again.
+  // worker that takes such an op from the queue or its mailbox (not a free)
+  // holds it back (hold_back) until kHoldBackOps more ops were pushed, at
+  // most kHoldBackNs, and no longer than kHoldBackIdleNs without a push,
+  // unless some thread is in a wait that blocks (waiting_). A worker that
+  // caught up with a frontend running ahead otherwise takes each op the
+  // moment it is pushed, and the two threads trade the queue's, the
+  // record's and the vars' lines at every op (a Python loop of one-element
+  // adds: 0.9-1.2 us per op in that state, 0.45-0.5 behind it). Held back,
+  // the frontend pushes the next ops onto lines only it has touched, and the
+  // worker then runs them as a chain behind it. The threshold is high
+  // enough that a loop with a sync in every iteration of a few dozen ops
+  // never has one held.
   bool note_push() noexcept;
-  void note_wait(bool blocking) noexcept;
   void hold_back(Worker& worker, const OpRecord* op) const noexcept;
-  static constexpr uint32_t kRunAheadAfter = 8;
+  // A wait of the calling thread: starts its run-ahead count again and, for
+  // a wait that blocks, counts in waiting_ until it ends.
+  class WaitScope {
+   public:
+    WaitScope() = default;
+    WaitScope(const WaitScope&) = delete;
+    WaitScope& operator=(const WaitScope&) = delete;
+    void begin(ThreadedEngine& engine, bool blocking) noexcept;
+    ~WaitScope();
+
+   private:
+    ThreadedEngine* engine_ = nullptr;
+  };
+  static constexpr uint32_t kRunAheadAfter = 64;
   static constexpr uint64_t kHoldBackOps = 16;
   static constexpr int64_t kHoldBackNs = 5'000;
   static constexpr int64_t kHoldBackIdleNs = 1'000;
@@ -213,10 +226,10 @@ class ThreadedEngine final : public EngineBase {
   alignas(64) std::vector<std::unique_ptr<Pool>> pools_;  // fixed after construction
   alignas(64) std::atomic<int> waiters_{0};      // read by every worker after each op
   std::atomic<uint32_t> wake_seq_{0};
-  // Set by a wait, cleared by a thread's first run-ahead push after one; read
-  // only by workers holding an op back, so its line stays with the frontend
-  // otherwise.
-  alignas(64) std::atomic<bool> hurry_{false};
+  // Waits under way that block (WaitScope), of any thread: while there is
+  // one, no op is held back. Written twice per such wait, read by a worker
+  // only while it holds or is about to hold an op.
+  alignas(64) std::atomic<int> waiting_{0};
 };
 
 }  // namespace asyncscope

@@ -28,15 +28,9 @@ class QueuedVsFinished final : public Program {
 
   void run(const ParamValues& v, RunEnv& env) const override {
     const int64_t n = v.integer("size");
-    // Load BLAS and warm the pool first, so the measured calls are the demo's
-    // alone. On a GPU the warm-up runs at the measured size: CUDA and cuBLAS
-    // load the kernels a shape needs on its first use, which took 30-70 ms on
-    // an H200 and would otherwise land inside the measured product.
-    const int64_t w = env.context()->device().kind != DeviceKind::cpu ? n : 8;
-    {
-      NDArray u = ones({w, w});  // not uniform: the measured arrays keep their random numbers
-      sum(dot(u, u)).wait_to_read();
-    }
+    // Load BLAS (on a GPU: the product's kernels) and warm the pool first,
+    // so the measured calls are the demo's alone.
+    warm_up_products(env, n);
     env.check_stop();
 
     env.mark("calls");

@@ -12,6 +12,7 @@
 
 #include "engine/core/errors.h"
 #include "engine/cuda/cuda.h"
+#include "engine/tensor/ops.h"
 #include "engine/trace/clock.h"
 
 namespace asyncscope::demos {
@@ -213,5 +214,17 @@ int64_t marker_time(const trace::TraceModel& m, std::string_view name) {
 }
 
 double gflops(double flops, double seconds) { return seconds > 0 ? flops / seconds * 1e-9 : 0; }
+
+void warm_up_products(RunEnv& env, int64_t n) {
+  const bool gpu = env.context()->device().kind != DeviceKind::cpu;
+  const int64_t w = gpu ? n : 8;
+  NDArray u = ones({w, w});
+  NDArray s = sum(dot(u, u));
+  if (gpu) {
+    (void)s.item();
+  } else {
+    s.wait_to_read();
+  }
+}
 
 }  // namespace asyncscope::demos

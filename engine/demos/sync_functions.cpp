@@ -35,16 +35,9 @@ class SyncFunctions final : public Program {
   void run(const ParamValues& v, RunEnv& env) const override {
     const int64_t n = v.integer("size");
     const int64_t chain = v.integer("unrelated");
-    // Load BLAS first. On a GPU the warm-up runs at the measured size and
-    // through the same ops: CUDA and cuBLAS load the kernels a shape needs on
-    // its first use (30 ms for the first 1000x1000 product on an H200), which
-    // would otherwise be charged to the first sync function.
-    const int64_t w = env.context()->device().kind != DeviceKind::cpu ? n : 8;
-    {
-      NDArray u = ones({w, w});  // not uniform: the measured arrays keep their random numbers
-      (void)sum(dot(u, u) * (1.0f / static_cast<float>(w))).item();
-      (void)u.to_host();  // and the page-locked buffer a device-to-host copy of that size uses
-    }
+    // Load BLAS (on a GPU: the product's kernels) before the first sync
+    // function is timed.
+    warm_up_products(env, n);
 
     int index = 0;
     for (const char* kind : kKinds) {

@@ -201,7 +201,8 @@ BENCHMARK(BM_CudaDependentKernelGap)->UseManualTime()->Unit(benchmark::kMillisec
 //   launch_us           a tiny kernel (cuda::fill on 2 floats), asynchronous
 //   record_blocking_us  cudaEventRecord of a blocking-sync event
 //   record_default_us   cudaEventRecord of a default (spin-wait) event
-//   set_device_us       cudaGetDevice + cudaSetDevice (use_device per op)
+//   elapsed_us          the two cudaEventElapsedTime calls the completer
+//                       makes per op, between the end event and the wake-up
 //   rt_*_us             record, launch, record, then wait for the end event:
 //                       blocking (cudaEventSynchronize on a blocking-sync
 //                       event, as the backend does), spin (cudaEventQuery in a
@@ -246,10 +247,14 @@ void BM_CudaApiCosts(benchmark::State& state) {
     time_calls("launch_us", [&](int) { cuda::fill(stream, y, 2, 1.0f); });
     time_calls("record_blocking_us", [&](int i) { cudaEventRecord(blocking[i & 1], stream); });
     time_calls("record_default_us", [&](int i) { cudaEventRecord(plain[i & 1], stream); });
-    time_calls("set_device_us", [&](int) {
-      int device = 0;
-      cudaGetDevice(&device);
-      cudaSetDevice(device);
+    cudaEventRecord(blocking[0], stream);
+    cuda::fill(stream, y, 2, 1.0f);
+    cudaEventRecord(blocking[1], stream);
+    cudaEventSynchronize(blocking[1]);
+    time_calls("elapsed_us", [&](int) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, blocking[0], blocking[1]);
+      cudaEventElapsedTime(&ms, blocking[0], blocking[1]);
     });
     const auto round_trips = [&](const char* rt_name, const char* span_name, cudaEvent_t* events, auto wait) {
       std::vector<double> spans;

@@ -703,16 +703,16 @@ TEST(ThreadedEngine, AChainAndTheFreesItMakesReadyStayOnTheWorkerThatRunsIt) {
 }
 
 // Run-ahead (ThreadedEngine::hold_back): a worker holds back an op only
-// for a frontend that pushed more than a few ops since its last wait. One
-// that waits after every 8 pushes (a loop with a sync per iteration) never
-// has an op held, with one worker or two.
+// for a frontend that pushed many ops since its last wait (more than 64).
+// One that waits after every 48 pushes (a loop with a sync per iteration of
+// a few dozen ops) never has an op held, with one worker or two.
 TEST(ThreadedEngine, AFrontendThatWaitsEveryFewPushesHasNoOpHeldBack) {
   for (int workers : {1, 2}) {
     run_with_timeout([workers] {
       auto engine = engine_of(EngineKind::threaded, workers);
       Var* y = engine->new_var();
-      for (int i = 0; i < 500; ++i) {
-        for (int k = 0; k < 8; ++k) engine->push([](const RunContext&) {}, {}, {y}, OpMeta("step"));
+      for (int i = 0; i < 200; ++i) {
+        for (int k = 0; k < 48; ++k) engine->push([](const RunContext&) {}, {}, {y}, OpMeta("step"));
         engine->wait_for_var(y);
       }
       EXPECT_EQ(engine->stats().held_back, 0u) << workers << " workers";
@@ -721,20 +721,22 @@ TEST(ThreadedEngine, AFrontendThatWaitsEveryFewPushesHasNoOpHeldBack) {
   }
 }
 
-// The ninth push since the last wait runs ahead: a worker that takes it holds
-// it back for the pushes that may follow. None follows here and nobody
-// waits, yet the op runs (held only while pushes keep coming, briefly).
+// Pushes past the 64th since the last wait run ahead: a worker that takes
+// one of the last of them holds it back for the pushes that may follow. None
+// follows here and nobody waits, yet every op runs (held only while pushes
+// keep coming, briefly).
 TEST(ThreadedEngine, AnOpPushedRunningAheadIsHeldBackAndStillRunsWithoutAWait) {
   run_with_timeout([] {
     auto engine = engine_of(EngineKind::threaded, 1);
     std::atomic<int> ran{0};
     std::vector<Var*> vars;
-    for (int i = 0; i < 9; ++i) {
+    constexpr int kOps = 100;
+    for (int i = 0; i < kOps; ++i) {
       vars.push_back(engine->new_var());
       engine->push([&ran](const RunContext&) { ran.fetch_add(1); }, {}, {vars.back()}, OpMeta("step"));
     }
     EXPECT_TRUE(eventually([&] { return engine->stats().held_back >= 1; }));
-    EXPECT_TRUE(eventually([&] { return ran.load() == 9; })) << "a held op must run without a wait";
+    EXPECT_TRUE(eventually([&] { return ran.load() == kOps; })) << "a held op must run without a wait";
     engine->wait_all();
     for (Var* v : vars) engine->delete_var(v);
   });
