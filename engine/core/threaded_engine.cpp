@@ -166,7 +166,7 @@ uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Va
   // One stream for the device: its order is the order of launch, so an op
   // may follow what was launched before it without waiting for the device.
   op->stream_ordered = pool.workers.size() == 1 && pool.workers.front()->stream != nullptr;
-  op->run_ahead = note_push();
+  op->run_ahead = note_push() && pool.device.kind == DeviceKind::cpu;  // only CPU workers hold ops back
   const uint64_t id = submit(op);  // the op may run, finish and be recycled from here on
   record_enqueue(enqueue);
   yield_if_workers_starved();
@@ -234,7 +234,7 @@ bool ThreadedEngine::note_push() noexcept {
   return ++p.since_wait > kRunAheadAfter;
 }
 
-void ThreadedEngine::WaitScope::begin(ThreadedEngine& engine, bool blocking) noexcept {
+ThreadedEngine::WaitScope::WaitScope(ThreadedEngine& engine, bool blocking) noexcept {
   pusher_of(&engine).since_wait = 0;
   if (!blocking) return;
   engine_ = &engine;
@@ -592,7 +592,7 @@ void ThreadedEngine::worker_main(Worker& worker) {
     // the frontend would stop at every op. A free is never held (it returns
     // memory). The prefetch comes after the hold: during it the frontend
     // may still be writing those lines.
-    if (!continued && op->run_ahead && worker.pool->device.kind == DeviceKind::cpu) hold_back(worker, op);
+    if (!continued && op->run_ahead) hold_back(worker, op);
     if (idled) prefetch_taken(op);
     run(op, worker, continued);
   }
@@ -640,8 +640,7 @@ void ThreadedEngine::wake_waiters() noexcept {
 
 void ThreadedEngine::wait_pending_below(uint64_t bound) noexcept {
   const auto done = [this, bound] { return pending() < bound; };
-  WaitScope scope;
-  scope.begin(*this, !done());
+  const WaitScope scope(*this, !done());
   if (spin_until(done, kWaitSpinNs)) return;
   waiters_.fetch_add(1, std::memory_order_seq_cst);
   around_sleep([&] {
@@ -663,8 +662,7 @@ void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
   const int64_t begin = tracing() ? trace::now_ns() : 0;
   std::exception_ptr error;
   const bool ready = var->ready_to_read();
-  WaitScope scope;
-  scope.begin(*this, !ready);
+  const WaitScope scope(*this, !ready);
   if (ready) {
     error = var->error;
   } else {

@@ -15,12 +15,12 @@
 // always does, before anything else: it is cheap, its lines are the ones the
 // worker just touched, and queued it went to another worker, which then
 // took the chain's next op from the queue too, so the chain alternated
-// between the workers with each op's lines crossing cores. An op the frontend makes
-// ready goes to the mailbox of the worker that finished the pool's last op,
-// if that worker is spinning idle and its mailbox is empty: a chain whose
-// ops find their input already written stays on one core (with a shared
-// queue, consecutive ops alternated between the idle workers, and each op's
-// lines crossed cores). Everything else goes to the pool's FIFO. Ops that
+// between the workers with each op's lines crossing cores. An op the
+// frontend makes ready goes to the mailbox of the worker that finished the
+// pool's last op, if that worker is spinning idle and its mailbox is empty:
+// a chain whose ops find their input already written stays on one core
+// (with a shared queue, consecutive ops alternated between the idle
+// workers, and each op's lines crossed cores). Everything else goes to the pool's FIFO. Ops that
 // free an array go first, so memory is reused as soon as it is released.
 // Idle workers spin ~50 us before sleeping, so bursts of tiny ops do not pay
 // a futex wake-up each. A worker that takes an op from a frontend running
@@ -138,8 +138,8 @@ class ThreadedEngine final : public EngineBase {
   void yield_if_workers_starved() noexcept;
   static constexpr uint32_t kStarvedLookEvery = 32;
   // Run-ahead: a thread that pushed more than kRunAheadAfter ops since its
-  // last wait marks its pushes run_ahead (note_push, on the frontend). A CPU
-  // worker that takes such an op from the queue or its mailbox (not a free)
+  // last wait marks its pushes to CPU pools run_ahead (note_push, on the
+  // frontend). A CPU worker that takes such an op from the queue or its mailbox (not a free)
   // holds it back (hold_back) until kHoldBackOps more ops were pushed, at
   // most kHoldBackNs, and no longer than kHoldBackIdleNs without a push,
   // unless some thread is in a wait that blocks (waiting_). A worker that
@@ -157,14 +157,13 @@ class ThreadedEngine final : public EngineBase {
   // a wait that blocks, counts in waiting_ until it ends.
   class WaitScope {
    public:
-    WaitScope() = default;
+    WaitScope(ThreadedEngine& engine, bool blocking) noexcept;
     WaitScope(const WaitScope&) = delete;
     WaitScope& operator=(const WaitScope&) = delete;
-    void begin(ThreadedEngine& engine, bool blocking) noexcept;
     ~WaitScope();
 
    private:
-    ThreadedEngine* engine_ = nullptr;
+    ThreadedEngine* engine_ = nullptr;  // set when the wait blocks
   };
   static constexpr uint32_t kRunAheadAfter = 64;
   static constexpr uint64_t kHoldBackOps = 16;

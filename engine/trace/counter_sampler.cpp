@@ -53,7 +53,8 @@ class ThreadsCpuShare {
     // than wall time has passed (measured: 18.9 us of CPU within a 4.5 us
     // span, a share of 4,161 per mille for one thread on a loaded machine).
     const int64_t most = 1000 * static_cast<int64_t>(clocks_.size());
-    const auto share = static_cast<int64_t>(std::llround(1000.0 * static_cast<double>(now.cpu - then.cpu) / static_cast<double>(span)));
+    const double cpu = static_cast<double>(now.cpu - then.cpu);
+    const auto share = static_cast<int64_t>(std::llround(1000.0 * cpu / static_cast<double>(span)));
     return std::min(most, share);
   }
 

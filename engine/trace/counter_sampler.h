@@ -53,9 +53,10 @@ clockid_t thread_cpu_clock_of(pid_t tid) noexcept;
 // are kept, so the window slides with the samples); until a window has
 // passed since this call, against the reading taken here. The share is the
 // CPU time over the widest span the two readings may cover, capped at the
-// threads' count of cores (a thread's first microseconds can read more); it may read low by the steady-clock
-// gaps around the readings (under 20 us each unless every one of a
-// reading's four tries was preempted, see counter_sampler.cpp). A thread
+// threads' count of cores (a thread's first microseconds can read more); it
+// may read low by the steady-clock gaps around the readings (under 20 us
+// each unless every one of a reading's four tries was preempted, see
+// counter_sampler.cpp). A thread
 // that ended adds nothing more (its clock can no longer be read; were its
 // id reused meanwhile, the new thread's time would count). The read
 // function is for one thread at a time (the sampler's).

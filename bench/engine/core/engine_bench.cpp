@@ -15,6 +15,7 @@
 #include "engine/core/engine.h"
 #include "engine/core/spin_lock.h"
 #include "support/competing_load.h"
+#include "support/median.h"
 #include "support/paired.h"
 
 namespace asyncscope {
@@ -201,11 +202,7 @@ void quiet_vs_loaded(benchmark::State& state, Block block, const char* unit) {
     run(!loaded_first);
     loaded_first = !loaded_first;
   }
-  const auto median = [](std::vector<double>& v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-  };
-  const double q = median(quiet), l = median(loaded);
+  const double q = bench::median(quiet), l = bench::median(loaded);
   state.counters[std::string("quiet_") + unit] = q;
   state.counters[std::string("loaded_") + unit] = l;
   state.counters["loaded_over_quiet"] = q > 0 ? l / q : 0;
@@ -306,12 +303,8 @@ void BM_HandOffFloorOnOneCore(benchmark::State& state) {
     partner.join();
   }
   sched_setaffinity(0, sizeof all, &all);
-  const auto median = [](std::vector<double>& v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-  };
-  state.counters["raw_ns"] = median(raw);
-  state.counters["engine_ns"] = median(engine);
+  state.counters["raw_ns"] = bench::median(raw);
+  state.counters["engine_ns"] = bench::median(engine);
 }
 BENCHMARK(BM_HandOffFloorOnOneCore)->Iterations(4)->UseRealTime();
 

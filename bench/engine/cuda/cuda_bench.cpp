@@ -26,6 +26,7 @@
 #include "engine/tensor/ops.h"
 #include "engine/trace/clock.h"
 #include "engine/trace/model.h"
+#include "support/median.h"
 
 namespace asyncscope {
 namespace {
@@ -225,10 +226,6 @@ void BM_CudaApiCosts(benchmark::State& state) {
     cudaEventCreate(&plain[i]);
   }
   const auto now_us = [] { return static_cast<double>(trace::now_ns()) / 1e3; };
-  const auto median = [](std::vector<double>& v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-  };
   cuda::fill(stream, y, 2, 1.0f);  // loads the kernel
   cudaStreamSynchronize(stream);
   for (auto _ : state) {
@@ -242,7 +239,7 @@ void BM_CudaApiCosts(benchmark::State& state) {
         if (i % 64 == 63) cudaStreamSynchronize(stream);  // keep the launch queue short
       }
       cudaStreamSynchronize(stream);
-      state.counters[name] = median(v);
+      state.counters[name] = bench::median(v);
     };
     time_calls("launch_us", [&](int) { cuda::fill(stream, y, 2, 1.0f); });
     time_calls("record_blocking_us", [&](int i) { cudaEventRecord(blocking[i & 1], stream); });
@@ -270,8 +267,8 @@ void BM_CudaApiCosts(benchmark::State& state) {
         cudaEventElapsedTime(&ms, events[0], events[1]);
         spans.push_back(static_cast<double>(ms) * 1e3);
       }
-      state.counters[rt_name] = median(v);
-      state.counters[span_name] = median(spans);
+      state.counters[rt_name] = bench::median(v);
+      state.counters[span_name] = bench::median(spans);
     };
     round_trips("rt_blocking_us", "span_blocking_us", blocking, [](cudaEvent_t e) { cudaEventSynchronize(e); });
     round_trips("rt_spin_us", "span_default_us", plain, [](cudaEvent_t e) {
