@@ -16,6 +16,13 @@ import numpy as np
 # a group yields one or more rows (name -> value).
 GROUPS = ["sync-vs-async", "gemm", "gemm-1worker", "tiny-loop", "elementwise-128", "elementwise-2000", "roundtrip"]
 
+# The rows whose code has a scalar in it (`x + 1`, `maximum(x, 0)`), and the
+# groups they come from: the side "numpy-python-scalar" (side_numpy.py with
+# Python scalars) runs only these groups and reports only these rows.
+SCALAR_ROWS = ["sva_sync", "sva_async", "tiny_loop", "ew_small_add_scalar", "ew_small_relu",
+               "ew_large_add_scalar", "ew_large_relu", "roundtrip"]
+SCALAR_GROUPS = ["sync-vs-async", "tiny-loop", "elementwise-128", "elementwise-2000", "roundtrip"]
+
 # Sizes of a real run, and of --quick (the ctest check: tiny, one round).
 FULL = {
     "sva_size": 128, "sva_iterations": 1000,

@@ -3,7 +3,10 @@
 
 Runs the workloads of asyncscope's demos in three flavours, our Python
 package (asyncscope.nd), NumPy float32 and PyTorch CPU float32, plus the C++
-demos themselves through the CLI where they measure the same thing. Every
+demos themselves through the CLI where they measure the same thing. NumPy
+runs twice where the code has a scalar in it: with its own float32 scalar
+(its fastest, the main table) and with the Python scalar the other sides
+write (`x + 1.0`, a second table). Every
 (side, workload group) runs in a fresh process; the sides take turns within
 each round and the order flips every round (A B C, C B A, ...), so a machine
 that speeds up or slows down hits every side alike. Medians over the rounds
@@ -34,6 +37,7 @@ sys.path.insert(0, HERE)
 import common  # noqa: E402
 
 PY_SIDES = ["asyncscope", "numpy", "torch"]
+PY_SCALAR = "numpy-python-scalar"  # NumPy with Python scalars: common.SCALAR_GROUPS only
 GROUP_OF = {"gemm": "gemm", "gemm_1worker": "gemm-1worker"}  # rows whose BLAS thread count the JSON names
 SKIP = 77
 
@@ -178,6 +182,24 @@ def markdown(doc):
     lines.append("")
     lines.append("Ratios are asyncscope (Python) / peer of the medians: for times above 1 means we are slower, "
                  "for GFLOP/s above 1 means we are faster.")
+    scalar_rows = [r for r in doc["rows"] if r["median"].get(PY_SCALAR) is not None]
+    if scalar_rows:
+        lines += [
+            "",
+            "NumPy above adds its own float32 scalar (`x + np.float32(1)`), its fastest; the other sides and the "
+            "chapter write a Python number (`x + 1.0`, `maximum(x, 0.0)`). The rows with a scalar, NumPy running "
+            "that same code (the result is float32 either way):",
+            "",
+            "| workload | unit | asyncscope (Python) | NumPy, np.float32 scalar | NumPy, Python scalar | "
+            "ours / NumPy (Python scalar) | spread |",
+            "|---|---|---:|---:|---:|---:|---|",
+        ]
+        for r in scalar_rows:
+            m, spread = r["median"], r["spread"].get(PY_SCALAR)
+            ratio = r["ratio"][PY_SCALAR]
+            lines.append(f"| {r['label']} | {r['unit']} | {fmt(m['asyncscope'])} | {fmt(m['numpy'])} | "
+                         f"{fmt(m[PY_SCALAR])} | {'–' if ratio is None else f'{ratio:.2f}×'} | "
+                         f"{'–' if spread is None else f'{100 * spread:.0f}%'} |")
     return "\n".join(lines)
 
 
@@ -204,7 +226,7 @@ def main():
     if not os.path.isdir(os.path.join(build, "python", "asyncscope")):
         sys.exit(f"run.py: {build}/python/asyncscope is not built (cmake --build {build} --target asyncscope_python_package)")
 
-    sides = list(PY_SIDES)
+    sides = PY_SIDES + [PY_SCALAR]
     if not torch_available(args.python):
         if args.check:
             print(f"run.py: PyTorch is not installed for {args.python} (apt-get install python3-torch); skipping",
@@ -224,7 +246,8 @@ def main():
     clis = cli_groups(p) if use_cli else {}
     for r in range(rounds):
         for group in common.GROUPS:
-            order = sides + (["cli"] if group in clis else [])
+            order = [s for s in sides if s != PY_SCALAR or group in common.SCALAR_GROUPS]
+            order += ["cli"] if group in clis else []
             if r % 2:
                 order.reverse()
             for side in order:
@@ -272,9 +295,9 @@ def main():
     for key, label, unit, higher in row_specs(p):
         per = samples.get(key, {})
         summary = {s: summarise(v) for s, v in per.items()}
-        med = {s: (summary[s]["median"] if s in summary else None) for s in PY_SIDES + ["cli"]}
+        med = {s: (summary[s]["median"] if s in summary else None) for s in PY_SIDES + [PY_SCALAR, "cli"]}
         ratio = {peer: (med["asyncscope"] / med[peer] if med["asyncscope"] and med[peer] else None)
-                 for peer in ("numpy", "torch")}
+                 for peer in ("numpy", "torch", PY_SCALAR)}
         # The sides' results, round by round, against NumPy's.
         agree = True
         ch = checks.get(key, {})
@@ -286,6 +309,8 @@ def main():
                     agree = False
                     problems.append(f"{key}: {side} computed {c!r}, NumPy {ref!r}")
         for side in sides + (["cli"] if key in {k for _, m in clis.values() for k in m} else []):
+            if side == PY_SCALAR and key not in common.SCALAR_ROWS:
+                continue
             if side not in per:
                 problems.append(f"{key}: no value from {side}")
             elif not all(v > 0 for v in per[side]):
@@ -295,6 +320,8 @@ def main():
             "median": med, "ratio": ratio,
             "asyncscope": med["asyncscope"], "numpy": med["numpy"], "torch": med["torch"], "cli": med["cli"],
             "asyncscope_over_numpy": ratio["numpy"], "asyncscope_over_torch": ratio["torch"],
+            **({"numpy_python_scalar": med[PY_SCALAR], "asyncscope_over_numpy_python_scalar": ratio[PY_SCALAR]}
+               if med[PY_SCALAR] is not None else {}),
             "spread": {s: summary[s]["rel_spread"] for s in summary},
             "samples": {s: summary[s]["samples"] for s in summary},
             "checks": ch, "checks_agree": agree,

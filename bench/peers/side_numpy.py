@@ -2,6 +2,12 @@
 finished when its call returns, so the "wait" of the asyncscope loops has
 nothing to mirror (both sync-vs-async phases are the same loop here).
 Same rows and return shape as side_asyncscope.py.
+
+Two flavours of the scalar in `x + 1` and `maximum(x, 0)`: NumPy's own
+float32 scalar (side "numpy", NumPy's fastest: no Python number to convert
+and no type to resolve per call), or the Python number the other sides and
+the chapter write, 1.0 and 0.0 (side "numpy-python-scalar"). The result is
+float32 either way (NumPy 1.x casts a Python scalar by value).
 """
 
 import time
@@ -10,19 +16,29 @@ import numpy as np
 
 import common
 
+# The scalars the loops use; set_python_scalars() switches the flavour.
+ONE, ZERO = np.float32(1), np.float32(0)
+
+
+def set_python_scalars():
+    global ONE, ZERO
+    ONE, ZERO = 1.0, 0.0
+
+
 
 def run_sync_vs_async(p):
     n, iterations = p["sva_size"], p["sva_iterations"]
+    one = ONE
     x = np.ones((n, n), dtype=np.float32)
-    y = x + np.float32(1)
+    y = x + one
     t0 = time.perf_counter_ns()
     for _ in range(iterations):
-        y = x + np.float32(1)
+        y = x + one
     sync_ns = time.perf_counter_ns() - t0
     check_sync = common.check_of(y)
     t0 = time.perf_counter_ns()
     for _ in range(iterations):
-        y = x + np.float32(1)
+        y = x + one
     async_ns = time.perf_counter_ns() - t0
     return {
         "sva_sync": {"value": sync_ns / 1e6, **check_sync},
@@ -45,7 +61,7 @@ def run_gemm(p, row):
 
 def run_tiny_loop(p):
     ops = p["tiny_ops"]
-    one = np.float32(1)
+    one = ONE
     y = np.ones((1,), dtype=np.float32) + one
     t0 = time.perf_counter_ns()
     for _ in range(ops):
@@ -57,7 +73,7 @@ def run_tiny_loop(p):
 def run_elementwise(n, reps, prefix):
     x = common.pattern(n, signed=True)
     y = common.second_pattern(n)
-    one, zero = np.float32(1), np.float32(0)
+    one, zero = ONE, ZERO
     out = {}
 
     def row(name, ns, z, scale=None):
@@ -97,7 +113,7 @@ def run_elementwise(n, reps, prefix):
 
 
 def run_roundtrip(p):
-    one = np.float32(1)
+    one = ONE
     x = np.ones((1,), dtype=np.float32)
     y = x + one
     samples = []
