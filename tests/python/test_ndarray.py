@@ -68,6 +68,12 @@ class Arithmetic(unittest.TestCase):
                           (x.__rtruediv__(1), 1 / a), (x + np.float32(2), a + 2), (np.float64(2) * x, 2 * a)]:
             self.assertIsInstance(got, nd.NDArray)
             np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+        class Half:  # a number to float(), as NumPy's scalars are: through its __float__
+            def __float__(self):
+                return 0.5
+
+        np.testing.assert_allclose((x * Half()).asnumpy(), a * 0.5, rtol=1e-6)
+        np.testing.assert_allclose((Half() - x).asnumpy(), 0.5 - a, rtol=1e-6)
         self.assertIs(x.__add__("a"), NotImplemented)
         for bad in (lambda: x + "a", lambda: "a" - x, lambda: x * None, lambda: [1] / x):
             with self.assertRaisesRegex(TypeError, "unsupported operand"):
