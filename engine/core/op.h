@@ -40,6 +40,10 @@ struct OpMeta {
   uint32_t iteration = 0;  // the demo iteration that pushed it
   uint64_t out_bytes = 0;  // bytes of the arrays it writes
   bool internal = false;   // engine bookkeeping (freeing an array), not user work
+  // A line the op's function reads first that the pushing thread wrote last
+  // (an output array's header), or null: a worker that was idle when it took
+  // the op asks for it with the op's own lines instead of missing on it later.
+  const void* first_touch = nullptr;
 
   OpMeta() = default;
   explicit OpMeta(trace::NameId name_id, Device dev = Device::cpu()) : name(name_id), device(dev) {}

@@ -39,6 +39,7 @@ void prefetch_taken(OpRecord* op) noexcept {
   prefetch_lines(op, sizeof(OpRecord));
   for (int i = 0; i < op->num_reads; ++i) __builtin_prefetch(op->read(i));
   for (int i = 0; i < op->num_writes; ++i) prefetch_for_write(op->write(i));
+  if (op->meta.first_touch != nullptr) __builtin_prefetch(op->meta.first_touch);
 }
 
 }  // namespace

@@ -72,6 +72,7 @@ void launch(trace::NameId name, const char* op, std::initializer_list<const NDAr
     writes[nw++] = a->var();
     meta.out_bytes += a->bytes();
   }
+  meta.first_touch = &first.chunk()->shape;  // the output's header line, which data_for_write() reads first
   const std::span<Var* const> r(reads, nr), w(writes, nw);
   if (on_gpu(where)) {
     if constexpr (std::is_same_v<std::decay_t<Gpu>, NoFunction>) {
