@@ -43,6 +43,7 @@ struct OpMeta {
   // A line the op's function reads first that the pushing thread wrote last
   // (an output array's header), or null: a worker that was idle when it took
   // the op asks for it with the op's own lines instead of missing on it later.
+  // Only a hint: the engine prefetches it and never reads through it.
   const void* first_touch = nullptr;
 
   OpMeta() = default;
