@@ -25,7 +25,6 @@ def set_python_scalars():
     ONE, ZERO = 1.0, 0.0
 
 
-
 def run_sync_vs_async(p):
     n, iterations = p["sva_size"], p["sva_iterations"]
     one = ONE
