@@ -20,8 +20,9 @@
 // pool's last op, if that worker is spinning idle and its mailbox is empty:
 // a chain whose ops find their input already written stays on one core
 // (with a shared queue, consecutive ops alternated between the idle
-// workers, and each op's lines crossed cores). Everything else goes to the pool's FIFO. Ops that
-// free an array go first, so memory is reused as soon as it is released.
+// workers, and each op's lines crossed cores). Everything else goes to the
+// pool's FIFO. Ops that free an array go first, so memory is reused as soon
+// as it is released.
 // Idle workers spin ~50 us before sleeping, so bursts of tiny ops do not pay
 // a futex wake-up each. A worker that takes an op from a frontend running
 // ahead (many pushes since its last wait) holds it back a moment, until the
@@ -139,13 +140,13 @@ class ThreadedEngine final : public EngineBase {
   static constexpr uint32_t kStarvedLookEvery = 32;
   // Run-ahead: a thread that pushed more than kRunAheadAfter ops since its
   // last wait marks its pushes to CPU pools run_ahead (note_push, on the
-  // frontend). A CPU worker that takes such an op from the queue or its mailbox (not a free)
-  // holds it back (hold_back) until kHoldBackOps more ops were pushed, at
-  // most kHoldBackNs, and no longer than kHoldBackIdleNs without a push,
-  // unless some thread is in a wait that blocks (waiting_). A worker that
-  // caught up with a frontend running ahead otherwise takes each op the
-  // moment it is pushed, and the two threads trade the queue's, the
-  // record's and the vars' lines at every op (a Python loop of one-element
+  // frontend). A CPU worker that takes such an op from the queue or its
+  // mailbox (not a free) holds it back (hold_back) until kHoldBackOps more
+  // ops were pushed, at most kHoldBackNs, and no longer than kHoldBackIdleNs
+  // without a push, unless some thread is in a wait that blocks (waiting_).
+  // A worker that caught up with a frontend running ahead otherwise takes
+  // each op the moment it is pushed, and the two threads trade the queue's,
+  // the record's and the vars' lines at every op (a Python loop of one-element
   // adds: 0.9-1.2 us per op in that state, 0.45-0.5 behind it). Held back,
   // the frontend pushes the next ops onto lines only it has touched, and the
   // worker then runs them as a chain behind it. The threshold is high
