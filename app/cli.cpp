@@ -270,13 +270,14 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
       say(err, "--script and --demo each pick the program to open: give one of them");
       return 2;
     }
+    // Read once: a pipe or a FIFO gives its text to one reader only.
     try {
-      python::ScriptProgram::read_source(request.script);
+      script = std::make_unique<python::ScriptProgram>(request.script,
+                                                       python::ScriptProgram::read_source(request.script));
     } catch (const std::invalid_argument& e) {
       say(err, std::string("--script: ") + e.what());
       return 2;
     }
-    script = std::make_unique<python::ScriptProgram>(request.script);
     demo = script.get();
 #else
     say(err, "--script: this build has no Python support (install python3-dev and pybind11-dev, then rebuild)");
@@ -504,13 +505,14 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
 #endif
   if (app.got_subcommand("script")) {
 #if ASYNCSCOPE_HAS_PYTHON
+    // Read once: a pipe or a FIFO gives its text to one reader only.
     try {
-      python::ScriptProgram::read_source(script_path);
+      script_program =
+          std::make_unique<python::ScriptProgram>(script_path, python::ScriptProgram::read_source(script_path));
     } catch (const std::invalid_argument& e) {
       say(err, e.what());
       return 2;
     }
-    script_program = std::make_unique<python::ScriptProgram>(script_path);
     demo = script_program.get();
     sub = script;
     key = "script";
@@ -548,8 +550,8 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
   demos::RunHooks hooks;
   Progress progress(err);
   hooks.progress = [&progress](double f, const std::string& what) { progress(f, what); };
-  hooks.console = [&out](std::string_view line) { out << line << "\n" << std::flush; };
-  hooks.console_error = [&err](std::string_view line) { err << line << "\n" << std::flush; };
+  // As the program writes it: a prompt without a newline stays one.
+  hooks.console_text = [&out, &err](std::string_view text, bool error) { (error ? err : out) << text << std::flush; };
   demos::RunControl control;
   bool script = false;
 #if ASYNCSCOPE_HAS_PYTHON
@@ -583,8 +585,12 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
     return 128 + signal;
   };
   demos::Results results;
+  int status = 0;
   try {
     results = demos::run_program(demo, values, hooks, control);
+  } catch (const demos::ExitStatus& e) {
+    if (InterruptScope::signal_number() != 0) return interrupted();
+    status = e.status();  // the program's own status (a script's sys.exit(3)); its outputs are written as usual
   } catch (const std::invalid_argument&) {
     if (InterruptScope::signal_number() != 0) return interrupted();
     throw;  // a parameter combination the demo cannot run: bad input
@@ -628,7 +634,7 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
     say(err, e.what());
     return 1;
   }
-  return 0;  // a signal after the commit came too late to undo it: the run is complete
+  return status;  // a signal after the commit came too late to undo it: the run is complete
 }
 
 }  // namespace

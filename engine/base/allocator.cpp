@@ -81,8 +81,8 @@ MemoryBudgetError::MemoryBudgetError(const char* source_name, int64_t requested_
                          format_bytes(requested_bytes) + " would exceed the memory budget of " +
                          format_bytes(budget_bytes) + " (" + format_bytes(live_bytes) +
                          " live); free arrays you no longer need or sync more often so finished "
-                         "ops release their buffers, or raise the budget with "
-                         "PooledAllocator::set_budget() or " + kBudgetEnv),
+                         "ops release their buffers, or raise the budget with the environment variable " +
+                         kBudgetEnv + " (MB)"),
       requested_bytes_(requested_bytes),
       budget_bytes_(budget_bytes),
       live_bytes_(live_bytes) {}

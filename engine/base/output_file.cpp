@@ -217,6 +217,10 @@ void OutputSet::write_temp(Output& output) {
   ::fchmod(fd, ::stat(file.c_str(), &existing) == 0 ? existing.st_mode & 07777 : 0644);
   FdBuf buf(fd, stop_);
   std::ostream out(&buf);
+  // A block that could not be written (a stop, a full disk) ends the writer
+  // at once, instead of letting it format the rest of its content for a
+  // stream that drops it: seconds for a large trace.
+  out.exceptions(std::ios::badbit);
   int err = 0;
   try {
     output.writer(out);

@@ -105,7 +105,9 @@ class Engine {
 
   // Blocks until every op pushed so far that writes var has finished, then
   // rethrows the error the var carries (OpError or CancelledError), if any.
-  // `kind` only labels the wait in the trace.
+  // `kind` only labels the wait in the trace. Every blocking call here (this,
+  // wait_all, a push held by the in-flight bound) throws WaitInterrupted if
+  // the calling thread's sleep hook gives the wait up (wait_slot.h).
   virtual void wait_for_var(Var* var, trace::SyncKind kind = trace::SyncKind::wait_to_read) = 0;
   // Blocks until every op pushed so far has finished; rethrows the first error
   // raised since the previous wait_all (then forgets it).

@@ -42,4 +42,12 @@ class StoppedError : public std::runtime_error {
   StoppedError() : std::runtime_error("the run was stopped") {}
 };
 
+// A wait was given up before its work finished: the waiting thread's sleep
+// hook saw a reason to stop waiting (SleepHook::interrupted: Ctrl+C in
+// Python, a stopped run). The work goes on; the hook's owner says why.
+class WaitInterrupted : public std::runtime_error {
+ public:
+  WaitInterrupted() : std::runtime_error("the wait was interrupted before its work finished") {}
+};
+
 }  // namespace asyncscope

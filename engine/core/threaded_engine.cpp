@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/core/cpu_placement.h"
+#include "engine/core/errors.h"
 #include "engine/core/prefetch.h"
 #include "engine/core/spin_lock.h"
 #include "engine/core/wait_slot.h"
@@ -117,7 +118,10 @@ void ThreadedEngine::start_gpu_pool(const EngineOptions& options) {
 
 ThreadedEngine::~ThreadedEngine() {
   cancel();
-  wait_idle();  // also waits for the ops on the devices
+  // Also waits for the ops on the devices; a wait given up (its thread's
+  // sleep hook saw Ctrl+C) is taken up again: their vars are about to go.
+  while (!wait_pending_below(1)) {
+  }
   if (memory_) memory_->uncharge(pending_charged_.exchange(0, std::memory_order_relaxed));
   for (auto& pool : pools_) pool->queue.stop();
   for (auto& pool : pools_) {
@@ -158,8 +162,9 @@ uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Va
   check_trace_budget();
   if (max_inflight_ > 0 && !meta.internal && pending() >= static_cast<uint64_t>(max_inflight_)) {
     const int64_t begin = trace::now_ns();
-    wait_pending_below(static_cast<uint64_t>(max_inflight_));
+    const bool ended = wait_pending_below(static_cast<uint64_t>(max_inflight_));
     record_sync(trace::SyncKind::inflight_bound, 0, begin);
+    if (!ended) throw WaitInterrupted();  // nothing pushed
   }
   if (memory_ && pushes_.fetch_add(1, std::memory_order_relaxed) % kRecountEvery == 0) recount_pending_memory();
   trace::EnqueueEvent enqueue;
@@ -636,26 +641,24 @@ uint64_t ThreadedEngine::pending() const noexcept {
 
 void ThreadedEngine::wake_waiters() noexcept {
   wake_seq_.fetch_add(1, std::memory_order_seq_cst);
-  wake_seq_.notify_all();
+  futex_wake(wake_seq_, INT32_MAX);
 }
 
-void ThreadedEngine::wait_pending_below(uint64_t bound) noexcept {
+bool ThreadedEngine::wait_pending_below(uint64_t bound) noexcept {
   const auto done = [this, bound] { return pending() < bound; };
   const WaitScope scope(*this, !done());
-  if (spin_until(done, kWaitSpinNs)) return;
+  if (spin_until(done, kWaitSpinNs)) return true;
   waiters_.fetch_add(1, std::memory_order_seq_cst);
-  around_sleep([&] {
-    for (;;) {
-      const uint32_t seq = wake_seq_.load(std::memory_order_seq_cst);
-      if (done()) break;
-      wake_seq_.wait(seq, std::memory_order_seq_cst);
-    }
-  });
+  // Asleep while the count is not below the bound; wake_waiters() changes
+  // the sequence word after every finish that a waiter may be waiting for.
+  const bool ended = sleep_on(
+      wake_seq_, [&done](uint32_t) { return !done(); }, [] { return true; });
   waiters_.fetch_sub(1, std::memory_order_seq_cst);
+  return ended;
 }
 
-void ThreadedEngine::wait_idle() noexcept {
-  wait_pending_below(1);
+void ThreadedEngine::wait_idle() {
+  if (!wait_pending_below(1)) throw WaitInterrupted();
 }
 
 void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
@@ -678,12 +681,17 @@ void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
     // Ops still queued (or in a mailbox) at two looks in a row, about 0.4 us apart: no worker
     // is running to take them (they wait for a core, maybe this one), so
     // the wait yields at once instead of spinning on.
-    slot.wait([this, queued_before = false]() mutable {
+    const bool ended = slot.wait([this, queued_before = false]() mutable {
       const bool queued = ops_not_taken();
       const bool stalled = queued && queued_before;
       queued_before = queued;
       return stalled;
     });
+    if (!ended) {
+      // The marker stays queued on the var and signals the abandoned slot.
+      record_sync(kind, var->id(), begin);
+      throw WaitInterrupted();
+    }
     error = std::move(slot.error);
   }
   record_sync(kind, var->id(), begin);

@@ -189,15 +189,16 @@ class ThreadedEngine final : public EngineBase {
   uint64_t finished() const noexcept;
   uint64_t pending() const noexcept;
   // Blocks until pending() < bound (bound <= wake_below()), woken by the
-  // workers finishing ops.
-  void wait_pending_below(uint64_t bound) noexcept;
+  // workers finishing ops. False if the thread's sleep hook gave the wait up.
+  [[nodiscard]] bool wait_pending_below(uint64_t bound) noexcept;
   // A worker wakes the waiters only once pending() falls below this: every
   // wait is for pending() below a bound (1 for wait_all, max_inflight for the
   // in-flight bound), so a wait_all behind a thousand ops is woken once, not
   // a thousand times (each a futex wake on the worker and a wake-up and a
   // sleep on the waiter's core).
   uint64_t wake_below() const noexcept { return max_inflight_ > 0 ? static_cast<uint64_t>(max_inflight_) : 1; }
-  void wait_idle() noexcept;
+  // Throws WaitInterrupted if the thread's sleep hook gave the wait up.
+  void wait_idle();
   void wake_waiters() noexcept;
 
   void start_gpu_pool(const EngineOptions& options);

@@ -16,28 +16,40 @@ SlotPool& slot_pool() {
   return *pool;
 }
 
+WaitSlot* take_slot() {
+  SlotPool& p = slot_pool();
+  std::lock_guard lock(p.mutex);
+  if (p.free.empty()) return new WaitSlot;
+  WaitSlot* slot = p.free.back();
+  p.free.pop_back();
+  return slot;
+}
+
+void give_slot(WaitSlot* slot) {
+  SlotPool& p = slot_pool();
+  std::lock_guard lock(p.mutex);
+  p.free.push_back(slot);
+}
+
 struct ThreadSlot {
-  WaitSlot* slot;
-  ThreadSlot() {
-    SlotPool& p = slot_pool();
-    std::lock_guard lock(p.mutex);
-    if (p.free.empty()) {
-      slot = new WaitSlot;
-    } else {
-      slot = p.free.back();
-      p.free.pop_back();
-    }
-  }
-  ~ThreadSlot() {
-    SlotPool& p = slot_pool();
-    std::lock_guard lock(p.mutex);
-    p.free.push_back(slot);
-  }
+  WaitSlot* slot = take_slot();
+  ~ThreadSlot() { give_slot(slot); }
 };
 
+thread_local ThreadSlot tls_slot;
 thread_local SleepHook* tls_sleep_hook = nullptr;
 
 }  // namespace
+
+void WaitSlot::abandon() noexcept {
+  // This slot now belongs to its signaller, who recycles it.
+  tls_slot.slot = take_slot();
+}
+
+void WaitSlot::recycle() noexcept {
+  error = nullptr;
+  give_slot(this);
+}
 
 ScopedSleepHook::ScopedSleepHook(SleepHook& hook) noexcept : previous_(tls_sleep_hook) { tls_sleep_hook = &hook; }
 
@@ -45,9 +57,6 @@ ScopedSleepHook::~ScopedSleepHook() { tls_sleep_hook = previous_; }
 
 SleepHook* this_thread_sleep_hook() noexcept { return tls_sleep_hook; }
 
-WaitSlot& this_thread_wait_slot() {
-  thread_local ThreadSlot slot;
-  return *slot.slot;
-}
+WaitSlot& this_thread_wait_slot() { return *tls_slot.slot; }
 
 }  // namespace asyncscope

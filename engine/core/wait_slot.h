@@ -1,7 +1,13 @@
 // WaitSlot: where a thread blocked in a sync point waits to be signalled.
-// Each thread owns one slot for its lifetime; slots come from a process-wide
-// pool and are never freed, so a signaller that notifies a little late never
-// touches freed memory (a late notify is only a spurious wake-up).
+// Each thread owns one slot at a time; slots come from a process-wide pool
+// and are never freed, so a signaller that wakes a little late never touches
+// freed memory (a late wake is only a spurious wake-up).
+//
+// A wait whose thread is interrupted while it sleeps (Ctrl+C in Python, a
+// stopped run) leaves the slot to its signaller: the owner marks it
+// abandoned and takes a fresh slot from the pool; the signaller, finding it
+// abandoned, puts it back in the pool instead of waking anyone.
+//
 // Threading: wait() from the owning thread; signal() from any thread.
 #pragma once
 
@@ -10,15 +16,25 @@
 #include <exception>
 
 #include "engine/core/cpu_placement.h"
+#include "engine/core/futex.h"
 
 namespace asyncscope {
 
 // How long a waiter spins before it sleeps on the futex.
 inline constexpr int64_t kWaitSlotSpinNs = 20'000;
 
+class SleepHook;
+
 struct alignas(64) WaitSlot {  // own cache line: the signaller writes it while the owner spins on it
-  std::atomic<uint32_t> state{0};  // 0: waiting, 1: signalled, 2: the owner saw the signal
-  std::exception_ptr error;        // the waited-on var's error, copied while its read was granted
+  // The owner's and the signaller's states.
+  static constexpr uint32_t kWaiting = 0;    // armed; the owner spins
+  static constexpr uint32_t kSignalled = 1;  // the signaller is done; the owner has not seen it yet
+  static constexpr uint32_t kSeen = 2;       // the owner saw the signal
+  static constexpr uint32_t kSleeping = 3;   // armed; the owner sleeps on the futex (a signal must wake it)
+  static constexpr uint32_t kAbandoned = 4;  // the owner's wait was interrupted: the signaller recycles the slot
+
+  std::atomic<uint32_t> state{kWaiting};
+  std::exception_ptr error;  // the waited-on var's error, copied while its read was granted
   // The CPU the owner armed the slot on (-1: unknown); on this line, which
   // the signaller reads anyway, it tells the signaller whether the two share
   // a CPU (ThreadedEngine then moves its worker away). Atomic: the owner may
@@ -28,25 +44,39 @@ struct alignas(64) WaitSlot {  // own cache line: the signaller writes it while 
   void arm() noexcept {
     error = nullptr;
     cpu.store(current_cpu(), std::memory_order_relaxed);
-    state.store(0, std::memory_order_relaxed);
+    state.store(kWaiting, std::memory_order_relaxed);
   }
+  // The system call is made only for an owner that went to sleep.
   void signal(std::exception_ptr e) noexcept {
     error = std::move(e);
-    state.store(1, std::memory_order_release);
-    state.notify_one();
+    const uint32_t before = state.exchange(kSignalled, std::memory_order_acq_rel);
+    if (before == kSleeping) {
+      futex_wake(state, 1);
+    } else if (before == kAbandoned) {
+      recycle();
+    }
   }
   // Spins briefly (a short op often finishes within microseconds), then
   // sleeps. stalled() is asked every few spins; true says that whoever must
   // signal cannot run while this thread spins (it waits for this core), so
   // the thread yields at once instead of after its usual stretch of spinning.
+  // Returns false if the thread's sleep hook ended the wait before the
+  // signal (SleepHook::interrupted): the slot is then abandoned to its
+  // signaller and the thread has a fresh one.
   template <class Stalled>
-  void wait(Stalled stalled) noexcept;
-  void wait() noexcept {
-    wait([] { return false; });
+  [[nodiscard]] bool wait(Stalled stalled) noexcept;
+  [[nodiscard]] bool wait() noexcept {
+    return wait([] { return false; });
   }
   // Whether the owner has not seen the signal yet: it was not running since.
   // A signaller that sees this while it spins on the same core should yield.
-  bool unseen() const noexcept { return state.load(std::memory_order_relaxed) == 1; }
+  bool unseen() const noexcept { return state.load(std::memory_order_relaxed) == kSignalled; }
+
+ private:
+  // The owner gives the slot up: its thread takes a fresh one.
+  void abandon() noexcept;
+  // Back to the pool, by the signaller of an abandoned slot.
+  void recycle() noexcept;
 };
 
 // The calling thread's slot.
@@ -56,13 +86,21 @@ WaitSlot& this_thread_wait_slot();
 // its while and now blocks in the kernel): a Python thread keeps the
 // interpreter lock through the spin, since most waits end within
 // microseconds and the lock's release and re-take cost a tenth of a short
-// round trip, and releases it only to sleep.
+// round trip, and releases it only to sleep. A hook may also ask the sleep
+// to wake now and then to look for a reason to give up the wait (Python's
+// Ctrl+C, a stopped run).
 // Threading: each thread sets its own hook (ScopedSleepHook) and only that
 // thread runs it.
 class SleepHook {
  public:
   virtual void before_sleep() noexcept = 0;
   virtual void after_sleep() noexcept = 0;
+  // How often a sleeping wait wakes to ask interrupted(), in ns (< 0: never).
+  virtual int64_t poll_every_ns() const noexcept { return -1; }
+  // Asked between before_sleep() and after_sleep(), at each wake-up that
+  // found the wait not over: true gives the wait up (after_sleep() still
+  // follows). The hook keeps the reason (a Python exception) for its caller.
+  virtual bool interrupted() noexcept { return false; }
 
  protected:
   ~SleepHook() = default;
@@ -83,14 +121,13 @@ class ScopedSleepHook {
 // The calling thread's hook, or null.
 SleepHook* this_thread_sleep_hook() noexcept;
 
-// Runs sleep() (a block in the kernel) inside the calling thread's hook.
-template <class F>
-void around_sleep(F&& sleep) noexcept {
-  SleepHook* hook = this_thread_sleep_hook();
-  if (hook != nullptr) hook->before_sleep();
-  sleep();
-  if (hook != nullptr) hook->after_sleep();
-}
+// Sleeps on `word` while asleep(word's value) holds, inside the calling
+// thread's hook (before_sleep, after_sleep), waking as the hook asks to look
+// at interrupted(). Returns false if the hook gave the wait up; then
+// give_up(), called first, decides: it returns false if the wait ended after
+// all (the sleep then ends as a normal one).
+template <class Asleep, class GiveUp>
+bool sleep_on(const std::atomic<uint32_t>& word, Asleep asleep, GiveUp give_up) noexcept;
 
 // Spins for up to `spin_ns` on pred() (yielding now and then), returning true
 // as soon as it holds; false if the time ran out. yield_now() is asked every

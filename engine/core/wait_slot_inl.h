@@ -24,17 +24,51 @@ bool spin_until(Pred pred, int64_t spin_ns, YieldNow yield_now) {
   }
 }
 
+template <class Asleep, class GiveUp>
+bool sleep_on(const std::atomic<uint32_t>& word, Asleep asleep, GiveUp give_up) noexcept {
+  SleepHook* hook = this_thread_sleep_hook();
+  const int64_t poll_ns = hook != nullptr ? hook->poll_every_ns() : -1;
+  if (hook != nullptr) hook->before_sleep();
+  bool ended = true;
+  for (;;) {
+    const uint32_t seen = word.load(std::memory_order_acquire);
+    if (!asleep(seen)) break;
+    futex_wait(word, seen, poll_ns);
+    if (poll_ns >= 0 && asleep(word.load(std::memory_order_acquire)) && hook->interrupted() && give_up()) {
+      ended = false;
+      break;
+    }
+  }
+  if (hook != nullptr) hook->after_sleep();
+  return ended;
+}
+
 template <class Stalled>
-void WaitSlot::wait(Stalled stalled) noexcept {
-  const auto signalled = [this] { return state.load(std::memory_order_acquire) != 0; };
+bool WaitSlot::wait(Stalled stalled) noexcept {
+  const auto signalled = [this] {
+    const uint32_t s = state.load(std::memory_order_acquire);
+    return s == kSignalled;
+  };
   if (!spin_until(signalled, kWaitSlotSpinNs, stalled)) {
-    around_sleep([this] {
-      while (state.load(std::memory_order_acquire) == 0) state.wait(0, std::memory_order_acquire);
-    });
+    uint32_t expected = kWaiting;
+    // Asleep from here: the signaller, seeing kSleeping, makes the wake-up call.
+    if (state.compare_exchange_strong(expected, kSleeping, std::memory_order_acq_rel)) {
+      const bool ended = sleep_on(
+          state, [](uint32_t s) { return s == kSleeping; },
+          [this] {
+            uint32_t sleeping = kSleeping;
+            return state.compare_exchange_strong(sleeping, kAbandoned, std::memory_order_acq_rel);
+          });
+      if (!ended) {
+        abandon();
+        return false;
+      }
+    }
   }
   // Tells a signaller that may be spinning on this core that it can stop
   // yielding to us (see unseen()).
-  state.store(2, std::memory_order_relaxed);
+  state.store(kSeen, std::memory_order_relaxed);
+  return true;
 }
 
 }  // namespace asyncscope

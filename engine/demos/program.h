@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -26,6 +27,18 @@
 namespace asyncscope::demos {
 
 class RunEnv;
+
+// A program ended with an exit status of its own, not 0 (a script's
+// sys.exit(3)): the command line exits with `status`, as python3 would.
+// what() says how ("SystemExit: 3").
+class ExitStatus : public std::runtime_error {
+ public:
+  ExitStatus(int status, const std::string& what) : std::runtime_error(what), status_(status) {}
+  int status() const noexcept { return status_; }
+
+ private:
+  int status_;
+};
 
 // A typed parameter: what the CLI turns into --name and the GUI into a knob.
 struct Param {

@@ -93,6 +93,10 @@ RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& contr
 }
 
 RunEnv::~RunEnv() {
+  // A last line without its newline still reaches the console.
+  for (const bool error : {false, true}) {
+    if (!partial_[error ? 1 : 0].empty()) write("\n", error);
+  }
   // Stop sampling before the engine and allocators it reads can go (arrays
   // the program kept may hold them past this run).
   sampler_.reset();
@@ -102,16 +106,28 @@ RunEnv::~RunEnv() {
   if (account_->refused()) hooks_.over_budget = true;
 }
 
-void RunEnv::print(std::string_view line) const {
-  if (hooks_.console) hooks_.console(line);
+void RunEnv::print(std::string_view line) {
+  write(std::string(line) + "\n");
 }
 
-void RunEnv::print_error(std::string_view line) const {
-  if (hooks_.console_error) {
-    hooks_.console_error(line);
-  } else {
-    print(line);
+void RunEnv::print_error(std::string_view line) {
+  write(std::string(line) + "\n", /*error=*/true);
+}
+
+void RunEnv::write(std::string_view text, bool error) {
+  if (hooks_.console_text) {
+    hooks_.console_text(text, error);
+    return;
   }
+  const auto& line_sink = error && hooks_.console_error ? hooks_.console_error : hooks_.console;
+  std::string& partial = partial_[error ? 1 : 0];
+  for (size_t nl = text.find('\n'); nl != std::string_view::npos; nl = text.find('\n')) {
+    partial.append(text.substr(0, nl));
+    if (line_sink) line_sink(partial);
+    partial.clear();
+    text.remove_prefix(nl + 1);
+  }
+  partial.append(text);
 }
 
 void RunEnv::on_stop(std::function<void()> fn) { control_.set_on_stop(std::move(fn)); }

@@ -56,6 +56,11 @@ struct RunHooks {
   std::function<void(std::string_view line)> console;
   // A line of the program's error output (a traceback); null: console.
   std::function<void(std::string_view line)> console_error;
+  // The program's output as it writes it (RunEnv::write): text with its
+  // newlines, a prompt without one included, and `error` for its error
+  // output. When set, it takes everything console and console_error would
+  // (a printed line comes with its newline); null: whole lines go to those.
+  std::function<void(std::string_view text, bool error)> console_text;
   // Progress in [0, 1], with a short description; may be called often.
   std::function<void(double fraction, const std::string& what)> progress;
   // A result row as soon as the program reports it (the full table is also returned).
@@ -112,9 +117,13 @@ class RunEnv {
   std::shared_ptr<AllocatorAccount> memory_account() const noexcept { return account_; }
 
   // A line of program output for the console (the CLI prints it to stdout).
-  void print(std::string_view line) const;
+  void print(std::string_view line);
   // A line of error output (the CLI prints it to stderr).
-  void print_error(std::string_view line) const;
+  void print_error(std::string_view line);
+  // Program output as written, not necessarily whole lines (`error`: the
+  // error output). A host without console_text gets whole lines; a last
+  // line without its newline comes when the run ends.
+  void write(std::string_view text, bool error = false);
   // A row of the results table, and a short sentence under it.
   void result(std::string key, std::string label, double value, std::string unit);
   void note(std::string text);
@@ -150,6 +159,7 @@ class RunEnv {
   std::unique_ptr<trace::CounterSampler> sampler_;
   Results results_;
   bool finished_ = false;
+  std::string partial_[2];  // output and error text after their last newline (no console_text)
 };
 
 // Runs `program` with `values` on the calling thread: makes the run

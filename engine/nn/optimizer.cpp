@@ -40,7 +40,7 @@ void Trainer::set_learning_rate(float lr) { learning_rate_ = finite("learning_ra
 
 void Trainer::step(int64_t batch_size) {
   if (batch_size <= 0) {
-    throw std::invalid_argument("Trainer::step: batch_size must be > 0, got " + std::to_string(batch_size));
+    throw std::invalid_argument("Trainer.step: batch_size must be > 0, got " + std::to_string(batch_size));
   }
   const float scale = 1.0f / static_cast<float>(batch_size);
   if (momentum_ != 0.0f && momenta_.empty()) momenta_.resize(params_.size());

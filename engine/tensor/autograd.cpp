@@ -186,8 +186,9 @@ void backward(const NDArray& head, const NDArray& head_grad, bool retain_graph) 
   const ArrayGrad* hg = head.chunk("backward")->grad.get();
   if (hg == nullptr || !hg->node) {
     throw std::logic_error(
-        "backward: this array was not computed by recorded ops: call attach_grad() on the inputs, and compute "
-        "the array inside an autograd::Record scope");
+        "backward: this array was not computed by recorded ops: call attach_grad() on the inputs (or make "
+        "them with requires_grad=True), and compute the array while recording (inside `with "
+        "autograd.record():`, or with PyTorch's grad mode on)");
   }
   if (!head_grad.is_null() && !(head_grad.shape() == head.shape())) {
     throw std::invalid_argument("backward: head gradient " + head_grad.shape().to_string() +

@@ -249,6 +249,17 @@ int threads() {
 void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
            int ldb, float beta, float* c, int ldc) {
   check(m >= 0 && n >= 0 && k >= 0, "m, n and k must not be negative");
+  // An empty product, as NumPy computes it: C has nothing, or C = beta C
+  // (a sum over no terms). BLAS would refuse the leading dimensions of an
+  // operand without rows or columns.
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int i = 0; i < m; ++i) {
+      float* row = c + int64_t{i} * ldc;
+      for (int j = 0; j < n; ++j) row[j] = beta == 0.0f ? 0.0f : beta * row[j];
+    }
+    return;
+  }
   // Row-major: the stride of a stored matrix is at least its row length.
   check(lda >= std::max(1, trans_a ? m : k), "lda is smaller than a row of A as stored");
   check(ldb >= std::max(1, trans_b ? k : n), "ldb is smaller than a row of B as stored");

@@ -64,6 +64,9 @@ NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& sha
   chunk->shape = shape;
   chunk->device = device;
   chunk->bytes = static_cast<size_t>(shape.size()) * sizeof(float);
+  // An empty array has no values for an op to write: its (empty) buffer is
+  // there from the start, so an op that writes nothing leaves it readable.
+  if (chunk->bytes == 0) chunk->data = static_cast<float*>(allocator.allocate(0));
   chunk->var = context->engine().new_var();
   return NDArray(chunk);
 }

@@ -142,12 +142,19 @@ class NDArray {
   // Waits, then prints shape, device and values (long arrays elided).
   friend std::ostream& operator<<(std::ostream& out, const NDArray& array);
 
-  // In-place updates (they write this array's var): this = this op other,
-  // broadcasting `other` to this array's shape. Refused while recording when
-  // either side needs a gradient (the graph would see the changed values).
+  // In-place updates (one op that writes this array's var, on its own
+  // buffer): this = this op other, broadcasting `other` to this array's
+  // shape (std::invalid_argument if the result would have another shape, as
+  // in NumPy). Refused while recording when either side needs a gradient
+  // (the graph would see the changed values).
   NDArray& operator+=(const NDArray& other);
   NDArray& operator-=(const NDArray& other);
+  NDArray& operator*=(const NDArray& other);
+  NDArray& operator/=(const NDArray& other);
+  NDArray& operator+=(float scalar);
+  NDArray& operator-=(float scalar);
   NDArray& operator*=(float scalar);
+  NDArray& operator/=(float scalar);
   // this += alpha * other (the SGD update).
   NDArray& add_scaled(const NDArray& other, float alpha);
 

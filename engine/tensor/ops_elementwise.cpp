@@ -40,12 +40,24 @@ template <Binary kOp>
   for (int64_t i = 0; i < n; ++i) y[i] = apply<kOp>(pa[i], pb[i]);
 }
 
+// y = y op b: the in-place update (x += y), where the output is an input.
+template <Binary kOp>
+[[gnu::noinline]] void binary_same_shape_in_place(float* y, const float* pb, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = apply<kOp>(y[i], pb[i]);
+}
+
+// y may be pa (an in-place update: pa is then not stretched, ma == 0); every
+// loop below reads an element of pa before it writes the same one of y.
 template <Binary kOp>
 void binary_kernel(float* y, const float* pa, StretchMask ma, const float* pb, StretchMask mb, const Dims4& out) {
   const int64_t n = out.size();
   if (n == 0) return;
   if (ma == 0 && mb == 0) {
-    binary_same_shape<kOp>(y, pa, pb, n);
+    if (y == pa) {
+      binary_same_shape_in_place<kOp>(y, pb, n);
+    } else {
+      binary_same_shape<kOp>(y, pa, pb, n);
+    }
     return;
   }
   const Strides4 sa = stretched_strides(out, ma);
@@ -87,6 +99,14 @@ void binary_kernel(float* y, const float* pa, StretchMask ma, const float* pb, S
 }
 
 template <Binary kOp>
+constexpr cuda::BinaryOp gpu_op() {
+  return kOp == Binary::add ? cuda::BinaryOp::add
+         : kOp == Binary::sub ? cuda::BinaryOp::sub
+         : kOp == Binary::mul ? cuda::BinaryOp::mul
+                              : cuda::BinaryOp::div;
+}
+
+template <Binary kOp>
 NDArray binary(const NDArray& a, const NDArray& b, trace::NameId name, const char* op) {
   ops_detail::check_pair(a, b, op);
   const Shape shape = ops_detail::broadcast_shape(a.shape(), b.shape(), op);
@@ -97,10 +117,7 @@ NDArray binary(const NDArray& a, const NDArray& b, trace::NameId name, const cha
   Chunk* o = out.chunk();
   Chunk* x = ops_detail::storage(a, op);
   Chunk* z = ops_detail::storage(b, op);
-  constexpr auto kGpuOp = kOp == Binary::add   ? cuda::BinaryOp::add
-                          : kOp == Binary::sub ? cuda::BinaryOp::sub
-                          : kOp == Binary::mul ? cuda::BinaryOp::mul
-                                               : cuda::BinaryOp::div;
+  constexpr cuda::BinaryOp kGpuOp = gpu_op<kOp>();
   launch(
       name, op, {&a, &b}, {&out},
       [o, x, z, ma, mb, out_dims](const RunContext&) {
@@ -341,9 +358,57 @@ void refuse_while_recording(const NDArray& self, const NDArray* other, const cha
   }
 }
 
+// self = self op other, other broadcast to self's shape (NumPy's rule for
+// an in-place op: the result must keep self's shape). One op that writes
+// self's var, on self's own buffer.
+template <Binary kOp>
+NDArray& binary_in_place(NDArray& self, const NDArray& other, trace::NameId name, const char* op) {
+  ops_detail::check_pair(self, other, op);
+  const Shape shape = ops_detail::broadcast_shape(self.shape(), other.shape(), op);
+  if (!(shape == self.shape())) {
+    throw std::invalid_argument(std::string(op) + ": cannot update a " + self.shape().to_string() +
+                                " array in place with a " + other.shape().to_string() + " one (the result would be " +
+                                shape.to_string() + ")");
+  }
+  refuse_while_recording(self, &other, op);
+  const Dims4 dims = ops_detail::padded(shape);
+  const StretchMask mb = ops_detail::stretch_mask(other.shape(), dims);
+  Chunk* o = ops_detail::storage(self, op);
+  Chunk* x = ops_detail::storage(other, op);
+  launch(
+      name, op, {&other}, {&self},
+      [o, x, mb, dims](const RunContext&) {
+        float* y = o->data_for_update();
+        binary_kernel<kOp>(y, y, 0, x->data_for_read(), mb, dims);
+      },
+      [o, x, mb, dims](const RunContext& rc) {
+        float* y = o->data_for_update();
+        cuda::binary(rc.stream, gpu_op<kOp>(), y, dims, y, 0, x->data_for_read(), mb);
+      });
+  return self;
+}
+
+// self = f(self) elementwise; on a GPU cuda::unary(gpu_op, s) on self's buffer.
 template <class F>
-NDArray& update_in_place(NDArray& self, const NDArray& other, trace::NameId name, const char* op,
-                         cuda::UpdateOp gpu_op, float s, F f) {
+NDArray& unary_in_place(NDArray& self, trace::NameId name, const char* op, cuda::UnaryOp gpu_op, float s, F f) {
+  refuse_while_recording(self, nullptr, op);
+  Chunk* o = ops_detail::storage(self, op);
+  launch(
+      name, op, {}, {&self},
+      [o, f](const RunContext&) {
+        float* y = o->data_for_update();
+        const int64_t n = o->shape.size();
+        for (int64_t i = 0; i < n; ++i) y[i] = f(y[i]);
+      },
+      [o, gpu_op, s](const RunContext& rc) {
+        float* y = o->data_for_update();
+        cuda::unary(rc.stream, gpu_op, y, y, o->shape.size(), s);
+      });
+  return self;
+}
+
+// self += alpha * other for arrays of one shape (the optimizers' update).
+NDArray& scaled_add_in_place(NDArray& self, const NDArray& other, float alpha, trace::NameId name, const char* op) {
   ops_detail::check_pair(self, other, op);
   if (!(self.shape() == other.shape())) {
     throw std::invalid_argument(std::string(op) + ": shapes " + self.shape().to_string() + " and " +
@@ -354,14 +419,15 @@ NDArray& update_in_place(NDArray& self, const NDArray& other, trace::NameId name
   Chunk* x = ops_detail::storage(other, op);
   launch(
       name, op, {&other}, {&self},
-      [o, x, f](const RunContext&) {
+      [o, x, alpha](const RunContext&) {
         float* y = o->data_for_update();
         const float* p = x->data_for_read();
         const int64_t n = o->shape.size();
-        for (int64_t i = 0; i < n; ++i) y[i] = f(y[i], p[i]);
+        for (int64_t i = 0; i < n; ++i) y[i] += alpha * p[i];
       },
-      [o, x, gpu_op, s](const RunContext& rc) {
-        cuda::update(rc.stream, gpu_op, o->data_for_update(), x->data_for_read(), o->shape.size(), s);
+      [o, x, alpha](const RunContext& rc) {
+        cuda::update(rc.stream, cuda::UpdateOp::add_scaled, o->data_for_update(), x->data_for_read(), o->shape.size(),
+                     alpha);
       });
   return self;
 }
@@ -370,37 +436,47 @@ NDArray& update_in_place(NDArray& self, const NDArray& other, trace::NameId name
 
 NDArray& NDArray::operator+=(const NDArray& other) {
   static const trace::NameId kName = trace::intern("add_inplace");
-  return update_in_place(*this, other, kName, "add_inplace", cuda::UpdateOp::add, 0.0f,
-                         [](float y, float x) { return y + x; });
+  return binary_in_place<Binary::add>(*this, other, kName, "add_inplace");
 }
 
 NDArray& NDArray::operator-=(const NDArray& other) {
   static const trace::NameId kName = trace::intern("sub_inplace");
-  return update_in_place(*this, other, kName, "sub_inplace", cuda::UpdateOp::sub, 0.0f,
-                         [](float y, float x) { return y - x; });
+  return binary_in_place<Binary::sub>(*this, other, kName, "sub_inplace");
+}
+
+NDArray& NDArray::operator*=(const NDArray& other) {
+  static const trace::NameId kName = trace::intern("mul_inplace");
+  return binary_in_place<Binary::mul>(*this, other, kName, "mul_inplace");
+}
+
+NDArray& NDArray::operator/=(const NDArray& other) {
+  static const trace::NameId kName = trace::intern("div_inplace");
+  return binary_in_place<Binary::div>(*this, other, kName, "div_inplace");
+}
+
+NDArray& NDArray::operator+=(float s) {
+  static const trace::NameId kName = trace::intern("add_inplace");
+  return unary_in_place(*this, kName, "add_inplace", cuda::UnaryOp::add_scalar, s, [s](float y) { return y + s; });
+}
+
+NDArray& NDArray::operator-=(float s) {
+  static const trace::NameId kName = trace::intern("sub_inplace");
+  return unary_in_place(*this, kName, "sub_inplace", cuda::UnaryOp::sub_scalar, s, [s](float y) { return y - s; });
+}
+
+NDArray& NDArray::operator*=(float s) {
+  static const trace::NameId kName = trace::intern("mul_inplace");
+  return unary_in_place(*this, kName, "mul_inplace", cuda::UnaryOp::mul_scalar, s, [s](float y) { return y * s; });
+}
+
+NDArray& NDArray::operator/=(float s) {
+  static const trace::NameId kName = trace::intern("div_inplace");
+  return unary_in_place(*this, kName, "div_inplace", cuda::UnaryOp::div_scalar, s, [s](float y) { return y / s; });
 }
 
 NDArray& NDArray::add_scaled(const NDArray& other, float alpha) {
   static const trace::NameId kName = trace::intern("add_scaled");
-  return update_in_place(*this, other, kName, "add_scaled", cuda::UpdateOp::add_scaled, alpha,
-                         [alpha](float y, float x) { return y + alpha * x; });
-}
-
-NDArray& NDArray::operator*=(float scalar) {
-  static const trace::NameId kName = trace::intern("mul_inplace");
-  refuse_while_recording(*this, nullptr, "mul_inplace");
-  Chunk* o = ops_detail::storage(*this, "mul_inplace");
-  launch(
-      kName, "mul_inplace", {}, {this},
-      [o, scalar](const RunContext&) {
-        float* y = o->data_for_update();
-        const int64_t n = o->shape.size();
-        for (int64_t i = 0; i < n; ++i) y[i] *= scalar;
-      },
-      [o, scalar](const RunContext& rc) {
-        cuda::update(rc.stream, cuda::UpdateOp::mul_scalar, o->data_for_update(), nullptr, o->shape.size(), scalar);
-      });
-  return *this;
+  return scaled_add_in_place(*this, other, alpha, kName, "add_scaled");
 }
 
 }  // namespace asyncscope

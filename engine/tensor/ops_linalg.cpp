@@ -175,8 +175,12 @@ NDArray reshape(const NDArray& a, std::span<const int64_t> dims) {
     } else if (resolved[i] < 0) {
       throw std::invalid_argument("reshape: dimensions must be >= 0 or -1, got " + std::to_string(resolved[i]));
     } else {
-      known *= resolved[i];
+      known = Shape::mul_capped(known, resolved[i]);
     }
+  }
+  if (known > Shape::kMaxElements) {
+    throw std::invalid_argument("reshape: cannot reshape " + a.shape().to_string() +
+                                ": the new dimensions hold more than 2^59 elements");
   }
   if (infer >= 0) {
     if (known == 0 || total % known != 0) {

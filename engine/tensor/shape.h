@@ -15,19 +15,39 @@ namespace asyncscope {
 class Shape {
  public:
   static constexpr int kMaxDims = 4;
+  // The most elements a shape may describe: 2^59, so that a byte count of
+  // up to 8-byte elements, or a product of two such sizes' small factors,
+  // stays far from int64's end. Every size computation (size(), bytes,
+  // strides) can then multiply without overflow checks of its own.
+  static constexpr int64_t kMaxElements = int64_t{1} << 59;
 
   Shape() = default;
   Shape(std::initializer_list<int64_t> dims) : Shape(std::span<const int64_t>(dims.begin(), dims.size())) {}
-  // std::invalid_argument for more than kMaxDims dimensions or a negative one.
+  // std::invalid_argument for more than kMaxDims dimensions, a negative
+  // one, or more than kMaxElements elements in all.
   explicit Shape(std::span<const int64_t> dims) {
     if (dims.size() > kMaxDims) {
       throw std::invalid_argument("shape: at most " + std::to_string(kMaxDims) + " dimensions, got " +
                                   std::to_string(dims.size()));
     }
+    // The product of the non-zero dimensions, capped at kMaxElements + 1: an
+    // empty shape's other dimensions are held to the same bound, so that
+    // strides and partial products stay in range too.
+    int64_t product = 1;
     for (int64_t d : dims) {
       if (d < 0) throw std::invalid_argument("shape: dimensions must be >= 0, got " + std::to_string(d));
       dims_[ndim_++] = d;
+      if (d > 0) product = mul_capped(product, d);
     }
+    if (product > kMaxElements) {
+      throw std::invalid_argument("shape " + to_string() + ": more than 2^59 elements, more than any array can hold");
+    }
+  }
+
+  // a * b for a, b >= 0, or kMaxElements + 1 if that is more than kMaxElements.
+  static constexpr int64_t mul_capped(int64_t a, int64_t b) noexcept {
+    if (a == 0 || b == 0) return 0;
+    return a > kMaxElements || b > kMaxElements / a ? kMaxElements + 1 : a * b;
   }
 
   int ndim() const noexcept { return ndim_; }

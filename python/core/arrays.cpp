@@ -1,31 +1,73 @@
 #include "python/core/arrays.h"
 
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace asyncscope::python {
 
-Shape shape_from(py::handle obj, const char* what) {
+namespace {
+
+// A dimension from a Python int (or anything with __index__); one past
+// int64's range is a ValueError naming it, not pybind11's cast error.
+int64_t dim_of(py::handle d, const char* what) {
+  if (!PyIndex_Check(d.ptr())) {
+    throw py::type_error(std::string(what) + ": a shape holds ints, got " +
+                         std::string(py::str(py::type::of(d).attr("__name__"))));
+  }
+  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(d.ptr()));
+  if (!index) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0) {
+    throw std::invalid_argument(std::string(what) + ": the dimension " + std::string(py::str(index)) +
+                                " is more than any array can hold");
+  }
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
+}  // namespace
+
+std::vector<int64_t> dims_from(py::handle obj, const char* what) {
   std::vector<int64_t> dims;
-  if (py::isinstance<py::int_>(obj)) {
-    dims.push_back(obj.cast<int64_t>());
+  if (PyIndex_Check(obj.ptr())) {
+    dims.push_back(dim_of(obj, what));
   } else if (py::isinstance<py::sequence>(obj) && !py::isinstance<py::str>(obj)) {
-    for (py::handle d : obj) {
-      if (!py::isinstance<py::int_>(d)) {
-        throw py::type_error(std::string(what) + ": a shape holds ints, got " +
-                             std::string(py::str(py::type::of(d).attr("__name__"))));
-      }
-      dims.push_back(d.cast<int64_t>());
-    }
+    for (py::handle d : obj) dims.push_back(dim_of(d, what));
   } else {
     throw py::type_error(std::string(what) + ": a shape is an int or a tuple of ints, got " +
                          std::string(py::str(py::type::of(obj).attr("__name__"))));
   }
+  return dims;
+}
+
+Shape shape_from(py::handle obj, const char* what) {
+  const std::vector<int64_t> dims = dims_from(obj, what);
   try {
     return Shape(std::span<const int64_t>(dims));
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string(what) + ": " + e.what());
   }
+}
+
+bool GilSleepHook::interrupted() noexcept {
+  if (ctx_.stopped()) return true;
+  // Python runs signal handlers on its main thread only (elsewhere
+  // PyErr_CheckSignals returns 0 at once); both need the GIL.
+  PyGILState_STATE state{};
+  if (holds_gil_) {
+    PyEval_RestoreThread(saved_);
+  } else {
+    state = PyGILState_Ensure();
+  }
+  raised_ = PyErr_CheckSignals() != 0;
+  if (holds_gil_) {
+    saved_ = PyEval_SaveThread();
+  } else {
+    PyGILState_Release(state);
+  }
+  return raised_;
 }
 
 py::tuple tuple_of(const Shape& shape) {
@@ -37,11 +79,13 @@ py::tuple tuple_of(const Shape& shape) {
 std::vector<int> axes_from(py::handle obj) {
   std::vector<int> axes;
   if (obj.is_none()) return axes;
-  if (py::isinstance<py::int_>(obj)) {
-    axes.push_back(obj.cast<int>());
-    return axes;
+  for (const int64_t a : dims_from(obj, "axis")) {
+    // The op checks the axis against the array; only int's range is checked here.
+    if (a < std::numeric_limits<int>::min() || a > std::numeric_limits<int>::max()) {
+      throw std::invalid_argument("axis " + std::to_string(a) + " is out of range");
+    }
+    axes.push_back(static_cast<int>(a));
   }
-  for (py::handle a : obj) axes.push_back(a.cast<int>());
   if (axes.empty()) throw std::invalid_argument("axis: an empty tuple of axes");
   return axes;
 }

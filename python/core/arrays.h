@@ -6,9 +6,10 @@
 // flavours share (operators, shape, autograd); each flavour's file adds the
 // rest (printing, reductions' shapes, conversions).
 //
-// Every call that may block releases the GIL: a copy to the host and a push
-// held by the in-flight bound for their whole call, a wait when it stops
-// spinning and sleeps. Op functions never call into Python.
+// Every call that may block releases the GIL: a large copy to the host for
+// its whole call, a wait and a push held by the in-flight bound when they
+// stop spinning and sleep. Python objects are read with the GIL held, and op
+// functions never call into Python.
 //
 // Threading: Python threads holding the GIL (pybind11 takes care of it).
 #pragma once
@@ -19,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -42,7 +44,10 @@ struct TorchTag {};
 using MxArray = PyArray<MxTag>;
 using Tensor = PyArray<TorchTag>;
 
-// A shape from an int (n -> (n,)) or a sequence of ints; ValueError/TypeError otherwise.
+// Dimensions from an int (n -> [n]) or a sequence of ints (anything with
+// __index__), unchecked but for int64's range; TypeError/ValueError otherwise.
+std::vector<int64_t> dims_from(py::handle obj, const char* what);
+// A shape from the same; ValueError/TypeError for what Shape refuses.
 Shape shape_from(py::handle obj, const char* what);
 py::tuple tuple_of(const Shape& shape);
 // Axes from None (every axis), an int, or a sequence of ints.
@@ -52,18 +57,55 @@ std::vector<float> values_from(py::handle obj, Shape& shape);
 // A NumPy float32 copy of the values; the wait releases the GIL.
 py::array to_numpy(const NDArray& a, trace::SyncKind kind);
 
+// How often a sleeping wait of a Python thread wakes to look for Ctrl+C and
+// a stop: a Ctrl+C delivered to the waiting thread wakes it at once; one
+// delivered to another thread, and a stop, are seen within this.
+inline constexpr int64_t kWaitPollNs = 50'000'000;
+
+// A Python thread's sleep in a wait (see SleepHook): releases the GIL while
+// the thread sleeps (unless the caller released it already) and takes it
+// back when the thread wakes; every kWaitPollNs it gives the wait up if the
+// run was stopped or if Python has a signal to handle on this thread (the
+// main one) whose handler raised (KeyboardInterrupt). The engine then throws
+// WaitInterrupted, which the module's translator turns into that exception
+// (or KeyboardInterrupt for a stop).
+class GilSleepHook final : public SleepHook {
+ public:
+  explicit GilSleepHook(const Context& ctx, bool holds_gil = true) noexcept : ctx_(ctx), holds_gil_(holds_gil) {}
+  void before_sleep() noexcept override {
+    if (holds_gil_) saved_ = PyEval_SaveThread();
+  }
+  void after_sleep() noexcept override {
+    if (holds_gil_) PyEval_RestoreThread(saved_);
+  }
+  int64_t poll_every_ns() const noexcept override { return kWaitPollNs; }
+  bool interrupted() noexcept override;
+  // The signal handler raised while the wait ended anyway: the exception is
+  // set, and the caller raises it (error_already_set) instead of returning.
+  bool raised() const noexcept { return raised_; }
+
+ private:
+  const Context& ctx_;
+  const bool holds_gil_;
+  bool raised_ = false;
+  PyThreadState* saved_ = nullptr;
+};
+
 // Around every call into the core that pushes: records the script line it
-// came from (note_source), then releases the GIL when the engine may block
-// the push (an in-flight bound).
+// came from (note_source) and, when the engine may block the push (an
+// in-flight bound), lets the push release the GIL while it sleeps, as a wait
+// does. The call keeps the GIL otherwise: a binding reads its Python
+// arguments (a shape, a device) inside the guard's scope.
 class PushGuard {
  public:
-  explicit PushGuard(const Context& ctx) {
+  explicit PushGuard(const Context& ctx) : hook_(ctx) {
     note_source(ctx);
-    if (ctx.engine().max_inflight() > 0) release_.emplace();
+    if (ctx.engine().max_inflight() > 0) sleep_.emplace(hook_);
   }
 
  private:
-  std::optional<py::gil_scoped_release> release_;
+  GilSleepHook hook_;
+  std::optional<ScopedSleepHook> sleep_;
 };
 
 // Runs f (a push) on arrays of one context with PushGuard around it.
@@ -94,28 +136,24 @@ T push_as(const NDArray& like, F&& f) {
   return push_as<T>(like.context(), std::forward<F>(f));
 }
 
-// Releases the GIL while the calling thread's wait sleeps, and takes it
-// back when the thread wakes (see SleepHook).
-class GilSleepHook final : public SleepHook {
- public:
-  void before_sleep() noexcept override { saved_ = PyEval_SaveThread(); }
-  void after_sleep() noexcept override { PyEval_RestoreThread(saved_); }
-
- private:
-  PyThreadState* saved_ = nullptr;
-};
-
 // A wait (f) on work of ctx's engine: records the script line it came from,
 // then waits, keeping the GIL while the wait spins and releasing it only if
 // the wait sleeps. Most waits in a loop end within a few microseconds, and
 // releasing and taking back the GIL around each cost about 5% of a
-// one-element push and wait.
+// one-element push and wait. Ctrl+C and a stop end the wait (GilSleepHook).
 template <class F>
 auto waiting(const Context& ctx, F&& f) {
   note_source(ctx);
-  GilSleepHook hook;
+  GilSleepHook hook(ctx);
   ScopedSleepHook scope(hook);
-  return f();
+  if constexpr (std::is_void_v<std::invoke_result_t<F&>>) {
+    f();
+    if (hook.raised()) throw py::error_already_set();
+  } else {
+    auto result = f();
+    if (hook.raised()) throw py::error_already_set();
+    return result;
+  }
 }
 
 // Arrays of at least this many elements are copied to the host without the GIL.
@@ -123,12 +161,34 @@ inline constexpr int64_t kCopyOffGilElements = int64_t{1} << 18;
 
 // A wait followed by a copy of the values (f): records the script line it
 // came from, then runs f with the GIL released, the copy of a large array
-// included.
+// included; Ctrl+C and a stop end the wait as in waiting().
 template <class F>
 auto waiting_to_copy(const Context& ctx, F&& f) {
   note_source(ctx);
-  py::gil_scoped_release release;
-  return f();
+  GilSleepHook hook(ctx, /*holds_gil=*/false);
+  ScopedSleepHook scope(hook);
+  auto result = [&] {
+    py::gil_scoped_release release;
+    return f();
+  }();
+  if (hook.raised()) throw py::error_already_set();
+  return result;
+}
+
+// f() (a push) for a frontend function whose engine op has another name:
+// an argument error names the function the script called ("mm: inner
+// dimensions differ ...", not "dot: ...").
+template <class F>
+auto named_as(std::string_view function, std::string_view op, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    const std::string_view what = e.what();
+    if (what.size() > op.size() && what.starts_with(op) && what[op.size()] == ':') {
+      throw std::invalid_argument(std::string(function) + std::string(what.substr(op.size())));
+    }
+    throw;
+  }
 }
 
 // An in-place update of the array behind a Python object (the object stays the same).
@@ -194,6 +254,25 @@ const T* array_of(py::handle y) {
   return &y.cast<const T&>();  // a subclass, or not initialised (the cast raises as before)
 }
 
+// A NumPy array as the other operand of an arithmetic operator: PyTorch
+// takes it (torch.ones(2) + np.ones(2) is a tensor), so the PyTorch edition
+// pushes its values as a tensor on x's device; MXNet's NDArray refuses it
+// with a TypeError naming the type (the class's __array_ufunc__ = None keeps
+// NumPy from taking the operation over when the array is on the left).
+template <class T>
+std::optional<NDArray> numpy_operand(const NDArray& x, py::handle y) {
+  if (!py::isinstance<py::array>(y)) return std::nullopt;
+  if constexpr (std::is_same_v<T, Tensor>) {
+    Shape shape;
+    std::vector<float> values = values_from(y, shape);
+    PushGuard guard(x.context());
+    return from_host(x.context_ptr(), shape, std::move(values), x.device());
+  } else {
+    throw py::type_error("an NDArray and a numpy.ndarray cannot be combined: make the NumPy array an NDArray "
+                         "first (nd.array(a))");
+  }
+}
+
 // x OP y for y an array of x's flavour or a number; NotImplemented otherwise
 // (so Python tries y's reflected operator, then raises TypeError). Op is the
 // operator's function object (std::plus<> and the like), which NDArray's
@@ -206,14 +285,20 @@ py::object binary_op(const T& x, py::handle y) {
   if (const std::optional<float> s = number_of(y)) {
     return wrap(push_as<T>(x.a, [&] { return Op{}(x.a, *s); }));
   }
+  if (const std::optional<NDArray> other = numpy_operand<T>(x.a, y)) {
+    return wrap(push_as<T>(x.a, [&] { return Op{}(x.a, *other); }));
+  }
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
 
-// y OP x for a number y.
+// y OP x for a number y (or, in the PyTorch edition, a NumPy array).
 template <class T, class Op>
 py::object reflected_op(const T& x, py::handle y) {
   if (const std::optional<float> s = number_of(y)) {
     return wrap(push_as<T>(x.a, [&] { return Op{}(*s, x.a); }));
+  }
+  if (const std::optional<NDArray> other = numpy_operand<T>(x.a, y)) {
+    return wrap(push_as<T>(x.a, [&] { return Op{}(*other, x.a); }));
   }
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
@@ -233,12 +318,44 @@ PyObject* number_slot(PyObject* a, PyObject* b) noexcept {
   });
 }
 
+// The in-place updates, for an array or a number on the right.
+struct AddInPlace {
+  void operator()(NDArray& a, const auto& b) const { a += b; }
+};
+struct SubInPlace {
+  void operator()(NDArray& a, const auto& b) const { a -= b; }
+};
+struct MulInPlace {
+  void operator()(NDArray& a, const auto& b) const { a *= b; }
+};
+struct DivInPlace {
+  void operator()(NDArray& a, const auto& b) const { a /= b; }
+};
+
+// x OP= y in place, as MXNet and PyTorch do it: the array behind x is
+// updated and x stays the same object (y = x; x += 1 changes y too), for y
+// an array of x's flavour (broadcast to x's shape) or a number.
+// NotImplemented otherwise, so that Python falls back to x = x OP y.
+template <class T, class Update>
+py::object in_place_op(py::object self, py::handle y) {
+  if (const T* other = array_of<T>(y)) {
+    const NDArray b = other->a;  // a handle: y may be self
+    in_place<T>(self, [&b](NDArray& a) { Update{}(a, b); });
+    return self;
+  }
+  if (const std::optional<float> s = number_of(y)) {
+    in_place<T>(self, [s](NDArray& a) { Update{}(a, *s); });
+    return self;
+  }
+  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+}
+
 // What both flavours' classes have: arithmetic with arrays and Python numbers
 // on either side, unary minus, in-place updates, ndim and len(). Shape, size
 // and autograd differ between the frameworks: each flavour's file binds them.
 template <class T>
 void bind_array_common(py::class_<T>& c) {
-  using S = float;
+  using S = float;  // the exponent of __pow__
   // One overload per operator, sorting its operand itself: with an array
   // overload and a number overload, pybind11 would first try `x + 1`'s 1 as
   // an array, and that failed load costs an AttributeError inside pybind11
@@ -256,17 +373,17 @@ void bind_array_common(py::class_<T>& c) {
         if (p != 2.0f) throw std::invalid_argument("only x ** 2 is supported (use square)");
         return push_as<T>(x.a, [&] { return square(x.a); });
       })
-      .def("__iadd__", [](py::object self, const T& y) { in_place<T>(self, [&](NDArray& a) { a += y.a; }); return self; },
-           py::is_operator())
-      .def("__isub__", [](py::object self, const T& y) { in_place<T>(self, [&](NDArray& a) { a -= y.a; }); return self; },
-           py::is_operator())
-      .def("__imul__", [](py::object self, S s) { in_place<T>(self, [&](NDArray& a) { a *= s; }); return self; },
-           py::is_operator())
+      .def("__iadd__", &in_place_op<T, AddInPlace>, py::is_operator())
+      .def("__isub__", &in_place_op<T, SubInPlace>, py::is_operator())
+      .def("__imul__", &in_place_op<T, MulInPlace>, py::is_operator())
+      .def("__itruediv__", &in_place_op<T, DivInPlace>, py::is_operator())
       .def_property_readonly("ndim", [](const T& x) { return x.a.shape().ndim(); })
       .def("__len__", [](const T& x) {
         if (x.a.shape().ndim() == 0) throw py::type_error("len() of a 0-d array");
         return x.a.shape()[0];
       });
+  // NumPy's operators give the operation back to the class (see numpy_operand).
+  c.attr("__array_ufunc__") = py::none();
   // Over the generic slots that defining __add__ and the rest gave the class
   // (binding any of those names again would put the generic one back).
   PyNumberMethods* number = reinterpret_cast<PyTypeObject*>(c.ptr())->tp_as_number;

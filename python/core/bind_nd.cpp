@@ -44,13 +44,8 @@ NDArray reshaped(const NDArray& a, const py::args& args, const py::kwargs& kwarg
   } else {
     spec = args;
   }
-  std::vector<int64_t> dims;
-  if (py::isinstance<py::int_>(spec)) {
-    dims.push_back(spec.cast<int64_t>());
-  } else {
-    for (py::handle d : spec) dims.push_back(d.cast<int64_t>());
-  }
-  return reshape(a, dims);
+  const std::vector<int64_t> dims = dims_from(spec, "reshape");
+  return pushing(a, [&] { return reshape(a, dims); });
 }
 
 PyObject* wait_to_read_method(PyObject* self, PyObject*) noexcept {

@@ -173,8 +173,7 @@ void bind_nn(py::module_& m) {
            }),
            py::arg("params"), py::arg("optimizer"), py::arg("optimizer_params") = py::none(), py::keep_alive<1, 2>())
       .def("step", [](nn::Trainer& t, int64_t batch_size, bool) {
-        note_source(*python::context());
-        py::gil_scoped_release release;  // an in-flight bound may hold the pushes
+        PushGuard guard(*python::context());  // an in-flight bound may hold the pushes
         t.step(batch_size);
       }, py::arg("batch_size"), py::arg("ignore_stale_grad") = false,
          "w -= learning_rate / batch_size * grad for every parameter (pushed; returns at once).")

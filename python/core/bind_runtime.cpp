@@ -81,6 +81,10 @@ cannot be loaded.)");
   }, R"(The run so far, per line of the script: a list of dicts (file, line, runs,
 ops, enqueue_s, waits, wait_s, bytes), ordered by file and line. A line
 counts when it pushed an op or waited; `runs` is how many times it did.)");
+  m.def("_raise_in_thread", [](unsigned long ident, py::object type) {
+    PyThreadState_SetAsyncExc(ident, type.ptr());
+  }, py::arg("ident"), py::arg("type"),
+     "Raises `type` in the Python thread `ident` at its next instruction (a host's stop).");
   m.def("_shutdown", [] {
     py::gil_scoped_release release;
     shutdown();

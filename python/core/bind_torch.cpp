@@ -99,7 +99,9 @@ on the engine's CPU workers. item(), numpy(), printing and
 torch.cuda.synchronize() wait for the work they need.)");
   c.attr("__module__") = "asyncscope.torch";
   bind_array_common(c);
-  c.def("__matmul__", [](const Tensor& x, const Tensor& y) { return push_as<Tensor>(x.a, [&] { return dot(x.a, y.a); }); },
+  c.def("__matmul__", [](const Tensor& x, const Tensor& y) {
+    return push_as<Tensor>(x.a, [&] { return named_as("matmul", "dot", [&] { return dot(x.a, y.a); }); });
+  },
         py::is_operator())
       .def("__repr__", &torch_repr)
       .def("__str__", &torch_repr)
@@ -150,8 +152,7 @@ torch.cuda.synchronize() wait for the work they need.)");
       .def("reshape", [](const Tensor& x, const py::args& args) {
         // reshape(2, 3) or reshape((2, 3)); one dimension may be -1 (inferred).
         const py::object spec = args.size() == 1 && !py::isinstance<py::int_>(args[0]) ? py::object(args[0]) : py::object(args);
-        std::vector<int64_t> dims;
-        for (py::handle d : spec) dims.push_back(d.cast<int64_t>());
+        const std::vector<int64_t> dims = dims_from(spec, "reshape");
         return push_as<Tensor>(x.a, [&] { return reshape(x.a, dims); });
       });
 }
@@ -190,7 +191,9 @@ void bind_functions(py::module_& t) {
   }, py::arg("data"), py::arg("device") = py::none(), py::arg("dtype") = py::none(),
      "A tensor with the values of a NumPy array, a (nested) list or a number.");
   for (const char* name : {"mm", "matmul"}) {
-    t.def(name, [](const Tensor& a, const Tensor& b) { return push_as<Tensor>(a.a, [&] { return dot(a.a, b.a); }); },
+    t.def(name, [name](const Tensor& a, const Tensor& b) {
+      return push_as<Tensor>(a.a, [&] { return named_as(name, "dot", [&] { return dot(a.a, b.a); }); });
+    },
           py::arg("input"), py::arg("other"), "Matrix product of 2-D tensors (BLAS sgemm, cuBLAS on a GPU).");
   }
   for (const auto& [name, kind] : {std::pair{"sum", ReduceKind::sum}, {"mean", ReduceKind::mean}}) {

@@ -4,6 +4,8 @@
 
 #include "engine/base/allocator.h"
 #include "engine/core/errors.h"
+#include "engine/trace/model.h"
+#include "python/core/runtime.h"
 
 namespace py = pybind11;
 
@@ -21,6 +23,21 @@ bool caused_by_budget(const OpError& e) {
   }
 }
 
+// The failed op's message with the script line that pushed it, which the
+// run's trace knows (a failure shows at a sync point, often lines later).
+std::string with_source(const OpError& e) {
+  try {
+    const std::shared_ptr<trace::Recorder> rec = recorder();
+    if (!rec) return e.what();
+    const trace::TraceModel model = trace::snapshot(*rec);
+    const trace::OpInfo* op = model.find_op(e.op_id());
+    const std::string where = op != nullptr ? model.source_text(op->source) : std::string();
+    return where.empty() ? std::string(e.what()) : std::string(e.what()) + " (pushed at " + where + ")";
+  } catch (...) {
+    return e.what();  // no run to ask: the message as it is
+  }
+}
+
 }  // namespace
 
 void register_errors(py::module_& m) {
@@ -33,10 +50,11 @@ void register_errors(py::module_& m) {
     try {
       std::rethrow_exception(p);
     } catch (const OpError& e) {
+      const std::string what = with_source(e);
       if (caused_by_budget(e)) {
-        PyErr_SetString(PyExc_MemoryError, e.what());
+        PyErr_SetString(PyExc_MemoryError, what.c_str());
       } else {
-        op_error(e.what());
+        op_error(what.c_str());
       }
     } catch (const MemoryBudgetError& e) {
       PyErr_SetString(PyExc_MemoryError, e.what());
@@ -44,6 +62,10 @@ void register_errors(py::module_& m) {
       PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     } catch (const CancelledError& e) {
       PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+    } catch (const WaitInterrupted&) {
+      // The sleep hook gave the wait up: for a signal whose handler raised,
+      // that exception is set already; otherwise the run was stopped.
+      if (PyErr_Occurred() == nullptr) PyErr_SetString(PyExc_KeyboardInterrupt, StoppedError().what());
     }
   });
 }

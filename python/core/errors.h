@@ -1,7 +1,8 @@
 // How the engine's errors reach Python: a failed op at its sync point is
 // asyncscope.OpError (a RuntimeError) naming the op; a refusal of the memory
 // budget, there or at the call, is MemoryError; a stopped run is
-// KeyboardInterrupt; shape and argument errors (std::invalid_argument) are
+// KeyboardInterrupt, and so is Ctrl+C during a wait (or what else Python's
+// signal handler raised); shape and argument errors (std::invalid_argument) are
 // ValueError, with the C++ message in every case.
 // Threading: call register_errors once, while the module is made.
 #pragma once

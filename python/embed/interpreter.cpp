@@ -2,6 +2,7 @@
 
 #include <pybind11/embed.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -27,6 +28,8 @@ py::gil_scoped_release* main_thread_release = nullptr;
 
 namespace {
 
+std::atomic<bool> handles_signals{false};
+
 // The embedded interpreter is the libpython the build linked, so it takes its
 // standard library and site-packages (NumPy) from the python3 the build used.
 // Left to itself it would look for `python3` on PATH, and a pyenv, conda or
@@ -48,9 +51,12 @@ void start_interpreter(bool signal_handlers) {
   // heap's hooks go in now, before the interpreter's state and any object.
   install_heap_hooks();
   py::initialize_interpreter(&config, 0, nullptr, /*add_program_dir_to_path=*/false);
+  handles_signals.store(signal_handlers);
 }
 
 }  // namespace
+
+bool interpreter_handles_signals() noexcept { return handles_signals.load(); }
 
 void ensure_interpreter(bool signal_handlers) {
   static std::once_flag once;

@@ -21,6 +21,10 @@ namespace asyncscope::python {
 // missing.
 void ensure_interpreter(bool signal_handlers);
 
+// Whether the running interpreter turns Ctrl+C into KeyboardInterrupt (the
+// first ensure_interpreter call asked for it). False before it started.
+bool interpreter_handles_signals() noexcept;
+
 // Where the interpreter finds the asyncscope package.
 std::string package_dir();
 

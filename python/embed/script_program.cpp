@@ -3,10 +3,13 @@
 #include <pybind11/embed.h>
 #include <Python.h>
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "engine/core/errors.h"
@@ -20,85 +23,82 @@ namespace py = pybind11;
 namespace asyncscope::python {
 namespace {
 
-// A file object for sys.stdout / sys.stderr that hands whole lines to the
-// run's console (a partial last line when flushed or at the end).
-class ConsoleWriter {
+// Where the bytes of the script's sys.stdout or sys.stderr go (asyncscope._host
+// wraps it in a text stream): the run's console while the run lives, then
+// the process's own descriptor, for a thread that kept the stream and
+// writes after the run ended.
+class ConsoleSink {
  public:
-  explicit ConsoleWriter(std::function<void(std::string_view)> sink) : sink_(std::move(sink)) {}
-  ~ConsoleWriter() { flush(); }
+  ConsoleSink(demos::RunEnv& env, bool error) : env_(&env), error_(error) {}
 
-  size_t write(const std::string& text) {
-    pending_ += text;
-    size_t start = 0;
-    for (size_t nl = pending_.find('\n'); nl != std::string::npos; nl = pending_.find('\n', start)) {
-      sink_(std::string_view(pending_).substr(start, nl - start));
-      start = nl + 1;
+  void write(const py::bytes& data) {
+    const std::string_view text = data;
+    if (env_ != nullptr) {
+      env_->write(text, error_);
+      return;
     }
-    pending_.erase(0, start);
-    return text.size();
+    for (size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(error_ ? 2 : 1, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // as python3's own streams at exit: nowhere left to report it
+      done += static_cast<size_t>(n);
+    }
   }
-  void flush() {
-    if (!pending_.empty()) sink_(std::exchange(pending_, std::string()));
-  }
+  // The run ended (with the GIL held, so no write is under way).
+  void close() noexcept { env_ = nullptr; }
 
  private:
-  std::function<void(std::string_view)> sink_;
-  std::string pending_;
+  demos::RunEnv* env_;
+  bool error_;
 };
 
-// The writer type, registered once in the embedded core module's namespace.
-py::object writer_type() {
-  static py::object type = [] {
+// The sink's type, registered once in the embedded core module's namespace.
+void register_sink_type() {
+  static const bool registered = [] {
     py::module_ core = py::module_::import("_asyncscope_core");
-    if (!py::hasattr(core, "_ConsoleWriter")) {
-      py::class_<ConsoleWriter>(core, "_ConsoleWriter")
-          .def("write", &ConsoleWriter::write)
-          .def("flush", &ConsoleWriter::flush)
-          .def("isatty", [](const ConsoleWriter&) { return false; })
-          .def_property_readonly("encoding", [](const ConsoleWriter&) { return "utf-8"; });
-    }
-    return core.attr("_ConsoleWriter");
+    py::class_<ConsoleSink>(core, "_ConsoleSink").def("__call__", &ConsoleSink::write);
+    return true;
   }();
-  return type;
+  (void)registered;
 }
 
-// Swaps sys.stdout and sys.stderr for the run's console while it lives.
-class RedirectedOutput {
- public:
-  explicit RedirectedOutput(demos::RunEnv& env) : sys_(py::module_::import("sys")) {
-    writer_type();
-    out_ = py::cast(ConsoleWriter([&env](std::string_view line) { env.print(line); }));
-    err_ = py::cast(ConsoleWriter([&env](std::string_view line) { env.print_error(line); }));
-    saved_out_ = sys_.attr("stdout");
-    saved_err_ = sys_.attr("stderr");
-    sys_.attr("stdout") = out_;
-    sys_.attr("stderr") = err_;
-  }
-  ~RedirectedOutput() {
-    out_.attr("flush")();
-    err_.attr("flush")();
-    sys_.attr("stdout") = saved_out_;
-    sys_.attr("stderr") = saved_err_;
-  }
-
- private:
-  py::module_ sys_;
-  py::object out_, err_, saved_out_, saved_err_;
-};
-
 // Prints the traceback of the exception being handled to the error console
-// and returns its last line ("ValueError: ...").
+// and returns the line that says what it was: its last line
+// ("ValueError: ..."), or for a syntax error the same with the place
+// ("SyntaxError: '(' was never closed (s.py, line 1)").
 std::string report(py::error_already_set& e, demos::RunEnv& env) {
-  py::list lines = py::module_::import("traceback").attr("format_exception")(e.type(), e.value(), e.trace());
-  std::string text;
-  for (py::handle chunk : lines) text += chunk.cast<std::string>();
+  py::module_ traceback = py::module_::import("traceback");
+  const py::object trace = e.trace() ? py::reinterpret_borrow<py::object>(e.trace()) : py::none();
+  const py::list lines = traceback.attr("format_exception")(e.type(), e.value(), trace);
+  // The text may hold what UTF-8 cannot (a lone surrogate in a message).
+  const std::string text = py::str("").attr("join")(lines).attr("encode")("utf-8", "backslashreplace").cast<std::string>();
+  env.write(text, /*error=*/true);
+  if (e.matches(PyExc_SyntaxError)) {
+    return e.type().attr("__name__").cast<std::string>() + ": " +
+           py::str(e.value()).attr("encode")("utf-8", "backslashreplace").cast<std::string>();
+  }
   std::istringstream in(text);
   std::string last;
   for (std::string line; std::getline(in, line);) {
-    env.print_error(line);
     if (!line.empty()) last = line;
   }
   return last;
+}
+
+// What a SystemExit means, as python3 reads it: None or 0 end the run
+// normally; an int is the exit status; anything else is printed to the error
+// output and the status is 1.
+void exit_with(py::error_already_set& e, demos::RunEnv& env) {
+  const py::object code = e.value().attr("code");
+  if (code.is_none()) return;
+  if (py::isinstance<py::int_>(code)) {
+    if (!code.attr("__ne__")(0).cast<bool>()) return;
+    const int status = code.attr("__and__")(0xff).cast<int>();  // what the process's status keeps
+    throw demos::ExitStatus(status, "SystemExit: " + py::str(code).cast<std::string>());
+  }
+  const std::string text = py::str(code).attr("encode")("utf-8", "backslashreplace").cast<std::string>();
+  env.write(text + "\n", /*error=*/true);
+  throw demos::ExitStatus(1, "SystemExit: " + text);
 }
 
 }  // namespace
@@ -133,47 +133,102 @@ std::string ScriptProgram::read_source(const std::string& path) {
 void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
   const std::string source = source_ ? *source_ : read_source(path_);
   ensure_interpreter(/*signal_handlers=*/false);
-  // Registered before the GIL is taken: a stop takes the GIL to interrupt.
-  unsigned long thread = 0;
-  {
-    py::gil_scoped_acquire gil;
-    thread = PyThread_get_thread_ident();
-  }
-  env.on_stop([thread] {
-    py::gil_scoped_acquire gil;
-    PyThreadState_SetAsyncExc(thread, PyExc_KeyboardInterrupt);
-  });
   py::gil_scoped_acquire gil;
-  RedirectedOutput output(env);
-  py::dict globals;
-  globals["__name__"] = "__main__";
+  register_sink_type();
+  ConsoleSink out(env, /*error=*/false), err(env, /*error=*/true);
+  py::module_ sys = py::module_::import("sys");
+  // The script's streams, stop and end as under python3 (asyncscope/_host.py);
+  // a host whose Python does not take signals (the app) reads stdin so that
+  // a stop wakes the reader.
+  const py::object host_run = py::module_::import("asyncscope._host")
+                                  .attr("begin")(py::cast(&out, py::return_value_policy::reference),
+                                                 py::cast(&err, py::return_value_policy::reference),
+                                                 !interpreter_handles_signals());
+  {
+    // Registered without the GIL: a stop holds the run's lock while it takes
+    // the GIL to interrupt the script.
+    py::gil_scoped_release unlocked;
+    PyObject* const interrupt_target = host_run.ptr();  // alive until on_stop is cleared below
+    env.on_stop([interrupt_target] {
+      py::gil_scoped_acquire gil;
+      try {
+        py::handle(interrupt_target).attr("interrupt")();
+      } catch (py::error_already_set& e) {
+        e.discard_as_unraisable("asyncscope: stopping the script");
+      }
+    });
+  }
+  // A fresh __main__ module, as python3 makes for a script: pickle and
+  // multiprocessing find the script's classes through sys.modules.
+  py::module_ main = py::reinterpret_steal<py::module_>(PyModule_New("__main__"));
+  py::dict globals = main.attr("__dict__");
   globals["__file__"] = path_;
+  globals["__cached__"] = py::none();
   globals["__builtins__"] = py::module_::import("builtins");
+  const py::object saved_main = sys.attr("modules").attr("get")("__main__");
+  sys.attr("modules")["__main__"] = main;
   py::list argv;
   argv.append(path_);
-  py::module_::import("sys").attr("argv") = argv;
+  sys.attr("argv") = argv;
+  // The script's folder first on the import path, as python3 puts it.
+  const std::string folder = std::filesystem::absolute(path_).parent_path().string();
+  sys.attr("path").attr("insert")(0, folder);
   std::string failure;
+  std::optional<demos::ExitStatus> exit_status;
   bool stopped = false;
-  // The script's Python objects count against the run's budget while it
-  // executes; a refused granule is a MemoryError in the script.
-  HeapCharge heap(env.memory_account(), "Python objects of the script");
-  try {
-    py::module_ builtins = py::module_::import("builtins");
-    py::object code = builtins.attr("compile")(source, path_, "exec");
-    builtins.attr("exec")(code, globals);
-    heap.end();
-  } catch (py::error_already_set& e) {
-    heap.end();  // reporting must not be refused: the objects that filled the budget are still alive
+  const auto handle = [&](py::error_already_set& e) {
     if (e.matches(PyExc_SystemExit)) {
-      py::object status = e.value().attr("code");
-      if (!status.is_none() && !(py::isinstance<py::int_>(status) && status.cast<int>() == 0)) {
-        failure = "SystemExit: " + py::str(status).cast<std::string>();
+      try {
+        exit_with(e, env);
+      } catch (const demos::ExitStatus& status) {
+        exit_status = status;
       }
     } else if (e.matches(PyExc_KeyboardInterrupt) && env.stop_requested()) {
       stopped = true;
     } else {
       failure = report(e, env);
     }
+  };
+  // The script's Python objects count against the run's budget while it
+  // executes; a refused granule is a MemoryError in the script.
+  HeapCharge heap(env.memory_account(), "Python objects of the script");
+  try {
+    // From the file's bytes, so that its coding line or BOM decides the
+    // encoding, as under python3.
+    py::module_ builtins = py::module_::import("builtins");
+    const py::object code = builtins.attr("compile")(py::bytes(source), path_, "exec", 0, true);
+    builtins.attr("exec")(code, globals);
+    heap.end();
+  } catch (py::error_already_set& e) {
+    heap.end();  // reporting must not be refused: the objects that filled the budget are still alive
+    handle(e);
+  }
+  // The process's end under python3: the threads the script started are
+  // joined, however it ended, unless it was stopped.
+  if (!stopped) {
+    try {
+      host_run.attr("join_threads")();
+    } catch (py::error_already_set& e) {
+      handle(e);
+    }
+  }
+  {
+    py::gil_scoped_release unlocked;
+    env.on_stop({});
+  }
+  try {
+    host_run.attr("end")();
+    // Unless the script took it out itself.
+    if (sys.attr("path").attr("__contains__")(folder).cast<bool>()) sys.attr("path").attr("remove")(folder);
+  } catch (py::error_already_set& e) {
+    handle(e);
+  }
+  out.close();
+  err.close();
+  if (saved_main.is_none()) {
+    sys.attr("modules").attr("pop")("__main__", py::none());
+  } else {
+    sys.attr("modules")["__main__"] = saved_main;
   }
   leave_source(*env.context());  // the host's own waits and frees that follow have no line
   globals.clear();  // the script's arrays go now, while the run is still open
@@ -182,6 +237,7 @@ void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
   // message (its traceback was printed), as a push it refused would.
   if (const auto refusal = heap.refusal(); refusal && failure.starts_with("MemoryError")) throw *refusal;
   if (!failure.empty()) throw ScriptError(failure);
+  if (exit_status) throw *exit_status;
 }
 
 }  // namespace asyncscope::python

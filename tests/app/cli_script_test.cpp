@@ -174,11 +174,24 @@ TEST(CliScript, AScriptsPythonObjectsCountAgainstTheBudget) {
   EXPECT_NE(r.err.find("memory budget of 32.0 MiB"), std::string::npos) << r.err;
 }
 
-TEST(CliScript, SystemExitZeroIsANormalEndAndOtherStatusesFail) {
+// As python3: sys.exit(0) and sys.exit() end normally, sys.exit(n) exits
+// with n (silently), sys.exit("text") prints the text and exits with 1.
+TEST(CliScript, SystemExitEndsTheProcessWithTheScriptsStatusAsPython3Does) {
   EXPECT_EQ(cli({"script", write_script("ok.py", "import sys\nsys.exit(0)\n")}).code, 0);
-  const CliResult r = cli({"script", write_script("three.py", "import sys\nsys.exit(3)\n")});
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("SystemExit: 3"), std::string::npos) << r.err;
+  EXPECT_EQ(cli({"script", write_script("none.py", "import sys\nsys.exit()\n")}).code, 0);
+  const CliResult three = cli({"script", write_script("three.py", "print('before')\nimport sys\nsys.exit(3)\n")});
+  EXPECT_EQ(three.code, 3);
+  EXPECT_EQ(three.out, "before\n");
+  EXPECT_EQ(three.err.find("failed"), std::string::npos) << three.err;
+  const CliResult text = cli({"script", write_script("text.py", "import sys\nsys.exit('giving up')\n")});
+  EXPECT_EQ(text.code, 1);
+  EXPECT_EQ(text.err, "giving up\n");
+  const std::string trace = scratch("two.json");
+  const CliResult two = cli({"script", write_script("two.py", "from asyncscope import nd\nx = nd.ones((2,))\n"
+                                                                 "x.wait_to_read()\nraise SystemExit(2)\n"),
+                             "--trace", trace});
+  EXPECT_EQ(two.code, 2);
+  EXPECT_NE(read(trace).find("\"ones\""), std::string::npos);  // a run that ended with a status still has its trace
 }
 
 TEST(CliScript, OneInterpreterServesManyRunsWithFreshGlobals) {
