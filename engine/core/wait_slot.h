@@ -62,7 +62,8 @@ struct alignas(64) WaitSlot {  // own cache line: the signaller writes it while 
   // the thread yields at once instead of after its usual stretch of spinning.
   // Returns false if the thread's sleep hook ended the wait before the
   // signal (SleepHook::interrupted): the slot is then abandoned to its
-  // signaller and the thread has a fresh one.
+  // signaller and the thread has a fresh one. Only the thread's own slot
+  // (this_thread_wait_slot) is ever given up; a wait on another goes on.
   template <class Stalled>
   [[nodiscard]] bool wait(Stalled stalled) noexcept;
   [[nodiscard]] bool wait() noexcept {

@@ -56,6 +56,8 @@ bool WaitSlot::wait(Stalled stalled) noexcept {
       const bool ended = sleep_on(
           state, [](uint32_t s) { return s == kSleeping; },
           [this] {
+            // Only a thread's own slot can be left behind (it has a pool slot to take instead).
+            if (this != &this_thread_wait_slot()) return false;
             uint32_t sleeping = kSleeping;
             return state.compare_exchange_strong(sleeping, kAbandoned, std::memory_order_acq_rel);
           });

@@ -115,7 +115,7 @@ def _sleep_until_stopped(seconds):
     """time.sleep for a hosted script: the same argument checks and
     duration, but a stop of the run wakes it with KeyboardInterrupt."""
     stop = _current_stop
-    if stop is None or threading.current_thread() is threading.main_thread() and not _core.hosted():
+    if stop is None:
         return _sleep(seconds)
     if not isinstance(seconds, (int, float)) and not hasattr(seconds, "__float__"):
         return _sleep(seconds)  # raises TypeError as time.sleep does

@@ -47,14 +47,25 @@ const ContextPtr& default_context() {
   return run.env->context();
 }
 
+// The host's run while a script runs (HostedRun): the context of the
+// threads the script starts. Read and written with the GIL held.
+ContextPtr& hosted_run_context() {
+  static ContextPtr* context = new ContextPtr;  // never destroyed: see DefaultRun
+  return *context;
+}
+
 }  // namespace
 
+HostedRun::HostedRun(ContextPtr context) { hosted_run_context() = std::move(context); }
+HostedRun::~HostedRun() { hosted_run_context().reset(); }
+
 const ContextPtr& context() {
-  if (const ContextPtr& hosted = current_context_or_null()) return hosted;
+  if (const ContextPtr& current = current_context_or_null()) return current;
+  if (const ContextPtr& hosted = hosted_run_context()) return hosted;
   return default_context();
 }
 
-bool hosted() { return current_context_or_null() != nullptr; }
+bool hosted() { return current_context_or_null() != nullptr || hosted_run_context() != nullptr; }
 
 void configure(const demos::ContextRequest& request) {
   DefaultRun& run = default_run();

@@ -2,7 +2,8 @@
 // and the process's own run when no host gave one.
 //
 // Under a host (`asyncscope script`, the app) the script's thread has the
-// run's context installed as its current one, and Python ops use it. In a
+// run's context installed as its current one, and Python ops use it; so do
+// the threads the script starts (HostedRun). In a
 // plain `python3` process there is no host: the first op starts the
 // process's default run (a demos::RunEnv, so it has its own allocators, a
 // traced engine and the counter sampler, exactly as a demo has), and ops
@@ -22,8 +23,19 @@
 
 namespace asyncscope::python {
 
-// The context the calling thread's Python ops use (starts the default run if
-// needed).
+// While it lives, a host's run is the run of every Python thread that has
+// no context of its own: the threads a script starts. One at a time; made
+// and destroyed with the GIL held (python/embed's ScriptProgram).
+class HostedRun {
+ public:
+  explicit HostedRun(ContextPtr context);
+  ~HostedRun();
+  HostedRun(const HostedRun&) = delete;
+  HostedRun& operator=(const HostedRun&) = delete;
+};
+
+// The context the calling thread's Python ops use: its own, the host's run
+// (HostedRun), or the default run (started if needed).
 const ContextPtr& context();
 // Options of the default run; std::logic_error once it has started.
 void configure(const demos::ContextRequest& request);

@@ -16,6 +16,7 @@
 #include "engine/demos/run_env.h"
 #include "python/embed/interpreter.h"
 #include "python/embed/python_heap.h"
+#include "python/core/runtime.h"
 #include "python/core/source.h"
 
 namespace py = pybind11;
@@ -135,6 +136,7 @@ void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
   ensure_interpreter(/*signal_handlers=*/false);
   py::gil_scoped_acquire gil;
   register_sink_type();
+  const HostedRun hosted_run(env.context());  // the threads the script starts push to this run too
   ConsoleSink out(env, /*error=*/false), err(env, /*error=*/true);
   py::module_ sys = py::module_::import("sys");
   // The script's streams, stop and end as under python3 (asyncscope/_host.py);

@@ -194,6 +194,138 @@ TEST(CliScript, SystemExitEndsTheProcessWithTheScriptsStatusAsPython3Does) {
   EXPECT_NE(read(trace).find("\"ones\""), std::string::npos);  // a run that ended with a status still has its trace
 }
 
+// Syntax errors are python3's: the traceback with the line and its caret,
+// and the one-line reason with the place; so are files in other encodings.
+TEST(CliScript, SyntaxErrorsAndEncodingsAreReportedAndReadAsPython3Does) {
+  const CliResult open = cli({"script", write_script("open.py", "x = (1,\n")});
+  EXPECT_EQ(open.code, 1);
+  EXPECT_NE(open.err.find("  File \"" + scratch("open.py") + "\", line 1\n"), std::string::npos) << open.err;
+  EXPECT_NE(open.err.find("^"), std::string::npos) << open.err;
+  EXPECT_NE(open.err.find("failed: SyntaxError: '(' was never closed (open.py, line 1)"),
+            std::string::npos)
+      << open.err;
+  EXPECT_EQ(open.err.find("pybind"), std::string::npos) << open.err;
+  EXPECT_EQ(open.err.find("Unable to convert"), std::string::npos) << open.err;
+  const CliResult indent = cli({"script", write_script("indent.py", "def f():\nreturn 1\n")});
+  EXPECT_EQ(indent.code, 1);
+  EXPECT_NE(indent.err.find("IndentationError: expected an indented block"), std::string::npos) << indent.err;
+  const CliResult bom = cli({"script", write_script("bom.py", "\xef\xbb\xbfprint('caf\xc3\xa9')\n")});
+  EXPECT_EQ(bom.code, 0) << bom.err;
+  EXPECT_EQ(bom.out, "caf\xc3\xa9\n");
+  const CliResult latin = cli({"script", write_script("latin.py", "# -*- coding: latin-1 -*-\nprint('caf\xe9')\n")});
+  EXPECT_EQ(latin.code, 0) << latin.err;
+  EXPECT_EQ(latin.out, "caf\xc3\xa9\n");
+  const CliResult bad = cli({"script", write_script("bad.py", "print('caf\xe9')\n")});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("SyntaxError"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("utf-8"), std::string::npos) << bad.err;
+}
+
+// The end of the script is python3's end of a process: its non-daemon
+// threads run to their end (using the run's engine and the script's
+// globals), its daemon threads end quietly.
+TEST(CliScript, TheScriptsThreadsAreJoinedAtItsEndAsPython3Does) {
+  const std::string trace = scratch("threads.json");
+  const CliResult r = cli({"script", write_script("threads.py",
+                                                  "import threading, time\n"
+                                                  "from asyncscope import nd\n"
+                                                  "def work():\n"
+                                                  "    x = nd.ones((2, 2))\n"
+                                                  "    for i in range(200):\n"
+                                                  "        x = x + 1\n"
+                                                  "        time.sleep(0.001)\n"
+                                                  "    print('thread done', x.asnumpy()[0, 0])\n"
+                                                  "def forever():\n"
+                                                  "    while True:\n"
+                                                  "        time.sleep(0.01)\n"
+                                                  "threading.Thread(target=work).start()\n"
+                                                  "threading.Thread(target=forever, daemon=True).start()\n"
+                                                  "print('main returns')\n"),
+                           "--trace", trace});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "main returns\nthread done 201.0\n");
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  size_t enqueued = 0;
+  const nlohmann::json doc = nlohmann::json::parse(read(trace));
+  for (const auto& e : doc["traceEvents"]) {
+    if (e.value("name", "") == "add_scalar" && e.contains("args") && e["args"].value("event", "") == "enqueue") {
+      ++enqueued;
+      EXPECT_EQ(e["args"].value("source", ""), scratch("threads.py") + ":6");
+    }
+  }
+  EXPECT_EQ(enqueued, 200u);  // the thread's ops are the run's, traced to their line
+  // A thread pool the script forgot to shut down ends as under python3.
+  const CliResult pool = cli({"script", write_script("pool.py",
+                                                     "from concurrent.futures import ThreadPoolExecutor\n"
+                                                     "pool = ThreadPoolExecutor(2)\n"
+                                                     "print(pool.submit(lambda: 6 * 7).result())\n")});
+  EXPECT_EQ(pool.code, 0) << pool.err;
+  EXPECT_EQ(pool.out, "42\n");
+  EXPECT_EQ(cli({"script", write_script("pool2.py", "from concurrent.futures import ThreadPoolExecutor\n"
+                                                    "print(ThreadPoolExecutor(1).submit(abs, -3).result())\n")})
+                .out,
+            "3\n");  // and the next run may start a pool again
+}
+
+// sys.stdout and sys.stderr are text streams, as python3's are.
+TEST(CliScript, StandardStreamsAreTextStreamsWithTheirBuffersAndEncodings) {
+  const CliResult r = cli({"script", write_script("streams.py",
+                                                  "import sys\n"
+                                                  "print(sys.stdout.encoding, sys.stdout.errors, sys.stderr.errors)\n"
+                                                  "print(sys.stdout.fileno(), sys.stderr.fileno(), sys.stdout.isatty())\n"
+                                                  "sys.stdout.buffer.write(b'raw \\xff\\n')\n"
+                                                  "print('bad\\udc80', file=sys.stderr)\n"
+                                                  "try:\n"
+                                                  "    print('bad\\udc80')\n"
+                                                  "except UnicodeEncodeError as e:\n"
+                                                  "    print('UnicodeEncodeError:', e.reason)\n"
+                                                  "print('name? ', end='')\n")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "utf-8 strict backslashreplace\n"
+            "1 2 False\n"
+            "raw \xff\n"
+            "UnicodeEncodeError: surrogates not allowed\n"
+            "name? ");  // a prompt without a newline stays one
+  EXPECT_EQ(r.err, "bad\\udc80\n");
+}
+
+// What only a real process shows: a script read from a pipe or a FIFO (read
+// once), and bytes written to the process's descriptors directly.
+TEST(CliScript, AScriptFromAPipeOrAFifoRunsAndDescriptorsReachTheOutput) {
+  const CliResult piped = shell("printf 'print(6 * 7)\\n' | \"$ASYNCSCOPE\" script /dev/stdin");
+  EXPECT_EQ(piped.code, 0) << piped.err;
+  EXPECT_EQ(piped.out, "42\n");
+  const CliResult fifo = shell("rm -f f.py && mkfifo f.py && (printf 'print(1 + 1)\\n' > f.py &) && "
+                               "\"$ASYNCSCOPE\" script f.py");
+  EXPECT_EQ(fifo.code, 0) << fifo.err;
+  EXPECT_EQ(fifo.out, "2\n");
+  const CliResult fds = shell("printf 'import os, faulthandler\\nfaulthandler.enable()\\nprint(\"a\", flush=True)\\n"
+                              "os.write(1, b\"b\\\\n\")\\nos.write(2, b\"c\\\\n\")\\n' > fd.py && \"$ASYNCSCOPE\" script fd.py");
+  EXPECT_EQ(fds.code, 0) << fds.err;
+  EXPECT_EQ(fds.out, "a\nb\n");
+  EXPECT_EQ(fds.err, "c\n");
+}
+
+// The script's folder comes first on the import path, and its module is
+// __main__ (pickle finds the classes it defines), as under python3.
+TEST(CliScript, TheScriptsFolderIsOnTheImportPathAndItsModuleIsMain) {
+  write_script("helper_module.py", "VALUE = 7\n");
+  const CliResult r = cli({"script", write_script("main.py",
+                                                  "import pickle, sys\n"
+                                                  "import helper_module\n"
+                                                  "class Point:\n"
+                                                  "    def __init__(self, x): self.x = x\n"
+                                                  "p = pickle.loads(pickle.dumps(Point(helper_module.VALUE)))\n"
+                                                  "print(p.x, sys.modules['__main__'].Point is Point, __name__)\n")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "7 True __main__\n");
+  const CliResult after = cli({"script", write_script("after.py", "import sys\nprint('helper_module' in sys.modules,"
+                                                                  " sys.path[0] == '')\n")});
+  EXPECT_EQ(after.code, 0) << after.err;
+  EXPECT_NE(after.out.find("True"), std::string::npos);  // modules stay imported, as one interpreter serves every run
+}
+
 TEST(CliScript, OneInterpreterServesManyRunsWithFreshGlobals) {
   const std::string first = write_script("first.py", "from asyncscope import nd\nleft_over = nd.ones((2,))\n");
   const std::string second = write_script("second.py", "print('left_over' in globals())\n");

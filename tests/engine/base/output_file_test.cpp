@@ -5,11 +5,13 @@
 #include "engine/base/output_file.h"
 
 #include <gtest/gtest.h>
+
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -192,6 +194,29 @@ TEST(OutputFile, TwoOutputsToOneFileAreRefused) {
 }
 
 // Either every output of a set is replaced or none is.
+// A stop (a signal) during a long write ends the writer at its next block,
+// not after it formatted the rest of its content for a stream that drops it.
+TEST(OutputFile, AStopEndsAWriterThatWouldWriteOnAtItsNextBlock) {
+  const std::string dir = folder();
+  write(dir + "/big.json", "precious");
+  std::ostringstream out, err;
+  OutputSet set(out, err);
+  set.add("--trace", dir + "/big.json");
+  std::atomic<int64_t> written{0};
+  set.set_content("--trace", [&written](std::ostream& o) {
+    const std::string block(4096, 'x');
+    for (int i = 0; i < 1'000'000; ++i) {  // 4 GB unless stopped
+      o << block;
+      written += static_cast<int64_t>(block.size());
+    }
+  });
+  set.stop_when([&written] { return written.load() > (int64_t{1} << 20); });
+  EXPECT_THROW(set.commit(), std::runtime_error);
+  EXPECT_LT(written.load(), int64_t{4} << 20);
+  EXPECT_EQ(read(dir + "/big.json"), "precious");
+  EXPECT_TRUE(leftovers(dir, {"big.json"}).empty());
+}
+
 TEST(OutputFile, AFailedOutputReplacesNoneOfTheSet) {
   const std::string dir = folder();
   write(dir + "/a.json", "precious a");

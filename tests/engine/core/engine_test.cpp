@@ -498,6 +498,42 @@ TEST(ThreadedEngine, WaitsThatSleepRunTheThreadsSleepHookAndQuickOnesDoNot) {
   });
 }
 
+// A sleep hook that gives up (Ctrl+C in Python, a stop) ends each kind of
+// blocking call with WaitInterrupted while the work goes on: a wait on a
+// var, a wait_all, and a push held by the in-flight bound (which then pushes
+// nothing). The same calls afterwards, with the hook quiet, work as usual.
+TEST(ThreadedEngine, ABlockingCallThatItsThreadsSleepHookGivesUpThrowsAndTheWorkGoesOn) {
+  struct GivingUp final : SleepHook {
+    std::atomic<bool> give_up{true};
+    void before_sleep() noexcept override {}
+    void after_sleep() noexcept override {}
+    int64_t poll_every_ns() const noexcept override { return 2'000'000; }
+    bool interrupted() noexcept override { return give_up.load(); }
+  };
+  run_with_timeout([] {
+    auto engine = engine_of(EngineKind::threaded, 1, 3);
+    Var* v = engine->new_var();
+    GivingUp hook;
+    ScopedSleepHook scope(hook);
+    Gate gate;
+    engine->push(gate.op(), {}, {v}, OpMeta("slow"));
+    EXPECT_THROW(engine->wait_for_var(v), WaitInterrupted);
+    EXPECT_THROW(engine->wait_all(), WaitInterrupted);
+    Var* others[2] = {engine->new_var(), engine->new_var()};
+    engine->push([](const RunContext&) {}, {v}, {others[0]}, OpMeta("after"));
+    engine->push([](const RunContext&) {}, {v}, {others[1]}, OpMeta("after"));
+    const uint64_t pushed = engine->stats().pushed;
+    EXPECT_THROW(engine->push([](const RunContext&) {}, {}, {engine->new_var()}, OpMeta("held")), WaitInterrupted);
+    EXPECT_EQ(engine->stats().pushed, pushed);  // the held push pushed nothing
+    gate.open = true;
+    hook.give_up = false;
+    engine->wait_for_var(v);
+    engine->wait_all();
+    EXPECT_EQ(engine->stats().pending, 0u);
+    EXPECT_EQ(engine->stats().finished, pushed);
+  });
+}
+
 // A frontend that runs ahead on the one core its worker may use still lets
 // the worker run while it pushes: the worker, woken onto that core, would
 // otherwise wait behind it until the scheduler moved it (0.6-0.8 ms seen on a

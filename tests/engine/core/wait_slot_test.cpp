@@ -43,7 +43,7 @@ void wait_rounds(WaitSlot& slot, std::atomic<int>& armed, int rounds) {
   for (int r = 0; r < rounds; ++r) {
     slot.arm();
     armed.store(r + 1, std::memory_order_release);
-    slot.wait();
+    EXPECT_TRUE(slot.wait());
     if (r % 3 == 0) {
       EXPECT_TRUE(slot.error) << "round " << r;
       if (slot.error) {
@@ -59,7 +59,7 @@ TEST(WaitSlot, ASignalGivenBeforeTheWaitEndsItAtOnce) {
   WaitSlot slot;
   slot.arm();
   slot.signal(std::make_exception_ptr(std::runtime_error("early")));
-  slot.wait();
+  EXPECT_TRUE(slot.wait());
   EXPECT_EQ(message_of(slot.error), "early");
 }
 
@@ -120,7 +120,7 @@ TEST(SleepHook, RunsAroundAWaitThatSleepsAndNotAroundOneThatEndsInItsSpin) {
       WaitSlot slot;
       slot.arm();
       slot.signal(nullptr);
-      slot.wait();  // signalled already: no sleep
+      EXPECT_TRUE(slot.wait());  // signalled already: no sleep
       EXPECT_EQ(hook.before, 0);
       std::atomic<int> armed{0};
       std::thread signaller([&] { signal_rounds(slot, armed, 2, [](int) { return std::chrono::milliseconds(30); }); });
@@ -146,6 +146,95 @@ TEST(SleepHook, ScopesNestAndEachThreadHasItsOwn) {
     EXPECT_EQ(seen, nullptr);
   }
   EXPECT_EQ(this_thread_sleep_hook(), &outer);
+}
+
+// Asks the sleep to wake every millisecond and gives the wait up at its
+// `give_up_at`-th look (0: never).
+struct InterruptingHook final : SleepHook {
+  int give_up_at = 0;
+  int looks = 0;
+  int before = 0;
+  int after = 0;
+  void before_sleep() noexcept override { ++before; }
+  void after_sleep() noexcept override { ++after; }
+  int64_t poll_every_ns() const noexcept override { return 1'000'000; }
+  bool interrupted() noexcept override { return ++looks == give_up_at; }
+};
+
+TEST(SleepHook, AWaitGivenUpLeavesItsSlotToTheSignallerAndTheThreadWaitsOnAFreshOne) {
+  run_with_timeout([] {
+    InterruptingHook hook;
+    hook.give_up_at = 3;
+    ScopedSleepHook scope(hook);
+    WaitSlot& first = this_thread_wait_slot();
+    first.arm();
+    std::atomic<bool> given_up{false};
+    std::thread late([&] {
+      while (!given_up.load()) std::this_thread::yield();
+      first.signal(std::make_exception_ptr(std::runtime_error("late")));  // recycles the abandoned slot
+    });
+    EXPECT_FALSE(first.wait());
+    given_up.store(true);
+    late.join();
+    EXPECT_EQ(hook.looks, 3);
+    EXPECT_EQ(hook.before, 1);
+    EXPECT_EQ(hook.after, 1);
+    WaitSlot& second = this_thread_wait_slot();
+    EXPECT_NE(&second, &first);
+    // The fresh slot works as any: a wait that sleeps and is signalled.
+    hook.give_up_at = 0;
+    std::atomic<int> armed{0};
+    std::thread signaller([&] { signal_rounds(second, armed, 3, [](int) { return std::chrono::milliseconds(5); }); });
+    wait_rounds(second, armed, 3);
+    signaller.join();
+  });
+}
+
+TEST(SleepHook, ASignalThatBeatsTheGivingUpEndsTheWaitNormally) {
+  // Many rounds in which the signal and the hook's look race: each wait
+  // either ends with its signal or is given up, and no signal is lost or
+  // delivered to the wrong wait (a lost one would hang the signaller's join).
+  run_with_timeout([] {
+    InterruptingHook hook;
+    ScopedSleepHook scope(hook);
+    std::mt19937 rng(11);
+    int ended = 0;
+    int given_up = 0;
+    for (int r = 0; r < 200; ++r) {
+      hook.looks = 0;
+      hook.give_up_at = 1 + static_cast<int>(rng() % 2);
+      WaitSlot& slot = this_thread_wait_slot();
+      slot.arm();
+      const auto delay = std::chrono::microseconds(500 + rng() % 2'500);
+      std::thread signaller([&slot, delay, r] {
+        std::this_thread::sleep_for(delay);
+        slot.signal(std::make_exception_ptr(std::runtime_error("round " + std::to_string(r))));
+      });
+      if (slot.wait()) {
+        ++ended;
+        EXPECT_EQ(message_of(slot.error), "round " + std::to_string(r));
+      } else {
+        ++given_up;
+        EXPECT_NE(&this_thread_wait_slot(), &slot);
+      }
+      signaller.join();
+    }
+    EXPECT_EQ(ended + given_up, 200);
+  });
+}
+
+TEST(SleepHook, AWaitOnASlotThatIsNotTheThreadsOwnIsNeverGivenUp) {
+  run_with_timeout([] {
+    InterruptingHook hook;
+    hook.give_up_at = 1;
+    ScopedSleepHook scope(hook);
+    WaitSlot slot;  // not this thread's
+    std::atomic<int> armed{0};
+    std::thread signaller([&] { signal_rounds(slot, armed, 1, [](int) { return std::chrono::milliseconds(20); }); });
+    wait_rounds(slot, armed, 1);
+    signaller.join();
+    EXPECT_GE(hook.looks, 1);
+  });
 }
 
 }  // namespace

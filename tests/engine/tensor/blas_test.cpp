@@ -108,6 +108,16 @@ TEST(BlasSgemm, EmptyKScalesC) {
   EXPECT_EQ(c, (std::vector<float>{3, 6, 9, 12}));
 }
 
+// What NumPy computes for products with an empty side; BLAS itself would
+// refuse the leading dimensions of an operand without rows or columns.
+TEST(BlasSgemm, AnEmptyInnerDimensionGivesBetaCAndAnEmptyCIsLeftAlone) {
+  std::vector<float> c = {1, 2, 3, 4, 5, 6};
+  sgemm(false, false, 2, 3, 0, 1.0f, nullptr, 0, nullptr, 3, 0.0f, c.data(), 3);
+  EXPECT_EQ(c, std::vector<float>(6, 0.0f));
+  sgemm(true, true, 0, 3, 4, 1.0f, nullptr, 0, nullptr, 4, 0.0f, nullptr, 3);
+  sgemm(false, false, 2, 0, 4, 1.0f, nullptr, 4, nullptr, 0, 0.0f, nullptr, 1);
+}
+
 TEST(BlasSgemm, RejectsBadSizesAndStrides) {
   std::vector<float> x(64);
   EXPECT_THROW(sgemm(false, false, -1, 2, 2, 1, x.data(), 2, x.data(), 2, 0, x.data(), 2), std::invalid_argument);

@@ -163,6 +163,50 @@ TEST_P(Ops, InPlaceUpdatesWriteTheSameArray) {
   expect_near_all(w.to_host(), {1, 2, 3, 4});  // ((1+g)-1-0.5g)*2 = g
 }
 
+TEST_P(Ops, InPlaceUpdatesBroadcastTheOtherSideAndTakeNumbers) {
+  auto c = ctx();
+  NDArray w = from_host(c, {2, 3}, {1, 2, 3, 4, 5, 6});
+  Var* before = w.var();
+  w *= from_host(c, {3}, {1, 10, 100});   // a row against every row
+  w /= from_host(c, {2, 1}, {1, 2});      // a column against every column
+  w += 1.0f;
+  w -= 0.5f;
+  w /= 2.0f;
+  w -= w;                                  // the array itself on the right
+  w += from_host(c, {1}, {7});
+  EXPECT_EQ(w.var(), before);
+  expect_near_all(w.to_host(), {7, 7, 7, 7, 7, 7});
+  NDArray v = from_host(c, {2, 3}, {1, 2, 3, 4, 5, 6});
+  v *= from_host(c, {3}, {1, 10, 100});
+  v /= from_host(c, {2, 1}, {1, 2});
+  expect_near_all(v.to_host(), {1, 20, 300, 2, 25, 300});
+  // NumPy's rule: the result must keep the updated array's shape.
+  NDArray row = ones(c, {3});
+  EXPECT_THROW(row += ones(c, {2, 3}), std::invalid_argument);
+  EXPECT_THROW(row *= ones(c, {4}), std::invalid_argument);
+  expect_near_all(row.to_host(), {1, 1, 1});
+}
+
+TEST_P(Ops, EmptyArraysAreReadableAndAnEmptyProductIsZeros) {
+  auto c = ctx();
+  EXPECT_TRUE(from_host(c, {0}, {}).to_host().empty());
+  EXPECT_TRUE((zeros(c, {0, 3}) + 1.0f).to_host().empty());
+  EXPECT_TRUE(NDArray::empty(c, {2, 0}).to_host().empty());  // nothing to write: readable as it is
+  expect_near_all(dot(ones(c, {3, 0}), ones(c, {0, 2})).to_host(), std::vector<float>(6, 0.0f));
+  EXPECT_EQ(dot(ones(c, {0, 4}), ones(c, {4, 2})).shape(), (Shape{0, 2}));
+  EXPECT_FLOAT_EQ(sum(zeros(c, {0})).item(), 0.0f);
+}
+
+TEST(Shape, ElementCountsBeyondAnyArrayAreRefusedNotWrapped) {
+  EXPECT_THROW(Shape({int64_t{1} << 62, 4}), std::invalid_argument);
+  EXPECT_THROW(Shape({(int64_t{1} << 61) + 1, 8}), std::invalid_argument);
+  EXPECT_THROW(Shape({int64_t{1} << 40, int64_t{1} << 40}), std::invalid_argument);
+  EXPECT_THROW(Shape({0, int64_t{1} << 62, int64_t{1} << 62}), std::invalid_argument);  // strides too
+  EXPECT_EQ(Shape({Shape::kMaxElements}).size(), Shape::kMaxElements);
+  EXPECT_EQ(Shape({0, Shape::kMaxElements}).size(), 0);
+  EXPECT_EQ(Shape::mul_capped(int64_t{1} << 40, int64_t{1} << 40), Shape::kMaxElements + 1);
+}
+
 TEST_P(Ops, ItemNeedsOneElementAndPrintingWaits) {
   auto c = ctx();
   EXPECT_THROW(ones(c, {2}).item(), std::invalid_argument);
