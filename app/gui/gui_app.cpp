@@ -195,7 +195,9 @@ bool GuiApp::poll_run(bool read_trace) {
   if (ended) runner_.join();
   // A live run not shown is read when it is shown again, or when it ends.
   const bool shown = run == runs_.current() || run == runs_.compared();
-  const bool changed = runs_.update_live(runner_.console_since(run->console.size()), shown && read_trace);
+  bool last_open = false;
+  std::vector<std::string> lines = runner_.console_since(run->console_resume_at(), &last_open);
+  const bool changed = runs_.update_live(std::move(lines), shown && read_trace, last_open);
   if (!ended) return changed;
 
   const ProgramRunner::State state = runner_.state();

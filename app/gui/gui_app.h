@@ -65,6 +65,12 @@ class GuiApp {
   bool quitting() const noexcept { return quit_; }
   // A run is going on (the app's end will stop it).
   bool running() const noexcept { return runner_.busy(); }
+  // Stops a run still going and waits up to `limit` for it to end; whether
+  // it did (a script blocked in a call that a stop cannot reach does not).
+  bool stop_run_within(std::chrono::milliseconds limit) {
+    runner_.stop();
+    return runner_.wait_for_end(limit);
+  }
 
  private:
   // False when it did not start (a run is live, too much memory asked, a script unreadable).

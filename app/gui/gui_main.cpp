@@ -1,5 +1,7 @@
 #include <imgui.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ostream>
 
@@ -11,6 +13,12 @@
 #include "widgets/frame_request.h"
 
 namespace asyncscope::app {
+namespace {
+
+// How long closing the app waits for a stopped run to end.
+constexpr std::chrono::milliseconds kRunEndLimit{5000};
+
+}  // namespace
 
 int run_gui(const GuiRequest& request, std::ostream& err) {
   try {
@@ -42,12 +50,24 @@ int run_gui(const GuiRequest& request, std::ostream& err) {
       }
       if (!keep_going || app.quitting()) break;
     }
-    if (const int signal = InterruptScope::signal_number(); signal != 0) {
+    const int signal = InterruptScope::signal_number();
+    const bool was_running = app.running();
+    const int code = signal != 0 ? 128 + signal : app.exit_code();
+    if (signal != 0) {
       err << "asyncscope: interrupted by " << InterruptScope::signal_name(signal) << ": the app was closed"
-          << (app.running() ? " and its run stopped" : "") << "\n";
-      return 128 + signal;
+          << (was_running ? " and its run stopped" : "") << "\n";
     }
-    return app.exit_code();
+    // Closing the app ends its run first. A script blocked in a call that a
+    // stop cannot interrupt (a read of a socket, a C extension's wait) would
+    // keep the process alive: past the limit it ends without that thread.
+    if (was_running && !app.stop_run_within(kRunEndLimit)) {
+      err << "asyncscope: the run did not end within " << kRunEndLimit.count() / 1000
+          << " s of its stop (its script waits in a call that a stop cannot interrupt); closing without it\n";
+      err.flush();
+      std::fflush(nullptr);
+      std::_Exit(code);
+    }
+    return code;
   } catch (const std::exception& e) {
     err << "asyncscope: " << escape_controls(e.what()) << "\n";
     return 1;

@@ -62,7 +62,7 @@ RunRecord& RunList::add(std::unique_ptr<RunRecord> record) {
   return *runs_.back();
 }
 
-bool RunList::update_live(std::vector<std::string> lines, bool read_trace) {
+bool RunList::update_live(std::vector<std::string> lines, bool read_trace, bool last_open) {
   RunRecord* run = live();
   if (run == nullptr) return false;
   bool changed = !lines.empty();
@@ -70,7 +70,11 @@ bool RunList::update_live(std::vector<std::string> lines, bool read_trace) {
     changed |= run->reader->update(run->model);
     run->insight.update(run->model, false);
   }
-  for (std::string& line : lines) run->console.push_back(std::move(line));
+  if (!lines.empty()) {
+    if (run->console_open) run->console.pop_back();  // it comes again, grown
+    for (std::string& line : lines) run->console.push_back(std::move(line));
+    run->console_open = last_open;
+  }
   return changed;
 }
 

@@ -34,6 +34,9 @@ struct RunRecord {
   std::optional<demos::Results> results;
   demos::ProgramViews views;         // what the program wants beside the timeline
   std::vector<std::string> console;  // the lines the program printed
+  bool console_open = false;         // the last one has no newline yet (a prompt): it may grow
+  // Where the next read of the live run's console starts: its open line again.
+  size_t console_resume_at() const noexcept { return console.size() - (console_open ? 1 : 0); }
   std::string error;
   bool live = false;
 
@@ -52,9 +55,11 @@ class RunList {
   RunRecord& open_trace(const std::string& path);
   // Brings the live run up to date: reads its trace's new events (unless
   // `read_trace` is false: nothing shows them now; the next read catches up)
-  // and appends `lines`, what it printed since the last call. True when
-  // either brought anything.
-  bool update_live(std::vector<std::string> lines, bool read_trace = true);
+  // and appends `lines`, what it printed from the record's
+  // console_resume_at() on (an open last line comes again, grown);
+  // `last_open`: the last of them has no newline yet. True when either
+  // brought anything.
+  bool update_live(std::vector<std::string> lines, bool read_trace = true, bool last_open = false);
   // The live run ended, with its results (if it finished) or error (if it
   // failed); the whole run comes into view.
   void end_live(std::optional<demos::Results> results, std::string error);

@@ -1,7 +1,9 @@
 #include "app/gui/runner.h"
 
 #include <stdexcept>
+#include <thread>
 
+#include "app/gui/output_capture.h"
 #include "engine/core/errors.h"
 #include "engine/trace/counter_sampler.h"
 #include "engine/trace/counters.h"
@@ -21,6 +23,15 @@ void ProgramRunner::join() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool ProgramRunner::wait_for_end(std::chrono::milliseconds limit) const {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (busy()) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 void ProgramRunner::start(const demos::Program& program, const demos::ParamValues& values) {
   if (busy()) throw std::logic_error("a run is already going on");
   join();
@@ -32,6 +43,7 @@ void ProgramRunner::start(const demos::Program& program, const demos::ParamValue
     std::lock_guard lock(mutex_);
     progress_text_ = "starting";
     console_.clear();
+    console_open_ = false;
     results_.reset();
     error_.clear();
   }
@@ -50,12 +62,12 @@ void ProgramRunner::start(const demos::Program& program, const demos::ParamValue
       std::lock_guard lock(mutex_);
       progress_text_ = what;
     };
-    hooks.console = [this](std::string_view line) {
-      std::lock_guard lock(mutex_);
-      console_.emplace_back(line);
-    };
+    hooks.console_text = [this](std::string_view text, bool) { add_console_text(text); };
     State end = State::finished;
     try {
+      // Bytes a script sends to the process's descriptors directly join its console.
+      std::optional<OutputCapture> capture;
+      if (program.writes_process_output()) capture.emplace([this](std::string_view text, bool) { add_console_text(text); });
       demos::Results r = demos::run_program(program, values, hooks, *control);
       std::lock_guard lock(mutex_);
       results_ = std::move(r);
@@ -80,8 +92,24 @@ std::string ProgramRunner::progress_text() const {
   return progress_text_;
 }
 
-std::vector<std::string> ProgramRunner::console_since(size_t from) const {
+void ProgramRunner::add_console_text(std::string_view text) {
   std::lock_guard lock(mutex_);
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    const std::string_view piece = text.substr(0, nl);
+    if (console_open_) {
+      console_.back().append(piece);
+    } else {
+      console_.emplace_back(piece);
+    }
+    console_open_ = nl == std::string_view::npos;
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+  }
+}
+
+std::vector<std::string> ProgramRunner::console_since(size_t from, bool* last_open) const {
+  std::lock_guard lock(mutex_);
+  if (last_open != nullptr) *last_open = console_open_;
   if (from >= console_.size()) return {};
   return std::vector<std::string>(console_.begin() + static_cast<std::ptrdiff_t>(from), console_.end());
 }

@@ -4,17 +4,21 @@
 // program prints, and polls the state. Each run also records the app's
 // render CPU (trace::kRenderCpuCounter): the CPU share of the thread that
 // started it (the UI thread, which draws the frames) and of the graphics
-// driver's threads, so the app's own load shows in the trace.
+// driver's threads, so the app's own load shows in the trace. A program
+// that writes to the process's descriptors itself (a script) has them read
+// into its console while it runs (OutputCapture).
 // Threading: every member from the UI thread; the program runs on the runner's thread.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -60,14 +64,22 @@ class ProgramRunner {
   double progress() const noexcept { return progress_.load(std::memory_order_relaxed); }
   std::string progress_text() const;
   // The console lines printed since line `from` (0: all of this run's).
-  std::vector<std::string> console_since(size_t from) const;
+  // The last one may be open (text written without its newline yet, a
+  // prompt): then *last_open is true, and the next call should start from
+  // that line again, which may have grown.
+  std::vector<std::string> console_since(size_t from, bool* last_open = nullptr) const;
   // Once finished: the results; once failed: the error.
   std::optional<demos::Results> results() const;
   std::string error() const;
   // Joins the thread of a run that ended (call before reading a finished run's trace for good).
   void join();
+  // Waits up to `limit` for a run to end (after stop(), say); whether none is running.
+  bool wait_for_end(std::chrono::milliseconds limit) const;
 
  private:
+  // Appends program output to the console: whole lines, and an open last one.
+  void add_console_text(std::string_view text);
+
   const std::vector<pid_t> render_threads_;
   std::thread thread_;
   std::shared_ptr<trace::Recorder> recorder_;
@@ -77,6 +89,7 @@ class ProgramRunner {
   mutable std::mutex mutex_;  // guards the strings and results below
   std::string progress_text_;
   std::vector<std::string> console_;
+  bool console_open_ = false;  // the last line of console_ has no newline yet
   std::optional<demos::Results> results_;
   std::string error_;
 };

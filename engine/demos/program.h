@@ -137,6 +137,10 @@ class Program {
   // std::invalid_argument for parameter combinations it cannot run, and what
   // the engine throws for failures.
   virtual void run(const ParamValues& values, RunEnv& env) const = 0;
+  // Whether the program may write to the process's standard output and
+  // error descriptors itself (a script's C extensions, os.write): a host
+  // that shows the console elsewhere (the app) then reads them into it.
+  virtual bool writes_process_output() const { return false; }
 
   ParamValues defaults() const { return ParamValues(params()); }
 };

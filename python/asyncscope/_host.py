@@ -102,13 +102,23 @@ class _StopAwareStdin(io.RawIOBase):
     def readinto(self, buffer):
         ready, _, _ = select.select([0, self._stop.read_fd], [], [])
         if self._stop.read_fd in ready:
-            raise KeyboardInterrupt("the run was stopped")
+            raise _stopped()
         data = os.read(0, len(buffer))
         buffer[: len(data)] = data
         return len(data)
 
 
 _current_stop = None  # the running run's _StopPipe, seen by _sleep_until_stopped
+_current_thread = None  # the ident of the thread that runs the script
+
+
+def _stopped():
+    """What a stop raises in a thread: KeyboardInterrupt in the script's own
+    thread (as Ctrl+C under python3), SystemExit in the threads it started,
+    which end on it quietly instead of printing a traceback each."""
+    if threading.get_ident() == _current_thread:
+        return KeyboardInterrupt("the run was stopped")
+    return SystemExit()
 
 
 def _sleep_until_stopped(seconds):
@@ -129,7 +139,7 @@ def _sleep_until_stopped(seconds):
             return None
         ready, _, _ = select.select([stop.read_fd], [], [], left)
         if ready:
-            raise KeyboardInterrupt("the run was stopped")
+            raise _stopped()
 
 
 class Run:
@@ -145,21 +155,33 @@ class Run:
         if stop_aware_stdin:
             sys.stdin = io.TextIOWrapper(io.BufferedReader(_StopAwareStdin(self._stop)), encoding="utf-8",
                                          errors="strict", line_buffering=True)
-        global _current_stop
+        global _current_stop, _current_thread
         _current_stop = self._stop
+        _current_thread = self._thread
         time.sleep = _sleep_until_stopped
+        # A thread inherits daemon from the thread that makes it. The host's
+        # run thread is a dummy to threading (daemon); the script's thread is
+        # python3's main thread, which is not, so neither are its threads.
+        me = threading.current_thread()
+        self._was_daemon = me.daemon
+        me._daemonic = False
 
     def _started_threads(self):
+        # Threads made with threading; not the host's own threads that run
+        # Python (threading names them dummies), such as the one that stops.
         me = threading.current_thread()
-        return [t for t in threading.enumerate() if t is not me and t.ident not in self._threads_before]
+        return [t for t in threading.enumerate()
+                if t is not me and t.ident not in self._threads_before and not isinstance(t, threading._DummyThread)]
 
     def interrupt(self):
         """The host's stop: wakes the interruptible calls and raises
-        KeyboardInterrupt in the script's thread and in those it started."""
+        KeyboardInterrupt in the script's thread, SystemExit in those it
+        started (see _stopped)."""
         self._stop.stop()
-        idents = {self._thread} | {t.ident for t in self._started_threads() if t.ident is not None}
-        for ident in idents:
-            _core._raise_in_thread(ident, KeyboardInterrupt)
+        _core._raise_in_thread(self._thread, KeyboardInterrupt)
+        for t in self._started_threads():
+            if t.ident is not None and t.ident != self._thread:
+                _core._raise_in_thread(t.ident, SystemExit)
 
     def join_threads(self):
         """python3's end of a process: the atexit hooks of threading (which
@@ -177,7 +199,7 @@ class Run:
     def end(self):
         """Ends the script's daemon threads (SystemExit, which a thread ends
         on quietly), flushes and puts back the streams."""
-        global _current_stop
+        global _current_stop, _current_thread
         for t in self._started_threads():
             if t.daemon and t.is_alive() and t.ident is not None:
                 _core._raise_in_thread(t.ident, SystemExit)
@@ -187,7 +209,9 @@ class Run:
             except Exception:  # a stream the script replaced or closed
                 pass
         sys.stdout, sys.stderr, sys.stdin, time.sleep = self._saved
+        threading.current_thread()._daemonic = self._was_daemon
         _current_stop = None
+        _current_thread = None
         self._stop.close()
 
 

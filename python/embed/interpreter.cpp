@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "python/core/module.h"
 #include "python/embed/python_heap.h"
@@ -29,6 +30,7 @@ py::gil_scoped_release* main_thread_release = nullptr;
 namespace {
 
 std::atomic<bool> handles_signals{false};
+std::thread::id starting_thread;  // written once, before handles_signals
 
 // The embedded interpreter is the libpython the build linked, so it takes its
 // standard library and site-packages (NumPy) from the python3 the build used.
@@ -51,12 +53,15 @@ void start_interpreter(bool signal_handlers) {
   // heap's hooks go in now, before the interpreter's state and any object.
   install_heap_hooks();
   py::initialize_interpreter(&config, 0, nullptr, /*add_program_dir_to_path=*/false);
+  starting_thread = std::this_thread::get_id();
   handles_signals.store(signal_handlers);
 }
 
 }  // namespace
 
-bool interpreter_handles_signals() noexcept { return handles_signals.load(); }
+bool python_signals_reach_this_thread() noexcept {
+  return handles_signals.load() && std::this_thread::get_id() == starting_thread;
+}
 
 void ensure_interpreter(bool signal_handlers) {
   static std::once_flag once;

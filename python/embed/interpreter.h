@@ -21,9 +21,11 @@ namespace asyncscope::python {
 // missing.
 void ensure_interpreter(bool signal_handlers);
 
-// Whether the running interpreter turns Ctrl+C into KeyboardInterrupt (the
-// first ensure_interpreter call asked for it). False before it started.
-bool interpreter_handles_signals() noexcept;
+// Whether Ctrl+C reaches the calling thread's Python code as
+// KeyboardInterrupt: the interpreter takes signals (the first
+// ensure_interpreter call asked for it) and this is the thread that started
+// it (Python runs signal handlers there only). False before it started.
+bool python_signals_reach_this_thread() noexcept;
 
 // Where the interpreter finds the asyncscope package.
 std::string package_dir();

@@ -140,12 +140,12 @@ void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
   ConsoleSink out(env, /*error=*/false), err(env, /*error=*/true);
   py::module_ sys = py::module_::import("sys");
   // The script's streams, stop and end as under python3 (asyncscope/_host.py);
-  // a host whose Python does not take signals (the app) reads stdin so that
-  // a stop wakes the reader.
+  // where Ctrl+C cannot reach the script's thread (the app's run thread),
+  // stdin is read so that a stop wakes the reader.
   const py::object host_run = py::module_::import("asyncscope._host")
                                   .attr("begin")(py::cast(&out, py::return_value_policy::reference),
                                                  py::cast(&err, py::return_value_policy::reference),
-                                                 !interpreter_handles_signals());
+                                                 !python_signals_reach_this_thread());
   {
     // Registered without the GIL: a stop holds the run's lock while it takes
     // the GIL to interrupt the script.

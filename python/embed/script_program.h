@@ -49,6 +49,7 @@ class ScriptProgram final : public demos::Program {
   std::vector<demos::Param> params() const override;
   demos::ContextRequest context_request(const demos::ParamValues& values) const override;
   void run(const demos::ParamValues& values, demos::RunEnv& env) const override;
+  bool writes_process_output() const override { return true; }
 
   const std::string& path() const noexcept { return path_; }
 

@@ -8,11 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "app/gui/run_list.h"
 #include "app/gui/runner.h"
@@ -57,13 +61,13 @@ RunRecord& run_to_end(RunList& runs, ProgramRunner& runner, const demos::Program
   RunRecord& run = runs.add_live(program, values, runner.recorder());
   const auto deadline = Clock::now() + testing::kDeadlockTimeout;
   while (runner.busy() && Clock::now() < deadline) {
-    runs.update_live(runner.console_since(run.console.size()));
+    runs.update_live(runner.console_since(run.console_resume_at()));
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   EXPECT_FALSE(runner.busy()) << "the script did not end";
   runner.stop();
   runner.join();
-  runs.update_live(runner.console_since(run.console.size()));
+  runs.update_live(runner.console_since(run.console_resume_at()));
   runs.end_live(runner.results(), runner.error());
   return run;
 }
@@ -284,6 +288,75 @@ TEST(ScriptStop, APurePythonLoopStopsPromptlyAndTheNextRunWorks) {
   runner.start(quick, values);
   ASSERT_TRUE(wait_until_ended(runner, std::chrono::seconds(30)));
   EXPECT_EQ(runner.state(), ProgramRunner::State::finished) << runner.error();
+}
+
+// Stop while the script blocks in a call that a stop must reach: input()
+// with stdin an open pipe nobody writes to, time.sleep, a wait on a long op,
+// a thread's join. Each run ends as stopped, promptly.
+TEST(ScriptStop, BlockingCallsOfTheScriptAndItsThreadsAreInterruptedByAStop) {
+  REQUIRE_PYTHON();
+  // The process's stdin: a pipe whose writing end stays open, as a terminal's would.
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const int saved_stdin = ::dup(0);
+  ASSERT_GE(::dup2(pipe_fds[0], 0), 0);
+  ScriptLibrary scripts;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"input.py", "print('name? ', end='')\nname = input()\n"},
+      {"sleep.py", "import time\ntime.sleep(1000)\n"},
+      {"wait.py", "from asyncscope import nd\nx = nd.random.uniform(shape=(500, 500))\n"
+                  "for i in range(3000):\n    x = nd.dot(x, x) / 500\nx.wait_to_read()\n"},
+      {"thread.py", "import threading, time\nthreading.Thread(target=time.sleep, args=(1000,)).start()\n"},
+  };
+  for (const auto& [name, code] : cases) {
+    const demos::Program& script = scripts.open(write_script(name, code));
+    ProgramRunner runner;
+    demos::ParamValues values = script.defaults();
+    values.set("workers", "1");
+    runner.start(script, values);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // blocked by now
+    ASSERT_TRUE(runner.busy()) << name << ": " << runner.error();
+    const auto asked = Clock::now();
+    runner.stop();
+    ASSERT_TRUE(wait_until_ended(runner, std::chrono::seconds(5))) << name << " did not stop";
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - asked);
+    EXPECT_LT(took.count(), 2000) << name << ": stop took " << took.count() << " ms";
+    EXPECT_EQ(runner.state(), ProgramRunner::State::cancelled) << name << ": " << runner.error();
+  }
+  ::dup2(saved_stdin, 0);
+  ::close(saved_stdin);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+}
+
+// The app's console gets what the script writes as it writes it: a prompt
+// without a newline is an open line that the next write continues; bytes
+// sent to the process's descriptors directly (os.write, C extensions) come
+// too; so does what the script's threads print: the run ends when they do,
+// as python3's process does, though the app runs the script on a thread of
+// its own.
+TEST(ScriptConsole, PartialLinesDescriptorsAndThreadsReachTheConsole) {
+  REQUIRE_PYTHON();
+  ScriptLibrary scripts;
+  const demos::Program& script = scripts.open(write_script("console.py",
+      "import os, sys, threading, time\n"
+      "print('name? ', end='', flush=True)\n"
+      "print('Ada')\n"
+      "os.write(1, b'from fd 1\\n')\n"
+      "os.write(2, b'from fd 2\\n')\n"
+      "sys.stdout.buffer.write(b'bytes\\n')\n"
+      "t = threading.Thread(target=lambda: (time.sleep(0.3), print('from a thread')))\n"
+      "t.start()\n"));
+  RunList runs;
+  ProgramRunner runner;
+  RunRecord& run = run_to_end(runs, runner, script);
+  EXPECT_EQ(runner.state(), ProgramRunner::State::finished) << runner.error();
+  std::vector<std::string> lines = run.console;
+  EXPECT_EQ(lines.front(), "name? Ada");
+  for (const char* want : {"from fd 1", "from fd 2", "bytes", "from a thread"}) {
+    EXPECT_NE(std::find(lines.begin(), lines.end(), want), lines.end()) << want;
+  }
+  EXPECT_FALSE(run.console_open);
 }
 
 using testing::status_field;
