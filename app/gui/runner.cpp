@@ -67,7 +67,10 @@ void ProgramRunner::start(const demos::Program& program, const demos::ParamValue
     try {
       // Bytes a script sends to the process's descriptors directly join its console.
       std::optional<OutputCapture> capture;
-      if (program.writes_process_output()) capture.emplace([this](std::string_view text, bool) { add_console_text(text); });
+      if (program.writes_process_output()) {
+        capture.emplace([this](std::string_view text, bool) { add_console_text(text); });
+        hooks.process_output_captured = true;
+      }
       demos::Results r = demos::run_program(program, values, hooks, *control);
       std::lock_guard lock(mutex_);
       results_ = std::move(r);

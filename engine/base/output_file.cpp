@@ -240,8 +240,21 @@ void OutputSet::write_temp(Output& output) {
 
 void OutputSet::write_stream(Output& output) {
   std::ostream& out = output.target.kind == OutputKind::standard_output ? standard_output_ : standard_error_;
-  output.writer(out);
-  if (!out.flush()) throw std::runtime_error("the stream could not be written (full disk or closed pipe?)");
+  // As for a file: a write that failed (a signal's EINTR, a closed pipe)
+  // ends the writer at once.
+  const std::ios::iostate mask = out.exceptions();
+  try {
+    out.exceptions(mask | std::ios::badbit);
+    output.writer(out);
+    out.flush();
+    out.exceptions(mask);
+  } catch (...) {
+    out.exceptions(mask);  // the stream stays bad: its owner sees that too
+    if (stop_ && stop_()) throw std::runtime_error("interrupted");
+    if (out.bad()) throw std::runtime_error("the stream could not be written (full disk or closed pipe?)");
+    throw;  // the writer's own error
+  }
+  if (!out) throw std::runtime_error("the stream could not be written (full disk or closed pipe?)");
 }
 
 void OutputSet::remove_temps() noexcept {

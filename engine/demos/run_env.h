@@ -61,6 +61,10 @@ struct RunHooks {
   // output. When set, it takes everything console and console_error would
   // (a printed line comes with its newline); null: whole lines go to those.
   std::function<void(std::string_view text, bool error)> console_text;
+  // The host reads what the process writes to its descriptors 1 and 2 into
+  // the console (the app, for a program that writes_process_output): such a
+  // program writes its output there, in the order it writes it.
+  bool process_output_captured = false;
   // Progress in [0, 1], with a short description; may be called often.
   std::function<void(double fraction, const std::string& what)> progress;
   // A result row as soon as the program reports it (the full table is also returned).
@@ -124,6 +128,8 @@ class RunEnv {
   // error output). A host without console_text gets whole lines; a last
   // line without its newline comes when the run ends.
   void write(std::string_view text, bool error = false);
+  // See RunHooks::process_output_captured.
+  bool process_output_captured() const noexcept { return hooks_.process_output_captured; }
   // A row of the results table, and a short sentence under it.
   void result(std::string key, std::string label, double value, std::string unit);
   void note(std::string text);

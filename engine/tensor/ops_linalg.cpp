@@ -98,7 +98,11 @@ NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose
   const auto lda = static_cast<int>(a.shape()[1]);
   const auto ldb = static_cast<int>(b.shape()[1]);
   const auto im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
-  a.context().count_matmul_flops(2 * static_cast<uint64_t>(m) * static_cast<uint64_t>(n) * static_cast<uint64_t>(k));
+  // m n <= 2^59 (a shape's bound) and k < 2^31: 2 m n k may pass 2^64, so the count saturates.
+  const auto mn = static_cast<uint64_t>(m) * static_cast<uint64_t>(n);
+  const uint64_t flops = k == 0 || mn <= UINT64_MAX / 2 / static_cast<uint64_t>(k) ? 2 * mn * static_cast<uint64_t>(k)
+                                                                                 : UINT64_MAX;
+  a.context().count_matmul_flops(flops);
   launch(
       kName, "dot", {&a, &b}, {&out},
       [o, pa, pb, transpose_a, transpose_b, im, in, ik, lda, ldb](const RunContext& rc) {

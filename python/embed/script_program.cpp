@@ -27,10 +27,13 @@ namespace {
 // Where the bytes of the script's sys.stdout or sys.stderr go (asyncscope._host
 // wraps it in a text stream): the run's console while the run lives, then
 // the process's own descriptor, for a thread that kept the stream and
-// writes after the run ended.
+// writes after the run ended. A host that reads the descriptors into the
+// console (the app) gets them there all along, in the order they were
+// written with what C extensions and os.write send.
 class ConsoleSink {
  public:
-  ConsoleSink(demos::RunEnv& env, bool error) : env_(&env), error_(error) {}
+  ConsoleSink(demos::RunEnv& env, bool error)
+      : env_(env.process_output_captured() ? nullptr : &env), error_(error) {}
 
   void write(const py::bytes& data) {
     const std::string_view text = data;

@@ -460,6 +460,57 @@ TEST(GuiSmoke, SigtermOrQuitDuringARunEndsTheAppPromptly) {
   }
 }
 
+// SIGTERM while a script blocks: in input() with stdin an open pipe and in
+// time.sleep the stop reaches it and the app ends at once (143); in a raw
+// read of stdin, which no stop reaches, the app still ends, after its 5 s
+// limit, saying why.
+TEST(GuiSmoke, SigtermWhileAScriptBlocksEndsTheApp) {
+  if (!have_xvfb() || std::system("command -v xdotool > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  }
+  const fs::path dir = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / "blocked";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"input.py", "print('name? ', end='')\nname = input()\n"},
+      {"sleep.py", "import time\ntime.sleep(1000)\n"},
+      {"raw.py", "import os\nos.read(0, 10)\n"},
+  };
+  for (const auto& [name, code] : cases) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / name) << code;
+    const std::string script = (dir / "term.sh").string();
+    {
+      std::ofstream out(script);
+      // stdin: a pipe whose writer (sleep) keeps it open and never writes.
+      out << "cd " << dir << "\n"
+          << "sleep 120 | " << app_command() << " --script " << name << " --run 2> app.err &\n"
+          << "app=$(jobs -p | tail -1)\n"
+          << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
+          << "sleep 2\n"
+          << "pid=$(pgrep -n -f 'asyncscope --script " << name << "')\n"
+          << "start=$(date +%s%N)\n"
+          << "kill -TERM $pid\n"
+          << "while kill -0 $pid 2>/dev/null; do sleep 0.05; done\n"
+          << "echo $(( ($(date +%s%N) - start) / 1000000 )) > result\n"
+          << "pkill -f 'sleep 120' || true\n";
+    }
+    std::system((xvfb_run() + "timeout 60 bash " + script + " > " + (dir / "term.log").string() + " 2>&1").c_str());
+    int ms = -1;
+    std::ifstream(dir / "result") >> ms;
+    const std::string said = text_of((dir / "app.err").string());
+    EXPECT_GE(ms, 0) << name << "; see " << dir;
+    EXPECT_NE(said.find("interrupted by SIGTERM: the app was closed and its run stopped"), std::string::npos)
+        << name << ": " << said;
+    if (name == "raw.py") {
+      EXPECT_LT(ms, 9000) << name << ": the app took " << ms << " ms to end";
+      EXPECT_NE(said.find("did not end within 5 s"), std::string::npos) << said;
+    } else {
+      EXPECT_LT(ms, 3000) << name << ": the app took " << ms << " ms to end";
+      EXPECT_EQ(said.find("did not end"), std::string::npos) << said;
+    }
+  }
+}
+
 TEST(GuiSmoke, ViewRendersTheLanesOfAnExportedTrace) {
   if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (make test installs it)";
   const std::string trace = scratch("exported.json");

@@ -215,6 +215,25 @@ TEST(OutputFile, AStopEndsAWriterThatWouldWriteOnAtItsNextBlock) {
   EXPECT_LT(written.load(), int64_t{4} << 20);
   EXPECT_EQ(read(dir + "/big.json"), "precious");
   EXPECT_TRUE(leftovers(dir, {"big.json"}).empty());
+
+  // The same to a stream (--trace /dev/stdout) whose writes fail (a closed
+  // pipe, a signal's EINTR): the writer ends at the first failed write.
+  struct Failing : std::streambuf {
+    int overflow(int) override { return traits_type::eof(); }
+  } failing;
+  std::ostream lost(&failing);
+  OutputSet to_stream(lost, err);
+  to_stream.add("--trace", "/dev/stdout");
+  written = 0;
+  to_stream.set_content("--trace", [&written](std::ostream& o) {
+    for (int i = 0; i < 1'000'000; ++i) {
+      o << std::string(4096, 'x');
+      written += 4096;
+    }
+  });
+  EXPECT_THROW(to_stream.commit(), std::runtime_error);
+  EXPECT_LT(written.load(), int64_t{1} << 20);
+  EXPECT_TRUE(lost.bad());
 }
 
 TEST(OutputFile, AFailedOutputReplacesNoneOfTheSet) {
