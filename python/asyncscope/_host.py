@@ -168,7 +168,7 @@ class Run:
 
     def _started_threads(self):
         # Threads made with threading; not the host's own threads that run
-        # Python (threading names them dummies), such as the one that stops.
+        # Python (threading calls them dummies), such as the one that stops.
         me = threading.current_thread()
         return [t for t in threading.enumerate()
                 if t is not me and t.ident not in self._threads_before and not isinstance(t, threading._DummyThread)]
@@ -212,6 +212,7 @@ class Run:
         threading.current_thread()._daemonic = self._was_daemon
         _current_stop = None
         _current_thread = None
+        self._stop.stop()  # a daemon thread still asleep in a call of ours wakes to its SystemExit
         self._stop.close()
 
 

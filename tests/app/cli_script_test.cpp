@@ -326,6 +326,16 @@ TEST(CliScript, TheScriptsFolderIsOnTheImportPathAndItsModuleIsMain) {
   EXPECT_NE(after.out.find("True"), std::string::npos);  // modules stay imported, as one interpreter serves every run
 }
 
+// With an in-flight bound, a push that waits for the bound releases the GIL
+// only while it sleeps: the bindings read their Python arguments (a shape)
+// with it held (this crashed in the first tuple-shaped array).
+TEST(CliScript, AnInFlightBoundHoldsTheScriptsPushesSafely) {
+  const CliResult r = cli({"script", std::string(ASYNCSCOPE_SOURCE_DIR) + "/assets/scripts/sync_vs_async.py",
+                           "--max-inflight", "5", "--workers", "1"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("one waitall at the end"), std::string::npos) << r.out;
+}
+
 TEST(CliScript, OneInterpreterServesManyRunsWithFreshGlobals) {
   const std::string first = write_script("first.py", "from asyncscope import nd\nleft_over = nd.ones((2,))\n");
   const std::string second = write_script("second.py", "print('left_over' in globals())\n");
