@@ -3,10 +3,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <ostream>
 
 #include "app/gui/gui.h"
 #include "app/gui/gui_app.h"
+#include "app/gui/output_capture.h"
 #include "app/gui/window.h"
 #include "app/interrupt.h"
 #include "engine/base/quote.h"
@@ -61,9 +63,12 @@ int run_gui(const GuiRequest& request, std::ostream& err) {
     // stop cannot interrupt (a read of a socket, a C extension's wait) would
     // keep the process alive: past the limit it ends without that thread.
     if (was_running && !app.stop_run_within(kRunEndLimit)) {
-      err << "asyncscope: the run did not end within " << kRunEndLimit.count() / 1000
-          << " s of its stop (its script waits in a call that a stop cannot interrupt); closing without it\n";
+      // Past the run's capture of stderr, whose thread would not forward it in time.
       err.flush();
+      OutputCapture::write_uncaptured(2, "asyncscope: the run did not end within " +
+                                             std::to_string(kRunEndLimit.count() / 1000) +
+                                             " s of its stop (its script waits in a call that a stop cannot "
+                                             "interrupt); closing without it\n");
       std::fflush(nullptr);
       std::_Exit(code);
     }

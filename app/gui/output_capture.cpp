@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <iostream>
@@ -20,6 +21,9 @@ void write_all(int fd, const char* data, size_t size) {
     size -= static_cast<size_t>(n);
   }
 }
+
+// The saved originals of descriptors 1 and 2 while a capture is in force (-1: none).
+std::atomic<int> g_uncaptured[2] = {-1, -1};
 
 void flush_streams() {
   std::cout.flush();
@@ -51,6 +55,7 @@ OutputCapture::OutputCapture(Sink sink) : sink_(std::move(sink)) {
     }
     ::close(pipe[1]);  // the descriptor itself now holds the writing end
     s.read = pipe[0];
+    g_uncaptured[i].store(s.saved);
   }
   thread_ = std::thread([this] { pump(); });
 }
@@ -62,6 +67,8 @@ OutputCapture::~OutputCapture() {
   for (Stream& s : streams_) {
     if (s.saved >= 0) ::dup2(s.saved, s.target);
   }
+  g_uncaptured[0].store(-1);
+  g_uncaptured[1].store(-1);
   const char byte = 0;
   [[maybe_unused]] const ssize_t n = ::write(wake_[1], &byte, 1);
   thread_.join();
@@ -71,6 +78,11 @@ OutputCapture::~OutputCapture() {
   }
   ::close(wake_[0]);
   ::close(wake_[1]);
+}
+
+void OutputCapture::write_uncaptured(int fd, std::string_view text) noexcept {
+  const int saved = fd == 1 || fd == 2 ? g_uncaptured[fd - 1].load() : -1;
+  write_all(saved >= 0 ? saved : fd, text.data(), text.size());
 }
 
 bool OutputCapture::forward(Stream& s) {

@@ -31,6 +31,12 @@ class OutputCapture {
   OutputCapture(const OutputCapture&) = delete;
   OutputCapture& operator=(const OutputCapture&) = delete;
 
+  // Writes `text` to descriptor `fd` (1 or 2) as it was before the capture
+  // in force, if any: for what must reach the terminal before the process
+  // ends at once (std::_Exit), without waiting for the capture's thread.
+  // Any thread.
+  static void write_uncaptured(int fd, std::string_view text) noexcept;
+
  private:
   struct Stream {
     int target = -1;  // 1 or 2

@@ -48,7 +48,17 @@ void WaitSlot::abandon() noexcept {
 
 void WaitSlot::recycle() noexcept {
   error = nullptr;
+  // Seen: a signaller still looking at it (unseen()) is not made to yield.
+  state.store(kSeen, std::memory_order_relaxed);
   give_slot(this);
+}
+
+ScopedSpareWaitSlot::ScopedSpareWaitSlot() : saved_(tls_slot.slot) { tls_slot.slot = take_slot(); }
+
+ScopedSpareWaitSlot::~ScopedSpareWaitSlot() {
+  // The spare, or the fresh one a wait given up inside the scope took instead.
+  give_slot(tls_slot.slot);
+  tls_slot.slot = saved_;
 }
 
 ScopedSleepHook::ScopedSleepHook(SleepHook& hook) noexcept : previous_(tls_sleep_hook) { tls_sleep_hook = &hook; }

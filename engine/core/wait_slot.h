@@ -83,6 +83,20 @@ struct alignas(64) WaitSlot {  // own cache line: the signaller writes it while 
 // The calling thread's slot.
 WaitSlot& this_thread_wait_slot();
 
+// While it lives, the calling thread has another slot of its own: for code
+// that runs inside a wait's sleep (a Python signal handler, which a sleep
+// hook runs) and may wait itself, on a slot that the outer wait is not using.
+class ScopedSpareWaitSlot {
+ public:
+  ScopedSpareWaitSlot();
+  ~ScopedSpareWaitSlot();
+  ScopedSpareWaitSlot(const ScopedSpareWaitSlot&) = delete;
+  ScopedSpareWaitSlot& operator=(const ScopedSpareWaitSlot&) = delete;
+
+ private:
+  WaitSlot* saved_;
+};
+
 // What a thread does around the sleep of a sync point (a wait that spun
 // its while and now blocks in the kernel): a Python thread keeps the
 // interpreter lock through the spin, since most waits end within

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "engine/trace/names.h"
+
 namespace asyncscope::trace {
 
 std::vector<LineFigures> line_figures(const TraceModel& model) {
@@ -94,6 +96,40 @@ std::string format_line_table(const std::vector<LineFigures>& rows,
     out += '\n';
   }
   return out;
+}
+
+std::string op_source_text(const Recorder& recorder, uint64_t op_id) {
+  for (const ThreadBuffer* thread : recorder.threads()) {
+    // A thread's enqueues are in the order it pushed, so their ids increase.
+    const ChunkedLog<EnqueueEvent>& enqueues = thread->enqueues;
+    size_t lo = 0, hi = enqueues.size();
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (enqueues[mid].op < op_id) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    if (lo == enqueues.size() || enqueues[lo].op != op_id) continue;
+    // The line is the thread's last source event at or before the enqueue.
+    const int64_t t = enqueues[lo].t;
+    const ChunkedLog<SourceEvent>& sources = thread->sources;
+    size_t before = 0, after = sources.size();
+    while (before < after) {
+      const size_t mid = before + (after - before) / 2;
+      if (sources[mid].t <= t) {
+        before = mid + 1;
+      } else {
+        after = mid;
+      }
+    }
+    if (before == 0) return "";
+    const SourceEvent& source = sources[before - 1];
+    if (source.line == 0) return "";  // the thread had left the script
+    return name_of(source.file) + ":" + std::to_string(source.line);
+  }
+  return "";
 }
 
 }  // namespace asyncscope::trace

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/trace/model.h"
+#include "engine/trace/recorder.h"
 
 namespace asyncscope::trace {
 
@@ -38,5 +39,12 @@ std::vector<LineFigures> line_figures(const TraceModel& model);
 // shown (trimmed and shortened) after the figures.
 std::string format_line_table(const std::vector<LineFigures>& rows,
                               const std::function<std::string(const LineFigures&)>& line_text = {});
+
+// "file.py:12": the script line that pushed op `op_id`, read straight from
+// the recorder (two binary searches in the pushing thread's logs, not a
+// model of the whole run), or "" if the op or its line is not recorded.
+// For an error raised at a sync point, which names the line of the push.
+// Threading: any thread, while the recorder's threads go on recording.
+std::string op_source_text(const Recorder& recorder, uint64_t op_id);
 
 }  // namespace asyncscope::trace

@@ -52,7 +52,7 @@ class _ConsoleRaw(io.RawIOBase):
         return self._fd
 
     def isatty(self):
-        return False
+        return os.isatty(self._fd)  # a terminal under `asyncscope script`; the app's console is none
 
 
 def _console_stream(write, fd, name, errors):
@@ -132,6 +132,8 @@ def _sleep_until_stopped(seconds):
     seconds = float(seconds)
     if seconds < 0:
         raise ValueError("sleep length must be non-negative")
+    if seconds == 0:
+        return _sleep(0)  # a yield to the other threads, as time.sleep(0) is
     deadline = time.monotonic() + seconds
     while True:
         left = deadline - time.monotonic()
@@ -200,20 +202,22 @@ class Run:
         """Ends the script's daemon threads (SystemExit, which a thread ends
         on quietly), flushes and puts back the streams."""
         global _current_stop, _current_thread
-        for t in self._started_threads():
-            if t.daemon and t.is_alive() and t.ident is not None:
-                _core._raise_in_thread(t.ident, SystemExit)
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # a stream the script replaced or closed
-                pass
-        sys.stdout, sys.stderr, sys.stdin, time.sleep = self._saved
-        threading.current_thread()._daemonic = self._was_daemon
-        _current_stop = None
-        _current_thread = None
-        self._stop.stop()  # a daemon thread still asleep in a call of ours wakes to its SystemExit
-        self._stop.close()
+        try:
+            for t in self._started_threads():
+                if t.daemon and t.is_alive() and t.ident is not None:
+                    _core._raise_in_thread(t.ident, SystemExit)
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except Exception:  # a stream the script replaced or closed
+                    pass
+        finally:
+            sys.stdout, sys.stderr, sys.stdin, time.sleep = self._saved
+            threading.current_thread()._daemonic = self._was_daemon
+            _current_stop = None
+            _current_thread = None
+            self._stop.stop()  # a daemon thread still asleep in a call of ours wakes to its SystemExit
+            self._stop.close()
 
 
 def _run_threading_atexits():
@@ -224,11 +228,15 @@ def _run_threading_atexits():
     hooks = getattr(threading, "_threading_atexits", None)
     if not hooks:
         return
-    for hook in reversed(list(hooks)):
-        hook()
-    futures_thread = sys.modules.get("concurrent.futures.thread")
-    if futures_thread is not None and hasattr(futures_thread, "_shutdown"):
-        futures_thread._shutdown = False
+    try:
+        for hook in reversed(list(hooks)):
+            hook()
+    finally:
+        for module, flag in (("concurrent.futures.thread", "_shutdown"),
+                             ("concurrent.futures.process", "_global_shutdown")):
+            found = sys.modules.get(module)
+            if found is not None and hasattr(found, flag):
+                setattr(found, flag, False)
 
 
 def begin(out_write, err_write, stop_aware_stdin=False):

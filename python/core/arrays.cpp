@@ -1,5 +1,6 @@
 #include "python/core/arrays.h"
 
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -51,10 +52,24 @@ Shape shape_from(py::handle obj, const char* what) {
   }
 }
 
+namespace {
+
+// The ident of the interpreter's main thread, the only one that runs
+// Python's signal handlers (read without the GIL, so kept here).
+std::atomic<unsigned long> python_main_thread{0};
+
+}  // namespace
+
+void note_python_main_thread() {
+  python_main_thread.store(py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>());
+}
+
 bool GilSleepHook::interrupted() noexcept {
   if (ctx_.stopped()) return true;
-  // Python runs signal handlers on its main thread only (elsewhere
-  // PyErr_CheckSignals returns 0 at once); both need the GIL.
+  // Elsewhere PyErr_CheckSignals would take the GIL to do nothing.
+  if (PyThread_get_thread_ident() != python_main_thread.load(std::memory_order_relaxed)) return false;
+  // A handler may wait itself: on a slot of its own, not the one this wait sleeps on.
+  const ScopedSpareWaitSlot spare;
   PyGILState_STATE state{};
   if (holds_gil_) {
     PyEval_RestoreThread(saved_);

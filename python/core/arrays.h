@@ -62,6 +62,11 @@ py::array to_numpy(const NDArray& a, trace::SyncKind kind);
 // delivered to another thread, and a stop, are seen within this.
 inline constexpr int64_t kWaitPollNs = 50'000'000;
 
+// Notes which thread is the interpreter's main thread, where Python runs
+// signal handlers (GilSleepHook looks for Ctrl+C there only). Called when
+// the module is made.
+void note_python_main_thread();
+
 // A Python thread's sleep in a wait (see SleepHook): releases the GIL while
 // the thread sleeps (unless the caller released it already) and takes it
 // back when the thread wakes; every kWaitPollNs it gives the wait up if the
@@ -345,6 +350,10 @@ py::object in_place_op(py::object self, py::handle y) {
   }
   if (const std::optional<float> s = number_of(y)) {
     in_place<T>(self, [s](NDArray& a) { Update{}(a, *s); });
+    return self;
+  }
+  if (const std::optional<NDArray> other = numpy_operand<T>(self.cast<const T&>().a, y)) {
+    in_place<T>(self, [&other](NDArray& a) { Update{}(a, *other); });
     return self;
   }
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);

@@ -4,7 +4,7 @@
 
 #include "engine/base/allocator.h"
 #include "engine/core/errors.h"
-#include "engine/trace/model.h"
+#include "engine/trace/source_lines.h"
 #include "python/core/runtime.h"
 
 namespace py = pybind11;
@@ -29,9 +29,7 @@ std::string with_source(const OpError& e) {
   try {
     const std::shared_ptr<trace::Recorder> rec = recorder();
     if (!rec) return e.what();
-    const trace::TraceModel model = trace::snapshot(*rec);
-    const trace::OpInfo* op = model.find_op(e.op_id());
-    const std::string where = op != nullptr ? model.source_text(op->source) : std::string();
+    const std::string where = trace::op_source_text(*rec, e.op_id());
     return where.empty() ? std::string(e.what()) : std::string(e.what()) + " (pushed at " + where + ")";
   } catch (...) {
     return e.what();  // no run to ask: the message as it is

@@ -1,3 +1,4 @@
+#include "python/core/arrays.h"
 #include "python/core/bindings.h"
 #include "python/core/errors.h"
 #include "python/core/module.h"
@@ -7,6 +8,7 @@ namespace asyncscope::python {
 void define_module(py::module_& m) {
   m.doc() = "asyncscope's core: the engine, arrays, autograd, gluon blocks and torch tensors behind the Python package";
   register_errors(m);
+  note_python_main_thread();
   bind_runtime(m);
   bind_nd(m);
   bind_autograd(m);

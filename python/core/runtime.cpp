@@ -48,24 +48,34 @@ const ContextPtr& default_context() {
 }
 
 // The host's run while a script runs (HostedRun): the context of the
-// threads the script starts. Read and written with the GIL held.
-ContextPtr& hosted_run_context() {
-  static ContextPtr* context = new ContextPtr;  // never destroyed: see DefaultRun
-  return *context;
+// threads the script starts. Read and written with the GIL held. The
+// context stays until the next run replaces it: a binding holds a reference
+// to it across a wait that releases the GIL, and a thread of the script may
+// still be in one when the run ends.
+struct HostedContext {
+  ContextPtr context;
+  bool active = false;
+};
+HostedContext& hosted_run() {
+  static HostedContext* hosted = new HostedContext;  // never destroyed: see DefaultRun
+  return *hosted;
 }
 
 }  // namespace
 
-HostedRun::HostedRun(ContextPtr context) { hosted_run_context() = std::move(context); }
-HostedRun::~HostedRun() { hosted_run_context().reset(); }
+HostedRun::HostedRun(ContextPtr context) {
+  hosted_run().context = std::move(context);
+  hosted_run().active = true;
+}
+HostedRun::~HostedRun() { hosted_run().active = false; }
 
 const ContextPtr& context() {
   if (const ContextPtr& current = current_context_or_null()) return current;
-  if (const ContextPtr& hosted = hosted_run_context()) return hosted;
+  if (hosted_run().active) return hosted_run().context;
   return default_context();
 }
 
-bool hosted() { return current_context_or_null() != nullptr || hosted_run_context() != nullptr; }
+bool hosted() { return current_context_or_null() != nullptr || hosted_run().active; }
 
 void configure(const demos::ContextRequest& request) {
   DefaultRun& run = default_run();

@@ -6,11 +6,17 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <thread>
+#include <utility>
 
 #include "engine/core/errors.h"
 #include "engine/demos/run_env.h"
@@ -60,11 +66,74 @@ class ConsoleSink {
 void register_sink_type() {
   static const bool registered = [] {
     py::module_ core = py::module_::import("_asyncscope_core");
-    py::class_<ConsoleSink>(core, "_ConsoleSink").def("__call__", &ConsoleSink::write);
+    // Held by Python too: a stream the script kept (a logging handler, a
+    // daemon thread) may write after the run, and finds the sink closed.
+    py::class_<ConsoleSink, std::shared_ptr<ConsoleSink>>(core, "_ConsoleSink").def("__call__", &ConsoleSink::write);
     return true;
   }();
   (void)registered;
 }
+
+// The stop of a running script, made off the stopping thread: a stop calls
+// RunEnv::on_stop with the run's lock held, from the UI thread (or the
+// command line's signal watcher), which must not wait for the GIL that a
+// script inside a long C call holds. The stopper's own thread takes the GIL
+// and calls the run's interrupt() (asyncscope._host.Run).
+class ScriptStopper {
+ public:
+  // `run` stays alive until the stopper is destroyed.
+  explicit ScriptStopper(py::handle run) : run_(run), thread_([this] { serve(); }) {}
+  // Any thread; never blocks on the GIL.
+  void request() {
+    {
+      std::lock_guard lock(mutex_);
+      requested_ = true;
+    }
+    wake_.notify_one();
+  }
+  // The script's thread, GIL held: no interrupt() is made from here on
+  // (one under way has finished, since it holds the GIL).
+  void finish() {
+    {
+      std::lock_guard lock(mutex_);
+      ending_ = true;
+    }
+    wake_.notify_one();
+  }
+  // After finish(), without the GIL (the thread may be waiting for it).
+  ~ScriptStopper() {
+    finish();
+    thread_.join();
+  }
+  ScriptStopper(const ScriptStopper&) = delete;
+  ScriptStopper& operator=(const ScriptStopper&) = delete;
+
+ private:
+  void serve() {
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return requested_ || ending_; });
+      if (ending_) return;
+    }
+    py::gil_scoped_acquire gil;
+    {
+      std::lock_guard lock(mutex_);
+      if (ending_) return;  // the run ended while this thread waited for the GIL
+    }
+    try {
+      run_.attr("interrupt")();
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("asyncscope: stopping the script");
+    }
+  }
+
+  py::handle run_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool requested_ = false;
+  bool ending_ = false;
+  std::thread thread_;  // last: starts once the rest is ready
+};
 
 // Prints the traceback of the exception being handled to the error console
 // and returns the line that says what it was: its last line
@@ -140,29 +209,42 @@ void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
   py::gil_scoped_acquire gil;
   register_sink_type();
   const HostedRun hosted_run(env.context());  // the threads the script starts push to this run too
-  ConsoleSink out(env, /*error=*/false), err(env, /*error=*/true);
+  const auto out = std::make_shared<ConsoleSink>(env, /*error=*/false);
+  const auto err = std::make_shared<ConsoleSink>(env, /*error=*/true);
   py::module_ sys = py::module_::import("sys");
   // The script's streams, stop and end as under python3 (asyncscope/_host.py);
   // where Ctrl+C cannot reach the script's thread (the app's run thread),
   // stdin is read so that a stop wakes the reader.
   const py::object host_run = py::module_::import("asyncscope._host")
-                                  .attr("begin")(py::cast(&out, py::return_value_policy::reference),
-                                                 py::cast(&err, py::return_value_policy::reference),
-                                                 !python_signals_reach_this_thread());
-  {
-    // Registered without the GIL: a stop holds the run's lock while it takes
-    // the GIL to interrupt the script.
-    py::gil_scoped_release unlocked;
-    PyObject* const interrupt_target = host_run.ptr();  // alive until on_stop is cleared below
-    env.on_stop([interrupt_target] {
-      py::gil_scoped_acquire gil;
-      try {
-        py::handle(interrupt_target).attr("interrupt")();
-      } catch (py::error_already_set& e) {
-        e.discard_as_unraisable("asyncscope: stopping the script");
-      }
-    });
-  }
+                                  .attr("begin")(out, err, !python_signals_reach_this_thread());
+  const unsigned long script_thread = PyThread_get_thread_ident();
+  std::optional<ScriptStopper> stopper(std::in_place, host_run);
+  env.on_stop([&stopper] { stopper->request(); });
+  // The end of the run's hosting, once, however run() leaves: no stop
+  // reaches the script afterwards (the stopper is done, and an interrupt it
+  // made meanwhile is taken back), the streams go back, the sinks close.
+  bool hosting_ended = false;
+  const auto end_hosting = [&] {
+    if (std::exchange(hosting_ended, true)) return;
+    env.on_stop({});
+    stopper->finish();
+    {
+      py::gil_scoped_release unlocked;
+      stopper.reset();
+    }
+    PyThreadState_SetAsyncExc(script_thread, nullptr);
+    try {
+      host_run.attr("end")();
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("asyncscope: ending the script's run");
+    }
+    out->close();
+    err->close();
+  };
+  struct AtExit {
+    std::function<void()> f;
+    ~AtExit() { f(); }
+  } const at_exit{end_hosting};
   // A fresh __main__ module, as python3 makes for a script: pickle and
   // multiprocessing find the script's classes through sys.modules.
   py::module_ main = py::reinterpret_steal<py::module_>(PyModule_New("__main__"));
@@ -175,23 +257,27 @@ void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
   py::list argv;
   argv.append(path_);
   sys.attr("argv") = argv;
-  // The script's folder first on the import path, as python3 puts it.
-  const std::string folder = std::filesystem::absolute(path_).parent_path().string();
+  // The script's folder first on the import path, links resolved, as python3 puts it.
+  std::error_code ec;
+  const std::string folder =
+      std::filesystem::weakly_canonical(std::filesystem::absolute(path_, ec), ec).parent_path().string();
   sys.attr("path").attr("insert")(0, folder);
   std::string failure;
   std::optional<demos::ExitStatus> exit_status;
   bool stopped = false;
   const auto handle = [&](py::error_already_set& e) {
-    if (e.matches(PyExc_SystemExit)) {
-      try {
+    try {
+      if (e.matches(PyExc_SystemExit)) {
         exit_with(e, env);
-      } catch (const demos::ExitStatus& status) {
-        exit_status = status;
+      } else if (e.matches(PyExc_KeyboardInterrupt) && env.stop_requested()) {
+        stopped = true;
+      } else {
+        failure = report(e, env);
       }
-    } else if (e.matches(PyExc_KeyboardInterrupt) && env.stop_requested()) {
-      stopped = true;
-    } else {
-      failure = report(e, env);
+    } catch (const demos::ExitStatus& status) {
+      exit_status = status;
+    } catch (py::error_already_set& inner) {  // a SystemExit whose code cannot be printed, say
+      failure = report(inner, env);
     }
   };
   // The script's Python objects count against the run's budget while it
@@ -204,32 +290,26 @@ void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
     const py::object code = builtins.attr("compile")(py::bytes(source), path_, "exec", 0, true);
     builtins.attr("exec")(code, globals);
     heap.end();
+    // The process's end under python3: the threads the script started are joined.
+    host_run.attr("join_threads")();
   } catch (py::error_already_set& e) {
     heap.end();  // reporting must not be refused: the objects that filled the budget are still alive
     handle(e);
-  }
-  // The process's end under python3: the threads the script started are
-  // joined, however it ended, unless it was stopped.
-  if (!stopped) {
-    try {
-      host_run.attr("join_threads")();
-    } catch (py::error_already_set& e) {
-      handle(e);
+    if (!stopped) {  // however the script ended, unless it was stopped
+      try {
+        host_run.attr("join_threads")();
+      } catch (py::error_already_set& join_error) {
+        handle(join_error);
+      }
     }
   }
-  {
-    py::gil_scoped_release unlocked;
-    env.on_stop({});
-  }
+  end_hosting();
   try {
-    host_run.attr("end")();
     // Unless the script took it out itself.
     if (sys.attr("path").attr("__contains__")(folder).cast<bool>()) sys.attr("path").attr("remove")(folder);
   } catch (py::error_already_set& e) {
     handle(e);
   }
-  out.close();
-  err.close();
   if (saved_main.is_none()) {
     sys.attr("modules").attr("pop")("__main__", py::none());
   } else {

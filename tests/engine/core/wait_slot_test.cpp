@@ -223,6 +223,21 @@ TEST(SleepHook, ASignalThatBeatsTheGivingUpEndsTheWaitNormally) {
   });
 }
 
+// Code that a sleep hook runs inside a wait (a Python signal handler) and
+// that waits itself gets a slot of its own; the outer wait's comes back.
+TEST(SleepHook, ASpareSlotStandsInForTheThreadsOwnWhileItLives) {
+  WaitSlot& own = this_thread_wait_slot();
+  {
+    const ScopedSpareWaitSlot spare;
+    WaitSlot& inner = this_thread_wait_slot();
+    EXPECT_NE(&inner, &own);
+    inner.arm();
+    inner.signal(nullptr);
+    EXPECT_TRUE(inner.wait());
+  }
+  EXPECT_EQ(&this_thread_wait_slot(), &own);
+}
+
 TEST(SleepHook, AWaitOnASlotThatIsNotTheThreadsOwnIsNeverGivenUp) {
   run_with_timeout([] {
     InterruptingHook hook;

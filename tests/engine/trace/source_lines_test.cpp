@@ -144,6 +144,34 @@ TEST(SourceLines, TheTableCountsRunsOpsTimesAndBytesPerLine) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4);
 }
 
+// What an error at a sync point names: the line of the op's push, found in
+// the pushing thread's logs (here two threads), as the model would say.
+TEST(SourceLines, AnOpsLineIsFoundInItsThreadsLogsAsTheModelFindsIt) {
+  Script s;
+  s.source(10, 3);
+  s.enqueue(1, 11);
+  s.enqueue(2, 12);
+  s.source(20, 7);
+  s.enqueue(5, 21);
+  std::thread([&s] {
+    s.source(15, 9);
+    s.enqueue(3, 16);
+    s.source(17, 0);  // left the script
+    s.enqueue(4, 18);
+  }).join();
+  s.enqueue(6, 30);
+  const TraceModel m = snapshot(s.r);
+  for (const uint64_t op : {1, 2, 3, 4, 5, 6}) {
+    const OpInfo* info = m.find_op(op);
+    ASSERT_NE(info, nullptr) << op;
+    EXPECT_EQ(op_source_text(s.r, op), m.source_text(info->source)) << op;
+  }
+  EXPECT_EQ(op_source_text(s.r, 2), "source_lines_test/script.py:3");
+  EXPECT_EQ(op_source_text(s.r, 6), "source_lines_test/script.py:7");
+  EXPECT_EQ(op_source_text(s.r, 4), "");   // pushed after the thread left the script
+  EXPECT_EQ(op_source_text(s.r, 99), "");  // not recorded
+}
+
 TEST(SourceLines, ARunWithoutSourcesHasNoTable) {
   Script s;
   s.enqueue(1, 5);
