@@ -18,6 +18,7 @@
 #include "engine/core/errors.h"
 #include "engine/tensor/context.h"
 #include "engine/core/op_record.h"
+#include "engine/core/var.h"
 #include "engine/core/wait_slot.h"
 #include "engine/trace/model.h"
 #include "support/timeout.h"
@@ -119,6 +120,10 @@ TEST_P(EngineContract, DeleteVarOfAnIdleVarFreesItAtOnceOnTheCaller) {
     Var* v = engine->new_var();
     engine->push([](const RunContext&) {}, {}, {v}, OpMeta("write"));
     engine->wait_for_var(v);
+    // The wait returns at its signal; the signaller counts the wait's read
+    // off the var just after (threaded_engine.cpp, signal_sync), and until
+    // then the var is not idle: a free then queues behind it, as it should.
+    eventually([v] { return v->idle(); });
     const uint64_t pushed = engine->stats().pushed;
     std::thread::id ran_on;
     uint16_t worker = 0;
