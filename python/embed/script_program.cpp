@@ -233,6 +233,10 @@ void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
       stopper.reset();
     }
     PyThreadState_SetAsyncExc(script_thread, nullptr);
+    // A stop by Ctrl+C also tripped Python's own SIGINT flag (the command
+    // line's handler does, so that a blocking call returns): the stop is
+    // being handled, so its KeyboardInterrupt is taken now, not in end().
+    if (env.stop_requested() && PyErr_CheckSignals() != 0) PyErr_Clear();
     try {
       host_run.attr("end")();
     } catch (py::error_already_set& e) {

@@ -128,9 +128,13 @@ TEST(Interrupt, SigtermDuringTheExportRemovesItsTemporaryFiles) {
   EXPECT_TRUE(temporaries(dir).empty()) << temporaries(dir).front();
 }
 
-// A script in a blocking call and one in a pure-Python loop both stop.
+// A script in a blocking call, in a pure-Python loop, in a wait on an op
+// that runs for a minute, and in the join of a thread it started: each stops.
 TEST(Interrupt, SigintStopsAScriptWhereverItIs) {
-  for (const char* body : {"import time\ntime.sleep(120)\n", "while True:\n    pass\n"}) {
+  for (const char* body : {"import time\ntime.sleep(120)\n", "while True:\n    pass\n",
+                           "from asyncscope import nd\nx = nd.random.uniform(shape=(600, 600))\n"
+                           "for i in range(6000):\n    x = nd.dot(x, x) / 600\nx.wait_to_read()\n",
+                           "import threading, time\nthreading.Thread(target=time.sleep, args=(120,)).start()\n"}) {
     const std::string dir = folder();
     std::ofstream(dir + "/wait.py") << "print('started', flush=True)\n" << body;
     const pid_t pid = spawn(dir, {"script", "wait.py", "--json", "r.json"});
@@ -146,6 +150,34 @@ TEST(Interrupt, SigintStopsAScriptWhereverItIs) {
     expect_one_line(dir, "asyncscope: interrupted by SIGINT");
     EXPECT_FALSE(fs::exists(dir + "/r.json"));
   }
+}
+
+// SIGINT while a large trace (300,000 ops, about 600 MB) is being written:
+// the writer stops at its next block instead of formatting the rest.
+TEST(Interrupt, SigintDuringALargeTraceWriteEndsItAtOnce) {
+  const std::string dir = folder();
+  std::ofstream(dir + "/big.py") << "from asyncscope import nd\nx = nd.ones((1,))\n"
+                                    "for i in range(300000):\n    x = x + 1\nnd.waitall()\n";
+  const pid_t pid = spawn(dir, {"script", "big.py", "--trace", "big.json"});
+  const auto growing = [&dir] {
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name.find(".big.json.tmp-") != std::string::npos && fs::file_size(entry.path()) > (size_t{16} << 20)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  const auto end = Clock::now() + std::chrono::seconds(120);
+  while (!growing() && Clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(growing()) << "the trace's write never began";
+  const auto sent = Clock::now();
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(wait_for(pid, std::chrono::seconds(60)), 130);
+  EXPECT_LT(Clock::now() - sent, std::chrono::seconds(2)) << "the write was not cut short";
+  expect_one_line(dir, "asyncscope: interrupted by SIGINT");
+  EXPECT_FALSE(fs::exists(dir + "/big.json"));
+  EXPECT_TRUE(temporaries(dir).empty());
 }
 
 }  // namespace
