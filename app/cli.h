@@ -1,6 +1,7 @@
-// The asyncscope command line: list the demos, run one headless and print its
-// result table, write its trace and results, and (until the GUI) describe a
-// saved trace. Returns the process exit code: 0 success, 1 a run failed,
+// The asyncscope command line: list the demos, run one (or a Python script)
+// headless and print its result table, write its trace and results, describe
+// a saved trace on the terminal (view --print), and otherwise open the
+// desktop app. Returns the process exit code: 0 success, 1 a run failed,
 // 2 bad input (one line on `err` saying what is wrong and what to do).
 // Threading: main thread only.
 #pragma once

@@ -1,8 +1,9 @@
 // GuiApp: wires the desktop app's panels to the session's runs. It owns the
 // runs (RunList), the runner of the live one and the panels; lays them out
 // (left: the program panel, wider with the script view in it when a script
-// is picked; centre: the timeline; bottom: Results and Console tabs); carries out what the panels, the menu and the keyboard ask
-// for (Action); and drives the scripted mode (--run, --vary, --screenshot,
+// is picked; centre: the timeline; bottom: Results, Insight and Console
+// tabs); carries out what the panels, the menu and the keyboard ask for
+// (Action); and drives the scripted mode (--run, --vary, --screenshot,
 // --quit-after-run, view FILE).
 // Threading: UI thread only.
 #pragma once
@@ -52,9 +53,9 @@ class GuiApp {
   // The most frames a second to draw while animating. While a run is live
   // the app shares the cores with it, and a frame's CPU is taken from what
   // the run measures: as many frames as fit in a fifth of one core
-  // (Window::frame_cpu_seconds), from 2 to 30 a second (a software-rendered
-  // 1600x1000 frame costs ~50 ms: 3-5 a second; docs/PERFORMANCE.md). 60
-  // otherwise (the frames before a screenshot).
+  // (Window::frame_cpu_seconds), from 2 to 30 a second (a software renderer
+  // can spend tens of milliseconds on a large frame, which puts it near the
+  // low end; docs/PERFORMANCE.md). 60 otherwise (the frames before a screenshot).
   int frame_rate() const;
   // The PNG the next end_frame should capture ("" = none); cleared when taken.
   std::string take_screenshot_request();

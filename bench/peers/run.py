@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""asyncscope side by side with NumPy and PyTorch on the CPU (issue 14).
+"""asyncscope side by side with NumPy and PyTorch on the CPU.
 
 Runs the workloads of asyncscope's demos in three flavours, our Python
 package (asyncscope.nd), NumPy float32 and PyTorch CPU float32, plus the C++

@@ -130,9 +130,9 @@ void BM_TimelineFrame_Zoomed1ms(benchmark::State& st) { run_frames(st, middle_ms
 void BM_TimelineFrame_Zoomed1msHover(benchmark::State& st) { run_frames(st, middle_ms(), 2); }
 
 // The lanes' states and the memory attribution beside the same frames
-// without them, alternating frame by frame (the VM's speed drifts). The
-// insight is built once, as the app keeps it; the hover variant keeps the
-// mouse on the live-bytes lane, whose tooltip lists the holders there.
+// without them, alternating frame by frame (the machine's speed may drift).
+// The insight is built once, as the app keeps it; the hover variant keeps
+// the mouse on the live-bytes lane, whose tooltip lists the holders there.
 void paired_insight_frames(benchmark::State& st, TimeView view, bool hover_live_bytes) {
   const trace::TraceModel& model = million_op_model();
   static const trace::RunInsight insight = [&model] {

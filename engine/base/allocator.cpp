@@ -99,11 +99,11 @@ namespace {
 
 // Blocks from this size on are mapped on their own, starting on a 2 MiB
 // boundary, with the kernel asked for transparent huge pages: an op's first
-// write of a fresh 16 MB output then takes 8 page faults instead of 4096 (in
-// a VM each 4 KiB fault cost about a microsecond besides the zeroing, some
-// 5 ms of a 45 ms 2000x2000 product). The size is not rounded up to huge
-// pages, so the tail, and every block where the kernel gives no huge pages,
-// costs no more memory than before.
+// write of a fresh 16 MB output then takes 8 page faults instead of 4096 (each
+// 4 KiB fault costs around a microsecond besides the zeroing, more in a VM:
+// thousands of them are a visible share of a large product). The size is not
+// rounded up to huge pages, so the tail, and every block where the kernel
+// gives no huge pages, costs no more memory than plain pages would.
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kMappedFrom = size_t{4} << 20;
 

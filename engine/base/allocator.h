@@ -1,5 +1,6 @@
 // Tensor storage allocation: a size-class pool with exact byte accounting and
-// a memory budget, generic over where raw blocks come from (host now, CUDA later).
+// a memory budget, generic over where raw blocks come from (host memory, or a
+// CUDA device and pinned host memory through engine/cuda).
 #pragma once
 
 #include <atomic>
@@ -53,9 +54,10 @@ class MemoryBudgetError : public std::runtime_error {
   int64_t live_bytes_;
 };
 
-// Where raw blocks come from (host memory now, cudaMalloc later). allocate()
-// receives a non-zero multiple of PooledAllocator::kAlignment, returns a block
-// aligned to it or throws (std::bad_alloc); release() gets the same size back.
+// Where raw blocks come from (host memory here; cudaMalloc and cudaHostAlloc
+// in engine/cuda/runtime.cpp). allocate() receives a non-zero multiple of
+// PooledAllocator::kAlignment, returns a block aligned to it or throws
+// (std::bad_alloc); release() gets the same size back.
 // Threading: any thread; release() may run concurrently with allocate().
 class BlockSource {
  public:

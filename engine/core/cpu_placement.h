@@ -5,9 +5,9 @@
 // (the frontend and a worker) can end up on one CPU with another CPU idle.
 // A futex wake-up may place the woken thread beside its waker, and once
 // there, the two yield the CPU to each other every few microseconds, both
-// stay cache-hot, and the kernel's balancer does not separate them: on a
-// 2-core VM a 1-element push + wait measured 2.6 us in that state against
-// 1.7 with the two apart, and it lasted the whole run (docs/PERFORMANCE.md).
+// stay cache-hot, and the kernel's balancer does not separate them: a
+// 1-element push + wait is then markedly slower than with the two apart, and
+// the state can last the whole run (docs/PERFORMANCE.md).
 // The worker notices (the waiter it signalled armed its wait on the
 // worker's CPU) and moves away when other processes leave a CPU free.
 // Threading: any thread; each call concerns the calling thread only.
@@ -30,10 +30,10 @@ bool move_to_another_cpu() noexcept;
 // not wanted by other processes: the running and runnable threads of the
 // system (/proc/loadavg) less this process's (/proc/self/task/*/stat,
 // state R). This process's own threads are left out because ours spin
-// politely (they yield, and sleep soon); a compiler's do not. With both
-// cores of this 2-core VM busy with other processes, a worker that moved
-// away from the frontend's CPU waited behind one of them for a scheduler
-// tick at each hand-off (4 ms round trips). False where the system cannot
+// politely (they yield, and sleep soon); a compiler's do not. With every
+// CPU busy with other processes, a worker that moved away from the
+// frontend's CPU waits behind one of them for a scheduler tick at each
+// hand-off (round trips of milliseconds). False where the system cannot
 // say. Reads files (tens of microseconds); not for a hot path.
 bool cpus_free_for(int threads) noexcept;
 

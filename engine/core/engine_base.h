@@ -24,9 +24,10 @@ namespace asyncscope {
 // compare-and-swap on a line of their own; takers take from a private list
 // under a lock of their own, refilled with the whole given stack once it
 // holds a batch, else with a batch of new vars. So the two sides meet once
-// per batch, not at every var (a shared spin lock and list once cost the
-// frontend two line transfers per array, a tenth of a tiny op's time from
-// Python), and each var taken fetches the next one's lines for writing.
+// per batch, not at every var (a shared spin lock and list would cost the
+// frontend two cache-line transfers per array, a noticeable share of a tiny
+// op's time from Python), and each var taken fetches the next one's lines
+// for writing.
 // Threading: any thread.
 class VarPool {
  public:
@@ -67,8 +68,8 @@ class EngineBase : public Engine {
   // can still run, runs on_delete on the calling thread, frees the var and
   // returns true; no op is pushed. In a loop that replaces its result every
   // iteration and syncs on it, the previous result is finished when it is
-  // dropped, and a free pushed through the engine cost a second push, a
-  // queue hand-off and a worker's completion per iteration. A traced engine
+  // dropped, and a free pushed through the engine would cost a second push,
+  // a queue hand-off and a worker's completion per iteration. A traced engine
   // always pushes the free: the trace shows when every buffer went, which
   // the memory views need, and a free on the frontend has no lane to show.
   bool delete_if_idle(Var* var, OpFn& on_delete);
@@ -84,8 +85,9 @@ class EngineBase : public Engine {
   // not traced; updated here). `continued`: this thread granted the op itself
   // while completing that previous op, so the op starts where it ended (the
   // hand-off between the two counts as the op's) and the clock is read once
-  // per op, not twice: on this machine a second TSC read per op cost more
-  // throughput than the rest of tracing together (docs/PERFORMANCE.md).
+  // per op, not twice: a TSC read is tens of cycles, and a second one per op
+  // can cost more throughput than the rest of tracing together
+  // (docs/PERFORMANCE.md).
   int64_t execute(OpRecord* op, uint16_t worker, int64_t& last_end, bool continued, HelpBoard* helpers = nullptr);
   // The pieces of execute(), also used by the GPU path, which runs an op's
   // function on one thread and finishes it on another:

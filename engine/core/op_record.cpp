@@ -7,10 +7,11 @@ namespace {
 
 // Chains of 64 records; at most 256 chains kept (16,384 records, 6.5 MB,
 // process-wide). Beyond, memory is freed, and a burst of more ops in flight
-// allocates its extra records again the next time. Measured with
-// BM_TinyOpLoopQuietVsLoaded (10,000 ops in flight per batch when the
-// worker lags): 100-105 ns per op keeping 65,536 records (26 MB), 125 ns
-// keeping 4,096 (1.6 MB, the rest malloc'd each batch).
+// allocates its extra records again the next time. The bound trades memory
+// for speed: it covers a burst of 10,000 ops in flight (as in
+// BM_TinyOpLoopQuietVsLoaded when the worker lags), while a much smaller
+// cache makes such a burst malloc its extra records every batch, a cost seen
+// in the time per op, and a much larger one holds tens of MB for no gain.
 using Records = Recycler<OpRecord, &OpRecord::next, 64, 256>;
 
 }  // namespace

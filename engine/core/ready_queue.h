@@ -46,8 +46,9 @@ class ReadyQueue {
     // op waits for it. The first op's link, written by its pusher on another
     // core, is asked for before the lock is taken (a racy peek: a stale
     // head only wastes the prefetch), and the count is lowered after the
-    // lock is let go. Both had been misses inside the lock, and the pusher's
-    // spin on it was most of its dispatch time in a loop of tiny ops.
+    // lock is let go. Inside the lock both would be cache misses, and the
+    // pusher's spin on the lock would be most of its dispatch time in a loop
+    // of tiny ops.
     if (const OpRecord* peek = head_.load(std::memory_order_relaxed)) __builtin_prefetch(&peek->next);
     OpRecord* op = nullptr;
     {

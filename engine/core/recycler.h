@@ -115,8 +115,8 @@ class Recycler {
    private:
     // A spin lock: each hold is a push_back or pop_back of two words. With
     // std::mutex the frontend taking a chain and a worker giving one back
-    // met often enough in a burst of pushes that the worker's unlock was a
-    // futex wake (a tenth of its samples in BM_PushTinyOp/1).
+    // meet often enough in a burst of pushes that the worker's unlock becomes
+    // a futex wake, a system call that costs far more than the hold itself.
     SpinLock lock_;
     std::vector<Chain> chains_;
   };

@@ -13,14 +13,14 @@
 // that same worker when its pool's queue is empty (a chain of dependent ops
 // then runs without any queue traffic or wake-up), and a free it made ready
 // always does, before anything else: it is cheap, its lines are the ones the
-// worker just touched, and queued it went to another worker, which then
-// took the chain's next op from the queue too, so the chain alternated
+// worker just touched, and queued it would go to another worker, which would
+// then take the chain's next op from the queue too, so the chain would alternate
 // between the workers with each op's lines crossing cores. An op the
 // frontend makes ready goes to the mailbox of the worker that finished the
 // pool's last op, if that worker is spinning idle and its mailbox is empty:
 // a chain whose ops find their input already written stays on one core
-// (with a shared queue, consecutive ops alternated between the idle
-// workers, and each op's lines crossed cores). Everything else goes to the
+// (with only a shared queue, consecutive ops alternate between the idle
+// workers, and each op's lines cross cores). Everything else goes to the
 // pool's FIFO. Ops that free an array go first, so memory is reused as soon
 // as it is released.
 // Idle workers spin ~50 us before sleeping, so bursts of tiny ops do not pay
@@ -134,8 +134,8 @@ class ThreadedEngine final : public EngineBase {
   // since its last look; the second such look in a row means the workers
   // get no core: on a machine with no idle core, a worker woken by this
   // thread can wait behind it on its core until the scheduler moves it
-  // (0.6-0.8 ms measured, the frontend's whole run-ahead loop), so this
-  // thread gives its core away once.
+  // (up to a scheduler tick, milliseconds, which can be the frontend's whole
+  // run-ahead loop), so this thread gives its core away once.
   void yield_if_workers_starved() noexcept;
   static constexpr uint32_t kStarvedLookEvery = 32;
   // Run-ahead: a thread that pushed more than kRunAheadAfter ops since its
@@ -147,7 +147,7 @@ class ThreadedEngine final : public EngineBase {
   // A worker that caught up with a frontend running ahead otherwise takes
   // each op the moment it is pushed, and the two threads trade the queue's,
   // the record's and the vars' lines at every op (a Python loop of one-element
-  // adds: 0.9-1.2 us per op in that state, 0.45-0.5 behind it). Held back,
+  // adds runs about half as fast in that state as behind it). Held back,
   // the frontend pushes the next ops onto lines only it has touched, and the
   // worker then runs them as a chain behind it. The threshold is high
   // enough that a loop with a sync in every iteration of a few dozen ops
@@ -213,10 +213,10 @@ class ThreadedEngine final : public EngineBase {
   // pushes ahead (~33 KiB) keeps the charge from ever lagging the ops.
   static constexpr uint32_t kRecountEvery = 64;
   // The frontend's line: pushes_ is written on every push, and nothing here
-  // is read by a worker. pools_ (read by workers on every dispatch) shared
-  // this line once, and each push's increment then waited for the line to
-  // come back from the worker's core: three quarters of push's own time in
-  // a tiny-op loop from Python (perf annotate; docs/PERFORMANCE.md).
+  // is read by a worker. Were pools_ (read by workers on every dispatch) on
+  // this line, each push's increment would wait for the line to come back
+  // from the worker's core, most of push's own time in a tiny-op loop from
+  // Python (perf annotate; docs/PERFORMANCE.md).
   alignas(64) const std::shared_ptr<trace::MemoryAccount> memory_;
   std::atomic<int64_t> pending_charged_{0};  // bytes charged to memory_ for pending ops
   // Pushes so far, with a memory account: every kRecountEvery-th (the first

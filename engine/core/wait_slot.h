@@ -100,10 +100,10 @@ class ScopedSpareWaitSlot {
 // What a thread does around the sleep of a sync point (a wait that spun
 // its while and now blocks in the kernel): a Python thread keeps the
 // interpreter lock through the spin, since most waits end within
-// microseconds and the lock's release and re-take cost a tenth of a short
-// round trip, and releases it only to sleep. A hook may also ask the sleep
-// to wake now and then to look for a reason to give up the wait (Python's
-// Ctrl+C, a stopped run).
+// microseconds and the lock's release and re-take are a sizeable share of a
+// short round trip, and releases it only to sleep. A hook may also ask the
+// sleep to wake now and then to look for a reason to give up the wait
+// (Python's Ctrl+C, a stopped run).
 // Threading: each thread sets its own hook (ScopedSleepHook) and only that
 // thread runs it.
 class SleepHook {

@@ -190,10 +190,11 @@ double gflops(double flops, double seconds);
 // Runs sum(dot(u, u)) once, untimed, before a demo measures n x n products:
 // it loads BLAS on the CPU (with u 8 x 8 and a wait_to_read), and on a GPU
 // runs at the measured size and reads the result with item(): CUDA and
-// cuBLAS load the kernels a shape needs on its first use (29.7 ms for the
-// first 1000 x 1000 product on an H200), and the first device-to-host copy
-// sets up its page-locked buffer. u is ones, so the run's random arrays are
-// the same with or without it. Runs on the run's frontend thread.
+// cuBLAS load the kernels a shape needs on its first use (tens of
+// milliseconds, far more than the product itself), and the first
+// device-to-host copy sets up its page-locked buffer. u is ones, so the run's
+// random arrays are the same with or without it. Runs on the run's frontend
+// thread.
 void warm_up_products(RunEnv& env, int64_t n);
 
 }  // namespace asyncscope::demos

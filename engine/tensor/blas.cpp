@@ -34,10 +34,10 @@ constexpr const char* kCoreEnv = "OPENBLAS_CORETYPE";
 constexpr const char* kTimeoutEnv = "OPENBLAS_THREAD_TIMEOUT";
 // OpenBLAS's own pool threads spin (sched_yield) for 2^28 cycles, a tenth of
 // a second or more, after they start and after every threaded call. That
-// spinning took a core from the engine's workers: the first 2000x2000
-// product after loading ran at two thirds of its speed while both workers
-// computed parts of it. 2^18 cycles (about 0.1 ms) still keeps back-to-back
-// threaded calls quick; the threads sleep otherwise.
+// spinning takes a core from the engine's workers: a large product split over
+// the workers right after loading runs markedly slower while the pool threads
+// spin. 2^18 cycles (about 0.1 ms) still keeps back-to-back threaded calls
+// quick; the threads sleep otherwise.
 constexpr const char* kOurTimeout = "18";
 
 struct Choice {

@@ -4,11 +4,11 @@
 //
 // The engine does not link OpenBLAS. On first use it dlopen()s the library,
 // and before that sets OPENBLAS_CORETYPE from our own CPUID check, because
-// Debian's OpenBLAS 0.3.21 (DYNAMIC_ARCH) misdetects newer CPUs such as
-// Emerald Rapids as "Prescott" and runs SGEMM about 5x slower. It also sets
-// OPENBLAS_THREAD_TIMEOUT so that OpenBLAS's idle threads stop spinning
-// after about 0.1 ms instead of a tenth of a second, time they took from the
-// engine's workers. A value the user set themselves always wins.
+// Debian's OpenBLAS 0.3.21 (DYNAMIC_ARCH) misdetects CPUs newer than it knows
+// as "Prescott" and runs SGEMM several times slower on that old kernel. It
+// also sets OPENBLAS_THREAD_TIMEOUT so that OpenBLAS's idle threads stop
+// spinning after about 0.1 ms instead of a tenth of a second, time they would
+// take from the engine's workers. A value the user set themselves always wins.
 
 #include <string>
 

@@ -37,7 +37,7 @@ constexpr int kPartAlign = 16;
 // single-threaded sgemm: while other ops are ready, the helpers stay with
 // them and this worker runs every part; while none is, the product uses
 // every worker's core. One part per worker: each part packs all of the other
-// operand again, and twice as many parts measured 1-2% slower (2 workers).
+// operand again, so more parts than workers add packing and gain nothing.
 void gemm_in_parts(const RunContext& rc, bool ta, bool tb, int m, int n, int k, const float* a, int lda,
                    const float* b, int ldb, float* c) {
   const int helpers = help_capacity(rc);

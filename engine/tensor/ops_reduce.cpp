@@ -105,8 +105,9 @@ void reduce_kernel(ReduceOp op, float* y, const float* x, const Dims4& in, Stret
 
 // The sum of p[0..n) (of their squares when `squares`), in double. One
 // running sum is a chain of dependent additions, one element per add
-// latency (4x slower than NumPy on 2000x2000); kLanes independent sums,
-// added together at the end, vectorise and keep several adds in flight.
+// latency (several times slower than NumPy on large arrays); kLanes
+// independent sums, added together at the end, vectorise and keep several
+// adds in flight.
 // The result differs from the sequential sum only by rounding, and is
 // nearer the exact sum than NumPy's float32 pairwise one.
 template <bool kSquares>

@@ -4,11 +4,12 @@
 //
 // Why not steady_clock::now() alone: the engine reads the clock on every
 // traced push and at the end of every op (and at an op's start when its worker
-// did not make it ready itself). In the development VM a vDSO
-// clock_gettime costs 22 ns; a fenced TSC read through the map below 21 ns
-// (clock_gettime is a fenced TSC read too), an unfenced one 11.5 ns. The
-// unfenced read is only correct where a time is taken before this thread
-// publishes what it timed: see now_ns_unordered().
+// did not make it ready itself). A vDSO clock_gettime is itself a fenced TSC
+// read plus the kernel's scaling, a few tens of nanoseconds; a fenced TSC read
+// through the map below costs about as much, an unfenced one about half, since
+// it need not wait for the instructions before it. The unfenced read is only
+// correct where a time is taken before this thread publishes what it timed:
+// see now_ns_unordered().
 //
 // How the TSC stays on the steady_clock time base: the first read takes an
 // anchor (TSC, steady_clock) and keeps answering with steady_clock; the first
@@ -193,7 +194,7 @@ extern TraceClock process_clock;
 inline int64_t now_ns() noexcept { return detail::process_clock.now_ns(); }
 
 // now_ns() without waiting for this thread's earlier instructions to finish
-// (11.5 ns instead of 21 ns here). Only for a time that this thread
+// (about half the cost of a fenced read). Only for a time that this thread
 // takes *before it publishes* what it timed, e.g. an op's end, taken before
 // the op releases its outputs: whoever sees the publication and then reads
 // now_ns() gets a later time, and this thread's own later reads are not

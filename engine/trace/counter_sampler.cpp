@@ -50,8 +50,8 @@ class ThreadsCpuShare {
     if (span <= 0) return 0;
     // Capped at the threads' count of cores all the same: a thread that had
     // not run yet reads 0 and then, in its first microseconds, more CPU time
-    // than wall time has passed (measured: 18.9 us of CPU within a 4.5 us
-    // span, a share of 4,161 per mille for one thread on a loaded machine).
+    // than wall time has passed (on a loaded machine, several times the span:
+    // a share of several cores for one thread).
     const int64_t most = 1000 * static_cast<int64_t>(clocks_.size());
     const double cpu = static_cast<double>(now.cpu - then.cpu);
     const auto share = static_cast<int64_t>(std::llround(1000.0 * cpu / static_cast<double>(span)));

@@ -30,7 +30,7 @@ def _openblas_settings():
     # them (theirs win), they get the engine's choices for the load only:
     # the CPU kernel (Debian's OpenBLAS 0.3.21 misdetects newer CPUs and
     # runs far slower) and how long OpenBLAS's idle threads spin (2^18
-    # cycles, not 2^28: spinning took a core from the workers).
+    # cycles, not 2^28: their spinning takes a core from the workers).
     if "numpy" in _sys.modules:
         return {}
     wanted = {"OPENBLAS_CORETYPE": _core._recommended_blas_core(), "OPENBLAS_THREAD_TIMEOUT": "18"}

@@ -208,8 +208,8 @@ void in_place(py::object self, F&& f) {
 // A Python number as a float, or nothing for anything else (NumPy scalars
 // and one-element arrays convert as float() converts them). Whether float()
 // applies is read from the type's nb_float slot (which a class defining
-// __float__ also fills), not by looking the name up: that lookup took a
-// fifth of `y + np.float32(1)` on a one-element array.
+// __float__ also fills), not by looking the name up: that lookup is a
+// sizeable share of `y + np.float32(1)` on a one-element array.
 inline std::optional<float> number_of(py::handle v) {
   PyObject* o = v.ptr();
   if (PyFloat_CheckExact(o)) return static_cast<float>(PyFloat_AS_DOUBLE(o));
@@ -312,8 +312,8 @@ py::object reflected_op(const T& x, py::handle y) {
 // is a T. Python calls it for `x + 1` directly, where the __add__ that
 // pybind11 binds is reached through CPython's generic slot, a lookup of
 // __add__ and pybind11's dispatcher (argument vectors allocated per call,
-// the self argument's type looked up by name): about 0.1 us a call, a sixth
-// of a one-element op from Python. Same semantics as __add__ and __radd__.
+// the self argument's type looked up by name), a sizeable share of a
+// one-element op from Python. Same semantics as __add__ and __radd__.
 template <class T, class Op>
 PyObject* number_slot(PyObject* a, PyObject* b) noexcept {
   return called_from_python([a, b]() -> PyObject* {
@@ -368,7 +368,7 @@ void bind_array_common(py::class_<T>& c) {
   // One overload per operator, sorting its operand itself: with an array
   // overload and a number overload, pybind11 would first try `x + 1`'s 1 as
   // an array, and that failed load costs an AttributeError inside pybind11
-  // every time (about a third of a tiny op's time from Python).
+  // every time (a large share of a tiny op's time from Python).
   c.def("__add__", &binary_op<T, std::plus<>>, py::is_operator())
       .def("__radd__", &reflected_op<T, std::plus<>>, py::is_operator())
       .def("__sub__", &binary_op<T, std::minus<>>, py::is_operator())

@@ -87,7 +87,7 @@ the work the array depends on; nd.waitall() waits for everything.)");
       });
   // wait_to_read is a plain CPython method (METH_NOARGS): a loop that waits
   // every iteration calls it as often as it pushes, and pybind11's
-  // dispatcher cost about a tenth of a one-element push and wait.
+  // dispatcher would add a noticeable share to a one-element push and wait.
   static PyMethodDef wait_to_read_def = {
       "wait_to_read", reinterpret_cast<PyCFunction>(&wait_to_read_method), METH_NOARGS,
       "Blocks until every op pushed so far that writes this array has finished."};

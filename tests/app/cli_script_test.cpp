@@ -142,7 +142,7 @@ TEST(CliScript, EngineErrorsArePythonExceptionsTheScriptCanCatch) {
 }
 
 // A script that outgrows the memory budget stops with a MemoryError naming
-// it (exit 1), and its trace so far is still written (issue 13).
+// it (exit 1), and its trace so far is still written.
 TEST(CliScript, AScriptStoppedByTheBudgetStillWritesItsTrace) {
   const std::string script = write_script("grows.py",
                                           "from asyncscope import nd\n"

@@ -81,7 +81,7 @@ TEST(Cli, BadInputGivesOneLineAndExitTwo) {
 // The up-front estimate counts what a run grows with besides its arrays
 // (trace, model, pending ops) and is honest for every knob: an in-flight
 // bound too large to hold anything back does not make it assume two batches
-// (issue 13: that let a 300 MB budget run reach 9.8 GB).
+// (a run so estimated can outgrow its budget many times over).
 TEST(Cli, TheEstimateRefusesRunsWhoseTraceAndPendingOpsCannotFit) {
   for (const char* bound : {"0", "100000000"}) {
     const CliResult r = shell(std::string("ASYNCSCOPE_MEMORY_BUDGET_MB=300 \"$ASYNCSCOPE\" run memory-and-sync ") +
@@ -421,8 +421,8 @@ TEST(Cli, ViewOpensASavedTraceAndPrintDescribesIt) {
 }
 
 // view refuses what is not a regular trace file at once, with one line and
-// exit 2, before any window opens: a FIFO used to hang, /dev/zero to read
-// until bad_alloc.
+// exit 2, before any window opens (were they read, a FIFO would hang and
+// /dev/zero would be read until bad_alloc).
 TEST(Cli, ViewRefusesSpecialFilesAtOnce) {
   const std::string fifo = scratch("pipe.json");
   fs::remove(fifo);

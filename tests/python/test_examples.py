@@ -88,7 +88,8 @@ class Examples(unittest.TestCase):
     def test_memory_piles_up_without_a_sync(self):
         # Batches of 256 rows: a training step takes far longer than the
         # frontend needs to generate a batch, even when the frontend is slow
-        # (AddressSanitizer); at 64 rows, 19 of 64 were ahead of the first step there.
+        # (AddressSanitizer); at 64 rows such a frontend can get fewer than the
+        # half of the batches asserted below ahead of the first step.
         batches, batch_size = 64, 256
         out, t = run("memory.py", "--workers", "2", BATCHES=str(batches), BATCH_SIZE=str(batch_size))
         self.assertIn("without a sync, memory grew by", out)

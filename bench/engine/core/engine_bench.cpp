@@ -90,11 +90,11 @@ BENCHMARK(BM_TinyOpAsyncEndToEnd_TracingOn)->Arg(1)->Arg(2)->UseRealTime()->MinT
 // The tracing overhead target (on >= 0.9x the throughput of off), measured
 // so that both sides see the same machine. Comparing the two benchmarks
 // above is biased: Google Benchmark runs every repetition of one before the
-// other, and on a shared VM whichever runs later in the process tends to be
-// slower. Here one engine runs batches with its recorder switched on and
-// off in turn (off-on, then on-off, so neither side always goes first), and
-// the counters are the time per op of each side and off/on, the throughput
-// with tracing on as a fraction of that with it off.
+// other, and where the machine's speed drifts (a shared VM, say) the two see
+// different machines. Here one engine runs batches with its recorder
+// switched on and off in turn (off-on, then on-off, so neither side always
+// goes first), and the counters are the time per op of each side and off/on,
+// the throughput with tracing on as a fraction of that with it off.
 void BM_TinyOpTracingOnVsOff(benchmark::State& state) {
   auto recorder = std::make_shared<trace::Recorder>();
   TinyOpRig rig(state, recorder);
@@ -186,8 +186,8 @@ BENCHMARK(BM_CacheLinePingPong)->UseRealTime()->MinTime(1.0);
 // keeping one core busy (bench::CompetingLoad), alternating blocks with and
 // without it so both see the same machine. Counters: the median round trip
 // (or ns per op of a 10k tiny-op batch) quiet and loaded, and their ratio.
-// Issue 14's targets: loaded <= 1.5x quiet, and the round trip no worse than
-// MXNet's engine in the same conditions (6.8 us on this VM).
+// The targets: loaded <= 1.5x quiet, and the round trip no worse than
+// MXNet's engine measured in the same conditions on the same machine.
 template <class Block>
 void quiet_vs_loaded(benchmark::State& state, Block block, const char* unit) {
   std::vector<double> quiet, loaded;

@@ -193,12 +193,12 @@ BENCHMARK(BM_CudaDependentKernelGap)->UseManualTime()->Unit(benchmark::kMillisec
 
 #if ASYNCSCOPE_BENCH_CUDA
 // The CUDA runtime calls behind one GPU op, each timed alone: what the
-// launch span of a tiny op (11.8 us on an H200) and the wait's wake-up
-// after its end event (8.6 us) are made of, and what other ways of waiting
-// for an event would cost. The stream backend records a start and an end
-// event around each op's kernels, with cudaEventBlockingSync events, and its
-// completer thread sleeps in cudaEventSynchronize. Counters, medians of
-// kCalls calls, in microseconds:
+// launch span of a tiny op and the wait's wake-up after its end event
+// (several microseconds each, well above the tiny kernel's own time) are made
+// of, and what other ways of waiting for an event would cost. The stream
+// backend records a start and an end event around each op's kernels, with
+// cudaEventBlockingSync events, and its completer thread sleeps in
+// cudaEventSynchronize. Counters, medians of kCalls calls, in microseconds:
 //   launch_us           a tiny kernel (cuda::fill on 2 floats), asynchronous
 //   record_blocking_us  cudaEventRecord of a blocking-sync event
 //   record_default_us   cudaEventRecord of a default (spin-wait) event

@@ -3,7 +3,7 @@
 // app run it), beside a direct sgemm of the same size with OpenBLAS given
 // every core, as NumPy would. The two alternate within the benchmark, so both
 // see the same machine; the demo's side is the product's span in its trace
-// (what the demo reports as its GFLOP/s). Issue 14's target: the demo's
+// (what the demo reports as its GFLOP/s). The target: the demo's
 // product at 0.9 or more of the direct call.
 #include <benchmark/benchmark.h>
 

@@ -83,9 +83,10 @@ BENCHMARK(BM_NDArrayAdd2000)->UseRealTime()->Unit(benchmark::kMillisecond)->MinT
 // What one core can move, the yardstick for the elementwise kernels: the
 // engine's y = x + 1 on 2000x2000 against the same loop on the calling
 // thread with no engine (two 16 MB buffers, touched first), and a memcpy of
-// the same bytes; arg 1 runs 256 MB buffers instead, past this VM's L3
-// (the 16 MB pair stays in a cache of hundreds of MB here). Bytes counted
-// as the loop moves them: one read and one write per float.
+// the same bytes; arg 1 runs 256 MB buffers instead, past the last-level
+// cache (a CPU with a large L3 keeps the 16 MB pair in cache, so arg 0 may
+// measure the cache, not memory). Bytes counted as the loop moves them: one
+// read and one write per float.
 void BM_AddLoopBare(benchmark::State& state, bool copy) {
   const size_t n = state.range(0) == 0 ? size_t{2000} * 2000 : size_t{64} << 20;
   std::vector<float> x(n, 1.0f), y(n, 0.0f);
@@ -141,10 +142,11 @@ BENCHMARK(BM_DotRawSgemm2000)->UseRealTime()->Unit(benchmark::kMillisecond)->Min
 
 // The ratio target (engine >= 0.95x raw), measured so that both sides see the
 // same machine: the two benchmarks above run one after the other, and on a
-// shared VM whose speed drifts by 20% within minutes their ratio swung from
-// 0.79 to 1.17. Here each iteration times one product through the engine and
-// one direct call, in alternating order; `engine_over_raw` is the engine's
-// throughput as a fraction of the direct call's.
+// machine whose speed drifts within minutes (a shared VM) their ratio
+// measures the drift as much as the engine. Here each iteration times one
+// product through the engine and one direct call, in alternating order;
+// `engine_over_raw` is the engine's throughput as a fraction of the direct
+// call's.
 void BM_DotEngineVsRaw2000(benchmark::State& state) {
   auto ctx = context_with(1);
   NDArray x = uniform(ctx, {kN, kN});

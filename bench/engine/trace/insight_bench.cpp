@@ -1,6 +1,6 @@
 // RunInsight::update on a live run of about a million ops when the read
 // brought nothing new: what the app's UI thread pays for every trace read
-// of a long run between the reads that do bring ops (issue 14). Two shapes
+// of a long run between the reads that do bring ops. Two shapes
 // of the same run, as a live reader sees it:
 //   backlog  the frontend pushes faster than the four workers run (the async
 //            loop): about half of the ops are pushed and not yet run;

@@ -112,7 +112,7 @@ TEST(Runner, ARunReservesWhatTheAppKeepsPerRecordedOp) {
 TEST(Runner, ARunRecordsTheCpuShareOfTheThreadThatStartedIt) {
   const demos::Program& demo = *demos::find_demo("sync-vs-async");
   demos::ParamValues values = demo.defaults();
-  values.set("iterations", "20000");  // 3,000 took 22 ms once the round trip got faster: too few samples
+  values.set("iterations", "20000");  // long enough for 20+ samples at 1 kHz, even with a fast round trip
   values.set("workers", "1");
   ProgramRunner runner;
   runner.start(demo, values);

@@ -406,8 +406,9 @@ TEST(ThreadedEngine, InflightBoundBlocksPushAndRecordsTheWait) {
 
 // A wait_all behind a chain of ops sleeps until the last one finishes: the
 // workers do not wake it for each op (a futex wake on the worker, a wake-up
-// and a sleep on the frontend's core, per op: the run-ahead loop of
-// sync-vs-async measured 2.8 ms instead of 1.9 ms for 1000 adds).
+// and a sleep on the frontend's core, per op: system calls and context
+// switches that cost far more than a tiny op, and would slow a run-ahead
+// loop of tiny ops by a large share).
 TEST(ThreadedEngine, AWaitAllBehindManyOpsIsWokenOnlyWhenTheyHaveFinished) {
   run_with_timeout([] {
     auto engine = engine_of(EngineKind::threaded, 1);
@@ -541,8 +542,8 @@ TEST(ThreadedEngine, ABlockingCallThatItsThreadsSleepHookGivesUpThrowsAndTheWork
 
 // A frontend that runs ahead on the one core its worker may use still lets
 // the worker run while it pushes: the worker, woken onto that core, would
-// otherwise wait behind it until the scheduler moved it (0.6-0.8 ms seen on a
-// 2-core VM, the whole run-ahead loop of sync-vs-async).
+// otherwise wait behind it until the scheduler moved it (up to a scheduler
+// tick, milliseconds, which can be the whole run-ahead loop of sync-vs-async).
 TEST(ThreadedEngine, AFrontendPushingOnItsWorkersOnlyCoreLetsItRun) {
   run_with_timeout([] {
     cpu_set_t before;
@@ -687,7 +688,7 @@ TEST(ThreadedEngine, ReadyOpsFromManyFrontendsRunExactlyOnceOnAnyPoolSize) {
 // whichever idle worker pops the shared queue first. On a quiet machine
 // every op stays on one worker; one that fell asleep (the frontend paused
 // over 50 us) may hand over, so the check allows a quarter of the ops to
-// switch (with only the shared queue, about half of them did).
+// switch (with only the shared queue, about half of them would).
 TEST(ThreadedEngine, AReadyOpGoesToTheWorkerThatWroteItsInput) {
   run_with_timeout([] {
     auto engine = engine_of(EngineKind::threaded, 2);
@@ -711,9 +712,9 @@ TEST(ThreadedEngine, AReadyOpGoesToTheWorkerThatWroteItsInput) {
 // holds the chain back, every op and every free is made ready by a worker's
 // completion. A free goes to the worker that made it ready, and so does
 // the chain's next op (the queue stays empty): with two workers the whole
-// chain runs on one, as with one worker. (Queued, the frees went to the
-// other worker, the queue was then seldom empty when the next op became
-// ready, and the chain alternated between the workers.)
+// chain runs on one, as with one worker. (Queued, the frees would go to the
+// other worker, the queue would then seldom be empty when the next op became
+// ready, and the chain would alternate between the workers.)
 TEST(ThreadedEngine, AChainAndTheFreesItMakesReadyStayOnTheWorkerThatRunsIt) {
   run_with_timeout([] {
     auto engine = engine_of(EngineKind::threaded, 2);

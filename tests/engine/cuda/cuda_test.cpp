@@ -378,11 +378,11 @@ TEST_P(CudaDemo, RunsOnTheGpu) {
   });
 }
 
-// CUDA and cuBLAS load the kernels a shape needs on its first use (29.7 ms
-// for the first 1000 x 1000 product on an H200). The demos that time a product
-// or a wait warm up at the measured size first, so that cost is not charged
-// to what they measure: a product of that size has finished before the
-// first marker.
+// CUDA and cuBLAS load the kernels a shape needs on its first use (tens of
+// milliseconds, far more than the product itself). The demos that time a
+// product or a wait warm up at the measured size first, so that cost is not
+// charged to what they measure: a product of that size has finished before
+// the first marker.
 TEST(CudaDemoWarmUp, TheMeasuredProductsShapeRunsBeforeTheMeasurement) {
   REQUIRE_GPU();
   for (const char* name : {"queued-vs-finished", "sync-functions"}) {

@@ -542,10 +542,11 @@ TEST(ChromeTrace, MicrosecondTimesConvertBackToExactNanoseconds) {
   expect_same_model(m, parse_chrome_trace(doc.dump()));
 }
 
-// Issue 13, defect 12: a span that starts where the previous one ended was
-// written with ts + dur (added as µs doubles, as DevTools does) past the next
-// ts (30257.421000000002 vs 30257.421), and DevTools dropped the next span.
-// Spans that touch, at times up to the largest exportable, stay apart.
+// For a span that starts where the previous one ended,
+// ts + dur of the previous one (added as µs doubles, as DevTools does) must
+// not pass the next ts (30257.421000000002 vs 30257.421), or DevTools drops
+// the next span. Spans that touch, at times up to the largest exportable,
+// stay apart.
 TEST(ChromeTrace, TouchingSpansNeverOverlapWhenTsPlusDurIsAddedAsDoubles) {
   TraceModel m;
   m.names = {""};
@@ -588,11 +589,11 @@ TEST(ChromeTrace, TouchingSpansNeverOverlapWhenTsPlusDurIsAddedAsDoubles) {
   expect_same_model(m, parse_chrome_trace(doc.dump()));
 }
 
-// Issue 13, defect 12: flow events had category "flow" and their slices
-// "enqueue", so DevTools (which binds a flow event to the slice with the same
-// ts, pid, tid and cat, and joins a flow's ends by cat, name and id) bound no
-// arrow. Now each flow event is at its slice's ts in the slices' category,
-// and a flow's first slice comes before its last in the file.
+// DevTools binds a flow event to the slice with the same
+// ts, pid, tid and cat, and joins a flow's ends by cat, name and id, so a flow
+// event in a category of its own ("flow" beside "enqueue" slices) gets no
+// arrow. Each flow event is at its slice's ts in the slices' category, and a
+// flow's first slice comes before its last in the file.
 // DevTools keys a flow's steps by time: an op that started the very
 // nanosecond it was enqueued gets no v1 arrow (it would be dropped), only the
 // v2 link; every v1 flow that is written has ends at distinct times.
