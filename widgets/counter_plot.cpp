@@ -6,6 +6,7 @@
 
 #include "widgets/colors.h"
 #include "widgets/lod.h"
+#include "engine/base/format.h"
 
 namespace asyncscope::widgets {
 namespace {

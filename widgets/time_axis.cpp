@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/base/format.h"
 #include "widgets/colors.h"
 
 namespace asyncscope::widgets {
@@ -30,13 +31,6 @@ std::string printf_string(const char* format, double value, const char* suffix, 
   char buf[64];
   std::snprintf(buf, sizeof buf, format, decimals, value, suffix);
   return buf;
-}
-
-// Three significant digits in the unit where the value is >= 1.
-std::string three_digits(double value, const char* suffix) {
-  const double a = std::fabs(value);
-  const int decimals = a >= 100 ? 0 : a >= 10 ? 1 : 2;
-  return printf_string("%.*f %s", value, suffix, decimals);
 }
 
 }  // namespace
@@ -149,41 +143,6 @@ std::string format_time(int64_t t_ns, int64_t step_ns) {
   const double ratio = unit->ns / static_cast<double>(std::max<int64_t>(step_ns, 1));
   const int decimals = ratio > 1.0 ? static_cast<int>(std::ceil(std::log10(ratio) - 1e-9)) : 0;
   return printf_string("%.*f %s", static_cast<double>(t_ns) / unit->ns, unit->suffix, decimals);
-}
-
-std::string format_duration(int64_t ns) {
-  const double a = std::fabs(static_cast<double>(ns));
-  if (a < 999.5) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%" PRId64 " ns", ns);
-    return buf;
-  }
-  // Pick the unit after rounding, so 999.7 µs reads "1.00 ms", not "1000 µs".
-  const Unit& unit = a < 999.5e3 ? kUnits[1] : a < 999.5e6 ? kUnits[2] : kUnits[3];
-  return three_digits(static_cast<double>(ns) / unit.ns, unit.suffix);
-}
-
-std::string format_bytes(int64_t bytes) {
-  static constexpr const char* kSuffix[] = {"B", "KB", "MB", "GB", "TB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (std::fabs(value) >= 1024.0 && unit < 4) {
-    value /= 1024.0;
-    ++unit;
-  }
-  if (unit == 0) return printf_string("%.*f %s", value, kSuffix[0], 0);
-  return three_digits(value, kSuffix[unit]);
-}
-
-std::string format_count(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  out.reserve(digits.size() + digits.size() / 3);
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
 }
 
 void draw_time_ruler(ImDrawList* draw, const TimeAxis& axis, ImVec2 min, ImVec2 max, float grid_bottom_y) {

@@ -72,12 +72,6 @@ std::string format_time_label(int64_t t_ns, int64_t step_ns, int64_t magnitude_n
 // A time in the unit of its own magnitude, with the decimals that a
 // resolution of step_ns needs: "2.5000001 s" (t = 2.5 s + 100 ns, step 100 ns).
 std::string format_time(int64_t t_ns, int64_t step_ns);
-// A duration with three significant digits: "812 ns", "1.23 µs", "45.6 ms", "2.35 s".
-std::string format_duration(int64_t ns);
-// Bytes with a binary unit: "512 B", "1.50 KB", "23.4 MB", "1.21 GB".
-std::string format_bytes(int64_t bytes);
-// A count with thousands separators: "1,234,567".
-std::string format_count(uint64_t n);
 
 // Draws the ruler (ticks and labels) in [min, max] and faint grid lines from
 // the ruler's bottom down to grid_bottom_y.

@@ -7,6 +7,7 @@
 
 #include "widgets/colors.h"
 #include "widgets/counter_plot.h"
+#include "engine/base/format.h"
 
 namespace asyncscope::widgets {
 namespace {

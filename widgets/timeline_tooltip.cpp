@@ -7,6 +7,7 @@
 
 #include "widgets/colors.h"
 #include "widgets/time_axis.h"
+#include "engine/base/format.h"
 
 namespace asyncscope::widgets {
 

@@ -98,8 +98,8 @@ void InsightPanel::draw_bottleneck(const RunRecord& run) {
   const std::vector<StateRow> rows = state_rows(run.insight, view.begin_ns, view.end_ns);
   if (!ImGui::BeginTable("states", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
   ImGui::TableSetupColumn("share of lane time");
-  ImGui::TableSetupColumn(("run (" + widgets::format_duration(v.duration_ns) + ")").c_str());
-  ImGui::TableSetupColumn(("view (" + widgets::format_duration(view.span()) + ")").c_str());
+  ImGui::TableSetupColumn(("run (" + format_duration(v.duration_ns) + ")").c_str());
+  ImGui::TableSetupColumn(("view (" + format_duration(view.span()) + ")").c_str());
   ImGui::TableHeadersRow();
   for (const StateRow& r : rows) {
     ImGui::TableNextRow();
@@ -107,9 +107,9 @@ void InsightPanel::draw_bottleneck(const RunRecord& run) {
     swatch(widgets::StateColor(r.state));
     ImGui::Text("%s %s", r.worker ? "workers" : "frontend", trace::to_string(r.state));
     ImGui::TableNextColumn();
-    ImGui::Text("%6s %s", percent(r.run_frac).c_str(), widgets::format_duration(r.run_ns).c_str());
+    ImGui::Text("%6s %s", percent(r.run_frac).c_str(), format_duration(r.run_ns).c_str());
     ImGui::TableNextColumn();
-    ImGui::Text("%6s %s", percent(r.view_frac).c_str(), widgets::format_duration(r.view_ns).c_str());
+    ImGui::Text("%6s %s", percent(r.view_frac).c_str(), format_duration(r.view_ns).c_str());
   }
   ImGui::EndTable();
 }
@@ -137,12 +137,12 @@ void InsightPanel::draw_memory(const RunRecord& run) {
     return;
   }
   ImGui::TextWrapped("at the peak: %s in %s buffers, t = %s",
-                     widgets::format_bytes(static_cast<int64_t>(peak_.live_bytes)).c_str(),
-                     widgets::format_count(peak_.buffers).c_str(), widgets::format_duration(peak_.t).c_str());
+                     format_bytes(static_cast<int64_t>(peak_.live_bytes)).c_str(),
+                     format_count(peak_.buffers).c_str(), format_duration(peak_.t).c_str());
   if (peak_rss_ >= 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("pooled then %s (freed, kept for reuse); peak RSS %s",
-                       widgets::format_bytes(pooled_at_peak_).c_str(), widgets::format_bytes(peak_rss_).c_str());
+                       format_bytes(pooled_at_peak_).c_str(), format_bytes(peak_rss_).c_str());
     ImGui::PopStyleColor();
   }
   if (!ImGui::BeginTable("holders", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
@@ -160,10 +160,10 @@ void InsightPanel::draw_memory(const RunRecord& run) {
       ImGui::TextDisabled("%s", h.line.c_str());
     }
     ImGui::TableNextColumn();
-    ImGui::Text("%s  %s", widgets::format_bytes(static_cast<int64_t>(h.bytes)).c_str(),
+    ImGui::Text("%s  %s", format_bytes(static_cast<int64_t>(h.bytes)).c_str(),
                 percent(frac(static_cast<int64_t>(h.bytes), static_cast<int64_t>(peak_.live_bytes))).c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(widgets::format_count(h.count).c_str());
+    ImGui::TextUnformatted(format_count(h.count).c_str());
   }
   ImGui::EndTable();
 }

@@ -15,6 +15,7 @@
 #include "engine/base/output_file.h"
 #include "widgets/colors.h"
 #include "widgets/time_axis.h"
+#include "engine/base/format.h"
 
 namespace asyncscope::app {
 namespace {
@@ -34,10 +35,10 @@ void figures_tooltip(const trace::LineFigures& f) {
   ImGui::Separator();
   ImGui::Text("ran %llu times, pushed %llu ops", static_cast<unsigned long long>(f.runs),
               static_cast<unsigned long long>(f.ops));
-  ImGui::Text("enqueue time %s", widgets::format_duration(f.enqueue_ns).c_str());
+  ImGui::Text("enqueue time %s", format_duration(f.enqueue_ns).c_str());
   ImGui::Text("waited %llu times, %s", static_cast<unsigned long long>(f.waits),
-              widgets::format_duration(f.wait_ns).c_str());
-  ImGui::Text("allocated %s", widgets::format_bytes(static_cast<int64_t>(f.bytes)).c_str());
+              format_duration(f.wait_ns).c_str());
+  ImGui::Text("allocated %s", format_bytes(static_cast<int64_t>(f.bytes)).c_str());
   ImGui::TextDisabled("click: highlight its ops and waits on the timeline");
   ImGui::EndTooltip();
 }
@@ -54,10 +55,10 @@ int on_input(ImGuiInputTextCallbackData* data) {
 }  // namespace
 
 std::string margin_text(const trace::LineFigures& f) {
-  std::string text = widgets::format_count(f.runs);
+  std::string text = format_count(f.runs);
   text.append("\u00d7");
-  if (f.ops > 0) text.append(" ").append(widgets::format_count(f.ops)).append(" ops ").append(widgets::format_duration(f.enqueue_ns));
-  if (f.waits > 0) text.append(f.ops > 0 ? " | wait " : " wait ").append(widgets::format_duration(f.wait_ns));
+  if (f.ops > 0) text.append(" ").append(format_count(f.ops)).append(" ops ").append(format_duration(f.enqueue_ns));
+  if (f.waits > 0) text.append(f.ops > 0 ? " | wait " : " wait ").append(format_duration(f.wait_ns));
   return text;
 }
 

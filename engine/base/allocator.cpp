@@ -18,6 +18,8 @@
 #include <string>
 #include <utility>
 
+#include "engine/base/format.h"
+
 namespace asyncscope {
 namespace {
 
@@ -34,19 +36,6 @@ constexpr auto kRelaxed = std::memory_order_relaxed;
 
 alignas(PooledAllocator::kAlignment) char zero_size_sentinel;
 
-std::string format_bytes(int64_t bytes) {
-  static constexpr std::pair<int64_t, const char*> kUnits[] = {
-      {kGiB, "GiB"}, {kMiB, "MiB"}, {kKiB, "KiB"}};
-  char buf[48];
-  for (const auto& [unit, suffix] : kUnits) {
-    if (bytes >= unit) {
-      std::snprintf(buf, sizeof buf, "%.1f %s", static_cast<double>(bytes) / unit, suffix);
-      return buf;
-    }
-  }
-  std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  return buf;
-}
 
 // Containers often get far less memory than the host has; 50% of the host's
 // RAM could then still be an OOM kill. "max" (v2) fails to parse: no limit.

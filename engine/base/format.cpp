@@ -48,7 +48,48 @@ std::string format_seconds(double seconds) {
   return significant(seconds) + " s";
 }
 
+// Three significant digits of a value >= 1 (or 0) and its unit: "1.23 µs", "45.6 ms", "812 ns".
+std::string three_digits(double value, const char* suffix) {
+  const double a = std::fabs(value);
+  const int decimals = a >= 100 ? 0 : a >= 10 ? 1 : 2;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f %s", decimals, value, suffix);
+  return buf;
+}
+
 }  // namespace
+
+std::string format_duration(int64_t ns) {
+  const double a = std::fabs(static_cast<double>(ns));
+  if (a < 999.5) return std::to_string(ns) + " ns";
+  // The unit is picked after rounding, so 999.7 µs reads "1.00 ms", not "1000 µs".
+  if (a < 999.5e3) return three_digits(static_cast<double>(ns) / 1e3, "\xC2\xB5s");
+  if (a < 999.5e6) return three_digits(static_cast<double>(ns) / 1e6, "ms");
+  return three_digits(static_cast<double>(ns) / 1e9, "s");
+}
+
+std::string format_bytes(int64_t bytes) {
+  static constexpr const char* kSuffix[] = {"B", "KB", "MB", "GB", "TB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (std::fabs(value) >= 1024.0 && unit < 4) {
+    value /= 1024.0;
+    ++unit;
+  }
+  if (unit == 0) return std::to_string(bytes) + " B";
+  return three_digits(value, kSuffix[unit]);
+}
+
+std::string format_count(uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
 
 std::string format_value(double value, std::string_view unit) {
   if (!std::isfinite(value)) return kDash;
@@ -56,16 +97,7 @@ std::string format_value(double value, std::string_view unit) {
   if (unit == "us") return format_seconds(value * 1e-6);
   if (unit == "ms") return format_seconds(value * 1e-3);
   if (unit == "ns") return format_seconds(value * 1e-9);
-  if (unit == "B") {
-    // Bytes in binary units, as the timeline's counter lanes and the demos' MB.
-    static constexpr const char* kSuffix[] = {" B", " KB", " MB", " GB", " TB"};
-    int u = 0;
-    while (std::fabs(value) >= 1024.0 && u < 4) {
-      value /= 1024.0;
-      ++u;
-    }
-    return (u == 0 ? format_value(value, "") : significant(value)) + kSuffix[u];
-  }
+  if (unit == "B" && std::fabs(value) < 9.2e18) return format_bytes(std::llround(value));
   if (unit == "x") return significant(value) + kTimes;
   if (unit == "%") return significant(value) + "%";
   if (unit.empty()) {

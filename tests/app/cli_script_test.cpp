@@ -154,7 +154,7 @@ TEST(CliScript, AScriptStoppedByTheBudgetStillWritesItsTrace) {
                             trace + "'");
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("MemoryError"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("memory budget of 16.0 MiB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("memory budget of 16.0 MB"), std::string::npos) << r.err;
   ASSERT_TRUE(std::filesystem::exists(trace)) << r.err;
   const trace::TraceModel m = trace::read_chrome_trace(trace);
   EXPECT_GT(m.ops.size(), 1000u);
@@ -171,7 +171,7 @@ TEST(CliScript, AScriptsPythonObjectsCountAgainstTheBudget) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("\nMemoryError\n"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("list.py failed: Python objects of the script"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("memory budget of 32.0 MiB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("memory budget of 32.0 MB"), std::string::npos) << r.err;
 }
 
 // As python3: sys.exit(0) and sys.exit() end normally, sys.exit(n) exits

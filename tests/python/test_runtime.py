@@ -54,7 +54,7 @@ class Errors(unittest.TestCase):
             """, ASYNCSCOPE_MEMORY_BUDGET_MB="16")
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("MemoryError after", done.stdout)
-        self.assertIn("memory budget of 16.0 MiB", done.stdout)
+        self.assertIn("memory budget of 16.0 MB", done.stdout)
 
     def test_op_error_is_a_runtime_error_naming_the_op(self):
         self.assertTrue(issubclass(asyncscope.OpError, RuntimeError))

@@ -1,4 +1,5 @@
 #include "widgets/counter_plot.h"
+#include "engine/base/format.h"
 
 #include <gtest/gtest.h>
 

@@ -140,20 +140,5 @@ TEST(TimeAxis, TickLabelsPickTheUnitFromTheStep) {
   EXPECT_EQ(format_time(1'234'567, 1000), "1.235 ms");
 }
 
-TEST(TimeAxis, DurationsBytesAndCountsReadWell) {
-  EXPECT_EQ(format_duration(812), "812 ns");
-  EXPECT_EQ(format_duration(1'234), "1.23 \u00b5s");
-  EXPECT_EQ(format_duration(45'600'000), "45.6 ms");
-  EXPECT_EQ(format_duration(2'350'000'000), "2.35 s");
-  EXPECT_EQ(format_duration(999'700), "1.00 ms");
-  EXPECT_EQ(format_bytes(512), "512 B");
-  EXPECT_EQ(format_bytes(1536), "1.50 KB");
-  EXPECT_EQ(format_bytes(int64_t{23} * 1024 * 1024 + 400 * 1024), "23.4 MB");
-  EXPECT_EQ(format_bytes(int64_t{1300} * 1024 * 1024), "1.27 GB");
-  EXPECT_EQ(format_count(0), "0");
-  EXPECT_EQ(format_count(999), "999");
-  EXPECT_EQ(format_count(1'234'567), "1,234,567");
-}
-
 }  // namespace
 }  // namespace asyncscope::widgets

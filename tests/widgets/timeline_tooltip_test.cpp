@@ -10,6 +10,7 @@
 #include "support/timeline_fixtures.h"
 #include "widgets/imgui_context.h"
 #include "widgets/time_axis.h"
+#include "engine/base/format.h"
 
 namespace asyncscope::widgets {
 namespace {

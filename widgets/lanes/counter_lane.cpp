@@ -7,6 +7,7 @@
 #include "widgets/colors.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_tooltip.h"
+#include "engine/base/format.h"
 
 namespace asyncscope::widgets {
 namespace {

@@ -10,6 +10,7 @@
 #include "widgets/source_highlight.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_tooltip.h"
+#include "engine/base/format.h"
 
 namespace asyncscope::widgets {
 namespace {

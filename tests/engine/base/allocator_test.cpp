@@ -255,8 +255,8 @@ TEST(Allocator, BudgetRefusalThrowsAndChangesNothing) {
     FAIL() << "expected MemoryBudgetError";
   } catch (const MemoryBudgetError& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("memory budget of 64.0 KiB"), std::string::npos) << what;
-    EXPECT_NE(what.find("40.0 KiB live"), std::string::npos) << what;
+    EXPECT_NE(what.find("memory budget of 64.0 KB"), std::string::npos) << what;
+    EXPECT_NE(what.find("40.0 KB live"), std::string::npos) << what;
     EXPECT_NE(what.find("ASYNCSCOPE_MEMORY_BUDGET_MB"), std::string::npos) << what;  // what a user can set
     EXPECT_EQ(what.find("::"), std::string::npos) << what;                          // no C++ names
     EXPECT_EQ(e.requested_bytes(), 30 * kKiB);
@@ -325,7 +325,7 @@ TEST(Allocator, ChargesShareTheBudgetWithArrays) {
   } catch (const MemoryBudgetError& e) {
     const std::string what = e.what();
     EXPECT_EQ(what.rfind("the trace buffers: ", 0), 0u) << what;
-    EXPECT_NE(what.find("memory budget of 64.0 KiB"), std::string::npos) << what;
+    EXPECT_NE(what.find("memory budget of 64.0 KB"), std::string::npos) << what;
     EXPECT_EQ(e.live_bytes(), 64 * kKiB);
   }
   expect_same_stats(before, f.alloc.stats());

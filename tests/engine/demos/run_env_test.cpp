@@ -210,7 +210,7 @@ TEST(RunEnv, ARunThatOutgrowsTheBudgetEndsWithTheBudgetsError) {
       run_program(program, program.defaults(), hooks, control);
       FAIL() << "expected MemoryBudgetError after " << pushed << " ops";
     } catch (const MemoryBudgetError& e) {
-      EXPECT_NE(std::string(e.what()).find("memory budget of 8.0 MiB"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("memory budget of 8.00 MB"), std::string::npos) << e.what();
     }
     EXPECT_LT(pushed, 10'000'000);
     EXPECT_GT(pushed, 1000);

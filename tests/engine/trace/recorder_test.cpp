@@ -366,7 +366,7 @@ TEST(Recorder, BuffersAreChargedToTheBudgetAndStopGrowingAtIt) {
       FAIL() << "expected MemoryBudgetError";
     } catch (const MemoryBudgetError& e) {
       EXPECT_NE(std::string(e.what()).find("recording the trace"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("memory budget of 2.0 MiB"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("memory budget of 2.00 MB"), std::string::npos) << e.what();
     }
     // Refused from now on without asking again: more events are dropped, nothing is charged.
     const int64_t charged = budget->charged_bytes();

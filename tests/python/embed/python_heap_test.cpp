@@ -79,7 +79,7 @@ TEST_F(PythonHeap, AListGrowingInALoopStopsAtTheBudgetWithItsMessage) {
       64);
   EXPECT_TRUE(run.other_error.empty()) << run.other_error;
   EXPECT_NE(run.budget_error.find("Python objects of the script"), std::string::npos) << run.budget_error;
-  EXPECT_NE(run.budget_error.find("memory budget of 64.0 MiB"), std::string::npos) << run.budget_error;
+  EXPECT_NE(run.budget_error.find("memory budget of 64.0 MB"), std::string::npos) << run.budget_error;
   EXPECT_TRUE(run.over_budget);
   ASSERT_FALSE(run.err.empty());
   EXPECT_EQ(run.err.back(), "MemoryError");

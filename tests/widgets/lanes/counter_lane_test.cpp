@@ -5,6 +5,7 @@
 #include "engine/trace/counters.h"
 #include "support/timeline_fixtures.h"
 #include "widgets/imgui_context.h"
+#include "engine/base/format.h"
 
 namespace asyncscope::widgets {
 namespace {
