@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "engine/trace/events.h"
 
@@ -22,5 +23,17 @@ struct Device {
 
 // "cpu" or "cuda:0".
 std::string to_string(Device device);
+
+// A device named as the frameworks name it: "cpu", "cuda", "cuda:N",
+// MXNet's "gpu" and "gpu(N)", with "cpu:0" and "cpu(0)" for the CPU.
+// `index` is -1 when the name gives none ("cuda"). std::invalid_argument
+// for anything else, saying what a device name looks like.
+struct DeviceName {
+  DeviceKind kind = DeviceKind::cpu;
+  int index = -1;
+  // The device, the first of its kind when the name gave no index.
+  Device device() const noexcept { return {kind, static_cast<uint8_t>(index < 0 ? 0 : index)}; }
+};
+DeviceName parse_device_name(std::string_view name);
 
 }  // namespace asyncscope

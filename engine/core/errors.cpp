@@ -1,7 +1,5 @@
 #include "engine/core/errors.h"
 
-#include "engine/core/device.h"
-
 namespace asyncscope {
 
 OpError::OpError(std::string op_name, uint64_t op_id, std::string reason, std::exception_ptr cause)
@@ -10,9 +8,5 @@ OpError::OpError(std::string op_name, uint64_t op_id, std::string reason, std::e
       op_id_(op_id),
       reason_(std::move(reason)),
       cause_(std::move(cause)) {}
-
-std::string to_string(Device device) {
-  return device.kind == DeviceKind::cpu ? std::string("cpu") : "cuda:" + std::to_string(device.index);
-}
 
 }  // namespace asyncscope

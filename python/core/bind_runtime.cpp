@@ -81,6 +81,13 @@ cannot be loaded.)");
   }, R"(The run so far, per line of the script: a list of dicts (file, line, runs,
 ops, enqueue_s, waits, wait_s, bytes), ordered by file and line. A line
 counts when it pushed an op or waited; `runs` is how many times it did.)");
+  m.def("_parse_device", [](const std::string& name) {
+    const DeviceName parsed = parse_device_name(name);
+    return py::make_tuple(parsed.kind == DeviceKind::cpu ? "cpu" : "cuda",
+                          parsed.index < 0 ? py::object(py::none()) : py::object(py::int_(parsed.index)));
+  }, py::arg("name"),
+     "(type, index) of a device name ('cpu', 'cuda', 'cuda:1', 'gpu(0)'); index None when the name has none. "
+     "ValueError for anything else.");
   m.def("_raise_in_thread", [](unsigned long ident, py::object type) {
     PyThreadState_SetAsyncExc(ident, type.ptr());
   }, py::arg("ident"), py::arg("type"),

@@ -23,41 +23,16 @@ NDArray reduce_along(const NDArray& a, std::span<const int> axes, bool keepdims,
   return NDArray();
 }
 
-namespace {
-
-Device named_device(const std::string& type, int index, const std::string& spec) {
-  if (type == "cpu") return Device::cpu();
-  if (type == "cuda" || type == "gpu") {
-    if (index < 0 || index > 255) throw std::invalid_argument("device " + spec + ": index out of range");
-    return Device::cuda(static_cast<uint8_t>(index));
-  }
-  throw std::invalid_argument("unknown device '" + spec + "' (cpu, cuda, cuda:N, gpu(N))");
-}
-
-}  // namespace
-
 Device device_named(py::handle spec) {
-  if (py::isinstance<py::str>(spec)) {
-    const std::string s = spec.cast<std::string>();
-    std::string type = s;
-    int index = 0;
-    if (const auto colon = s.find(':'); colon != std::string::npos) {
-      type = s.substr(0, colon);
-      index = std::stoi(s.substr(colon + 1));
-    } else if (const auto paren = s.find('('); paren != std::string::npos && s.back() == ')') {
-      type = s.substr(0, paren);
-      index = std::stoi(s.substr(paren + 1, s.size() - paren - 2));
-    }
-    return named_device(type, index, s);
-  }
-  if (py::hasattr(spec, "device_type")) {
-    return named_device(spec.attr("device_type").cast<std::string>(), spec.attr("device_id").cast<int>(),
-                        std::string(py::str(spec)));
-  }
-  if (py::hasattr(spec, "type") && py::hasattr(spec, "index")) {
-    const py::object index = spec.attr("index");
-    return named_device(spec.attr("type").cast<std::string>(), index.is_none() ? 0 : index.cast<int>(),
-                        std::string(py::str(spec)));
+  if (py::isinstance<py::str>(spec)) return parse_device_name(spec.cast<std::string>()).device();
+  // MXNet's context (device_type, device_id) or PyTorch's device (type, index).
+  const bool mxnet = py::hasattr(spec, "device_type") && py::hasattr(spec, "device_id");
+  if (mxnet || (py::hasattr(spec, "type") && py::hasattr(spec, "index"))) {
+    const py::object type = spec.attr(mxnet ? "device_type" : "type");
+    const py::object index = spec.attr(mxnet ? "device_id" : "index");
+    std::string name = py::str(type).cast<std::string>();
+    if (!index.is_none()) name += ":" + py::str(index).cast<std::string>();
+    return parse_device_name(name).device();
   }
   throw py::type_error("a device is a string such as 'cpu' or 'cuda:0', or a device object");
 }

@@ -107,6 +107,17 @@ class Messages(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "^matmul: "):
             torch.ones(2, 3) @ torch.ones(2, 3)
 
+    def test_a_bad_device_name_says_what_a_device_name_looks_like(self):
+        for name in ("cuda:x", "tpu", "gpu(-1)", "cuda:1x"):
+            with self.assertRaisesRegex(ValueError, "device") as caught:
+                nd.ones((2,), ctx=name)
+            self.assertNotIn("stoi", str(caught.exception))
+            with self.assertRaisesRegex(RuntimeError, "device"):
+                torch.device(name)
+        self.assertEqual(str(torch.device("cuda", 1)), "cuda:1")
+        self.assertIsNone(torch.device("cuda").index)
+        self.assertEqual(torch.device("cpu:0").index, 0)
+
     def test_backward_without_a_graph_names_no_cpp_type(self):
         with self.assertRaises(RuntimeError) as caught:
             nd.ones((2,)).backward()

@@ -73,17 +73,16 @@ class device:
             type, index = "cuda", type
         elif not isinstance(type, str):
             raise TypeError("device() takes a string such as 'cuda:0', got %r" % (type,))
-        if ":" in type:
-            if index is not None:
-                raise RuntimeError("device(%r, %r): the string already names an index" % (type, index))
-            type, _, text = type.partition(":")
-            if not text.isdigit():
-                raise RuntimeError("invalid device index %r in device string" % (text,))
-            index = int(text)
-        if type not in ("cpu", "cuda"):
-            raise RuntimeError("expected 'cpu' or 'cuda' at the start of the device string, got %r" % (type,))
+        if ":" in type and index is not None:
+            raise RuntimeError("device(%r, %r): the string already names an index" % (type, index))
         if index is not None and index < 0:
             raise RuntimeError("device index must not be negative, got %d" % index)
+        # The engine's own reading of a device name (PyTorch raises RuntimeError for a bad one).
+        try:
+            type, parsed = _core._parse_device(type if index is None else "%s:%d" % (type, index))
+        except ValueError as e:
+            raise RuntimeError(str(e)) from None
+        index = parsed
         self.type = type
         self.index = index
 
