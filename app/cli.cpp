@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -20,6 +21,7 @@
 #include "engine/tensor/blas.h"
 #include "engine/base/allocator.h"
 #include "engine/base/format.h"
+#include "engine/base/input_file.h"
 #include "engine/base/output_file.h"
 #include "engine/base/quote.h"
 #include "engine/core/errors.h"
@@ -95,15 +97,28 @@ nlohmann::json lines_json(const std::vector<trace::LineFigures>& rows) {
   return out;
 }
 
-// The table for a terminal, each row followed by its line's text (read from
-// the files the rows name; a file that cannot be read shows no text).
-void print_lines(std::ostream& out, const std::vector<trace::LineFigures>& rows) {
+// The table for a terminal, each row followed by its line's text: from
+// `texts` (the script's own, as it ran: its file may be a pipe, read once)
+// or read from the regular files the rows name; a file that cannot be read
+// shows no text.
+void print_lines(std::ostream& out, const std::vector<trace::LineFigures>& rows,
+                 const std::map<std::string, std::string>& texts = {}) {
   std::map<std::string, std::vector<std::string>> files;
-  const auto text_of = [&files](const trace::LineFigures& r) -> std::string {
+  const auto text_of = [&files, &texts](const trace::LineFigures& r) -> std::string {
     auto it = files.find(r.file);
     if (it == files.end()) {
+      std::string text;
+      std::error_code ec;
+      if (const auto known = texts.find(r.file); known != texts.end()) {
+        text = known->second;
+      } else if (std::filesystem::is_regular_file(r.file, ec)) {
+        try {
+          text = read_whole_file(r.file);
+        } catch (const std::invalid_argument&) {
+        }
+      }
       std::vector<std::string> lines;
-      std::ifstream in(r.file);
+      std::istringstream in(text);
       for (std::string line; std::getline(in, line);) lines.push_back(line);
       it = files.emplace(r.file, std::move(lines)).first;
     }
@@ -554,10 +569,12 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
   hooks.console_text = [&out, &err](std::string_view text, bool error) { (error ? err : out) << text << std::flush; };
   demos::RunControl control;
   bool script = false;
+  std::map<std::string, std::string> texts;  // the script's text as it ran, for --lines
 #if ASYNCSCOPE_HAS_PYTHON
   // A script run from a terminal: Ctrl+C is KeyboardInterrupt in the script.
-  if (dynamic_cast<const python::ScriptProgram*>(&demo) != nullptr) {
+  if (const auto* program = dynamic_cast<const python::ScriptProgram*>(&demo)) {
     script = true;
+    if (program->source()) texts[program->path()] = *program->source();
     try {
       python::ensure_interpreter(/*signal_handlers=*/true);
     } catch (const std::exception& e) {
@@ -598,7 +615,7 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
     if (InterruptScope::signal_number() != 0) return interrupted();
     say(err, demo.name() + " failed: " + e.what());
     // What ran before the failure is still worth its table.
-    if (lines && hooks.recorder) print_lines(out, trace::line_figures(trace::snapshot(*hooks.recorder)));
+    if (lines && hooks.recorder) print_lines(out, trace::line_figures(trace::snapshot(*hooks.recorder)), texts);
     // A run stopped by the memory budget: its trace so far shows what grew.
     if ((hooks.over_budget || dynamic_cast<const MemoryBudgetError*>(&e) != nullptr) && hooks.recorder) {
       const trace::TraceModel model = trace::snapshot(*hooks.recorder);
@@ -621,7 +638,7 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
   if (table) print_results(out, demo, values, results);
   if ((table || lines) && answers.verdict.bound != trace::Bound::unknown) print_answers(out, answers);
   const std::vector<trace::LineFigures> figures = trace::line_figures(model);
-  if (lines) print_lines(out, figures);
+  if (lines) print_lines(out, figures, texts);
   // The table first: a stream output (/dev/stdout) follows it.
   out.flush();
   outputs.set_content("--json", [&](std::ostream& o) { o << results_json(demo, values, results, figures, answers); });

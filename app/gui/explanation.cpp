@@ -8,6 +8,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "engine/base/input_file.h"
 #include "engine/demos/registry.h"
 
 namespace asyncscope::app {
@@ -53,10 +54,12 @@ Explanations::Explanations() {
   roots.emplace_back(ASYNCSCOPE_ASSETS_DIR);
   for (const auto& demo : demos::all_demos()) {
     for (const auto& root : roots) {
-      std::ifstream in(root / "demos" / (demo->name() + ".md"));
-      if (!in) continue;
-      blocks_[demo->name()] = parse_explanation(std::string(std::istreambuf_iterator<char>(in), {}));
-      break;
+      try {
+        blocks_[demo->name()] = parse_explanation(read_whole_file((root / "demos" / (demo->name() + ".md")).string()));
+        break;
+      } catch (const std::invalid_argument&) {
+        // Not in this root: the next one, or no explanation.
+      }
     }
   }
 }

@@ -16,6 +16,7 @@
 #include "widgets/colors.h"
 #include "widgets/time_axis.h"
 #include "engine/base/format.h"
+#include "engine/base/input_file.h"
 
 namespace asyncscope::app {
 namespace {
@@ -86,11 +87,14 @@ std::vector<MarginLine> margin_lines(const std::vector<trace::LineFigures>& rows
 }
 
 std::string ScriptView::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::error_code ec;
-  if (!in || fs::is_directory(path, ec)) return "cannot read " + path;
+  std::string text;
+  try {
+    text = read_whole_file(path);
+  } catch (const std::invalid_argument& e) {
+    return "cannot read " + path + ": " + e.what();
+  }
   if (modified()) edits_[path_] = text_;
-  text_ = saved_ = std::string(std::istreambuf_iterator<char>(in), {});
+  text_ = saved_ = std::move(text);
   if (const auto it = edits_.find(path); it != edits_.end()) {
     text_ = it->second;
     edits_.erase(it);

@@ -18,6 +18,7 @@
 #include <thread>
 #include <utility>
 
+#include "engine/base/input_file.h"
 #include "engine/core/errors.h"
 #include "engine/demos/run_env.h"
 #include "python/embed/interpreter.h"
@@ -195,12 +196,11 @@ demos::ContextRequest ScriptProgram::context_request(const demos::ParamValues& v
 }
 
 std::string ScriptProgram::read_source(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw std::invalid_argument("cannot read " + path + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) throw std::invalid_argument("cannot read " + path + ": it is a folder");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("cannot read " + path + ": " + std::strerror(errno));
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  try {
+    return read_whole_file(path);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("cannot read " + path + ": " + e.what());
+  }
 }
 
 void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {

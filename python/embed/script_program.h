@@ -52,6 +52,8 @@ class ScriptProgram final : public demos::Program {
   bool writes_process_output() const override { return true; }
 
   const std::string& path() const noexcept { return path_; }
+  // The text it runs, when it was given one (else its file is read at each run).
+  const std::optional<std::string>& source() const noexcept { return source_; }
 
   // The script's text; std::invalid_argument saying why it cannot be read
   // (a missing file, a folder, no permission).

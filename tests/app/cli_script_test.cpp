@@ -300,6 +300,12 @@ TEST(CliScript, AScriptFromAPipeOrAFifoRunsAndDescriptorsReachTheOutput) {
                                "\"$ASYNCSCOPE\" script f.py");
   EXPECT_EQ(fifo.code, 0) << fifo.err;
   EXPECT_EQ(fifo.out, "2\n");
+  // --lines shows the text of the lines as they ran, not by reading the FIFO again.
+  const CliResult lines = shell("rm -f g.py && mkfifo g.py && "
+                                "(printf 'from asyncscope import nd\\nnd.ones((2,)).wait_to_read()\\n' > g.py &) && "
+                                "timeout 60 \"$ASYNCSCOPE\" script g.py --lines");
+  EXPECT_EQ(lines.code, 0) << lines.err;
+  EXPECT_NE(lines.out.find("nd.ones((2,)).wait_to_read()"), std::string::npos) << lines.out;
   const CliResult fds = shell("printf 'import os, faulthandler\\nfaulthandler.enable()\\nprint(\"a\", flush=True)\\n"
                               "os.write(1, b\"b\\\\n\")\\nos.write(2, b\"c\\\\n\")\\n' > fd.py && \"$ASYNCSCOPE\" script fd.py");
   EXPECT_EQ(fds.code, 0) << fds.err;
