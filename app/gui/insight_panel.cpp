@@ -121,14 +121,10 @@ void InsightPanel::draw_memory(const RunRecord& run) {
     peak_frontier_ = run.insight.frontier();
     // RSS beside it: the pool and everything else are resident too.
     peak_rss_ = pooled_at_peak_ = -1;
-    const int rss = run.model.counter_index(trace::kRssCounter);
-    const int pooled = run.model.counter_index(trace::kPooledCounter);
-    if (rss >= 0 && pooled >= 0 && !run.model.counters.empty()) {
-      peak_rss_ = pooled_at_peak_ = 0;
-      for (const trace::CounterSample& c : run.model.counters) {
-        peak_rss_ = std::max(peak_rss_, c.values[rss]);
-        if (c.t <= peak_.t) pooled_at_peak_ = c.values[pooled];
-      }
+    const auto rss = run.model.counter_peak(trace::kRssCounter);
+    if (rss && run.model.counter_index(trace::kPooledCounter) >= 0) {
+      peak_rss_ = std::max<int64_t>(*rss, 0);
+      pooled_at_peak_ = run.model.counter_at(trace::kPooledCounter, peak_.t).value_or(0);
     }
   }
   ImGui::TextDisabled("WHAT HOLDS THE MEMORY%s", run.live ? " (so far)" : "");

@@ -126,11 +126,8 @@ class MemoryAndSync final : public Program {
               format_value(static_cast<double>(rss_after - rss_before) / kMB, "MB"));
     env.finish();
 
-    int64_t rss_peak = rss_after;
     const trace::TraceModel m = env.model();
-    if (const int c = m.counter_index(kRssCounter); c >= 0) {
-      for (const auto& row : m.counters) rss_peak = std::max(rss_peak, row.values[c]);
-    }
+    const int64_t rss_peak = std::max(rss_after, m.counter_peak(kRssCounter).value_or(rss_after));
     env.result("time_s", "training took", total_s, "s");
     env.result("frontend_s", "the frontend's loop took", frontend_s, "s");
     env.result("rss_increase_mb", "RSS increase at the end", static_cast<double>(rss_after - rss_before) / kMB, "MB");

@@ -784,17 +784,12 @@ RunSummary summarize(const TraceModel& model, const RunInsight& insight) {
   s.worker_held_frac = v.worker_held_frac;
   s.ops = v.ops;
   s.bound = v.bound;
-  const int rss = model.counter_index(kRssCounter);
-  if (rss >= 0 && !model.counters.empty()) {
-    s.peak_rss_bytes = 0;
-    for (const CounterSample& c : model.counters) s.peak_rss_bytes = std::max(s.peak_rss_bytes, c.values[rss]);
-  }
+  if (const auto rss = model.counter_peak(kRssCounter)) s.peak_rss_bytes = std::max<int64_t>(*rss, 0);
   const HolderTable peak = insight.peak_holders(model);
   if (peak.buffers > 0) {
     s.peak_live_bytes = static_cast<int64_t>(peak.live_bytes);
-  } else if (const int live = model.counter_index(kLiveCounter); live >= 0 && !model.counters.empty()) {
-    s.peak_live_bytes = 0;
-    for (const CounterSample& c : model.counters) s.peak_live_bytes = std::max(s.peak_live_bytes, c.values[live]);
+  } else if (const auto live = model.counter_peak(kLiveCounter)) {
+    s.peak_live_bytes = std::max<int64_t>(*live, 0);
   }
   return s;
 }

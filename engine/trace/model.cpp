@@ -1,6 +1,7 @@
 #include "engine/trace/model.h"
 
 #include <algorithm>
+#include <iterator>
 #include <tuple>
 
 namespace asyncscope::trace {
@@ -20,6 +21,24 @@ int TraceModel::counter_index(std::string_view counter) const noexcept {
     if (counter_names[i] == counter) return static_cast<int>(i);
   }
   return -1;
+}
+
+std::optional<int64_t> TraceModel::counter_peak(std::string_view counter) const noexcept {
+  const int c = counter_index(counter);
+  if (c < 0 || counters.empty()) return std::nullopt;
+  int64_t peak = counters.front().values[c];
+  for (const CounterSample& s : counters) peak = std::max(peak, s.values[c]);
+  return peak;
+}
+
+std::optional<int64_t> TraceModel::counter_at(std::string_view counter, int64_t t) const noexcept {
+  const int c = counter_index(counter);
+  if (c < 0) return std::nullopt;
+  // Samples are time-sorted: the last one at or before t.
+  const auto after = std::upper_bound(counters.begin(), counters.end(), t,
+                                      [](int64_t at, const CounterSample& s) { return at < s.t; });
+  if (after == counters.begin()) return std::nullopt;
+  return std::prev(after)->values[c];
 }
 
 std::string TraceModel::source_text(uint32_t source) const {

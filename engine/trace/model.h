@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -151,6 +152,11 @@ struct TraceModel {
   const uint64_t* writes_of(const OpInfo& op) const noexcept { return reads_of(op) + op.num_reads; }
   // Index of a counter by name, or -1.
   int counter_index(std::string_view counter) const noexcept;
+  // The highest sample of a counter, or nothing without that counter or samples.
+  std::optional<int64_t> counter_peak(std::string_view counter) const noexcept;
+  // A counter's value at time t (model time): its last sample at or before t,
+  // or nothing without that counter or such a sample.
+  std::optional<int64_t> counter_at(std::string_view counter, int64_t t) const noexcept;
   // The script line an op or a wait came from, or null.
   const SourceLine* source_of(uint32_t source) const noexcept {
     return source == 0 ? nullptr : &source_lines[source_points[source - 1].line];

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <algorithm>
 
 #include <atomic>
@@ -832,6 +834,25 @@ TEST(TraceReader, IncrementalUpdatesWithGpuStreamsEqualOneSnapshot) {
       EXPECT_TRUE(op.executed()) << op.id;
     }
   });
+}
+
+// What the memory panel, the run summary and the memory demo ask of a counter.
+TEST(TraceModel, ACountersPeakAndItsValueAtATime) {
+  TraceModel m;
+  m.counter_names = {"rss_bytes", "pooled_bytes"};
+  for (const auto& [t, rss, pooled] : {std::tuple{10, 5, 1}, {20, 9, 2}, {30, 7, 3}}) {
+    CounterSample s;
+    s.t = t;
+    s.values[0] = rss;
+    s.values[1] = pooled;
+    m.counters.push_back(s);
+  }
+  EXPECT_EQ(m.counter_peak("rss_bytes"), 9);
+  EXPECT_EQ(m.counter_peak("missing"), std::nullopt);
+  EXPECT_EQ(m.counter_at("pooled_bytes", 25), 2);
+  EXPECT_EQ(m.counter_at("pooled_bytes", 30), 3);
+  EXPECT_EQ(m.counter_at("pooled_bytes", 5), std::nullopt);
+  EXPECT_EQ(TraceModel().counter_peak("rss_bytes"), std::nullopt);
 }
 
 }  // namespace
