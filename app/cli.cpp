@@ -382,6 +382,16 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
   return 0;
 }
 
+// The options that script the window, for the app (`asyncscope --run ...`)
+// and for `view`: declared once.
+void add_window_options(CLI::App& app, GuiRequest& request) {
+  app.add_option("--screenshot", request.screenshot,
+                 "save a PNG of the window once it is drawn and the run (if any) is done");
+  app.add_flag("--quit-after-run", request.quit_after_run, "exit once the run (if any) and the screenshot are done");
+  app.add_option("--tab", request.tab, "the bottom tab shown first: results, insight or console")
+      ->check(CLI::IsMember(std::vector<std::string>(kBottomTabs.begin(), kBottomTabs.end())));
+}
+
 int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
   CLI::App app{"asyncscope: watch asynchronous execution happen.\n"
                "Runs the built-in demos of a real dependency engine and records what the frontend enqueued, "
@@ -394,10 +404,7 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.add_option("--demo", gui.demo, "open the app on this demo (see 'asyncscope list')");
   app.add_option("--script", gui.script, "open the app on this Python script (e.g. assets/scripts/memory.py)");
   app.add_flag("--run", gui.run, "start the demo (or script) at once");
-  app.add_option("--screenshot", gui.screenshot, "save a PNG of the window once the run is done (or at once)");
-  app.add_flag("--quit-after-run", gui.quit_after_run, "exit when the run (and the screenshot) is done");
-  app.add_option("--tab", gui.tab, "the bottom tab shown first: results, insight or console")
-      ->check(CLI::IsMember({"results", "insight", "console"}));
+  add_window_options(app, gui);
   std::string vary;
   app.add_option("--vary", vary, "with --run: one run per value, e.g. --vary sync=none,item (compared side by side)");
   std::string window_size;
@@ -412,13 +419,8 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
   CLI::App* view = app.add_subcommand("view", "Open a saved trace (our own Chrome-trace export) in the app");
   view->add_option("FILE", view_path, "trace written by 'asyncscope run ... --trace FILE' or the app's export")->required();
   view->add_flag("--print", view_print, "describe the trace on the terminal instead of opening the window");
-  std::string view_screenshot;
-  bool view_quit = false;
-  view->add_option("--screenshot", view_screenshot, "save a PNG of the window once it is drawn");
-  view->add_flag("--quit-after-run", view_quit, "exit after the screenshot");
-  std::string view_tab;
-  view->add_option("--tab", view_tab, "the bottom tab shown first: results, insight or console")
-      ->check(CLI::IsMember({"results", "insight", "console"}));
+  GuiRequest view_request;
+  add_window_options(*view, view_request);
   CLI::App* run = app.add_subcommand("run", "Run a demo headless and print its result table");
   run->require_subcommand(1);
   std::string trace_path, json_path;
@@ -484,20 +486,16 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
       say(err, e.what());
       return 2;
     }
-    GuiRequest request;
-    request.view_file = view_path;
-    request.width = gui.width;
-    request.height = gui.height;
-    request.screenshot = view_screenshot;
-    request.quit_after_run = view_quit;
-    request.tab = view_tab;
-    if (!view_screenshot.empty()) {
-      if (const std::string why = check_writable(view_screenshot); !why.empty()) {
-        say(err, "cannot write --screenshot " + quote(view_screenshot) + ": " + why);
+    view_request.view_file = view_path;
+    view_request.width = gui.width;
+    view_request.height = gui.height;
+    if (!view_request.screenshot.empty()) {
+      if (const std::string why = check_writable(view_request.screenshot); !why.empty()) {
+        say(err, "cannot write --screenshot " + quote(view_request.screenshot) + ": " + why);
         return 2;
       }
     }
-    return launch_gui(request);
+    return launch_gui(view_request);
   }
   if (!app.got_subcommand("run") && !app.got_subcommand("script")) {
     if (!vary.empty()) {

@@ -2,12 +2,16 @@
 // Threading: main thread only.
 #pragma once
 
+#include <array>
 #include <iosfwd>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace asyncscope::app {
+
+// The bottom tabs a request may show first (GuiRequest::tab, --tab).
+inline constexpr std::array<const char*, 3> kBottomTabs = {"results", "insight", "console"};
 
 struct GuiRequest {
   std::string demo;  // "" = the first demo to show (sync-vs-async)

@@ -55,13 +55,13 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
   // under a software renderer), so they do not land in the run.
   if (request.run && ready) {
     if (!request.vary.empty()) program_panel_.values().set(request.vary, request.vary_values[next_vary_++]);
-    frames_before_run_ = 3;
+    frames_before_run_ = kSettlingFrames;
   }
   // Whatever happens, --quit-after-run quits (after the screenshot, if any):
   // at once when there is nothing to run, with exit 1 when what was asked
   // for could not be done.
   if (!ready || !request.run) {
-    if (!request.screenshot.empty() || quit_when_done_) pending_screenshot_frames_ = 3;
+    schedule_scripted_end();
     if (!ready && quit_when_done_) exit_code_ = 1;
   }
   // A scripted screenshot has no user: ignore the pointer, wherever the X
@@ -159,12 +159,16 @@ int GuiApp::frame_rate() const {
   return static_cast<int>(std::clamp(kRunRenderShare / cost, double{kMinRunFps}, double{kMaxRunFps}));
 }
 
+void GuiApp::schedule_scripted_end() {
+  if (!request_.screenshot.empty() || quit_when_done_) pending_screenshot_frames_ = kSettlingFrames;
+}
+
 bool GuiApp::update() {
   if (frames_before_run_ > 0) return true;
   if (frames_before_run_ == 0) {
     frames_before_run_ = -1;
     if (!start_run()) {  // the reason is in the status line
-      if (!request_.screenshot.empty() || quit_when_done_) pending_screenshot_frames_ = 3;
+      schedule_scripted_end();
       if (quit_when_done_) exit_code_ = 1;
       return true;
     }
@@ -222,7 +226,7 @@ bool GuiApp::poll_run(bool read_trace) {
     if (quit_when_done_) exit_code_ = 1;  // refused: the script ends here, the reason in the status line
   }
   // The scripted run is over (finished, failed, stopped or refused): screenshot, then quit if asked.
-  if (!request_.screenshot.empty() || quit_when_done_) pending_screenshot_frames_ = 3;
+  schedule_scripted_end();
   return true;
 }
 

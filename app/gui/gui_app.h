@@ -119,6 +119,13 @@ class GuiApp {
   double drawn_progress_ = -1;                         // the live run's progress as last drawn
   std::string drawn_progress_text_;
 
+  // Frames a scripted step waits for: the first frames make the font atlas
+  // and the renderer's shaders, and a window just resized settles its layout.
+  static constexpr int kSettlingFrames = 3;
+  // After a scripted run (or at once without one): the screenshot, then the
+  // quit, if the command line asked for them, kSettlingFrames frames on.
+  void schedule_scripted_end();
+
   int frames_before_run_ = -1;  // frames to draw before the scripted run starts (-1: none is due)
   size_t next_vary_ = 0;  // index of the next --vary value to run
   std::string screenshot_request_;
