@@ -392,142 +392,136 @@ void add_window_options(CLI::App& app, GuiRequest& request) {
       ->check(CLI::IsMember(std::vector<std::string>(kBottomTabs.begin(), kBottomTabs.end())));
 }
 
-int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
+// The command line as CLI11 parses it: the options each subcommand binds.
+struct CommandLine {
   CLI::App app{"asyncscope: watch asynchronous execution happen.\n"
                "Runs the built-in demos of a real dependency engine and records what the frontend enqueued, "
                "what each worker ran, and when the frontend waited.",
                "asyncscope"};
-  app.set_version_flag("--version", std::string("asyncscope ") + ASYNCSCOPE_VERSION);
-  app.require_subcommand(0, 1);
   // Without a subcommand the desktop app opens; these options script it.
   GuiRequest gui;
+  std::string vary;
+  std::string window_size;
+  const CLI::Option* window_size_option = nullptr;
+  CLI::App* list = nullptr;
+  // view
+  CLI::App* view = nullptr;
+  std::string view_path;
+  bool view_print = false;
+  GuiRequest view_request;
+  // run DEMO and script FILE
+  CLI::App* run = nullptr;
+  CLI::App* script = nullptr;
+  std::string trace_path, json_path;
+  std::map<std::string, std::map<std::string, std::string>> raw;  // program -> param -> text
+  std::string script_path;
+  bool script_lines = false;
+
+  CommandLine();
+  // A program's parameters as options of its subcommand, plus --trace and --json.
+  void add_run_options(CLI::App* sub, const demos::Program& program, const std::string& key);
+};
+
+CommandLine::CommandLine() {
+  app.set_version_flag("--version", std::string("asyncscope ") + ASYNCSCOPE_VERSION);
+  app.require_subcommand(0, 1);
   app.add_option("--demo", gui.demo, "open the app on this demo (see 'asyncscope list')");
   app.add_option("--script", gui.script, "open the app on this Python script (e.g. assets/scripts/memory.py)");
   app.add_flag("--run", gui.run, "start the demo (or script) at once");
   add_window_options(app, gui);
-  std::string vary;
   app.add_option("--vary", vary, "with --run: one run per value, e.g. --vary sync=none,item (compared side by side)");
-  std::string window_size;
-  const CLI::Option* window_size_option = app.add_option("--window-size", window_size,
-                 "window size WIDTHxHEIGHT, from " + std::to_string(kMinWindowWidth) + "x" +
-                     std::to_string(kMinWindowHeight) + " to " + std::to_string(kMaxWindowSide) + "x" +
-                     std::to_string(kMaxWindowSide) + " (default 1280x800)");
+  window_size_option = app.add_option("--window-size", window_size,
+                                      "window size WIDTHxHEIGHT, from " + std::to_string(kMinWindowWidth) + "x" +
+                                          std::to_string(kMinWindowHeight) + " to " + std::to_string(kMaxWindowSide) +
+                                          "x" + std::to_string(kMaxWindowSide) + " (default 1280x800)");
 
-  app.add_subcommand("list", "List the demos and their parameters");
-  std::string view_path;
-  bool view_print = false;
-  CLI::App* view = app.add_subcommand("view", "Open a saved trace (our own Chrome-trace export) in the app");
+  list = app.add_subcommand("list", "List the demos and their parameters");
+  view = app.add_subcommand("view", "Open a saved trace (our own Chrome-trace export) in the app");
   view->add_option("FILE", view_path, "trace written by 'asyncscope run ... --trace FILE' or the app's export")->required();
   view->add_flag("--print", view_print, "describe the trace on the terminal instead of opening the window");
-  GuiRequest view_request;
   add_window_options(*view, view_request);
-  CLI::App* run = app.add_subcommand("run", "Run a demo headless and print its result table");
+  run = app.add_subcommand("run", "Run a demo headless and print its result table");
   run->require_subcommand(1);
-  std::string trace_path, json_path;
-  std::map<std::string, std::map<std::string, std::string>> raw;  // program -> param -> text
-  // A program's parameters as options of its subcommand, plus --trace and --json.
-  const auto add_run_options = [&](CLI::App* sub, const demos::Program& program, const std::string& key) {
-    for (const demos::Param& p : program.params()) {
-      sub->add_option("--" + p.name, raw[key][p.name], p.help)->default_str(default_text(p));
-    }
-    sub->add_option("--trace", trace_path, "write the run's timeline as Chrome trace JSON (Perfetto, chrome://tracing)");
-    sub->add_option("--json", json_path, "write the parameters and results as JSON");
-  };
   for (const auto& demo : demos::all_demos()) {
     add_run_options(run->add_subcommand(demo->name(), demo->summary()), *demo, demo->name());
   }
-  std::string script_path;
-  CLI::App* script = app.add_subcommand("script", "Run a Python script on the engine: what it prints, then its trace");
+  script = app.add_subcommand("script", "Run a Python script on the engine: what it prints, then its trace");
   script->add_option("FILE", script_path, "the script (e.g. one of assets/scripts/)")->required();
-  bool script_lines = false;
   script->add_flag("--lines", script_lines,
                    "after the output, print per source line: runs, ops pushed, time enqueuing, waits, time waiting, bytes");
 #if ASYNCSCOPE_HAS_PYTHON
   add_run_options(script, python::ScriptProgram(""), "script");
 #endif
-
-  // The app's demo options are checked against the demo's parameters below.
+  // The app's demo options are checked against the demo's parameters later.
   // Set last: subcommands created after it would inherit it.
   app.allow_extras();
+}
 
-  // An unknown demo deserves a better message than "unexpected argument".
-  if (argc >= 3 && std::string(argv[1]) == "run" && argv[2][0] != '-' && !demos::find_demo(argv[2])) {
-    say(err, "unknown demo " + quote(argv[2]) + "; run 'asyncscope list' to see the demos");
-    return 2;
+void CommandLine::add_run_options(CLI::App* sub, const demos::Program& program, const std::string& key) {
+  for (const demos::Param& p : program.params()) {
+    sub->add_option("--" + p.name, raw[key][p.name], p.help)->default_str(default_text(p));
   }
+  sub->add_option("--trace", trace_path, "write the run's timeline as Chrome trace JSON (Perfetto, chrome://tracing)");
+  sub->add_option("--json", json_path, "write the parameters and results as JSON");
+}
+
+// `view FILE`: the trace described on the terminal, or opened in the app.
+int view_command(CommandLine& cl, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
+  if (cl.view_print) return describe_trace(cl.view_path, out, err);
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e, out, err);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e, out, err);
-  } catch (const CLI::ParseError& e) {
-    std::string message = e.what();
-    if (const auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
-    say(err, message + " (see asyncscope --help)");
+    trace::read_chrome_trace(cl.view_path);  // a bad file is bad input: say so here, before a window opens
+  } catch (const std::exception& e) {
+    say(err, e.what());
     return 2;
   }
-
-  if (window_size_option->count() > 0 && !parse_window_size(window_size, gui.width, gui.height)) {
-    say(err, "--window-size " + quote(window_size) + ": expected WIDTHxHEIGHT in pixels, from " +
-                 std::to_string(kMinWindowWidth) + "x" + std::to_string(kMinWindowHeight) + " to " +
-                 std::to_string(kMaxWindowSide) + "x" + std::to_string(kMaxWindowSide) + " (e.g. 1280x800)");
-    return 2;
-  }
-  if (app.got_subcommand("list")) {
-    print_list(out);
-    return 0;
-  }
-  if (app.got_subcommand("view")) {
-    if (view_print) return describe_trace(view_path, out, err);
-    try {
-      trace::read_chrome_trace(view_path);  // a bad file is bad input: say so here, before a window opens
-    } catch (const std::exception& e) {
-      say(err, e.what());
+  GuiRequest& request = cl.view_request;
+  request.view_file = cl.view_path;
+  request.width = cl.gui.width;
+  request.height = cl.gui.height;
+  if (!request.screenshot.empty()) {
+    if (const std::string why = check_writable(request.screenshot); !why.empty()) {
+      say(err, "cannot write --screenshot " + quote(request.screenshot) + ": " + why);
       return 2;
     }
-    view_request.view_file = view_path;
-    view_request.width = gui.width;
-    view_request.height = gui.height;
-    if (!view_request.screenshot.empty()) {
-      if (const std::string why = check_writable(view_request.screenshot); !why.empty()) {
-        say(err, "cannot write --screenshot " + quote(view_request.screenshot) + ": " + why);
-        return 2;
-      }
-    }
-    return launch_gui(view_request);
   }
-  if (!app.got_subcommand("run") && !app.got_subcommand("script")) {
-    if (!vary.empty()) {
-      const auto eq = vary.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == vary.size()) {
-        say(err, "--vary needs NAME=VALUE,VALUE,... (e.g. --vary sync=none,item)");
-        return 2;
-      }
-      gui.vary = vary.substr(0, eq);
-      std::stringstream list(vary.substr(eq + 1));
-      for (std::string v; std::getline(list, v, ',');) gui.vary_values.push_back(v);
+  return launch_gui(request);
+}
+
+// No subcommand: the desktop app, scripted by the options.
+int app_command(CommandLine& cl, std::ostream& err, const GuiLauncher& launch_gui) {
+  if (!cl.vary.empty()) {
+    const auto eq = cl.vary.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == cl.vary.size()) {
+      say(err, "--vary needs NAME=VALUE,VALUE,... (e.g. --vary sync=none,item)");
+      return 2;
     }
-    return open_gui(app.remaining(), gui, err, launch_gui);
+    cl.gui.vary = cl.vary.substr(0, eq);
+    std::stringstream list(cl.vary.substr(eq + 1));
+    for (std::string v; std::getline(list, v, ',');) cl.gui.vary_values.push_back(v);
   }
+  return open_gui(cl.app.remaining(), cl.gui, err, launch_gui);
+}
+
+// `run DEMO` and `script FILE`: the program run headless with its outputs.
+int run_command(CommandLine& cl, std::ostream& out, std::ostream& err) {
   const demos::Program* demo = nullptr;
   CLI::App* sub = nullptr;
   std::string key;
 #if ASYNCSCOPE_HAS_PYTHON
   std::unique_ptr<python::ScriptProgram> script_program;
 #endif
-  if (app.got_subcommand("script")) {
+  if (cl.script->parsed()) {
 #if ASYNCSCOPE_HAS_PYTHON
     // Read once: a pipe or a FIFO gives its text to one reader only.
     try {
-      script_program =
-          std::make_unique<python::ScriptProgram>(script_path, python::ScriptProgram::read_source(script_path));
+      script_program = std::make_unique<python::ScriptProgram>(cl.script_path,
+                                                               python::ScriptProgram::read_source(cl.script_path));
     } catch (const std::invalid_argument& e) {
       say(err, e.what());
       return 2;
     }
     demo = script_program.get();
-    sub = script;
+    sub = cl.script;
     key = "script";
 #else
     say(err, "this build has no Python support (install python3-dev and pybind11-dev, then rebuild)");
@@ -535,27 +529,61 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
 #endif
   } else {
     for (const auto& d : demos::all_demos()) {
-      if (run->got_subcommand(d->name())) demo = d.get();
+      if (cl.run->got_subcommand(d->name())) demo = d.get();
     }
-    sub = run->get_subcommand(demo->name());
+    sub = cl.run->get_subcommand(demo->name());
     key = demo->name();
   }
   demos::ParamValues values = demo->defaults();
   try {
     for (const demos::Param& p : demo->params()) {
-      if (sub->count("--" + p.name) > 0) values.set(p.name, raw[key][p.name]);
+      if (sub->count("--" + p.name) > 0) values.set(p.name, cl.raw[key][p.name]);
     }
     // Every output is checked before the run, and two outputs may not share a file.
     OutputSet outputs(out, err);
-    for (const auto& [flag, path] : {std::pair{"--json", &json_path}, {"--trace", &trace_path}}) {
+    for (const auto& [flag, path] : {std::pair{"--json", &cl.json_path}, {"--trace", &cl.trace_path}}) {
       if (sub->count(flag) > 0) outputs.add(flag, *path);
     }
     check_runnable(*demo, values);
-    return run_demo(*demo, values, outputs, sub == script && script_lines, out, err);
+    return run_demo(*demo, values, outputs, sub == cl.script && cl.script_lines, out, err);
   } catch (const std::invalid_argument& e) {
     say(err, e.what());
     return 2;
   }
+}
+
+int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
+  CommandLine cl;
+  // An unknown demo deserves a better message than "unexpected argument".
+  if (argc >= 3 && std::string(argv[1]) == "run" && argv[2][0] != '-' && !demos::find_demo(argv[2])) {
+    say(err, "unknown demo " + quote(argv[2]) + "; run 'asyncscope list' to see the demos");
+    return 2;
+  }
+  try {
+    cl.app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return cl.app.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
+    return cl.app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    std::string message = e.what();
+    if (const auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
+    say(err, message + " (see asyncscope --help)");
+    return 2;
+  }
+  if (cl.window_size_option->count() > 0 && !parse_window_size(cl.window_size, cl.gui.width, cl.gui.height)) {
+    say(err, "--window-size " + quote(cl.window_size) + ": expected WIDTHxHEIGHT in pixels, from " +
+                 std::to_string(kMinWindowWidth) + "x" + std::to_string(kMinWindowHeight) + " to " +
+                 std::to_string(kMaxWindowSide) + "x" + std::to_string(kMaxWindowSide) + " (e.g. 1280x800)");
+    return 2;
+  }
+  if (cl.list->parsed()) {
+    print_list(out);
+    return 0;
+  }
+  if (cl.view->parsed()) return view_command(cl, out, err, launch_gui);
+  if (cl.run->parsed() || cl.script->parsed()) return run_command(cl, out, err);
+  return app_command(cl, err, launch_gui);
 }
 
 int run_demo(const demos::Program& demo, const demos::ParamValues& values, OutputSet& outputs, bool lines,
