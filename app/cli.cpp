@@ -8,20 +8,15 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <iomanip>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
+#include "app/cli_report.h"
 #include "app/interrupt.h"
-#include "engine/tensor/blas.h"
 #include "engine/base/allocator.h"
 #include "engine/base/format.h"
-#include "engine/base/input_file.h"
 #include "engine/base/output_file.h"
 #include "engine/base/quote.h"
 #include "engine/core/errors.h"
@@ -38,161 +33,6 @@
 
 namespace asyncscope::app {
 namespace {
-
-// One line of a message on err; whatever text it carries from elsewhere (an
-// option's value, a path, a library's error) cannot break the line or send
-// escape sequences to the terminal.
-void say(std::ostream& err, const std::string& message) { err << "asyncscope: " << escape_controls(message) << "\n"; }
-
-std::string default_text(const demos::Param& p) {
-  if (p.kind == demos::Param::Kind::choice) return p.default_choice;
-  return format_value(p.default_value, "");
-}
-
-void print_list(std::ostream& out) {
-  for (const auto& demo : demos::all_demos()) {
-    out << demo->name() << "\n  " << demo->summary() << "\n";
-    for (const demos::Param& p : demo->params()) {
-      std::string flag = "--" + p.name;
-      if (p.kind == demos::Param::Kind::choice) {
-        std::string choices;
-        for (const auto& c : p.choices) choices += (choices.empty() ? "" : "|") + c;
-        flag += " " + choices;
-      } else {
-        flag += p.kind == demos::Param::Kind::integer ? " N" : " X";
-      }
-      // A flag longer than its column keeps two spaces before its help.
-      if (flag.size() > 24) flag += "\n" + std::string(30, ' ');
-      out << "    " << std::left << std::setw(26) << flag << p.help << " (default " << default_text(p) << ")\n";
-    }
-  }
-}
-
-void print_results(std::ostream& out, const demos::Program& demo, const demos::ParamValues& values,
-                   const demos::Results& results) {
-  out << demo.name() << " (";
-  bool first = true;
-  for (const demos::Param& p : values.specs()) {
-    out << (first ? "" : " ") << p.name << "=" << values.text(p.name);
-    first = false;
-  }
-  out << ")\n";
-  size_t width = 0;
-  for (const auto& row : results.rows) width = std::max(width, row.label.size());
-  for (const auto& row : results.rows) {
-    out << "  " << std::left << std::setw(static_cast<int>(width) + 2) << row.label << std::right << std::setw(14)
-        << format_value(row.value, row.unit) << "\n";
-  }
-  for (const auto& note : results.notes) out << "  " << note << "\n";
-}
-
-// The per-line table of a script's run as JSON rows (times in seconds).
-nlohmann::json lines_json(const std::vector<trace::LineFigures>& rows) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const trace::LineFigures& r : rows) {
-    out.push_back({{"file", r.file}, {"line", r.line}, {"runs", r.runs}, {"ops", r.ops},
-                   {"enqueue_s", static_cast<double>(r.enqueue_ns) / 1e9}, {"waits", r.waits},
-                   {"wait_s", static_cast<double>(r.wait_ns) / 1e9}, {"bytes", r.bytes}});
-  }
-  return out;
-}
-
-// The table for a terminal, each row followed by its line's text: from
-// `texts` (the script's own, as it ran: its file may be a pipe, read once)
-// or read from the regular files the rows name; a file that cannot be read
-// shows no text.
-void print_lines(std::ostream& out, const std::vector<trace::LineFigures>& rows,
-                 const std::map<std::string, std::string>& texts = {}) {
-  std::map<std::string, std::vector<std::string>> files;
-  const auto text_of = [&files, &texts](const trace::LineFigures& r) -> std::string {
-    auto it = files.find(r.file);
-    if (it == files.end()) {
-      std::string text;
-      std::error_code ec;
-      if (const auto known = texts.find(r.file); known != texts.end()) {
-        text = known->second;
-      } else if (std::filesystem::is_regular_file(r.file, ec)) {
-        try {
-          text = read_whole_file(r.file);
-        } catch (const std::invalid_argument&) {
-        }
-      }
-      std::vector<std::string> lines;
-      std::istringstream in(text);
-      for (std::string line; std::getline(in, line);) lines.push_back(line);
-      it = files.emplace(r.file, std::move(lines)).first;
-    }
-    return r.line >= 1 && r.line <= it->second.size() ? it->second[r.line - 1] : "";
-  };
-  out << "\nper line (ops pushed, time enqueuing, waits, time waiting, bytes allocated):\n"
-      << trace::format_line_table(rows, text_of);
-}
-
-// The run's verdict and what held the memory at its peak, from its trace.
-struct RunAnswers {
-  trace::Verdict verdict;
-  trace::HolderTable peak;
-};
-
-RunAnswers answers_of(const trace::TraceModel& model) {
-  trace::RunInsight insight;
-  insight.update(model, true);
-  return {insight.verdict(), insight.peak_holders(model)};
-}
-
-void print_answers(std::ostream& out, const RunAnswers& a) {
-  out << "  " << a.verdict.text() << "\n";
-  if (a.peak.buffers == 0) return;
-  out << "  at the peak of live bytes (" << format_value(static_cast<double>(a.peak.live_bytes), "B") << " in "
-      << a.peak.buffers << " buffers, t = " << format_value(static_cast<double>(a.peak.t) * 1e-9, "s")
-      << "), held by:\n";
-  for (const trace::Holder& h : a.peak.rows) {
-    out << "    " << std::left << std::setw(14) << h.op << std::setw(22) << (h.line.empty() ? "" : h.line) << std::right
-        << std::setw(12) << format_value(static_cast<double>(h.bytes), "B") << "  in " << h.count << "\n";
-  }
-}
-
-std::string results_json(const demos::Program& demo, const demos::ParamValues& values, const demos::Results& results,
-                         const std::vector<trace::LineFigures>& lines, const RunAnswers& answers) {
-  nlohmann::json params = nlohmann::json::object();
-  for (const auto& [name, value] : values.values()) {
-    std::visit([&params, &name](const auto& v) { params[name] = v; }, value);
-  }
-  nlohmann::json rows = nlohmann::json::object();
-  for (const auto& row : results.rows) rows[row.key] = row.value;
-  nlohmann::json doc = {{"demo", demo.name()}, {"params", params}, {"results", rows}, {"notes", results.notes}};
-  if (!lines.empty()) doc["lines"] = lines_json(lines);
-  const trace::Verdict& v = answers.verdict;
-  doc["bound"] = v.bound == trace::Bound::unknown ? nlohmann::json(nullptr) : nlohmann::json(trace::to_string(v.bound));
-  doc["verdict"] = v.text();
-  doc["t1_s"] = v.t1_ns * 1e-9;
-  doc["t2_s"] = v.t2_ns * 1e-9;
-  doc["worker_busy_frac"] = v.worker_busy_frac;
-  doc["worker_starved_frac"] = v.worker_starved_frac;
-  doc["worker_held_frac"] = v.worker_held_frac;
-  doc["frontend_wait_frac"] = v.frontend_wait_frac;
-  doc["frontend_enqueue_frac"] = v.frontend_enqueue_frac;
-  nlohmann::json holders = nlohmann::json::array();
-  for (const trace::Holder& h : answers.peak.rows) {
-    holders.push_back({{"op", h.op},
-                       {"line", h.line.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.line)},
-                       {"bytes", h.bytes},
-                       {"count", h.count}});
-  }
-  doc["peak_live_holders"] = std::move(holders);
-  // Which BLAS kernel the products ran on, for any figure compared with another library's.
-  try {
-    const blas::Info& info = blas::info();
-    doc["blas"] = {{"library", info.library},     {"core", info.core},
-                   {"forced_core", info.forced_core}, {"reason", info.reason},
-                   {"thread_timeout", info.thread_timeout}, {"threads", blas::threads()}};
-  } catch (const std::exception& e) {
-    doc["blas"] = {{"error", e.what()}};
-  }
-  doc["peak_live_bytes"] = answers.peak.live_bytes;
-  doc["peak_live_t_s"] = static_cast<double>(answers.peak.t) * 1e-9;
-  return doc.dump(2) + "\n";
-}
 
 // Progress on stderr, but only once a run has taken more than a second.
 class Progress {
@@ -347,39 +187,6 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
   }
   if (request.script.empty()) request.demo = name;
   return launch_gui(request);
-}
-
-// Reads a saved trace and prints what it holds; its path and lane names are
-// escaped (a file's text must not drive the terminal).
-int describe_trace(const std::string& path, std::ostream& out, std::ostream& err) {
-  trace::TraceModel m;
-  try {
-    m = trace::read_chrome_trace(path);
-  } catch (const std::exception& e) {
-    say(err, e.what());
-    return 2;
-  }
-  size_t ops = 0, failed = 0;
-  for (const auto& op : m.ops) {
-    if (!op.known() || op.internal) continue;
-    ++ops;
-    failed += op.status == trace::OpStatus::failed;
-  }
-  out << escape_controls(path) << ": " << ops << " ops, " << m.syncs.size() << " waits, " << m.counters.size()
-      << " counter samples over " << format_value(static_cast<double>(m.end_time()) * 1e-9, "s") << "\n";
-  for (const auto& lane : m.frontends) {
-    out << "  " << escape_controls(lane.name) << ": " << lane.enqueues.size() << " enqueues, " << lane.syncs.size()
-        << " waits\n";
-  }
-  // A GPU op is on two lanes, its stream's launch lane and GPU lane: count it as one op and one launch.
-  for (const auto& lane : m.workers) {
-    out << "  " << escape_controls(lane.name) << ": " << lane.ops.size() << (lane.launches() ? " launches" : " ops");
-    if (!lane.helps.empty()) out << ", helped with " << lane.helps.size() << " parts of other workers' ops";
-    out << "\n";
-  }
-  if (failed > 0) out << "  " << failed << " ops failed\n";
-  if (m.dropped > 0) out << "  " << m.dropped << " events were dropped when the recorder's bound was hit\n";
-  return 0;
 }
 
 // The options that script the window, for the app (`asyncscope --run ...`)

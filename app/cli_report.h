@@ -1,0 +1,62 @@
+// What the command line prints and writes: its one-line messages, the demo
+// list, a run's result table, its verdict and memory holders, the per-line
+// table of a script, the results JSON, and the description of a saved trace.
+// Threading: main thread only (the CLI's).
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/demos/program.h"
+#include "engine/trace/insight.h"
+#include "engine/trace/model.h"
+#include "engine/trace/source_lines.h"
+
+namespace asyncscope::app {
+
+// One line of a message on err ("asyncscope: ..."); whatever text it carries
+// from elsewhere (an option's value, a path, a library's error) cannot break
+// the line or send escape sequences to the terminal.
+void say(std::ostream& err, const std::string& message);
+
+// A parameter's default as `list` and `--help` show it.
+std::string default_text(const demos::Param& p);
+
+// `asyncscope list`: the demos, their parameters and defaults.
+void print_list(std::ostream& out);
+
+// A run's result table: the program and its values, then its rows and notes.
+void print_results(std::ostream& out, const demos::Program& demo, const demos::ParamValues& values,
+                   const demos::Results& results);
+
+// The per-line table of a script's run as JSON rows (times in seconds).
+nlohmann::json lines_json(const std::vector<trace::LineFigures>& rows);
+
+// The table for a terminal, each row followed by its line's text: from
+// `texts` (the script's own, as it ran: its file may be a pipe, read once)
+// or read from the regular files the rows name; a file that cannot be read
+// shows no text.
+void print_lines(std::ostream& out, const std::vector<trace::LineFigures>& rows,
+                 const std::map<std::string, std::string>& texts = {});
+
+// The run's verdict and what held the memory at its peak, from its trace.
+struct RunAnswers {
+  trace::Verdict verdict;
+  trace::HolderTable peak;
+};
+RunAnswers answers_of(const trace::TraceModel& model);
+void print_answers(std::ostream& out, const RunAnswers& a);
+
+// The results JSON (--json): parameters, rows, notes, the per-line table,
+// the answers and the BLAS the run multiplied with.
+std::string results_json(const demos::Program& demo, const demos::ParamValues& values, const demos::Results& results,
+                         const std::vector<trace::LineFigures>& lines, const RunAnswers& answers);
+
+// `view FILE --print`: reads a saved trace and prints what it holds (its
+// path and lane names escaped); 2 for a file that cannot be read.
+int describe_trace(const std::string& path, std::ostream& out, std::ostream& err);
+
+}  // namespace asyncscope::app
