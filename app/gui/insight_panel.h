@@ -17,6 +17,7 @@
 
 #include "app/gui/run_list.h"
 #include "engine/trace/insight.h"
+#include "engine/trace/run_compare.h"
 
 namespace asyncscope::app {
 

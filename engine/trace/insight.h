@@ -5,7 +5,8 @@
 //     (frontend-bound or backend-bound, with the measured t1 and t2);
 //   - what holds the memory: every buffer attributed to the op (and script
 //     line) that allocated it, the holders at any instant and at the peak;
-//   - what changed between two runs: a summary of each and their factors.
+//   - what changed between two runs: a summary of each and their factors
+//     (run_compare.h, from a model and its insight).
 //
 // The states, from the trace alone:
 //   busy     a worker lane runs an op (its span on that lane);
@@ -321,26 +322,5 @@ class RunInsight {
   size_t names_searched_ = 0;  // model.names searched for "free" so far
   static const LaneStates kEmpty;
 };
-
-// What a run's comparison needs, from its model and insight.
-struct RunSummary {
-  int64_t duration_ns = 0;
-  int64_t frontend_wait_ns = 0;
-  double worker_busy_frac = 0, worker_starved_frac = 0, worker_held_frac = 0;
-  int64_t peak_rss_bytes = -1;   // -1: not recorded
-  int64_t peak_live_bytes = -1;
-  uint64_t ops = 0;              // ops pushed, frees and bookkeeping not counted
-  Bound bound = Bound::unknown;
-};
-RunSummary summarize(const TraceModel& model, const RunInsight& insight);
-
-// One row of the difference between two runs: a's and b's value and b / a.
-struct DiffRow {
-  std::string what;
-  std::string a, b;       // formatted with units
-  double a_value = 0, b_value = 0;
-  std::optional<double> factor;  // b / a; none when a is 0 or either is missing
-};
-std::vector<DiffRow> diff(const RunSummary& a, const RunSummary& b);
 
 }  // namespace asyncscope::trace

@@ -13,6 +13,7 @@
 
 #include "engine/trace/counters.h"
 #include "support/help_trace_model.h"
+#include "support/insight_models.h"
 #include "support/live_read.h"
 #include "support/model_vars.h"
 
@@ -21,54 +22,9 @@ namespace {
 
 using testing::set_vars;
 
-struct Row {
-  testing::OpRow op;
-  uint64_t bytes = 0;
-  uint32_t source = 0;
-  OpStatus status = OpStatus::ok;
-};
-
-// names: 1 ones, 2 mul, 3 add_scalar, 4 free
-TraceModel build(const std::vector<Row>& rows, int workers) {
-  TraceModel m;
-  m.names = {"", "ones", "mul", "add_scalar", "free"};
-  m.frontends.push_back(FrontendLane{"frontend", {}, {}, {}});
-  for (int w = 0; w < workers; ++w) {
-    m.workers.push_back(WorkerLane{"CPU worker " + std::to_string(w), DeviceKind::cpu, 0, static_cast<uint16_t>(w),
-                                   SpanKind::execute, {}, {}});
-  }
-  for (const Row& r : rows) {
-    OpInfo& op = testing::add_op(m, r.op);
-    op.internal = r.op.name == 4;
-    op.out_bytes = r.bytes;
-    op.source = r.source;
-    op.status = r.status;
-  }
-  // Each lane's spans in start order.
-  std::vector<uint32_t> order(m.ops.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return m.ops[a].start < m.ops[b].start; });
-  for (uint32_t i : order) m.workers[m.ops[i].worker].ops.push_back(i);
-  return m;
-}
-
-// x = ones; y = ones; z = x * y; w = z + 1; free x; the frontend waits for w.
-//   op1 ones       -> 1     enq 1000  run  2000..12000  worker 0
-//   op2 ones       -> 2     enq 1500  run  2500..11000  worker 1
-//   op3 mul  1 2   -> 3     enq 2000  run 13000..40000  worker 0
-//   op4 add_scalar 3 -> 4   enq 2500  run 41000..50000  worker 1
-//   op5 free       -> 1     enq 3000  run 41000..42000  worker 0
-TraceModel small() {
-  TraceModel m = build({{1, 1000, 2000, 12000, 0, {}, {1}, 4000},
-                        {1, 1500, 2500, 11000, 1, {}, {2}, 4000},
-                        {2, 2000, 13000, 40000, 0, {1, 2}, {3}, 4000},
-                        {3, 2500, 41000, 50000, 1, {3}, {4}, 4000},
-                        {4, 3000, 41000, 42000, 0, {}, {1}, 0}},
-                       2);
-  m.syncs.push_back(SyncSpan{3500, 51000, 4, 4, 0, SyncKind::wait_to_read});
-  m.frontends[0].syncs.push_back(0);
-  return m;
-}
+using testing::build;
+using testing::Row;
+using testing::small;
 
 struct Seg {
   int64_t begin, end;
@@ -477,43 +433,6 @@ TEST(RunInsight, HoldersAtAnyInstantMatchACountOfTheIntervals) {
     ASSERT_EQ(rows_bytes, bytes);  // three holders, all listed
   }
   EXPECT_GE(insight.peak_holders(m).live_bytes, peak);  // the exact peak, not only at the sampled instants
-}
-
-TEST(RunDiff, ComparesTwoRunsWithFactors) {
-  RunInsight a, b;
-  TraceModel ma = small();
-  ma.counter_names = {kRssCounter};
-  ma.counters.push_back(CounterSample{100, {1'000'000}});
-  ma.counters.push_back(CounterSample{40000, {3'000'000}});
-  a.update(ma, true);
-  const RunSummary sa = summarize(ma, a);
-  EXPECT_EQ(sa.duration_ns, 51000);
-  EXPECT_EQ(sa.frontend_wait_ns, 47500);
-  EXPECT_EQ(sa.peak_rss_bytes, 3'000'000);
-  EXPECT_EQ(sa.peak_live_bytes, 12000);  // x, y, z in [40000, 41000); y, z, w from 50000
-  EXPECT_EQ(sa.ops, 4u);
-
-  std::vector<Row> rows;
-  for (int i = 0; i < 8; ++i) rows.push_back({3, 100 + i, 200 + i * 1000, 900 + i * 1000, 0, {}, {uint64_t(i + 1)}, 4});
-  const TraceModel mb = build(rows, 1);
-  b.update(mb, true);
-  const RunSummary sb = summarize(mb, b);
-  const std::vector<DiffRow> rows_ab = diff(sa, sb);
-  const auto find = [&](const std::string& what) {
-    for (const DiffRow& r : rows_ab) {
-      if (r.what == what) return r;
-    }
-    ADD_FAILURE() << "no row " << what;
-    return DiffRow{};
-  };
-  EXPECT_EQ(find("ops").a, "4");
-  EXPECT_EQ(find("ops").b, "8");
-  ASSERT_TRUE(find("ops").factor.has_value());
-  EXPECT_DOUBLE_EQ(*find("ops").factor, 2.0);
-  EXPECT_DOUBLE_EQ(*find("total time").factor, static_cast<double>(mb.end_time()) / 51000);
-  EXPECT_EQ(find("peak RSS").b, "-");  // not recorded in b
-  EXPECT_FALSE(find("peak RSS").factor.has_value());
-  EXPECT_FALSE(find("frontend waiting").factor.has_value() && sb.frontend_wait_ns != 0);
 }
 
 }  // namespace
