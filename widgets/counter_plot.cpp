@@ -93,8 +93,13 @@ void draw_counter_plot(ImDrawList* draw, const std::vector<CounterColumn>& colum
   const float y_bottom = y_lane_bottom - 1.0f;
   const float x1 = x0 + static_cast<float>(columns.size());
   draw->AddLine(ImVec2(x0, y_top), ImVec2(x1, y_top), theme::kGrid);
-  const float label_w = ImGui::CalcTextSize(scale_label).x;
-  draw->AddText(ImVec2(x1 - label_w - 6.0f, y_lane_top + 1.0f), theme::kTextDim, scale_label);
+  // The scale's top, where the lane is tall enough to show it beside the
+  // plot; in a lane squeezed to one line it would cover the plot and meet
+  // the next lane's (the tooltip still gives every value).
+  const ImVec2 label = ImGui::CalcTextSize(scale_label);
+  if (y_lane_bottom - y_lane_top >= label.y * 1.8f) {
+    draw->AddText(ImVec2(x1 - label.x - 6.0f, y_lane_top + 1.0f), theme::kTextDim, scale_label);
+  }
   const float height = y_bottom - y_top;
   const double scale = static_cast<double>(std::max<int64_t>(scale_max, 1));
   const auto y_of = [&](int64_t v) {

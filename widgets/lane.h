@@ -115,6 +115,10 @@ class Lane {
   // it): when the lanes do not fit at the smallest scale text allows, such
   // lanes shrink further so that all stay in view.
   virtual bool compressible() const { return false; }
+  // Whether the lane has a name in the gutter: a squeezed timeline keeps a
+  // named lane one line tall, so that the names never overlap. A state
+  // strip, under the lane it describes, has none.
+  virtual bool named() const { return true; }
   // Lanes that plot values: keep the top of the scale at least at `top`
   // (runs compared on shared scales); 0 = the lane's own scale.
   virtual void set_scale_floor(int64_t top) { (void)top; }

@@ -218,14 +218,35 @@ void prepare_timeline_frame(const trace::TraceModel& model, std::span<Lane* cons
   if (total * scale > avail && plots > 0) {
     plot_scale = std::clamp((avail - (total - plots) * scale) / plots, 0.35f, scale);
   }
+  // However squeezed, a named lane keeps one line of height, so that its
+  // name in the gutter never meets its neighbours' (a strip without a name,
+  // a quarter of a line): when the scaled lanes still do not fit, each gives
+  // up what it has above that floor, all in proportion.
+  std::vector<float>& heights = f.heights;
+  std::vector<float>& floors = f.floors;
+  heights.resize(lanes.size());
+  floors.resize(lanes.size());
+  float sum = 0, floor_sum = 0;
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    const float s = lanes[i]->compressible() ? plot_scale : scale;
+    const float natural = lanes[i]->height_lines() * line_height * s;
+    floors[i] = lanes[i]->named() ? std::ceil(line_height) : std::min(natural, line_height * 0.25f);
+    heights[i] = std::max(floors[i], natural);
+    sum += heights[i];
+    floor_sum += floors[i];
+  }
+  if (sum > avail) {
+    const float excess = sum - floor_sum;
+    const float keep = excess > 0 && avail > floor_sum ? (avail - floor_sum) / excess : 0.0f;
+    for (size_t i = 0; i < lanes.size(); ++i) heights[i] = floors[i] + (heights[i] - floors[i]) * keep;
+  }
   f.lanes.resize(lanes.size());
   float y = f.ruler_y1;
   for (size_t i = 0; i < lanes.size(); ++i) {
     PlacedLane& placed = f.lanes[i];
     placed.lane = lanes[i];
     placed.y0 = y;
-    const float s = lanes[i]->compressible() ? plot_scale : scale;
-    placed.y1 = y = std::round(y + lanes[i]->height_lines() * line_height * s);
+    placed.y1 = y = std::round(y + heights[i]);
     if (f.in_view(i)) lanes[i]->prepare(f.context(i));  // lanes clipped away have nothing to prepare
   }
 }

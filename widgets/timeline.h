@@ -50,6 +50,8 @@ struct TimelineFrame {
   float line_height = 13;
   int64_t highlight_line = -1;    // TimelineState::highlight_line, handed to the lanes
   std::vector<PlacedLane> lanes;  // top to bottom; the lanes of the last frame
+  std::vector<float> heights;     // the lanes' heights in the last frame's layout, and the least each may have
+  std::vector<float> floors;      // (kept to reuse their storage)
 
   // Where lanes[i] lies, for calling it.
   LaneContext context(size_t i) const noexcept;

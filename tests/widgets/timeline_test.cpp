@@ -57,6 +57,27 @@ TEST(TimelineLayout, LanesFromTopFrontendQueueWorkersMemory) {
   EXPECT_EQ(scale.top, int64_t{1} << 30);
 }
 
+// Two runs stacked in a small window leave each timeline little height: the
+// lanes shrink, but each named lane keeps one line (its gutter name never
+// overlaps the next one's) and all of them stay in the widget.
+TEST(TimelineLayout, SqueezedLanesKeepALineEachAndStayInView) {
+  const trace::TraceModel m = small_model();
+  PreparedFrame p;
+  p.lanes.update(m);
+  const std::vector<Lane*> list = lane_list(p.lanes);
+  for (const float height : {500.0f, 160.0f, 130.0f}) {
+    prepare_timeline_frame(m, list, TimeView{0, 60000}, ImVec2(0, 0), ImVec2(1200, height), 13.0f, p.f);
+    const TimelineFrame& f = p.f;
+    ASSERT_FALSE(f.lanes.empty());
+    for (size_t i = 0; i < f.lanes.size(); ++i) {
+      if (f.lanes[i].lane->named()) {
+        EXPECT_GE(f.lanes[i].y1 - f.lanes[i].y0, 13.0f) << "lane " << i << " at " << height;
+      }
+    }
+    EXPECT_LE(f.lanes.back().y1, height + 1.0f) << "the last lane is cut at " << height;
+  }
+}
+
 TEST(TimelineHitTest, ReturnsTheThingUnderThePoint) {
   const trace::TraceModel m = small_model();
   const PreparedFrame p = prepared(m, TimeView{0, 60000});
