@@ -53,6 +53,11 @@ std::vector<StateRow> state_rows(const trace::RunInsight& insight, int64_t view_
   return rows;
 }
 
+// The panel's tables are as wide as their columns: in a narrow panel their
+// child window scrolls sideways instead of cutting the last column off.
+constexpr ImGuiTableFlags kFitTable =
+    ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_NoHostExtendX;
+
 void InsightPanel::draw(const RunRecord* run, const RunRecord* other) {
   if (run == nullptr) {
     centred_hint("Who was the bottleneck, what held the memory and what changed between runs appear here.");
@@ -60,10 +65,11 @@ void InsightPanel::draw(const RunRecord* run, const RunRecord* other) {
   }
   const int columns = other != nullptr ? 3 : 2;
   if (!ImGui::BeginTable("insight", columns, ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable)) return;
-  // The state table has the most columns: it gets the most width.
+  // The state table has the most columns, and the comparison four narrow
+  // ones: they get the most width.
   ImGui::TableSetupColumn("bottleneck", ImGuiTableColumnFlags_WidthStretch, 1.3f);
   ImGui::TableSetupColumn("memory", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  if (other != nullptr) ImGui::TableSetupColumn("compared", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  if (other != nullptr) ImGui::TableSetupColumn("compared", ImGuiTableColumnFlags_WidthStretch, 1.2f);
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   ImGui::BeginChild("bottleneck", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
@@ -96,7 +102,7 @@ void InsightPanel::draw_bottleneck(const RunRecord& run) {
   ImGui::PopStyleColor();
   const widgets::TimeView& view = run.timeline.view;
   const std::vector<StateRow> rows = state_rows(run.insight, view.begin_ns, view.end_ns);
-  if (!ImGui::BeginTable("states", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  if (!ImGui::BeginTable("states", 3, kFitTable)) return;
   ImGui::TableSetupColumn("share of lane time");
   ImGui::TableSetupColumn(("run (" + format_duration(v.duration_ns) + ")").c_str());
   ImGui::TableSetupColumn(("view (" + format_duration(view.span()) + ")").c_str());
@@ -141,7 +147,7 @@ void InsightPanel::draw_memory(const RunRecord& run) {
                        format_bytes(pooled_at_peak_).c_str(), format_bytes(peak_rss_).c_str());
     ImGui::PopStyleColor();
   }
-  if (!ImGui::BeginTable("holders", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  if (!ImGui::BeginTable("holders", 3, kFitTable)) return;
   ImGui::TableSetupColumn("allocated by");
   ImGui::TableSetupColumn("bytes");
   ImGui::TableSetupColumn("buffers");
@@ -177,11 +183,11 @@ void InsightPanel::draw_compared(const RunRecord& run, const RunRecord& other) {
     diff_frontiers_[1] = other.insight.frontier();
   }
   const std::vector<trace::DiffRow>& rows = diff_;
-  if (!ImGui::BeginTable("diff", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  if (!ImGui::BeginTable("diff", 4, kFitTable)) return;
   ImGui::TableSetupColumn("");
   ImGui::TableSetupColumn(("run " + std::to_string(other.number)).c_str());
   ImGui::TableSetupColumn(("run " + std::to_string(run.number)).c_str());
-  ImGui::TableSetupColumn("factor");
+  ImGui::TableSetupColumn("\xC3\x97");  // the factor, run b / run a
   ImGui::TableHeadersRow();
   for (const trace::DiffRow& r : rows) {
     ImGui::TableNextRow();
