@@ -1,23 +1,30 @@
 // A user's Python script as a Program: `asyncscope script FILE.py` and the
-// app's scripts run it like a demo. The script runs on the run's frontend
-// thread with the embedded interpreter, in fresh globals (as `__main__`,
-// with sys.argv = [FILE]); its arrays use the run's context, so every op and
-// wait lands in the run's trace. What it prints goes to the run's console
-// (sys.stderr and tracebacks to the error console).
+// app's scripts run it like a demo, and as python3 would run it: its file is
+// read once and compiled from its bytes (its coding line or BOM decides the
+// encoding), in a fresh __main__ module, with sys.argv = [FILE] and its
+// folder first on sys.path; its arrays use the run's context, and so do the
+// threads it starts, so every op and wait lands in the run's trace.
+// sys.stdout and sys.stderr are text streams to the run's console
+// (asyncscope/_host.py); tracebacks go to the error console.
 //
-// Stop: the run's context refuses the next push or wait, and the script's
-// thread gets KeyboardInterrupt at its next Python instruction, so even a
-// pure-Python loop that never touches the engine ends promptly.
+// The end is python3's: the script's non-daemon threads are joined, its
+// daemon threads end. An exception it does not catch prints its traceback
+// and fails the run with ScriptError (the traceback's last line, or for a
+// syntax error "SyntaxError: ... (FILE, line N)"); sys.exit(0) or None is a
+// normal end, another status ends it with demos::ExitStatus.
 //
-// An exception the script does not catch prints its traceback and fails the
-// run with ScriptError (its last line: "ZeroDivisionError: division by
-// zero"); SystemExit with status 0 or None is a normal end.
+// Stop: the run's context refuses the next push or wait, and a thread of the
+// run's own raises KeyboardInterrupt in the script's thread (SystemExit in
+// its threads) and wakes time.sleep and, where Ctrl+C cannot reach the
+// script (the app), a read of sys.stdin; so even a pure-Python loop ends
+// promptly. Waits on the engine end at a stop too (python/core/arrays.h).
 //
 // Its run is on --device (the CPU by default) and, when CUDA can be used
 // here, also has a stream for cuda:0, so that a script may put tensors on
 // the GPU by name (device='cuda') as the frameworks let it.
 //
-// Threading: as Program (run on the run's thread; the source is read there).
+// Threading: as Program (run on the run's thread; the source is read there
+// unless it was given).
 #pragma once
 
 #include <optional>
