@@ -9,6 +9,33 @@
 #include "widgets/lanes/state_strip_lane.h"
 
 namespace asyncscope::widgets {
+namespace {
+
+template <class L>
+std::unique_ptr<Lane> make_worker_lane(const trace::TraceModel& model, uint32_t worker) {
+  return std::make_unique<L>(model, worker);
+}
+
+// The kinds of worker lane, the first whose test passes showing a worker
+// lane: its launches (a CUDA stream's host side), a GPU stream's execution,
+// a CPU worker.
+struct WorkerLaneKind {
+  bool (*shows)(const trace::WorkerLane& lane);
+  std::unique_ptr<Lane> (*make)(const trace::TraceModel& model, uint32_t worker);
+};
+constexpr WorkerLaneKind kWorkerLaneKinds[] = {
+    {[](const trace::WorkerLane& w) { return w.launches(); }, &make_worker_lane<GpuLaunchLane>},
+    {[](const trace::WorkerLane& w) { return w.device == trace::DeviceKind::cuda; }, &make_worker_lane<GpuStreamLane>},
+    {[](const trace::WorkerLane&) { return true; }, &make_worker_lane<CpuWorkerLane>},
+};
+
+uint8_t worker_lane_kind(const trace::WorkerLane& lane) {
+  uint8_t k = 0;
+  while (!kWorkerLaneKinds[k].shows(lane)) ++k;  // the last row shows every lane
+  return k;
+}
+
+}  // namespace
 
 void DefaultLanes::wanted(const trace::TraceModel& model, std::vector<Source>& out) const {
   out.clear();
@@ -25,11 +52,7 @@ void DefaultLanes::wanted(const trace::TraceModel& model, std::vector<Source>& o
   };
   add_counters(trace::CounterLane::above_workers);
   for (uint32_t i = 0; i < model.workers.size(); ++i) {
-    const trace::WorkerLane& w = model.workers[i];
-    const Kind kind = w.launches()                           ? Kind::gpu_launch
-                      : w.device == trace::DeviceKind::cuda ? Kind::gpu_stream
-                                                             : Kind::cpu_worker;
-    out.push_back({kind, i});
+    out.push_back({Kind::worker, i, worker_lane_kind(model.workers[i])});
     if (insight_ != nullptr) out.push_back({Kind::worker_states, i});
   }
   add_counters(trace::CounterLane::below_workers);
@@ -57,14 +80,8 @@ void DefaultLanes::update(const trace::TraceModel& model, const trace::RunInsigh
       case Kind::worker_states:
         lanes_.push_back(std::make_unique<StateStripLane>(model, *insight, StateStripLane::Of::worker, s.index));
         break;
-      case Kind::cpu_worker:
-        lanes_.push_back(std::make_unique<CpuWorkerLane>(model, s.index));
-        break;
-      case Kind::gpu_launch:
-        lanes_.push_back(std::make_unique<GpuLaunchLane>(model, s.index));
-        break;
-      case Kind::gpu_stream:
-        lanes_.push_back(std::make_unique<GpuStreamLane>(model, s.index));
+      case Kind::worker:
+        lanes_.push_back(kWorkerLaneKinds[s.variant].make(model, s.index));
         break;
     }
   }
@@ -79,12 +96,7 @@ Lane* DefaultLanes::find(Kind kind, uint32_t index) const noexcept {
 
 Lane* DefaultLanes::frontend_lane(uint32_t frontend) const noexcept { return find(Kind::frontend, frontend); }
 
-Lane* DefaultLanes::worker_lane(uint32_t worker) const noexcept {
-  for (const Kind kind : {Kind::cpu_worker, Kind::gpu_launch, Kind::gpu_stream}) {
-    if (Lane* lane = find(kind, worker)) return lane;
-  }
-  return nullptr;
-}
+Lane* DefaultLanes::worker_lane(uint32_t worker) const noexcept { return find(Kind::worker, worker); }
 
 Lane* DefaultLanes::counter_lane(std::string_view name) const noexcept {
   for (uint32_t i = 0; i < std::size(trace::kCounters); ++i) {

@@ -5,7 +5,9 @@
 // counters are lanes, and where, is the trace layer's counter table; a
 // counter is shown only when the model records it. Given a RunInsight of the
 // model, each frontend and worker lane has a state strip under it, and the
-// live-bytes lanes name what holds the memory at the mouse.
+// live-bytes lanes name what holds the memory at the mouse. A worker lane's
+// kind comes from a table of (which worker lanes it shows, how to make it):
+// a new kind of execution lane is a row there.
 // Threading: UI thread only.
 #pragma once
 
@@ -39,10 +41,11 @@ class DefaultLanes {
   Lane* counter_lane(std::string_view name) const noexcept;
 
  private:
-  enum class Kind : uint8_t { frontend, cpu_worker, gpu_launch, gpu_stream, counter, frontend_states, worker_states };
+  enum class Kind : uint8_t { frontend, worker, counter, frontend_states, worker_states };
   struct Source {
     Kind kind;
-    uint32_t index;  // into model.frontends / model.workers / trace::kCounters
+    uint32_t index;       // into model.frontends / model.workers / trace::kCounters
+    uint8_t variant = 0;  // a worker's: the row of the worker lane table that shows it (default_lanes.cpp)
     friend bool operator==(const Source&, const Source&) = default;
   };
   void wanted(const trace::TraceModel& model, std::vector<Source>& out) const;
