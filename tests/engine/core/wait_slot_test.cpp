@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "support/timeout.h"
 
@@ -18,6 +19,21 @@ namespace asyncscope {
 namespace {
 
 using testing::run_with_timeout;
+
+// An error whose text is its own copy: std::runtime_error shares its text
+// between copies through a reference count inside libstdc++, which
+// ThreadSanitizer cannot see, so a signaller dropping its copy while the
+// waiter reads the slot's would be reported as a race.
+class RoundError : public std::exception {
+ public:
+  explicit RoundError(std::string text) : text_(std::move(text)) {}
+  const char* what() const noexcept override { return text_.c_str(); }
+
+ private:
+  std::string text_;
+};
+
+std::exception_ptr round_error(const std::string& text) { return std::make_exception_ptr(RoundError(text)); }
 
 std::string message_of(const std::exception_ptr& error) {
   try {
@@ -33,7 +49,7 @@ void signal_rounds(WaitSlot& slot, std::atomic<int>& armed, int rounds, Delay de
   for (int r = 0; r < rounds; ++r) {
     while (armed.load(std::memory_order_acquire) <= r) std::this_thread::yield();
     std::this_thread::sleep_for(delay(r));
-    slot.signal(r % 3 == 0 ? std::make_exception_ptr(std::runtime_error("round " + std::to_string(r))) : nullptr);
+    slot.signal(r % 3 == 0 ? round_error("round " + std::to_string(r)) : nullptr);
   }
 }
 
@@ -58,7 +74,7 @@ void wait_rounds(WaitSlot& slot, std::atomic<int>& armed, int rounds) {
 TEST(WaitSlot, ASignalGivenBeforeTheWaitEndsItAtOnce) {
   WaitSlot slot;
   slot.arm();
-  slot.signal(std::make_exception_ptr(std::runtime_error("early")));
+  slot.signal(round_error("early"));
   EXPECT_TRUE(slot.wait());
   EXPECT_EQ(message_of(slot.error), "early");
 }
@@ -171,7 +187,7 @@ TEST(SleepHook, AWaitGivenUpLeavesItsSlotToTheSignallerAndTheThreadWaitsOnAFresh
     std::atomic<bool> given_up{false};
     std::thread late([&] {
       while (!given_up.load()) std::this_thread::yield();
-      first.signal(std::make_exception_ptr(std::runtime_error("late")));  // recycles the abandoned slot
+      first.signal(round_error("late"));  // recycles the abandoned slot
     });
     EXPECT_FALSE(first.wait());
     given_up.store(true);
@@ -208,7 +224,7 @@ TEST(SleepHook, ASignalThatBeatsTheGivingUpEndsTheWaitNormally) {
       const auto delay = std::chrono::microseconds(500 + rng() % 2'500);
       std::thread signaller([&slot, delay, r] {
         std::this_thread::sleep_for(delay);
-        slot.signal(std::make_exception_ptr(std::runtime_error("round " + std::to_string(r))));
+        slot.signal(round_error("round " + std::to_string(r)));
       });
       if (slot.wait()) {
         ++ended;
