@@ -1,7 +1,6 @@
 #include "engine/core/engine.h"
 
 #include <stdexcept>
-
 #include <thread>
 
 #include "engine/core/naive_engine.h"
@@ -11,6 +10,10 @@ namespace asyncscope {
 
 const char* to_string(EngineKind kind) noexcept {
   return kind == EngineKind::naive ? "naive" : "threaded";
+}
+
+const char* to_string(Scheduling scheduling) noexcept {
+  return scheduling == Scheduling::fifo ? "fifo" : "tuned";
 }
 
 int hardware_threads() noexcept {

@@ -31,8 +31,23 @@ namespace asyncscope {
 enum class EngineKind { threaded, naive };
 const char* to_string(EngineKind kind) noexcept;
 
+// How ThreadedEngine picks the worker for a ready op.
+//   tuned: the policies that keep chains of small ops on one core and the
+//          frontend and the workers off each other's cache lines (local
+//          runs and mailboxes, hand_off.h; the run-ahead hold-back,
+//          run_ahead.h; the starvation yield, starvation_yield.h; leaving a
+//          waiter's CPU, waiter_cpu.h; helping with parts of a large op,
+//          help_board.h). The default.
+//   fifo:  one shared queue per device pool, taken in the order ops became
+//          ready, and nothing else: the plain reference the differential
+//          tests run beside the tuned policies (same results, the dependency
+//          rules alone decide them).
+enum class Scheduling { tuned, fifo };
+const char* to_string(Scheduling scheduling) noexcept;
+
 struct EngineOptions {
   EngineKind kind = EngineKind::threaded;
+  Scheduling scheduling = Scheduling::tuned;  // ThreadedEngine only
   // CPU worker threads; 0 = one per hardware thread.
   int cpu_workers = 0;
   // Stream workers for gpu_device, one per stream (0 = none: ops on that

@@ -46,7 +46,7 @@ struct OpRecord {
   bool on_stream = false;
   // Pushed by a thread running ahead: many pushes since its last wait. A
   // worker that takes such an op from its pool's queue or its mailbox may
-  // hold it back a moment (see ThreadedEngine::hold_back).
+  // hold it back a moment (run_ahead.h).
   bool run_ahead = false;
   OpRecord* next = nullptr;  // ready-list / queue link
   WaitSlot* slot = nullptr;  // sync ops: the waiter to signal

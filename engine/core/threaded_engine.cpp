@@ -4,21 +4,18 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/core/cpu_placement.h"
 #include "engine/core/errors.h"
 #include "engine/core/prefetch.h"
-#include "engine/core/spin_lock.h"
+#include "engine/core/starvation_yield.h"
 #include "engine/core/wait_slot.h"
 #include "engine/trace/clock.h"
 
 namespace asyncscope {
+
+// The worker the calling thread is, if any (LocalRun: same-worker continuation).
+thread_local ThreadedEngine::Worker* ThreadedEngine::tls_worker_ = nullptr;
+
 namespace {
-
-constexpr int64_t kWorkerSpinNs = 50'000;
-constexpr int64_t kWaitSpinNs = 20'000;
-
-// The worker the current thread is, if any (for same-worker continuation).
-thread_local void* tls_worker = nullptr;
 
 // Moves the ready ops of `more` (chained through OpRecord::next) onto `ready`.
 void prepend_ready(OpRecord*& ready, OpRecord* more) noexcept {
@@ -67,7 +64,11 @@ struct ThreadedEngine::Stream {
   int64_t last_end = 0;             // completer only: keeps the GPU lane ordered
 };
 
-ThreadedEngine::ThreadedEngine(const EngineOptions& options) : EngineBase(options), memory_(options.memory) {
+ThreadedEngine::ThreadedEngine(const EngineOptions& options)
+    : EngineBase(options),
+      memory_(options.memory),
+      serial_(new_engine_serial()),
+      tuned_(options.scheduling == Scheduling::tuned) {
   const int n = options.cpu_workers == 0 ? hardware_threads() : options.cpu_workers;
   if (n < 1 || n > 1024) throw std::invalid_argument("cpu_workers must be between 1 and 1024 (0 = one per core)");
   auto cpu = std::make_unique<Pool>();
@@ -78,11 +79,11 @@ ThreadedEngine::ThreadedEngine(const EngineOptions& options) : EngineBase(option
     w->index = static_cast<uint16_t>(i);
     cpu->workers.push_back(std::move(w));
   }
-  if (n > 1) {
+  if (tuned_ && n > 1) {
     cpu->help = std::make_unique<HelpBoard>(
         n - 1, [](void* queue) { static_cast<ReadyQueue*>(queue)->nudge(); }, &cpu->queue);
   }
-  cpu->mailboxes = n > 1;  // with one worker the queue has one consumer: measured no gain
+  cpu->mailboxes = tuned_ && n > 1;  // hand_off.h
   pools_.push_back(std::move(cpu));
   if (options.gpu_streams != 0) start_gpu_pool(options);  // may throw: no thread started yet
   for (auto& pool : pools_) {
@@ -159,6 +160,7 @@ int ThreadedEngine::num_workers(Device device) const {
 uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Var* const> writes,
                               const OpMeta& meta) {
   const Pool& pool = pool_for(meta.device);  // a bad device fails here, on the caller, not on a worker
+  PusherState& pusher = pusher_state(serial_);
   check_trace_budget();
   if (max_inflight_ > 0 && !meta.internal && pending() >= static_cast<uint64_t>(max_inflight_)) {
     const int64_t begin = trace::now_ns();
@@ -172,117 +174,13 @@ uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Va
   // One stream for the device: its order is the order of launch, so an op
   // may follow what was launched before it without waiting for the device.
   op->stream_ordered = pool.workers.size() == 1 && pool.workers.front()->stream != nullptr;
-  op->run_ahead = note_push() && pool.device.kind == DeviceKind::cpu;  // only CPU workers hold ops back
+  op->run_ahead = tuned_ && RunAhead::note_push(pusher) && pool.device.kind == DeviceKind::cpu;  // only CPU workers hold ops
   const uint64_t id = submit(op);  // the op may run, finish and be recycled from here on
   record_enqueue(enqueue);
-  yield_if_workers_starved();
+  if (tuned_) {
+    StarvationYield::after_push(pusher, [this] { return workers_starved(); }, [this] { return finished(); });
+  }
   return id;
-}
-
-void ThreadedEngine::leave_waiter_cpu(Worker& worker, const WaitSlot& signalled) noexcept {
-  const int cpu = signalled.cpu.load(std::memory_order_relaxed);
-  if (cpu < 0 || current_cpu() != cpu) return;
-  const int64_t now = trace::now_ns();
-  if (now - worker.last_move_ns < worker.move_every_ns) return;
-  worker.last_move_ns = now;  // a look, moved or not: the files below are read at most this often
-  // Apart, the worker and the waiter need a CPU each; with other processes
-  // holding the rest, the two are better off sharing one.
-  if (!cpus_free_for(2) || !move_to_another_cpu()) return;
-  worker.moves.fetch_add(1, std::memory_order_relaxed);
-  // The call returns once this thread runs on its new CPU. If that took long,
-  // no CPU was free (every one had work): the move only queued the worker
-  // behind another thread, and sharing the waiter's CPU was the better place.
-  // The next look waits twice as long then (up to kMoveEveryMaxNs); a quick
-  // move brings the interval back to kMoveEveryNs.
-  const int64_t took = trace::now_ns() - now;
-  worker.move_every_ns = took > kSlowMoveNs ? std::min(worker.move_every_ns * 2, kMoveEveryMaxNs) : kMoveEveryNs;
-}
-
-namespace {
-// What a thread that pushes ops keeps for the engine it last pushed to: its
-// pushes (for the starvation look), the finished count at its last look
-// that found ops waiting and no worker running, and its pushes since its
-// last wait (run-ahead).
-struct Pusher {
-  const void* engine = nullptr;
-  uint32_t pushes = 0;
-  uint64_t finished = UINT64_MAX;
-  uint32_t since_wait = 0;
-};
-thread_local Pusher tls_pusher;
-
-Pusher& pusher_of(const void* engine) noexcept {
-  Pusher& p = tls_pusher;
-  if (p.engine != engine) p = Pusher{engine};
-  return p;
-}
-}  // namespace
-
-void ThreadedEngine::yield_if_workers_starved() noexcept {
-  Pusher& look = pusher_of(this);
-  if (++look.pushes % kStarvedLookEvery != 0) return;
-  bool running = false;
-  for (const auto& pool : pools_) {
-    for (const auto& w : pool->workers) running = running || w->running.load(std::memory_order_relaxed) != 0;
-  }
-  if (running || !ops_not_taken()) {
-    look.finished = UINT64_MAX;
-    return;
-  }
-  const uint64_t done = finished();
-  if (done == look.finished) std::this_thread::yield();
-  look.finished = done;
-}
-
-bool ThreadedEngine::note_push() noexcept {
-  Pusher& p = pusher_of(this);
-  if (p.since_wait > kRunAheadAfter) return true;
-  return ++p.since_wait > kRunAheadAfter;
-}
-
-ThreadedEngine::WaitScope::WaitScope(ThreadedEngine& engine, bool blocking) noexcept {
-  pusher_of(&engine).since_wait = 0;
-  if (!blocking) return;
-  engine_ = &engine;
-  engine.waiting_.fetch_add(1, std::memory_order_relaxed);
-}
-
-ThreadedEngine::WaitScope::~WaitScope() {
-  if (engine_ != nullptr) engine_->waiting_.fetch_sub(1, std::memory_order_relaxed);
-}
-
-void ThreadedEngine::hold_back(Worker& worker, const OpRecord* op) const noexcept {
-  const uint64_t enough = op->id + kHoldBackOps;  // the last op id once that many more were pushed
-  // Far behind the frontend already (the last look says so): no hold-back,
-  // and no read of the id counter the frontend writes at every push.
-  if (worker.seen_last_op >= enough) return;
-  const auto somebody_waits = [this] { return waiting_.load(std::memory_order_relaxed) != 0; };
-  if (somebody_waits()) return;
-  uint64_t last = worker.seen_last_op = last_op_id();
-  if (last >= enough) return;
-  worker.held_back.store(worker.held_back.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  // The op is this worker's already: counted as running, so a frontend that
-  // sees ops queued behind it does not take the workers for starved of a
-  // core and give its own away (yield_if_workers_starved). run() clears it.
-  worker.running.store(1, std::memory_order_relaxed);
-  const int64_t start = trace::now_ns();
-  int64_t last_push_seen = start;
-  for (;;) {
-    // A wait ends the hold within a pause (about 10-40 ns).
-    bool waits = false;
-    for (int i = 0; i < 8 && !(waits = somebody_waits()); ++i) cpu_relax();
-    const uint64_t now_last = last_op_id();
-    const int64_t now = trace::now_ns();
-    if (now_last != last) {
-      last = now_last;
-      last_push_seen = now;
-    }
-    // Enough pushed behind it, somebody waits, held for long enough, or the
-    // pushes stopped (the frontend does something else, and nothing is
-    // gained by waiting for it).
-    if (waits || last >= enough || now - start > kHoldBackNs || now - last_push_seen > kHoldBackIdleNs) break;
-  }
-  worker.seen_last_op = last;
 }
 
 void ThreadedEngine::delete_var(Var* var, OpFn on_delete) {
@@ -293,7 +191,7 @@ void ThreadedEngine::delete_var(Var* var, OpFn on_delete) {
   Var* const writes[] = {var};
   trace::EnqueueEvent enqueue;
   OpRecord* op = prepare(std::move(on_delete), {}, writes, meta, OpRecord::Kind::delete_var, enqueue);
-  (void)note_push();  // a push like any other; a free itself is never held (see worker_main)
+  if (tuned_) (void)RunAhead::note_push(pusher_state(serial_));  // a push like any other; a free is never held
   submit(op);
   record_enqueue(enqueue);
 }
@@ -319,42 +217,24 @@ void ThreadedEngine::dispatch(OpRecord* op) {
     return;
   }
   Pool& pool = pool_for(op->meta.device);
-  auto* self = static_cast<Worker*>(tls_worker);
   const bool frees = op->kind == OpRecord::Kind::delete_var;
-  const bool own_pool = self != nullptr && self->pool == &pool;
-  if (own_pool && frees) {
-    op->next = self->local_frees;
-    self->local_frees = op;
-  } else if (own_pool && self->next_local == nullptr && !pool.queue.maybe_nonempty()) {
-    self->next_local = op;
-  } else if (!own_pool && hand_to_last_worker(pool, op)) {
-    // The worker that finished the pool's last op (most likely this op's
-    // input) spins idle and takes it from its mailbox.
-  } else {
-    // A free that reaches the queue (made ready on the frontend or by another
-    // pool) jumps it: when the frontend runs ahead, hundreds of ready ops may
-    // wait, and each would otherwise get fresh (page-faulting) memory while
-    // the finished buffers wait behind them to be returned.
-    pool.queue.push(op, frees);
+  if (tuned_) {
+    Worker* self = tls_worker_;
+    if (self != nullptr && self->pool == &pool) {
+      // Made ready by this worker's own op (hand_off.h: LocalRun).
+      if (self->local.keep(op, frees, [&pool] { return pool.queue.maybe_nonempty(); })) return;
+    } else if (pool.mailboxes) {
+      // The worker that finished the pool's last op (most likely this op's
+      // input) may spin idle (hand_off.h: Mailbox).
+      Worker& last = *pool.workers[pool.last_worker.load(std::memory_order_relaxed)];
+      if (last.mailbox.offer(op, pool.queue)) return;
+    }
   }
-}
-
-bool ThreadedEngine::hand_to_last_worker(Pool& pool, OpRecord* op) {
-  if (!pool.mailboxes) return false;  // a GPU pool: the queue alone
-  Worker& worker = *pool.workers[pool.last_worker.load(std::memory_order_relaxed)];
-  if (!worker.spinning.load(std::memory_order_relaxed) || worker.mailbox.load(std::memory_order_relaxed) != nullptr) {
-    return false;
-  }
-  OpRecord* empty = nullptr;
-  if (!worker.mailbox.compare_exchange_strong(empty, op, std::memory_order_seq_cst)) return false;
-  if (worker.spinning.load(std::memory_order_seq_cst)) return true;  // it looks at its mailbox before it stops
-  // It stopped spinning meanwhile and may not look again: take the op back,
-  // unless it already took it (then the mailbox is empty, or holds the op of
-  // another dispatcher that filled it after, which is ours to queue now).
-  OpRecord* back = worker.mailbox.exchange(nullptr, std::memory_order_seq_cst);
-  if (back == op) return false;
-  if (back != nullptr) pool.queue.push(back);
-  return true;
+  // A free that reaches the queue (made ready on the frontend or by another
+  // pool) jumps it under the tuned policies: when the frontend runs ahead,
+  // hundreds of ready ops may wait, and each would otherwise get fresh
+  // (page-faulting) memory while the finished buffers wait behind them.
+  pool.queue.push(op, tuned_ && frees);
 }
 
 bool ThreadedEngine::ops_not_taken() const noexcept {
@@ -362,10 +242,19 @@ bool ThreadedEngine::ops_not_taken() const noexcept {
     if (pool->queue.maybe_nonempty()) return true;
     if (!pool->mailboxes) continue;
     for (const auto& w : pool->workers) {
-      if (w->mailbox.load(std::memory_order_relaxed) != nullptr) return true;
+      if (w->mailbox.holds()) return true;
     }
   }
   return false;
+}
+
+bool ThreadedEngine::workers_starved() const noexcept {
+  for (const auto& pool : pools_) {
+    for (const auto& w : pool->workers) {
+      if (w->running.load(std::memory_order_relaxed) != 0) return false;
+    }
+  }
+  return ops_not_taken();
 }
 
 void ThreadedEngine::dispatch_chain(OpRecord* ready) {
@@ -389,7 +278,7 @@ void ThreadedEngine::signal_sync(OpRecord* op) {
   // free), and an engine being destroyed joins this thread before its vars go.
   OpRecord* ready = var->complete_read();
   release_op_record(op);
-  if (auto* self = static_cast<Worker*>(tls_worker)) self->signalled = slot;
+  if (Worker* self = tls_worker_) self->signalled = slot;
   dispatch_chain(ready);
 }
 
@@ -541,68 +430,73 @@ void ThreadedEngine::worker_main(Worker& worker) {
   const Device device = worker.pool->device;
   trace::set_thread_name(device.kind == DeviceKind::cpu ? "CPU worker " + std::to_string(worker.index)
                                                         : to_string(device) + " launch " + std::to_string(worker.index));
-  tls_worker = &worker;
-  ReadyQueue& queue = worker.pool->queue;
-  const HelpBoard* board = worker.pool->help.get();
-  const auto help_posted = [board] { return board != nullptr && board->posted(); };
+  tls_worker_ = &worker;
   for (;;) {
-    OpRecord* op = worker.local_frees;
-    if (op != nullptr) {
-      worker.local_frees = op->next;
-    } else {
-      op = std::exchange(worker.next_local, nullptr);
-    }
+    // What this worker's own last op made ready runs first, here (LocalRun);
+    // then the pool's queue.
+    OpRecord* op = worker.local.take();
     const bool continued = op != nullptr;
-    if (op == nullptr) op = queue.try_pop();
-    const bool idled = op == nullptr;
-    // A waiter this worker signalled that has not seen it yet is not running:
-    // on a machine with fewer free cores than threads it waits for this core,
-    // so the spin gives the core away at once rather than after its stretch.
+    if (op == nullptr) op = worker.pool->queue.try_pop();
     const WaitSlot* const signalled = std::exchange(worker.signalled, nullptr);
-    // About to idle after signalling a waiter on this worker's own CPU: the
-    // two hand ops back and forth on one CPU, yielding to each other, while
-    // another may idle. The worker leaves (see cpu_placement.h).
-    if (op == nullptr && signalled != nullptr && worker.pool->device.kind == DeviceKind::cpu) {
-      leave_waiter_cpu(worker, *signalled);
+    const bool idled = op == nullptr;
+    if (idled) {
+      // Nothing at hand: spin, help, sleep (and leave a waiter's CPU).
+      bool stop = false;
+      op = wait_for_op(worker, signalled, stop);
+      if (stop) break;
+      if (op == nullptr) continue;
     }
-    const auto yield_now = [signalled] { return signalled != nullptr && signalled->unseen(); };
-    bool seen = false;  // the spin ended on something to take, not on its time limit
-    if (op == nullptr && worker.pool->mailboxes) {
-      // Spinning with a mailbox: a dispatcher may hand us an op directly.
-      worker.spinning.store(true, std::memory_order_seq_cst);
-      seen = spin_until([&] { return worker.mailbox.load(std::memory_order_relaxed) != nullptr ||
-                                     queue.maybe_nonempty() || help_posted(); },
-                        kWorkerSpinNs, yield_now);
-      worker.spinning.store(false, std::memory_order_seq_cst);
-      op = worker.mailbox.exchange(nullptr, std::memory_order_seq_cst);  // after the store: nothing comes later
-      if (op == nullptr) op = queue.try_pop();
-    } else if (op == nullptr) {
-      seen = spin_until([&queue] { return queue.maybe_nonempty(); }, kWorkerSpinNs, yield_now);
-      if (seen) op = queue.try_pop();
+    // An op of a frontend running ahead, taken from the queue or the mailbox,
+    // waits a moment (run_ahead.h). One the worker's last op handed it runs
+    // at once, or a chain run behind the frontend would stop at every op.
+    if (!continued && op->run_ahead) {
+      run_ahead_.hold_back(worker.run_ahead, *op, [this] { return last_op_id(); }, worker.running);
     }
-    if (op == nullptr && help(worker)) continue;
-    // Another worker took the op first (or the count was a moment behind a
-    // pop): back to spinning, not to sleep, which would cost the next push
-    // a futex wake-up.
-    if (op == nullptr && seen && !queue.stopped()) continue;
-    if (op == nullptr) {
-      op = queue.pop_or_sleep(help_posted);
-      if (op == nullptr) {
-        if (help(worker) || !queue.stopped()) continue;  // woken to help
-        op = queue.try_pop();
-        if (op == nullptr) break;  // stopped and drained
-      }
-    }
-    // Only an op taken from the queue or the mailbox: one the worker's last
-    // op handed it directly (next_local) runs at once, or a chain run behind
-    // the frontend would stop at every op. A free is never held (it returns
-    // memory). The prefetch comes after the hold: during it the frontend
-    // may still be writing those lines.
-    if (!continued && op->run_ahead) hold_back(worker, op);
+    // After the hold: during it the frontend may still be writing these lines.
     if (idled) prefetch_taken(op);
     run(op, worker, continued);
   }
-  tls_worker = nullptr;
+  tls_worker_ = nullptr;
+}
+
+OpRecord* ThreadedEngine::wait_for_op(Worker& worker, const WaitSlot* signalled, bool& stop) {
+  ReadyQueue& queue = worker.pool->queue;
+  const HelpBoard* board = worker.pool->help.get();
+  const auto help_posted = [board] { return board != nullptr && board->posted(); };
+  // About to idle after signalling a waiter on this worker's own CPU
+  // (waiter_cpu.h).
+  if (tuned_ && signalled != nullptr && worker.pool->device.kind == DeviceKind::cpu) {
+    worker.waiter_cpu.after_signal(*signalled);
+  }
+  // A waiter this worker signalled that has not seen it yet is not running:
+  // on a machine with fewer free cores than threads it waits for this core,
+  // so the spin gives the core away at once rather than after its stretch.
+  const auto yield_now = [signalled] { return signalled != nullptr && signalled->unseen(); };
+  OpRecord* op = nullptr;
+  bool seen = false;  // the spin ended on something to take, not on its time limit
+  if (worker.pool->mailboxes) {
+    // With the mailbox open, a dispatcher may hand this worker an op directly.
+    worker.mailbox.open();
+    seen = spin_until([&] { return worker.mailbox.holds() || queue.maybe_nonempty() || help_posted(); },
+                      kWorkerSpinNs, yield_now);
+    op = worker.mailbox.close();
+    if (op == nullptr) op = queue.try_pop();
+  } else {
+    seen = spin_until([&queue] { return queue.maybe_nonempty(); }, kWorkerSpinNs, yield_now);
+    if (seen) op = queue.try_pop();
+  }
+  if (op != nullptr) return op;
+  if (help(worker)) return nullptr;
+  // Another worker took the op first (or the count was a moment behind a
+  // pop): back to spinning, not to sleep, which would cost the next push a
+  // futex wake-up.
+  if (seen && !queue.stopped()) return nullptr;
+  op = queue.pop_or_sleep(help_posted);
+  if (op != nullptr) return op;
+  if (help(worker) || !queue.stopped()) return nullptr;  // woken to help
+  op = queue.try_pop();
+  stop = op == nullptr;  // stopped and drained
+  return op;
 }
 
 bool ThreadedEngine::help(Worker& worker) {
@@ -646,7 +540,7 @@ void ThreadedEngine::wake_waiters() noexcept {
 
 bool ThreadedEngine::wait_pending_below(uint64_t bound) noexcept {
   const auto done = [this, bound] { return pending() < bound; };
-  const WaitScope scope(*this, !done());
+  const RunAhead::WaitScope scope(run_ahead_, serial_, !done());
   if (spin_until(done, kWaitSpinNs)) return true;
   waiters_.fetch_add(1, std::memory_order_seq_cst);
   // Asleep while the count is not below the bound; wake_waiters() changes
@@ -666,7 +560,7 @@ void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
   const int64_t begin = tracing() ? trace::now_ns() : 0;
   std::exception_ptr error;
   const bool ready = var->ready_to_read();
-  const WaitScope scope(*this, !ready);
+  const RunAhead::WaitScope scope(run_ahead_, serial_, !ready);
   if (ready) {
     error = var->error;
   } else {
@@ -739,8 +633,8 @@ EngineStats ThreadedEngine::stats() const {
     for (const auto& w : pool->workers) {
       s.finished += w->finished.load(std::memory_order_relaxed);
       s.running += w->running.load(std::memory_order_relaxed);
-      s.cpu_moves += w->moves.load(std::memory_order_relaxed);
-      s.held_back += w->held_back.load(std::memory_order_relaxed);
+      s.cpu_moves += w->waiter_cpu.moves();
+      s.held_back += w->run_ahead.held_back.load(std::memory_order_relaxed);
     }
   }
   s.pending = s.pushed > s.finished ? s.pushed - s.finished : 0;

@@ -135,6 +135,39 @@ void BM_TinyOpChainTwoWorkersVsOne(benchmark::State& state) {
 }
 BENCHMARK(BM_TinyOpChainTwoWorkersVsOne)->UseManualTime()->MinTime(2.0);
 
+// The tuned scheduling policies against the plain FIFO reference
+// (EngineOptions::scheduling), 2 workers each, batches alternating
+// (run_paired). Arg 0: 10,000 tiny ops pushed, then one wait_all (each op
+// writes y, so they form a chain the frontend runs ahead of: local runs,
+// mailboxes, the hold-back); arg 1: 1,000 push + wait round trips
+// (mailboxes, leaving a waiter's CPU). Counters: ns per op of each and
+// fifo_over_tuned, what the policies gain together.
+void BM_SchedulingFifoOverTuned(benchmark::State& state) {
+  const auto rig = [](Scheduling scheduling) {
+    EngineOptions options;
+    options.cpu_workers = 2;
+    options.scheduling = scheduling;
+    return std::make_unique<TinyOpRig>(make_engine(options));
+  };
+  const auto tuned = rig(Scheduling::tuned), fifo = rig(Scheduling::fifo);
+  const bool round_trips = state.range(0) == 1;
+  const int n = round_trips ? 1000 : 10000;
+  const auto work = [&](TinyOpRig& r) {
+    if (!round_trips) return r.batch(n);
+    for (int i = 0; i < n; ++i) {
+      r.push();
+      r.engine->wait_for_var(r.y);
+    }
+  };
+  const bench::PairedSeconds s = bench::run_paired(state, [&] { work(*tuned); }, [&] { work(*fifo); });
+  const double ops = static_cast<double>(state.iterations()) * n;
+  state.SetItemsProcessed(state.iterations() * 2 * n);
+  state.counters["tuned_ns_per_op"] = s.a / ops * 1e9;
+  state.counters["fifo_ns_per_op"] = s.b / ops * 1e9;
+  state.counters["fifo_over_tuned"] = s.b / s.a;
+}
+BENCHMARK(BM_SchedulingFifoOverTuned)->Arg(0)->Arg(1)->UseManualTime()->MinTime(2.0);
+
 // One push followed by a wait on its output: the synchronous round trip.
 void BM_PushWaitRoundTrip(benchmark::State& state) {
   TinyOpRig rig(state);

@@ -1,6 +1,9 @@
 // The differential test at a larger scale (label "stress": `make stress`).
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "engine/core/random_workload.h"
 #include "support/timeout.h"
 
@@ -15,13 +18,18 @@ TEST(DifferentialStress, ManyLargeRandomWorkloadsMatchTheNaiveEngine) {
           EngineOptions naive;
           naive.kind = EngineKind::naive;
           const auto reference = testing::run_workload(*make_engine(naive), workload, 64);
-          for (int workers : {1, 2, 3, 4, 8, 16}) {
-            EngineOptions options;
-            options.cpu_workers = workers;
-            const auto got = testing::run_workload(*make_engine(options), workload, 64);
-            ASSERT_EQ(got.observed, reference.observed) << "seed " << seed << " workers " << workers;
-            ASSERT_EQ(got.values, reference.values) << "seed " << seed << " workers " << workers;
-            ASSERT_EQ(got.errors, reference.errors) << "seed " << seed << " workers " << workers;
+          for (const Scheduling scheduling : {Scheduling::tuned, Scheduling::fifo}) {
+            for (int workers : {1, 2, 3, 4, 8, 16}) {
+              EngineOptions options;
+              options.cpu_workers = workers;
+              options.scheduling = scheduling;
+              const auto got = testing::run_workload(*make_engine(options), workload, 64);
+              const std::string where = "seed " + std::to_string(seed) + " workers " + std::to_string(workers) +
+                                        " scheduling " + to_string(scheduling);
+              ASSERT_EQ(got.observed, reference.observed) << where;
+              ASSERT_EQ(got.values, reference.values) << where;
+              ASSERT_EQ(got.errors, reference.errors) << where;
+            }
           }
         }
       },
@@ -47,9 +55,13 @@ TEST(DifferentialStress, ATenthOfOpsFailingReachExactlyTheirSyncPoints) {
         for (const std::string& o : reference.observed) errors_seen += o.rfind("error:", 0) == 0;
         EXPECT_GT(errors_seen, reference.observed.size() / 10);
         EXPECT_LT(errors_seen, reference.observed.size() * 9 / 10);
-        for (int workers : {1, 2, 4, 8}) {
+        for (const auto& [workers, scheduling] : {std::pair{1, Scheduling::tuned}, {2, Scheduling::tuned},
+                                                  {4, Scheduling::tuned}, {8, Scheduling::tuned},
+                                                  {2, Scheduling::fifo}, {8, Scheduling::fifo}}) {
+          SCOPED_TRACE(std::string("scheduling ") + to_string(scheduling));
           EngineOptions options;
           options.cpu_workers = workers;
+          options.scheduling = scheduling;
           auto engine = make_engine(options);
           const auto got = testing::run_workload(*engine, workload, 64);
           ASSERT_EQ(got.observed, reference.observed) << "workers " << workers;

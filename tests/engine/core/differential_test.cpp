@@ -2,7 +2,8 @@
 // 4 and 8 workers give exactly the naive (sequential) engine's results: the
 // final contents of every var, the errors they carry, and what every
 // intermediate sync point observed; also with a third of the ops on a
-// (simulated) device stream.
+// (simulated) device stream. Both scheduling policies: the tuned one, and
+// the plain FIFO reference (a sample here, the rest under the stress label).
 #include <gtest/gtest.h>
 
 #include "engine/core/random_workload.h"
@@ -15,15 +16,18 @@ using testing::make_workload;
 using testing::run_workload;
 using testing::run_with_timeout;
 
-void expect_same_as_naive(uint64_t seed, int num_vars, int num_ops, std::vector<int> worker_counts) {
+void expect_same_as_naive(uint64_t seed, int num_vars, int num_ops, std::vector<int> worker_counts,
+                          Scheduling scheduling = Scheduling::tuned) {
   const auto workload = make_workload(seed, num_vars, num_ops);
   EngineOptions naive_options;
   naive_options.kind = EngineKind::naive;
   const auto reference = run_workload(*make_engine(naive_options), workload, num_vars);
   for (int workers : worker_counts) {
-    SCOPED_TRACE("workers=" + std::to_string(workers) + " seed=" + std::to_string(seed));
+    SCOPED_TRACE("workers=" + std::to_string(workers) + " seed=" + std::to_string(seed) +
+                 " scheduling=" + to_string(scheduling));
     EngineOptions options;
     options.cpu_workers = workers;
+    options.scheduling = scheduling;
     const auto got = run_workload(*make_engine(options), workload, num_vars);
     ASSERT_EQ(got.observed.size(), reference.observed.size());
     for (size_t i = 0; i < got.observed.size(); ++i) {
@@ -56,6 +60,13 @@ TEST(Differential, ManyFailingOpsReachExactlyTheSyncPointsThatDependOnThem) {
       EXPECT_EQ(got.values, reference.values) << "workers " << workers;
       EXPECT_EQ(got.errors, reference.errors) << "workers " << workers;
     }
+  });
+}
+
+TEST(Differential, TheFifoReferencePolicyMatchesTheNaiveEngine) {
+  run_with_timeout([] {
+    for (uint64_t seed = 21; seed <= 22; ++seed) expect_same_as_naive(seed, 24, 1200, {1, 4}, Scheduling::fifo);
+    expect_same_as_naive(23, 3, 2000, {2}, Scheduling::fifo);  // long chains
   });
 }
 

@@ -784,5 +784,29 @@ TEST(ThreadedEngine, AnOpPushedRunningAheadIsHeldBackAndStillRunsWithoutAWait) {
   });
 }
 
+// The FIFO reference policy: the same pushes that the tuned policy holds
+// back (previous test) run in the order they became ready, none held, and
+// a chain of ops on two workers keeps its order.
+TEST(ThreadedEngine, TheFifoPolicyHoldsNothingAndRunsOpsInReadyOrder) {
+  run_with_timeout([] {
+    EngineOptions options;
+    options.cpu_workers = 1;
+    options.scheduling = Scheduling::fifo;
+    auto engine = make_engine(options);
+    std::vector<int> order;
+    std::vector<Var*> vars;
+    constexpr int kOps = 100;
+    for (int i = 0; i < kOps; ++i) {
+      vars.push_back(engine->new_var());
+      engine->push([&order, i](const RunContext&) { order.push_back(i); }, {}, {vars.back()}, OpMeta("step"));
+    }
+    engine->wait_all();
+    ASSERT_EQ(order.size(), static_cast<size_t>(kOps));
+    for (int i = 0; i < kOps; ++i) EXPECT_EQ(order[i], i);
+    EXPECT_EQ(engine->stats().held_back, 0u);
+    for (Var* v : vars) engine->delete_var(v);
+  });
+}
+
 }  // namespace
 }  // namespace asyncscope
