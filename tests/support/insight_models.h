@@ -1,13 +1,16 @@
 // Hand-made trace models for the insight's tests: ops on worker lanes with
-// their vars, bytes, source lines and status, and a small run of five ops
-// whose every lane state and holder is known.
+// their vars, bytes, source lines and status, a small run of five ops
+// whose every lane state and holder is known, and a lane's states as a list
+// of segments to compare.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "engine/trace/lane_classifier.h"
 #include "engine/trace/model.h"
 #include "support/help_trace_model.h"
 
@@ -60,6 +63,24 @@ inline trace::TraceModel small() {
   m.syncs.push_back(trace::SyncSpan{3500, 51000, 4, 4, 0, trace::SyncKind::wait_to_read});
   m.frontends[0].syncs.push_back(0);
   return m;
+}
+
+// One segment of a lane's states, with a length.
+struct Seg {
+  int64_t begin, end;
+  trace::LaneState state;
+  friend bool operator==(const Seg&, const Seg&) = default;
+};
+inline std::vector<Seg> segments(const trace::LaneStates& s) {
+  std::vector<Seg> out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    // The last segment may have no length yet: the state from its begin on.
+    if (s.segment_end(i) > s.segment_begin(i)) out.push_back({s.segment_begin(i), s.segment_end(i), s.segment_state(i)});
+  }
+  return out;
+}
+inline void PrintTo(const Seg& s, std::ostream* os) {
+  *os << "[" << s.begin << "," << s.end << ") " << trace::to_string(s.state);
 }
 
 }  // namespace asyncscope::testing
