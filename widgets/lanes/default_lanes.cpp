@@ -37,6 +37,31 @@ uint8_t worker_lane_kind(const trace::WorkerLane& lane) {
 
 }  // namespace
 
+// How each role's lane is made, by Kind (wanted() says which lanes a model
+// has; a worker's row of kWorkerLaneKinds is its variant).
+const DefaultLanes::Maker DefaultLanes::kMakers[] = {
+    // frontend
+    [](const trace::TraceModel& model, const trace::RunInsight*, const Source& s) -> std::unique_ptr<Lane> {
+      return std::make_unique<FrontendLane>(model, s.index);
+    },
+    // worker
+    [](const trace::TraceModel& model, const trace::RunInsight*, const Source& s) {
+      return kWorkerLaneKinds[s.variant].make(model, s.index);
+    },
+    // counter
+    [](const trace::TraceModel& model, const trace::RunInsight* insight, const Source& s) -> std::unique_ptr<Lane> {
+      return std::make_unique<CounterLane>(model, trace::kCounters[s.index], insight);
+    },
+    // frontend_states
+    [](const trace::TraceModel& model, const trace::RunInsight* insight, const Source& s) -> std::unique_ptr<Lane> {
+      return std::make_unique<StateStripLane>(model, *insight, StateStripLane::Of::frontend, s.index);
+    },
+    // worker_states
+    [](const trace::TraceModel& model, const trace::RunInsight* insight, const Source& s) -> std::unique_ptr<Lane> {
+      return std::make_unique<StateStripLane>(model, *insight, StateStripLane::Of::worker, s.index);
+    },
+};
+
 void DefaultLanes::wanted(const trace::TraceModel& model, std::vector<Source>& out) const {
   out.clear();
   for (uint32_t i = 0; i < model.frontends.size(); ++i) {
@@ -66,25 +91,7 @@ void DefaultLanes::update(const trace::TraceModel& model, const trace::RunInsigh
   model_ = &model;
   sources_.swap(scratch_);
   lanes_.clear();
-  for (const Source& s : sources_) {
-    switch (s.kind) {
-      case Kind::frontend:
-        lanes_.push_back(std::make_unique<FrontendLane>(model, s.index));
-        break;
-      case Kind::counter:
-        lanes_.push_back(std::make_unique<CounterLane>(model, trace::kCounters[s.index], insight));
-        break;
-      case Kind::frontend_states:
-        lanes_.push_back(std::make_unique<StateStripLane>(model, *insight, StateStripLane::Of::frontend, s.index));
-        break;
-      case Kind::worker_states:
-        lanes_.push_back(std::make_unique<StateStripLane>(model, *insight, StateStripLane::Of::worker, s.index));
-        break;
-      case Kind::worker:
-        lanes_.push_back(kWorkerLaneKinds[s.variant].make(model, s.index));
-        break;
-    }
-  }
+  for (const Source& s : sources_) lanes_.push_back(kMakers[static_cast<size_t>(s.kind)](model, insight, s));
 }
 
 Lane* DefaultLanes::find(Kind kind, uint32_t index) const noexcept {

@@ -7,7 +7,8 @@
 // model, each frontend and worker lane has a state strip under it, and the
 // live-bytes lanes name what holds the memory at the mouse. A worker lane's
 // kind comes from a table of (which worker lanes it shows, how to make it):
-// a new kind of execution lane is a row there.
+// a new kind of execution lane is a row there; each role's lane (frontend,
+// worker, counter, state strip) is made by its row of a table of makers.
 // Threading: UI thread only.
 #pragma once
 
@@ -48,6 +49,9 @@ class DefaultLanes {
     uint8_t variant = 0;  // a worker's: the row of the worker lane table that shows it (default_lanes.cpp)
     friend bool operator==(const Source&, const Source&) = default;
   };
+  using Maker = std::unique_ptr<Lane> (*)(const trace::TraceModel& model, const trace::RunInsight* insight,
+                                          const Source& source);
+  static const Maker kMakers[5];  // by Kind
   void wanted(const trace::TraceModel& model, std::vector<Source>& out) const;
   Lane* find(Kind kind, uint32_t index) const noexcept;
 
