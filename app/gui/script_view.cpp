@@ -55,9 +55,13 @@ int on_input(ImGuiInputTextCallbackData* data) {
 
 }  // namespace
 
-std::string margin_text(const trace::LineFigures& f) {
+std::string margin_text(const trace::LineFigures& f, bool compact) {
   std::string text = format_count(f.runs);
   text.append("\u00d7");
+  if (compact) {
+    if (f.waits > 0) text.append(" wait");
+    return text.append(" ").append(format_duration(f.waits > 0 ? f.wait_ns : f.enqueue_ns));
+  }
   if (f.ops > 0) text.append(" ").append(format_count(f.ops)).append(" ops ").append(format_duration(f.enqueue_ns));
   if (f.waits > 0) text.append(f.ops > 0 ? " | wait " : " wait ").append(format_duration(f.wait_ns));
   return text;
@@ -79,11 +83,18 @@ std::vector<MarginLine> margin_lines(const std::vector<trace::LineFigures>& rows
     if (exact ? f.file != path : !same_file(f.file, path)) continue;
     MarginLine& m = out[f.line - 1];
     m.text = margin_text(f);
+    m.short_text = margin_text(f, true);
     m.line_index = f.line_index;
     m.wait_share = longest > 0 ? static_cast<double>(f.wait_ns) / static_cast<double>(longest) : 0.0;
     m.long_wait = f.wait_ns >= kLongWaitNs && f.wait_ns * 4 >= longest;
   }
   return out;
+}
+
+float figures_width(float widest_full, float widest_compact, float view_w, bool& compact) {
+  const float cap = view_w * kFiguresShare;
+  compact = widest_full > cap;
+  return std::min(compact ? widest_compact : widest_full, cap);
 }
 
 std::string ScriptView::load(const std::string& path) {
@@ -220,12 +231,17 @@ void ScriptView::draw_source(const RunRecord* run, ImFont* mono, std::span<const
   char number[24];
   std::snprintf(number, sizeof number, "%zu", lines.size());
   const float number_w = char_w * static_cast<float>(std::max<size_t>(std::strlen(number), 2)) + char_w;
-  // The figures column: as wide as its longest text, at most 45% of the view (longer ones are clipped).
-  float figures_w = 0;
+  // The figures column: as wide as its longest text, or of the compact
+  // texts where the full ones would take more than its share of the view,
+  // so that the code keeps most of it.
+  float widest_full = 0, widest_compact = 0;
   for (const MarginLine& m : lines) {
-    if (!m.text.empty()) figures_w = std::max(figures_w, ImGui::CalcTextSize(m.text.c_str()).x);
+    if (m.text.empty()) continue;
+    widest_full = std::max(widest_full, ImGui::CalcTextSize(m.text.c_str()).x);
+    widest_compact = std::max(widest_compact, ImGui::CalcTextSize(m.short_text.c_str()).x);
   }
-  figures_w = std::min(figures_w, ImGui::GetContentRegionAvail().x * 0.45f);
+  bool compact = false;
+  const float figures_w = figures_width(widest_full, widest_compact, ImGui::GetContentRegionAvail().x, compact);
   const float margin_w = number_w + figures_w + char_w * 1.5f;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float top = origin.y + style.FramePadding.y;
@@ -257,10 +273,10 @@ void ScriptView::draw_source(const RunRecord* run, ImFont* mono, std::span<const
     draw->AddText(ImVec2(origin.x + number_w - char_w * (static_cast<float>(std::strlen(number)) + 0.5f), y),
                   widgets::theme::kTextDim, number);
     if (!m.text.empty()) {
-      const char* end = m.text.c_str() + m.text.size();
+      const std::string& text = compact ? m.short_text : m.text;
       draw->PushClipRect(ImVec2(origin.x, y), ImVec2(origin.x + number_w + figures_w, y + lh), true);
       draw->AddText(ImVec2(origin.x + number_w, y), m.long_wait ? widgets::theme::kSync : widgets::theme::kText,
-                    m.text.c_str(), end);
+                    text.c_str(), text.c_str() + text.size());
       draw->PopClipRect();
     }
   }

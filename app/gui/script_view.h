@@ -27,14 +27,23 @@ namespace asyncscope::app {
 // One line's margin: its figures as compact text and whether it waited long.
 struct MarginLine {
   std::string text;            // "" for a line that neither pushed nor waited
+  std::string short_text;      // the same in a narrow margin (margin_text's compact form)
   int64_t line_index = -1;     // into the model's source_lines, -1 if none
   double wait_share = 0;       // its wait time over the longest line's, 0..1
   bool long_wait = false;      // waited at least 1 ms and a quarter of the longest line's wait
 };
 
 // "100× 100 ops 0.2 ms | wait 3.1 ms": runs, ops and enqueue time, then the
-// wait (left out when the line never waited).
-std::string margin_text(const trace::LineFigures& f);
+// wait (left out when the line never waited). Compact, for a narrow
+// margin: "100× wait 3.1 ms" for a line that waited, else "100× 0.2 ms"
+// (the hover tooltip has the rest).
+std::string margin_text(const trace::LineFigures& f, bool compact = false);
+// The figures column's width for texts whose widest is `widest_full`
+// (`widest_compact` in the compact form) in a view `view_w` wide: the full
+// form when it fits in kFiguresShare of the view, else the compact form,
+// clipped to that share. Sets `compact` to the form chosen.
+inline constexpr float kFiguresShare = 0.3f;
+float figures_width(float widest_full, float widest_compact, float view_w, bool& compact);
 // The margin of a script of `num_lines` lines (1-based line i is entry i-1)
 // from a run's per-line figures: the rows of `path` (or, when none has that
 // exact path, of a file with the same name, e.g. a trace saved elsewhere).

@@ -89,11 +89,28 @@ TEST(ScriptViewMargin, TextIsRunsOpsEnqueueThenTheWait) {
   f.waits = 100;
   f.wait_ns = 3'100'000;
   EXPECT_EQ(margin_text(f), "100\u00d7 100 ops 200 \u00b5s | wait 3.10 ms");
+  EXPECT_EQ(margin_text(f, true), "100\u00d7 wait 3.10 ms") << "compact: the wait, for a line that waited";
   f.ops = 0;
   EXPECT_EQ(margin_text(f), "100\u00d7 wait 3.10 ms");
+  f.ops = 100;
+  f.waits = 0;
+  EXPECT_EQ(margin_text(f, true), "100\u00d7 200 \u00b5s") << "compact: the enqueue time, for one that did not";
   EXPECT_EQ(count_lines(""), 1u);
   EXPECT_EQ(count_lines("a\nb\n"), 2u);
   EXPECT_EQ(count_lines("a\nb"), 2u);
+}
+
+// The figures keep to their share of the view: the full texts where they
+// fit, else the compact ones, clipped to the share.
+TEST(ScriptViewMargin, TheFiguresColumnTakesAtMostItsShareOfTheView) {
+  bool compact = true;
+  EXPECT_FLOAT_EQ(figures_width(200, 100, 1000, compact), 200);
+  EXPECT_FALSE(compact);
+  EXPECT_FLOAT_EQ(figures_width(400, 150, 1000, compact), 150);
+  EXPECT_TRUE(compact);
+  EXPECT_FLOAT_EQ(figures_width(400, 350, 1000, compact), 1000 * kFiguresShare);
+  EXPECT_TRUE(compact);
+  EXPECT_FLOAT_EQ(figures_width(0, 0, 1000, compact), 0) << "no figures, no column";
 }
 
 TEST(ScriptViewMargin, FiguresOfARealRunLandOnTheirLinesAndTheHighlightPicksExactlyTheirOpsAndWaits) {
