@@ -45,6 +45,27 @@ QUICK = {
 EW_OPS = ["add_scalar", "mul", "relu", "sum"]
 
 
+def run_group(group, p, side):
+    """Runs one group's measurements through the side's functions (each side
+    module, or a namespace of them: run_sync_vs_async(p), run_gemm(p, row),
+    run_tiny_loop(p), run_elementwise(n, reps, prefix), run_roundtrip(p))."""
+    if group == "sync-vs-async":
+        return side.run_sync_vs_async(p)
+    if group == "gemm":
+        return side.run_gemm(p, "gemm")
+    if group == "gemm-1worker":  # the same product on one worker; the peers have no workers to set
+        return side.run_gemm(p, "gemm_1worker")
+    if group == "tiny-loop":
+        return side.run_tiny_loop(p)
+    if group == "elementwise-128":
+        return side.run_elementwise(p["ew_small"], p["ew_small_reps"], "ew_small_")
+    if group == "elementwise-2000":
+        return side.run_elementwise(p["ew_large"], p["ew_large_reps"], "ew_large_")
+    if group == "roundtrip":
+        return side.run_roundtrip(p)
+    raise ValueError(group)
+
+
 def params(quick):
     return dict(QUICK if quick else FULL)
 

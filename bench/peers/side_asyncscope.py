@@ -9,7 +9,9 @@ after timing (common.check_of: its float64 sum and sum of magnitudes, and
 the scale of their tolerance).
 """
 
+import functools
 import time
+import types
 
 import numpy as np
 
@@ -154,22 +156,13 @@ def run_roundtrip(nd, p):
 
 def run(group, p):
     nd = setup(group)
-    if group == "sync-vs-async":
-        rows = run_sync_vs_async(nd, p)
-    elif group == "gemm":
-        rows = run_gemm(nd, p, "gemm")
-    elif group == "gemm-1worker":
-        rows = run_gemm(nd, p, "gemm_1worker")
-    elif group == "tiny-loop":
-        rows = run_tiny_loop(nd, p)
-    elif group == "elementwise-128":
-        rows = run_elementwise(nd, p["ew_small"], p["ew_small_reps"], "ew_small_")
-    elif group == "elementwise-2000":
-        rows = run_elementwise(nd, p["ew_large"], p["ew_large_reps"], "ew_large_")
-    elif group == "roundtrip":
-        rows = run_roundtrip(nd, p)
-    else:
-        raise ValueError(group)
+    side = types.SimpleNamespace(
+        run_sync_vs_async=functools.partial(run_sync_vs_async, nd),
+        run_gemm=functools.partial(run_gemm, nd),
+        run_tiny_loop=functools.partial(run_tiny_loop, nd),
+        run_elementwise=functools.partial(run_elementwise, nd),
+        run_roundtrip=functools.partial(run_roundtrip, nd))
+    rows = common.run_group(group, p, side)
     nd.waitall()
     return rows
 

@@ -10,6 +10,7 @@ the chapter write, 1.0 and 0.0 (side "numpy-python-scalar"). The result is
 float32 either way (NumPy 1.x casts a Python scalar by value).
 """
 
+import sys
 import time
 
 import numpy as np
@@ -124,21 +125,7 @@ def run_roundtrip(p):
 
 
 def run(group, p):
-    if group == "sync-vs-async":
-        return run_sync_vs_async(p)
-    if group == "gemm":
-        return run_gemm(p, "gemm")
-    if group == "gemm-1worker":  # no workers to set: the same product, measured again
-        return run_gemm(p, "gemm_1worker")
-    if group == "tiny-loop":
-        return run_tiny_loop(p)
-    if group == "elementwise-128":
-        return run_elementwise(p["ew_small"], p["ew_small_reps"], "ew_small_")
-    if group == "elementwise-2000":
-        return run_elementwise(p["ew_large"], p["ew_large_reps"], "ew_large_")
-    if group == "roundtrip":
-        return run_roundtrip(p)
-    raise ValueError(group)
+    return common.run_group(group, p, sys.modules[__name__])
 
 
 def describe():

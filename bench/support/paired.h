@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <string>
 
 namespace asyncscope::bench {
 
@@ -43,6 +44,17 @@ PairedSeconds run_paired(benchmark::State& state, A&& a, B&& b) {
     a_first = !a_first;
   }
   return total;
+}
+
+// The counters of a paired benchmark whose every iteration ran `ops` ops on
+// each side: "<a>_ns_per_op" and "<b>_ns_per_op", and the items processed
+// (both sides). The caller adds the ratio it reports.
+inline void per_op_counters(benchmark::State& state, const PairedSeconds& s, int64_t ops, const std::string& a,
+                            const std::string& b) {
+  const double n = static_cast<double>(state.iterations()) * static_cast<double>(ops);
+  state.SetItemsProcessed(state.iterations() * 2 * ops);
+  state.counters[a + "_ns_per_op"] = s.a / n * 1e9;
+  state.counters[b + "_ns_per_op"] = s.b / n * 1e9;
 }
 
 }  // namespace asyncscope::bench

@@ -163,6 +163,15 @@ bool EngineBase::delete_if_idle(Var* var, OpFn& on_delete) {
   return true;
 }
 
+OpRecord* EngineBase::prepare_free(Var* var, OpFn& on_delete, trace::EnqueueEvent& enqueue) {
+  if (delete_if_idle(var, on_delete)) return nullptr;
+  static const trace::NameId kFree = trace::intern("free");
+  OpMeta meta(kFree);
+  meta.internal = true;
+  Var* const writes[] = {var};
+  return prepare(std::move(on_delete), {}, writes, meta, OpRecord::Kind::delete_var, enqueue);
+}
+
 bool EngineBase::admit(OpRecord* op, std::exception_ptr& error, trace::OpStatus& status) {
   // Freeing memory (delete_var) is never dropped: it would leak.
   if (op->kind != OpRecord::Kind::delete_var && op->epoch != epoch_.load(std::memory_order_relaxed)) {

@@ -73,6 +73,10 @@ class EngineBase : public Engine {
   // always pushes the free: the trace shows when every buffer went, which
   // the memory views need, and a free on the frontend has no lane to show.
   bool delete_if_idle(Var* var, OpFn& on_delete);
+  // delete_var's op when the short cut does not apply: an internal "free"
+  // that writes var (prepared as above, not linked); null when
+  // delete_if_idle() freed the var already.
+  OpRecord* prepare_free(Var* var, OpFn& on_delete, trace::EnqueueEvent& enqueue);
   // Runs (or drops, or skips) the op, sets the errors of the vars it writes,
   // and records the execution; errors travel on the vars. Returns the op's
   // traced end (0 when untraced), for complete() to pass on to the ops it

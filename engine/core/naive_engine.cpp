@@ -32,13 +32,9 @@ uint64_t NaiveEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Var* 
 }
 
 void NaiveEngine::delete_var(Var* var, OpFn on_delete) {
-  if (delete_if_idle(var, on_delete)) return;
-  static const trace::NameId kFree = trace::intern("free");
-  OpMeta meta(kFree);
-  meta.internal = true;
-  Var* const writes[] = {var};
   trace::EnqueueEvent enqueue;
-  OpRecord* op = prepare(std::move(on_delete), {}, writes, meta, OpRecord::Kind::delete_var, enqueue);
+  OpRecord* op = prepare_free(var, on_delete, enqueue);
+  if (op == nullptr) return;
   record_enqueue(enqueue);
   run_now(op);
 }

@@ -184,13 +184,9 @@ uint64_t ThreadedEngine::push(OpFn fn, std::span<Var* const> reads, std::span<Va
 }
 
 void ThreadedEngine::delete_var(Var* var, OpFn on_delete) {
-  if (delete_if_idle(var, on_delete)) return;
-  static const trace::NameId kFree = trace::intern("free");
-  OpMeta meta(kFree);
-  meta.internal = true;
-  Var* const writes[] = {var};
   trace::EnqueueEvent enqueue;
-  OpRecord* op = prepare(std::move(on_delete), {}, writes, meta, OpRecord::Kind::delete_var, enqueue);
+  OpRecord* op = prepare_free(var, on_delete, enqueue);
+  if (op == nullptr) return;
   if (tuned_) (void)RunAhead::note_push(pusher_state(serial_));  // a push like any other; a free is never held
   submit(op);
   record_enqueue(enqueue);

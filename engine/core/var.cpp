@@ -99,7 +99,7 @@ OpRecord* grant_links(VarLink* first, VarLink* stop, int64_t at) {
 
 }  // namespace
 
-OpRecord* Var::complete_read(int64_t end_ns, bool launched) {
+OpRecord* Var::complete(int& count, int64_t end_ns, bool launched) {
   VarLink* first = nullptr;
   VarLink* stop = nullptr;
   int64_t at = 0;
@@ -107,22 +107,7 @@ OpRecord* Var::complete_read(int64_t end_ns, bool launched) {
     std::lock_guard lock(lock_);
     done_ns_ = std::max(done_ns_, end_ns);
     at = done_ns_;
-    --num_reads_;
-    if (!launched) --unlaunched_;
-    grant_from_head(first, stop);
-  }
-  return grant_links(first, stop, at);
-}
-
-OpRecord* Var::complete_write(int64_t end_ns, bool launched) {
-  VarLink* first = nullptr;
-  VarLink* stop = nullptr;
-  int64_t at = 0;
-  {
-    std::lock_guard lock(lock_);
-    done_ns_ = std::max(done_ns_, end_ns);
-    at = done_ns_;
-    --num_writes_;
+    --count;
     if (!launched) --unlaunched_;
     grant_from_head(first, stop);
   }

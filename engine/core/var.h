@@ -72,8 +72,8 @@ class alignas(64) Var {
   // (launched() was called for it), so it no longer counts in unlaunched_.
   OpRecord* append_read(VarLink* link);
   OpRecord* append_write(VarLink* link);
-  OpRecord* complete_read(int64_t end_ns = 0, bool launched = false);
-  OpRecord* complete_write(int64_t end_ns = 0, bool launched = false);
+  OpRecord* complete_read(int64_t end_ns = 0, bool launched = false) { return complete(num_reads_, end_ns, launched); }
+  OpRecord* complete_write(int64_t end_ns = 0, bool launched = false) { return complete(num_writes_, end_ns, launched); }
   // A stream-ordered op holding a grant here was launched (its work is on the
   // stream); returns the stream-ordered op next in line if that grants it.
   OpRecord* launched();
@@ -92,6 +92,8 @@ class alignas(64) Var {
 
  private:
   friend class VarPool;
+  // A granted read or write (counted in `count`) finished.
+  OpRecord* complete(int& count, int64_t end_ns, bool launched);
   // Under lock_: grants from the head of the queue (the completions' rule),
   // returning the links granted as [first, stop).
   void grant_from_head(VarLink*& first, VarLink*& stop);

@@ -104,10 +104,7 @@ void BM_TinyOpTracingOnVsOff(benchmark::State& state) {
     rig.batch(kBatch);
   };
   const bench::PairedSeconds s = bench::run_paired(state, [&] { batch(false); }, [&] { batch(true); });
-  const double ops = static_cast<double>(state.iterations()) * kBatch;
-  state.SetItemsProcessed(state.iterations() * 2 * kBatch);
-  state.counters["off_ns_per_op"] = s.a / ops * 1e9;
-  state.counters["on_ns_per_op"] = s.b / ops * 1e9;
+  bench::per_op_counters(state, s, kBatch, "off", "on");
   state.counters["on_over_off"] = s.a / s.b;
 }
 BENCHMARK(BM_TinyOpTracingOnVsOff)->Arg(1)->Arg(2)->UseManualTime()->MinTime(2.0);
@@ -127,10 +124,7 @@ void BM_TinyOpChainTwoWorkersVsOne(benchmark::State& state) {
   const auto one = rig(1), two = rig(2);
   constexpr int kBatch = 10000;
   const bench::PairedSeconds s = bench::run_paired(state, [&] { one->batch(kBatch); }, [&] { two->batch(kBatch); });
-  const double ops = static_cast<double>(state.iterations()) * kBatch;
-  state.SetItemsProcessed(state.iterations() * 2 * kBatch);
-  state.counters["one_ns_per_op"] = s.a / ops * 1e9;
-  state.counters["two_ns_per_op"] = s.b / ops * 1e9;
+  bench::per_op_counters(state, s, kBatch, "one", "two");
   state.counters["two_over_one"] = s.b / s.a;
 }
 BENCHMARK(BM_TinyOpChainTwoWorkersVsOne)->UseManualTime()->MinTime(2.0);
@@ -160,10 +154,7 @@ void BM_SchedulingFifoOverTuned(benchmark::State& state) {
     }
   };
   const bench::PairedSeconds s = bench::run_paired(state, [&] { work(*tuned); }, [&] { work(*fifo); });
-  const double ops = static_cast<double>(state.iterations()) * n;
-  state.SetItemsProcessed(state.iterations() * 2 * n);
-  state.counters["tuned_ns_per_op"] = s.a / ops * 1e9;
-  state.counters["fifo_ns_per_op"] = s.b / ops * 1e9;
+  bench::per_op_counters(state, s, n, "tuned", "fifo");
   state.counters["fifo_over_tuned"] = s.b / s.a;
 }
 BENCHMARK(BM_SchedulingFifoOverTuned)->Arg(0)->Arg(1)->UseManualTime()->MinTime(2.0);
