@@ -211,6 +211,8 @@ struct CommandLine {
   std::string window_size;
   const CLI::Option* window_size_option = nullptr;
   CLI::App* list = nullptr;
+  CLI::App* ops = nullptr;
+  bool ops_json = false;
   // view
   CLI::App* view = nullptr;
   std::string view_path;
@@ -243,6 +245,8 @@ CommandLine::CommandLine() {
                                           "x" + std::to_string(kMaxWindowSide) + " (default 1280x800)");
 
   list = app.add_subcommand("list", "List the demos and their parameters");
+  ops = app.add_subcommand("ops", "List the ops of the Python frontends: names in nd and torch, gradient, devices");
+  ops->add_flag("--json", ops_json, "print the table as JSON");
   view = app.add_subcommand("view", "Open a saved trace (our own Chrome-trace export) in the app");
   view->add_option("FILE", view_path, "trace written by 'asyncscope run ... --trace FILE' or the app's export")->required();
   view->add_flag("--print", view_print, "describe the trace on the terminal instead of opening the window");
@@ -386,6 +390,10 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
   }
   if (cl.list->parsed()) {
     print_list(out);
+    return 0;
+  }
+  if (cl.ops->parsed()) {
+    print_ops(out, cl.ops_json);
     return 0;
   }
   if (cl.view->parsed()) return view_command(cl, out, err, launch_gui);

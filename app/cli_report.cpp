@@ -10,6 +10,7 @@
 #include "engine/base/input_file.h"
 #include "engine/base/quote.h"
 #include "engine/demos/registry.h"
+#include "engine/tensor/op_table.h"
 #include "engine/tensor/blas.h"
 #include "engine/trace/chrome_trace.h"
 
@@ -42,6 +43,54 @@ void print_list(std::ostream& out) {
       out << "    " << std::left << std::setw(26) << flag << p.help << " (default " << default_text(p) << ")\n";
     }
   }
+}
+
+void print_ops(std::ostream& out, bool json) {
+  const auto joined = [](std::string_view list) {
+    std::string text;
+    for (const std::string_view name : frontend_names(list)) text.append(text.empty() ? "" : ", ").append(name);
+    return text.empty() ? std::string("-") : text;
+  };
+  if (json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const OpDef& op : op_table()) {
+      const auto names = [](std::string_view list) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const std::string_view n : frontend_names(list)) a.push_back(std::string(n));
+        return a;
+      };
+      rows.push_back({{"name", op.name},
+                      {"kind", to_string(op.kind)},
+                      {"nd", names(op.nd)},
+                      {"torch", names(op.torch)},
+                      {"operators", names(op.operators)},
+                      {"gradient", op.gradient},
+                      {"devices", op.cuda ? nlohmann::json{"cpu", "cuda"} : nlohmann::json{"cpu"}},
+                      {"dtypes", {kOpDtypes}},
+                      {"doc", op.doc}});
+    }
+    out << rows.dump(2) << "\n";
+    return;
+  }
+  struct Row {
+    std::string cells[7];
+  };
+  std::vector<Row> rows{{{"op", "kind", "nd", "torch", "operators", "grad", "devices"}}};
+  std::vector<std::string> docs{"doc"};
+  for (const OpDef& op : op_table()) {
+    rows.push_back({{std::string(op.name), to_string(op.kind), joined(op.nd), joined(op.torch), joined(op.operators),
+                     op.gradient ? "yes" : "no", op.cuda ? "cpu, cuda" : "cpu"}});
+    docs.emplace_back(op.doc);
+  }
+  size_t width[7] = {};
+  for (const Row& r : rows) {
+    for (int c = 0; c < 7; ++c) width[c] = std::max(width[c], r.cells[c].size());
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (int c = 0; c < 7; ++c) out << std::left << std::setw(static_cast<int>(width[c] + 2)) << rows[i].cells[c];
+    out << docs[i] << "\n";
+  }
+  out << "dtypes: " << kOpDtypes << " (every op)\n";
 }
 
 void print_results(std::ostream& out, const demos::Program& demo, const demos::ParamValues& values,

@@ -1,5 +1,5 @@
 // What the command line prints and writes: its one-line messages, the demo
-// list, a run's result table, its verdict and memory holders, the per-line
+// list, the op table, a run's result table, its verdict and memory holders, the per-line
 // table of a script, the results JSON, and the description of a saved trace.
 // Threading: main thread only (the CLI's).
 #pragma once
@@ -27,6 +27,10 @@ std::string default_text(const demos::Param& p);
 
 // `asyncscope list`: the demos, their parameters and defaults.
 void print_list(std::ostream& out);
+
+// `asyncscope ops`: the op table (engine/tensor/op_table.h), as a table or
+// as JSON (one object per op).
+void print_ops(std::ostream& out, bool json);
 
 // A run's result table: the program and its values, then its rows and notes.
 void print_results(std::ostream& out, const demos::Program& demo, const demos::ParamValues& values,

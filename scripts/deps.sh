@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages asyncscope needs, skipping those already present.
 # Used by `make run` / `make test`; safe to run again. Uses sudo when not root.
-# With arguments, installs those packages instead (`make bench-peers` asks
-# for NumPy and PyTorch, the benchmark's own dependencies, not the app's).
+# With arguments, installs those packages instead. PyTorch (python3-torch)
+# is a test dependency: the tests compare the PyTorch edition with the real
+# thing, and the side-by-side benchmark's check (python.PeersQuick) runs it.
 set -euo pipefail
 
 packages=(
@@ -13,6 +14,7 @@ packages=(
   libimgui-dev libglfw3-dev libgl-dev
   xvfb xauth xdotool fonts-dejavu-core
   python3-dev pybind11-dev python3-numpy procps
+  python3-torch
   clang libclang-rt-dev
 )
 

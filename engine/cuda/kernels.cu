@@ -99,6 +99,17 @@ __device__ inline float apply(UnaryOp op, float x, float s) {
     case UnaryOp::sqrt: return sqrtf(x);
     case UnaryOp::exp: return expf(x);
     case UnaryOp::log: return logf(x);
+    case UnaryOp::abs: return fabsf(x);
+    case UnaryOp::sign: return static_cast<float>((x > 0.0f) - (x < 0.0f));
+    case UnaryOp::sin: return sinf(x);
+    case UnaryOp::cos: return cosf(x);
+    case UnaryOp::tanh: return tanhf(x);
+    case UnaryOp::sigmoid: return 1.0f / (1.0f + expf(-x));
+    case UnaryOp::log1p: return log1pf(x);
+    case UnaryOp::floor: return floorf(x);
+    case UnaryOp::ceil: return ceilf(x);
+    case UnaryOp::rint: return rintf(x);
+    case UnaryOp::round: return roundf(x);
   }
   return 0.0f;
 }

@@ -20,7 +20,8 @@ namespace asyncscope::cuda {
 enum class BinaryOp : uint8_t { add, sub, mul, div };
 // y = f(x, s) elementwise.
 enum class UnaryOp : uint8_t {
-  copy, add_scalar, sub_scalar, mul_scalar, div_scalar, rsub_scalar, rdiv_scalar, negative, relu, square, sqrt, exp, log
+  copy, add_scalar, sub_scalar, mul_scalar, div_scalar, rsub_scalar, rdiv_scalar, negative, relu, square, sqrt, exp, log,
+  abs, sign, sin, cos, tanh, sigmoid, log1p, floor, ceil, rint, round
 };
 // y = f(y, x) in place (mul_scalar ignores x: y *= s).
 enum class UpdateOp : uint8_t { add, sub, add_scaled, mul_scalar };

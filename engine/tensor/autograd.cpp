@@ -248,9 +248,9 @@ void backward(const NDArray& head, const NDArray& head_grad, bool retain_graph) 
 
   for (auto& [leaf_array, g] : leaf_grads) {
     ArrayGrad& leaf = *leaf_array.chunk()->grad;
-    if (leaf.req == GradReq::add) {
+    if (leaf.req == GradReq::add || (leaf.req == GradReq::accumulate && !leaf.grad.is_null())) {
       leaf.grad += g;
-    } else if (leaf.req == GradReq::write) {
+    } else if (leaf.req == GradReq::write || leaf.req == GradReq::accumulate) {
       // A gradient another handle can see (the head gradient passed straight
       // through an add, one array given to two leaves, or a view) is copied,
       // so that a later in-place change of one grad never changes another.

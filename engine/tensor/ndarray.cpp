@@ -200,7 +200,7 @@ std::ostream& operator<<(std::ostream& out, const NDArray& array) {
 void NDArray::attach_grad(autograd::GradReq req) {
   detail::Chunk* c = chunk("attach_grad");
   NDArray grad;
-  if (req != autograd::GradReq::null) {
+  if (req != autograd::GradReq::null && req != autograd::GradReq::accumulate) {
     autograd::Pause pause;
     grad = zeros(c->context, c->shape);
     if (c->device != c->context->device()) grad = to(grad, c->device);
@@ -218,6 +218,18 @@ const NDArray& NDArray::grad() const {
     throw std::logic_error("grad: this array has no gradient; call attach_grad() on it before recording");
   }
   return c->grad->grad;
+}
+
+void NDArray::set_grad(NDArray grad) {
+  detail::Chunk* c = chunk("grad");
+  if (!c->grad || !c->grad->wants_grad()) {
+    throw std::logic_error("grad: only a leaf that requires a gradient has one to set");
+  }
+  if (!grad.is_null() && !(grad.shape() == c->shape)) {
+    throw std::invalid_argument("grad: assigned a gradient of shape " + grad.shape().to_string() + " to an array of " +
+                                c->shape.to_string());
+  }
+  c->grad->grad = std::move(grad);
 }
 
 autograd::GradReq NDArray::grad_req() const {

@@ -42,7 +42,9 @@ struct ArrayGrad;
 //          backward; read grad() after backward, not before)
 //   add:   the gradient is added into grad() in place (zero it to reset)
 //   null:  no gradient; ops on it alone are not recorded
-enum class GradReq : uint8_t { write, add, null };
+//   accumulate: PyTorch's: grad() is null until the first backward, which
+//          sets it; each later backward adds to it (set_grad resets it)
+enum class GradReq : uint8_t { write, add, null, accumulate };
 }  // namespace autograd
 
 namespace detail {
@@ -155,6 +157,8 @@ class NDArray {
   NDArray& operator-=(float scalar);
   NDArray& operator*=(float scalar);
   NDArray& operator/=(float scalar);
+  // this = value everywhere (zero_() and fill_() in PyTorch).
+  NDArray& fill(float value);
   // this += alpha * other (the SGD update).
   NDArray& add_scaled(const NDArray& other, float alpha);
 
@@ -163,7 +167,12 @@ class NDArray {
   // graph that computed it is forgotten. grad() throws std::logic_error if
   // attach_grad was not called.
   void attach_grad(autograd::GradReq req = autograd::GradReq::write);
+  // The gradient (null under GradReq::accumulate before a backward).
   const NDArray& grad() const;
+  // Replaces a leaf's gradient (null: none, as `x.grad = None` in PyTorch);
+  // std::logic_error if this array is not a leaf with a gradient,
+  // std::invalid_argument for another shape.
+  void set_grad(NDArray grad);
   autograd::GradReq grad_req() const;
   // Whether an op recorded on this array would be part of a graph: a leaf
   // with a gradient, or the output of a recorded op.

@@ -12,8 +12,10 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "engine/base/layout.h"
+#include "engine/cuda/kernels.h"
 #include "engine/tensor/autograd.h"
 #include "engine/tensor/ndarray.h"
 #include "engine/trace/names.h"
@@ -87,6 +89,35 @@ void launch(trace::NameId name, const char* op, std::initializer_list<const NDAr
       ctx.engine().push(std::forward<Cpu>(cpu), r, w, meta);
     }
   }
+}
+
+// y = f(x) elementwise, a new array of x's shape; on a GPU the same
+// function is cuda::unary(gpu_op, s).
+template <class F>
+NDArray unary(const NDArray& a, trace::NameId name, const char* op, cuda::UnaryOp gpu_op, float s, F f) {
+  Chunk* x = storage(a, op);
+  NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device());
+  Chunk* o = out.chunk();
+  launch(
+      name, op, {&a}, {&out},
+      [o, x, f](const RunContext&) {
+        float* y = o->data_for_write();
+        const float* p = x->data_for_read();
+        const int64_t n = o->shape.size();
+        for (int64_t i = 0; i < n; ++i) y[i] = f(p[i]);
+      },
+      [o, x, gpu_op, s](const RunContext& rc) {
+        cuda::unary(rc.stream, gpu_op, o->data_for_write(), x->data_for_read(), o->shape.size(), s);
+      });
+  return out;
+}
+
+// Records a one-input op whose gradient is g(dy). Call it only when
+// autograd::should_record: building g copies handles.
+template <class G>
+void record1(trace::NameId name, const NDArray& a, const NDArray& out, G g) {
+  autograd::record(name, {&a}, out,
+                   [g = std::move(g)](const NDArray& dy, std::span<const bool>) { return std::vector<NDArray>{g(dy)}; });
 }
 
 // An op's interned name, looked up once per call site:

@@ -93,6 +93,20 @@ NDArray square(const NDArray& a);
 NDArray sqrt(const NDArray& a);
 NDArray exp(const NDArray& a);
 NDArray log(const NDArray& a);
+NDArray abs(const NDArray& a);
+NDArray sign(const NDArray& a);  // -1, 0 or 1
+NDArray sin(const NDArray& a);
+NDArray cos(const NDArray& a);
+NDArray tanh(const NDArray& a);
+NDArray sigmoid(const NDArray& a);  // 1 / (1 + exp(-a))
+NDArray log1p(const NDArray& a);    // log(1 + a), exact for small a
+// Rounding (gradient zero): floor, ceil, to the nearest integer with halves
+// to even (rint: NumPy's and PyTorch's round) or away from zero (round:
+// MXNet's nd.round).
+NDArray floor(const NDArray& a);
+NDArray ceil(const NDArray& a);
+NDArray rint(const NDArray& a);
+NDArray round(const NDArray& a);
 // dy where x > 0, else 0: the gradient of relu (not itself differentiable).
 NDArray relu_grad(const NDArray& x, const NDArray& dy);
 

@@ -11,6 +11,8 @@ namespace asyncscope {
 
 using ops_detail::Chunk;
 using ops_detail::launch;
+using ops_detail::record1;
+using ops_detail::unary;
 using Grads = std::vector<NDArray>;
 using Need = std::span<const bool>;
 
@@ -128,33 +130,6 @@ NDArray binary(const NDArray& a, const NDArray& b, trace::NameId name, const cha
                      mb);
       });
   return out;
-}
-
-// y = f(x) elementwise; on a GPU the same function is cuda::unary(gpu_op, s).
-template <class F>
-NDArray unary(const NDArray& a, trace::NameId name, const char* op, cuda::UnaryOp gpu_op, float s, F f) {
-  Chunk* x = ops_detail::storage(a, op);
-  NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device());
-  Chunk* o = out.chunk();
-  launch(
-      name, op, {&a}, {&out},
-      [o, x, f](const RunContext&) {
-        float* y = o->data_for_write();
-        const float* p = x->data_for_read();
-        const int64_t n = o->shape.size();
-        for (int64_t i = 0; i < n; ++i) y[i] = f(p[i]);
-      },
-      [o, x, gpu_op, s](const RunContext& rc) {
-        cuda::unary(rc.stream, gpu_op, o->data_for_write(), x->data_for_read(), o->shape.size(), s);
-      });
-  return out;
-}
-
-// Records a one-input op whose gradient is g(dy). Call it only when
-// should_record: building g copies handles.
-template <class G>
-void record1(trace::NameId name, const NDArray& a, const NDArray& out, G g) {
-  autograd::record(name, {&a}, out, [g = std::move(g)](const NDArray& dy, Need) { return Grads{g(dy)}; });
 }
 
 }  // namespace
@@ -407,6 +382,21 @@ NDArray& unary_in_place(NDArray& self, trace::NameId name, const char* op, cuda:
   return self;
 }
 
+// self = value everywhere (its old values are not read: a NaN goes too).
+NDArray& fill_in_place(NDArray& self, float value, trace::NameId name, const char* op) {
+  refuse_while_recording(self, nullptr, op);
+  Chunk* o = ops_detail::storage(self, op);
+  launch(
+      name, op, {}, {&self},
+      [o, value](const RunContext&) {
+        float* y = o->data_for_write();
+        const int64_t n = o->shape.size();
+        for (int64_t i = 0; i < n; ++i) y[i] = value;
+      },
+      [o, value](const RunContext& rc) { cuda::fill(rc.stream, o->data_for_write(), o->shape.size(), value); });
+  return self;
+}
+
 // self += alpha * other for arrays of one shape (the optimizers' update).
 NDArray& scaled_add_in_place(NDArray& self, const NDArray& other, float alpha, trace::NameId name, const char* op) {
   ops_detail::check_pair(self, other, op);
@@ -472,6 +462,11 @@ NDArray& NDArray::operator*=(float s) {
 NDArray& NDArray::operator/=(float s) {
   static const trace::NameId kName = trace::intern("div_inplace");
   return unary_in_place(*this, kName, "div_inplace", cuda::UnaryOp::div_scalar, s, [s](float y) { return y / s; });
+}
+
+NDArray& NDArray::fill(float value) {
+  static const trace::NameId kName = trace::intern("fill_inplace");
+  return fill_in_place(*this, value, kName, "fill_inplace");
 }
 
 NDArray& NDArray::add_scaled(const NDArray& other, float alpha) {

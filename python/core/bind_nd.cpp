@@ -120,8 +120,6 @@ the work the array depends on; nd.waitall() waits for everything.)");
       .def("norm", [](const MxArray& x, py::object axis, bool keepdims) {
         return mx(reduce(x.a, axis, keepdims, ReduceKind::norm));
       }, py::arg("axis") = py::none(), py::arg("keepdims") = false)
-      .def("relu", [](const MxArray& x) { return mx(pushing(x.a, [&] { return relu(x.a); })); })
-      .def("square", [](const MxArray& x) { return mx(pushing(x.a, [&] { return square(x.a); })); })
       .def("backward", [](const MxArray& x, const std::optional<MxArray>& out_grad, bool retain_graph, bool) {
         PushGuard guard(x.a.context());
         autograd::backward(x.a, out_grad ? out_grad->a : NDArray(), retain_graph);
@@ -173,11 +171,6 @@ the work the array depends on; nd.waitall() waits for everything.)");
     nd.def(name, [kind](const MxArray& x, py::object axis, bool keepdims) { return mx(reduce(x.a, axis, keepdims, kind)); },
            py::arg("data"), py::arg("axis") = py::none(), py::arg("keepdims") = false);
   }
-  nd.def("relu", [](const MxArray& x) { return mx(pushing(x.a, [&] { return relu(x.a); })); });
-  nd.def("square", [](const MxArray& x) { return mx(pushing(x.a, [&] { return square(x.a); })); });
-  nd.def("sqrt", [](const MxArray& x) { return mx(pushing(x.a, [&] { return sqrt(x.a); })); });
-  nd.def("exp", [](const MxArray& x) { return mx(pushing(x.a, [&] { return exp(x.a); })); });
-  nd.def("log", [](const MxArray& x) { return mx(pushing(x.a, [&] { return log(x.a); })); });
   nd.def("transpose", [](const MxArray& x) { return mx(pushing(x.a, [&] { return transpose(x.a); })); });
   nd.def("reshape", [](const MxArray& x, py::object shape) {
     py::args args = py::make_tuple(shape);

@@ -39,7 +39,8 @@ void check_dtype(py::handle dtype, const char* op) {
                        std::string(py::str(dtype)));
 }
 
-// The keyword arguments a creation function takes besides size: device= and dtype=.
+// The keyword arguments a creation function takes besides size: device=,
+// dtype= and requires_grad= (read by requires_grad_of).
 Device creation_device(const py::kwargs& kwargs, const Context& context, const char* op) {
   py::object device = py::none();
   for (auto [key, value] : kwargs) {
@@ -48,11 +49,40 @@ Device creation_device(const py::kwargs& kwargs, const Context& context, const c
       device = py::reinterpret_borrow<py::object>(value);
     } else if (k == "dtype") {
       check_dtype(value, op);
-    } else if (k != "size") {
+    } else if (k != "size" && k != "requires_grad") {
       throw py::type_error(std::string(op) + "() got an unexpected keyword argument '" + k + "'");
     }
   }
   return torch_device(device, context, op);
+}
+
+// A leaf that PyTorch's autograd tracks: its gradient is None until a
+// backward, then accumulates (GradReq::accumulate).
+void make_leaf(NDArray& a) {
+  PushGuard guard(a.context());
+  a.attach_grad(autograd::GradReq::accumulate);
+}
+
+Tensor with_requires_grad(Tensor t, bool requires_grad) {
+  if (requires_grad) make_leaf(t.a);
+  return t;
+}
+
+bool requires_grad_of(const py::kwargs& kwargs) {
+  return kwargs.contains("requires_grad") && py::cast<bool>(kwargs["requires_grad"]);
+}
+
+void set_requires_grad(Tensor& x, bool requires_grad) {
+  const bool leaf = x.a.grad_req() != autograd::GradReq::null || !x.a.requires_grad();
+  if (!leaf) {
+    throw std::runtime_error("you can only change requires_grad flags of leaf variables (this tensor was computed "
+                             "by recorded ops; use detach() for a leaf)");
+  }
+  if (requires_grad) {
+    if (x.a.grad_req() != autograd::GradReq::accumulate) make_leaf(x.a);
+  } else if (x.a.grad_req() != autograd::GradReq::null) {
+    x.a.attach_grad(autograd::GradReq::null);
+  }
 }
 
 std::string device_suffix(Device d) {
@@ -63,6 +93,7 @@ std::string torch_repr(const Tensor& x) {
   const std::vector<float> values = waiting_to_copy(x.a.context(), [&] { return x.a.to_host(trace::SyncKind::print); });
   std::vector<std::string> suffixes;
   if (const std::string s = device_suffix(x.a.device()); !s.empty()) suffixes.push_back(s);
+  if (x.a.grad_req() == autograd::GradReq::accumulate) suffixes.push_back("requires_grad=True");
   return torch_tensor_text(x.a.shape(), values, suffixes);
 }
 
@@ -147,8 +178,45 @@ torch.cuda.synchronize() wait for the work they need.)");
       .def("mean", [](const Tensor& x, py::object dim, bool keepdim) { return reduce(x, dim, keepdim, ReduceKind::mean); },
            py::arg("dim") = py::none(), py::arg("keepdim") = false)
       .def("norm", [](const Tensor& x) { return reduce(x, py::none(), false, ReduceKind::norm); })
-      .def("relu", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return relu(x.a); }); })
-      .def("exp", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return exp(x.a); }); })
+      .def_property("requires_grad", [](const Tensor& x) { return x.a.requires_grad(); },
+                    [](Tensor& x, bool requires_grad) { set_requires_grad(x, requires_grad); },
+                    "Whether autograd records the ops on this tensor (set it on a leaf).")
+      .def("requires_grad_", [](py::object self, bool requires_grad) {
+        set_requires_grad(self.cast<Tensor&>(), requires_grad);
+        return self;
+      }, py::arg("requires_grad") = true, "Sets requires_grad in place and returns this tensor.")
+      .def_property_readonly("is_leaf", [](const Tensor& x) {
+        return x.a.grad_req() != autograd::GradReq::null || !x.a.requires_grad();
+      })
+      .def_property("grad", [](const Tensor& x) -> py::object {
+        if (x.a.grad_req() == autograd::GradReq::null) return py::none();
+        const NDArray& g = x.a.grad();
+        return g.is_null() ? py::none() : py::cast(Tensor{g});
+      }, [](Tensor& x, const std::optional<Tensor>& g) { x.a.set_grad(g ? g->a : NDArray()); },
+         "The gradient backward() accumulated (None before the first).")
+      .def("backward", [](const Tensor& x, const std::optional<Tensor>& gradient, std::optional<bool> retain_graph,
+                          bool create_graph) {
+        if (create_graph) throw std::invalid_argument("backward: create_graph=True is not supported");
+        if (!x.a.requires_grad()) {
+          throw std::runtime_error("element 0 of tensors does not require grad and does not have a grad_fn");
+        }
+        if (!gradient && x.a.size() != 1) {
+          throw std::runtime_error("grad can be implicitly created only for scalar outputs (pass gradient=)");
+        }
+        PushGuard guard(x.a.context());
+        autograd::backward(x.a, gradient ? gradient->a : NDArray(), retain_graph.value_or(false));
+      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), py::arg("create_graph") = false,
+         "Pushes the gradient ops of this tensor into its leaves' .grad (accumulating).")
+      .def("detach", [](const Tensor& x) { return Tensor{make_view(x.a, x.a.shape())}; },
+           "The same values, sharing storage, outside the graph.")
+      .def("zero_", [](py::object self) {
+        in_place<Tensor>(self, [](NDArray& a) { a.fill(0.0f); });
+        return self;
+      }, "Sets every element to 0 in place.")
+      .def("fill_", [](py::object self, float value) {
+        in_place<Tensor>(self, [value](NDArray& a) { a.fill(value); });
+        return self;
+      }, py::arg("value"), "Sets every element to value in place.")
       .def("reshape", [](const Tensor& x, const py::args& args) {
         // reshape(2, 3) or reshape((2, 3)); one dimension may be -1 (inferred).
         const py::object spec = args.size() == 1 && !py::isinstance<py::int_>(args[0]) ? py::object(args[0]) : py::object(args);
@@ -164,7 +232,8 @@ void bind_functions(py::module_& t) {
       const ContextPtr& context = python::context();
       const Shape shape = size_from(args, kwargs, name);
       const Device device = creation_device(kwargs, *context, name);
-      return push_as<Tensor>(*context, [&] { return fill(context, shape, device); });
+      return with_requires_grad(push_as<Tensor>(*context, [&] { return fill(context, shape, device); }),
+                                requires_grad_of(kwargs));
     }, doc);
   };
   creation("ones", &ones, "ones(*size, device=None): a tensor of ones (pushed; returns at once).");
@@ -173,22 +242,25 @@ void bind_functions(py::module_& t) {
     const ContextPtr& context = python::context();
     const Shape shape = size_from(args, kwargs, "randn");
     const Device device = creation_device(kwargs, *context, "randn");
-    return push_as<Tensor>(*context, [&] { return normal(context, shape, 0.0f, 1.0f, device); });
+    return with_requires_grad(push_as<Tensor>(*context, [&] { return normal(context, shape, 0.0f, 1.0f, device); }),
+                              requires_grad_of(kwargs));
   }, "randn(*size, device=None): standard normal samples (pushed; returns at once; seeded per run).");
   t.def("rand", [](const py::args& args, const py::kwargs& kwargs) {
     const ContextPtr& context = python::context();
     const Shape shape = size_from(args, kwargs, "rand");
     const Device device = creation_device(kwargs, *context, "rand");
-    return push_as<Tensor>(*context, [&] { return uniform(context, shape, 0.0f, 1.0f, device); });
+    return with_requires_grad(push_as<Tensor>(*context, [&] { return uniform(context, shape, 0.0f, 1.0f, device); }),
+                              requires_grad_of(kwargs));
   }, "rand(*size, device=None): uniform samples in [0, 1) (pushed; returns at once; seeded per run).");
-  t.def("tensor", [](py::object data, py::object device, py::object dtype) {
+  t.def("tensor", [](py::object data, py::object device, py::object dtype, bool requires_grad) {
     check_dtype(dtype, "tensor");
     const ContextPtr& context = python::context();
     Shape shape;
     std::vector<float> values = values_from(data, shape);
     const Device d = torch_device(device, *context, "tensor");
-    return push_as<Tensor>(*context, [&] { return from_host(context, shape, std::move(values), d); });
-  }, py::arg("data"), py::arg("device") = py::none(), py::arg("dtype") = py::none(),
+    return with_requires_grad(push_as<Tensor>(*context, [&] { return from_host(context, shape, std::move(values), d); }),
+                              requires_grad);
+  }, py::arg("data"), py::arg("device") = py::none(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
      "A tensor with the values of a NumPy array, a (nested) list or a number.");
   for (const char* name : {"mm", "matmul"}) {
     t.def(name, [name](const Tensor& a, const Tensor& b) {
@@ -200,8 +272,6 @@ void bind_functions(py::module_& t) {
     t.def(name, [kind](const Tensor& x, py::object dim, bool keepdim) { return reduce(x, dim, keepdim, kind); },
           py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   }
-  t.def("relu", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return relu(x.a); }); });
-  t.def("exp", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return exp(x.a); }); });
   t.def("is_grad_enabled", &torch_grad_enabled);
   t.def("_set_grad_enabled", &set_torch_grad_enabled, "Sets this thread's grad mode; returns the one it replaces.");
 }

@@ -18,6 +18,8 @@ void bind_nd(py::module_& m);
 void bind_autograd(py::module_& m);
 void bind_nn(py::module_& m);
 void bind_torch(py::module_& m);
+// After bind_nd and bind_torch: the functions and methods made from the op table.
+void bind_ops(py::module_& m);
 
 enum class ReduceKind { sum, mean, norm };
 NDArray reduce_all(const NDArray& a, ReduceKind kind);

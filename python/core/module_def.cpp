@@ -14,6 +14,7 @@ void define_module(py::module_& m) {
   bind_autograd(m);
   bind_nn(m);
   bind_torch(m);
+  bind_ops(m);
 }
 
 }  // namespace asyncscope::python

@@ -1,6 +1,7 @@
 // The command line, driven in-process: exit codes, one-line messages for bad
 // input, result files, and that nothing is clobbered on failure.
 #include "app/cli.h"
+#include "engine/tensor/op_table.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -54,6 +55,20 @@ TEST(Cli, HelpVersionAndList) {
     EXPECT_TRUE(flag_end == std::string::npos || line.compare(flag_end, 2, "  ") == 0) << line;
   }
   EXPECT_NE(list.out.find("--sync none|item|wait_to_read|wait_all\n"), std::string::npos);
+  // The op table: a row per op, and the same as JSON.
+  const CliResult ops = cli({"ops"});
+  EXPECT_EQ(ops.code, 0);
+  for (const OpDef& op : op_table()) {
+    std::string row = "\n";
+    row.append(op.name).append(" ");
+    EXPECT_NE(ops.out.find(row), std::string::npos) << op.name;
+  }
+  const CliResult ops_json = cli({"ops", "--json"});
+  ASSERT_EQ(ops_json.code, 0);
+  const nlohmann::json rows = nlohmann::json::parse(ops_json.out);
+  ASSERT_EQ(rows.size(), op_table().size());
+  EXPECT_EQ(rows[0]["name"], std::string(op_table()[0].name));
+  EXPECT_EQ(cli({"ops", "--bogus"}).code, 2);
   const CliResult demo_help = cli({"run", "sync-vs-async", "--help"});
   EXPECT_EQ(demo_help.code, 0);
   EXPECT_NE(demo_help.out.find("--iterations"), std::string::npos);

@@ -20,14 +20,16 @@ waitall = _nd.waitall
 sum = _nd.sum
 mean = _nd.mean
 norm = _nd.norm
-relu = _nd.relu
-square = _nd.square
-sqrt = _nd.sqrt
-exp = _nd.exp
-log = _nd.log
 transpose = _nd.transpose
 reshape = _nd.reshape
 broadcast_to = _nd.broadcast_to
 
-__all__ = ["NDArray", "ones", "zeros", "full", "array", "dot", "waitall", "sum", "mean", "norm", "relu", "square",
-           "sqrt", "exp", "log", "transpose", "reshape", "broadcast_to", "random"]
+__all__ = ["NDArray", "ones", "zeros", "full", "array", "dot", "waitall", "sum", "mean", "norm", "transpose", "reshape",
+           "broadcast_to", "random"]
+
+# The elementwise functions made from the op table (`asyncscope ops`): relu,
+# sigmoid, exp, sin, round, ...
+for _name in _nd.__table_ops__:
+    globals()[_name] = getattr(_nd, _name)
+    __all__.append(_name)
+del _name

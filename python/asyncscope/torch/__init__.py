@@ -44,8 +44,6 @@ mm = _t.mm
 matmul = _t.matmul
 sum = _t.sum
 mean = _t.mean
-relu = _t.relu
-exp = _t.exp
 is_grad_enabled = _t.is_grad_enabled
 
 
@@ -125,5 +123,12 @@ class no_grad:
         return False
 
 
-__all__ = ["Tensor", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "relu", "exp",
-           "device", "Size", "dtype", "float32", "float", "cuda", "nn", "no_grad", "is_grad_enabled"]
+__all__ = ["Tensor", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "device", "Size",
+           "dtype", "float32", "float", "cuda", "nn", "no_grad", "is_grad_enabled"]
+
+# The elementwise functions made from the op table (`asyncscope ops`): relu,
+# sigmoid, exp, sin, round, ...
+for _name in _t.__table_ops__:
+    globals()[_name] = getattr(_t, _name)
+    __all__.append(_name)
+del _name

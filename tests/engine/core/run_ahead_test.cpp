@@ -21,6 +21,9 @@ TEST(RunAhead, AThreadRunsAheadAfterItsThresholdOfPushesUntilItWaits) {
   EXPECT_FALSE(RunAhead::note_push(pusher)) << "a wait starts the count again";
 }
 
+// The frontend pushes while the worker holds (the pushes start once the
+// hold has: pushed before, they would leave nothing to hold for). The hold
+// ends, on those pushes or at its idle limit, whichever comes first.
 TEST(RunAhead, AHoldEndsOnceEnoughOpsWerePushedBehindIt) {
   RunAhead policy;
   RunAhead::WorkerState worker;
@@ -29,6 +32,7 @@ TEST(RunAhead, AHoldEndsOnceEnoughOpsWerePushedBehindIt) {
   op.id = 100;
   std::atomic<uint64_t> last{100};
   std::thread pusher([&] {
+    for (int i = 0; running.load() == 0 && i < 1000000; ++i) std::this_thread::yield();  // bounded: a test, not a hang
     for (uint64_t i = 0; i < RunAhead::kHoldBackOps; ++i) last.fetch_add(1);
   });
   policy.hold_back(worker, op, [&last] { return last.load(); }, running);

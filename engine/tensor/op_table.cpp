@@ -1,0 +1,93 @@
+#include "engine/tensor/op_table.h"
+
+#include "engine/tensor/ops.h"
+
+namespace asyncscope {
+namespace {
+
+NDArray negate(const NDArray& a) { return -a; }
+
+constexpr OpDef kOps[] = {
+    // Creation: on the context's device, or the one named.
+    {"zeros", OpKind::creation, "zeros", "zeros", "", "an array of zeros", false, true},
+    {"ones", OpKind::creation, "ones", "ones", "", "an array of ones", false, true},
+    {"full", OpKind::creation, "full", "", "", "an array of one value", false, true},
+    {"uniform", OpKind::creation, "random.uniform", "rand", "", "uniform random numbers (seeded per run)", false,
+     true},
+    {"normal", OpKind::creation, "random.normal", "randn", "", "normal random numbers (seeded per run)", false, true},
+    {"from_host", OpKind::creation, "array", "tensor", "", "an array of host values (a list, NumPy array or number)",
+     false, true},
+    // Elementwise, broadcasting as NumPy does.
+    {"add", OpKind::binary, "", "", "+ +=", "a + b", true, true},
+    {"sub", OpKind::binary, "", "", "- -=", "a - b", true, true},
+    {"mul", OpKind::binary, "", "", "* *=", "a * b", true, true},
+    {"div", OpKind::binary, "", "", "/ /=", "a / b", true, true},
+    // Elementwise, one input.
+    {"negative", OpKind::unary, "negative", "neg negative", "-x", "-a", true, true, &negate},
+    {"relu", OpKind::unary, "relu", "relu", "", "max(a, 0)", true, true, &relu},
+    {"square", OpKind::unary, "square", "square", "x**2", "a * a", true, true, &square},
+    {"sqrt", OpKind::unary, "sqrt", "sqrt", "", "the square root", true, true, &sqrt},
+    {"exp", OpKind::unary, "exp", "exp", "", "e to the power a", true, true, &exp},
+    {"log", OpKind::unary, "log", "log", "", "the natural logarithm", true, true, &log},
+    {"log1p", OpKind::unary, "log1p", "log1p", "", "log(1 + a), exact for small a", true, true, &log1p},
+    {"abs", OpKind::unary, "abs", "abs", "abs(x)", "the absolute value", true, true, &abs},
+    {"sign", OpKind::unary, "sign", "sign", "", "-1, 0 or 1", true, true, &sign},
+    {"sin", OpKind::unary, "sin", "sin", "", "the sine", true, true, &sin},
+    {"cos", OpKind::unary, "cos", "cos", "", "the cosine", true, true, &cos},
+    {"tanh", OpKind::unary, "tanh", "tanh", "", "the hyperbolic tangent", true, true, &tanh},
+    {"sigmoid", OpKind::unary, "sigmoid", "sigmoid", "", "1 / (1 + exp(-a))", true, true, &sigmoid},
+    {"floor", OpKind::unary, "floor", "floor", "", "the largest integer not above a", true, true, &floor},
+    {"ceil", OpKind::unary, "ceil", "ceil", "", "the smallest integer not below a", true, true, &ceil},
+    {"rint", OpKind::unary, "rint", "round", "", "the nearest integer, halves to even", true, true, &rint},
+    {"round", OpKind::unary, "round", "", "", "the nearest integer, halves away from zero", true, true, &round},
+    // Reductions over all axes or some (axis/dim, keepdims/keepdim).
+    {"sum", OpKind::reduction, "sum", "sum", "", "the sum", true, true},
+    {"mean", OpKind::reduction, "mean", "mean", "", "the mean", true, true},
+    {"norm", OpKind::reduction, "norm", "norm", "", "the Euclidean (Frobenius) norm", true, true},
+    // Linear algebra.
+    {"dot", OpKind::linalg, "dot", "mm matmul", "@", "the matrix product of 2-D arrays (BLAS, cuBLAS)", true, true},
+    // Shape.
+    {"transpose", OpKind::shape, "transpose T", "T", "", "the transpose of a 2-D array (a copy)", true, true},
+    {"reshape", OpKind::shape, "reshape", "reshape", "", "the same values in another shape (a view)", true, true},
+    {"broadcast_to", OpKind::shape, "broadcast_to", "", "", "a stretched to a shape by broadcasting", true, true},
+    // Copies.
+    {"copy", OpKind::copy, "copy", "", "", "a copy", true, true},
+    {"to", OpKind::copy, "", "to cpu cuda", "", "the values on another device", true, true},
+};
+
+}  // namespace
+
+const char* to_string(OpKind kind) noexcept {
+  switch (kind) {
+    case OpKind::creation: return "creation";
+    case OpKind::unary: return "unary";
+    case OpKind::binary: return "binary";
+    case OpKind::reduction: return "reduction";
+    case OpKind::linalg: return "linalg";
+    case OpKind::shape: return "shape";
+    case OpKind::copy: return "copy";
+  }
+  return "?";
+}
+
+std::span<const OpDef> op_table() noexcept { return kOps; }
+
+const OpDef* find_op(std::string_view name) noexcept {
+  for (const OpDef& op : kOps) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+std::vector<std::string_view> frontend_names(std::string_view list) {
+  std::vector<std::string_view> out;
+  while (!list.empty()) {
+    const size_t space = list.find(' ');
+    if (space != 0) out.push_back(list.substr(0, space));
+    if (space == std::string_view::npos) break;
+    list.remove_prefix(space + 1);
+  }
+  return out;
+}
+
+}  // namespace asyncscope

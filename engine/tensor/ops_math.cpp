@@ -1,0 +1,113 @@
+// Elementwise math beyond arithmetic: absolute value and sign, the
+// trigonometric and logistic functions, log1p, and rounding; each with its
+// gradient (zero for the step functions, as in MXNet and PyTorch).
+#include <cmath>
+
+#include "engine/cuda/kernels.h"
+#include "engine/tensor/op_launch.h"
+#include "engine/tensor/ops.h"
+
+namespace asyncscope {
+
+using ops_detail::record1;
+using ops_detail::unary;
+
+namespace {
+
+// A step function's gradient: zero wherever it is defined.
+NDArray zero_gradient(const NDArray& dy) { return dy * 0.0f; }
+
+}  // namespace
+
+NDArray abs(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("abs");
+  NDArray out = unary(a, kName, "abs", cuda::UnaryOp::abs, 0.0f, [](float x) { return std::fabs(x); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [a](const NDArray& dy) { return dy * sign(a); });
+  }
+  return out;
+}
+
+NDArray sign(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("sign");
+  NDArray out = unary(a, kName, "sign", cuda::UnaryOp::sign, 0.0f,
+                      [](float x) { return static_cast<float>((x > 0.0f) - (x < 0.0f)); });
+  if (autograd::should_record({&a})) record1(kName, a, out, &zero_gradient);
+  return out;
+}
+
+NDArray sin(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("sin");
+  NDArray out = unary(a, kName, "sin", cuda::UnaryOp::sin, 0.0f, [](float x) { return std::sin(x); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [a](const NDArray& dy) { return dy * cos(a); });
+  }
+  return out;
+}
+
+NDArray cos(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("cos");
+  NDArray out = unary(a, kName, "cos", cuda::UnaryOp::cos, 0.0f, [](float x) { return std::cos(x); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [a](const NDArray& dy) { return -(dy * sin(a)); });
+  }
+  return out;
+}
+
+NDArray tanh(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("tanh");
+  NDArray out = unary(a, kName, "tanh", cuda::UnaryOp::tanh, 0.0f, [](float x) { return std::tanh(x); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy * (1.0f - square(out)); });
+  }
+  return out;
+}
+
+NDArray sigmoid(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("sigmoid");
+  NDArray out = unary(a, kName, "sigmoid", cuda::UnaryOp::sigmoid, 0.0f,
+                      [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy * out * (1.0f - out); });
+  }
+  return out;
+}
+
+NDArray log1p(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("log1p");
+  NDArray out = unary(a, kName, "log1p", cuda::UnaryOp::log1p, 0.0f, [](float x) { return std::log1p(x); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [a](const NDArray& dy) { return dy / (a + 1.0f); });
+  }
+  return out;
+}
+
+NDArray floor(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("floor");
+  NDArray out = unary(a, kName, "floor", cuda::UnaryOp::floor, 0.0f, [](float x) { return std::floor(x); });
+  if (autograd::should_record({&a})) record1(kName, a, out, &zero_gradient);
+  return out;
+}
+
+NDArray ceil(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("ceil");
+  NDArray out = unary(a, kName, "ceil", cuda::UnaryOp::ceil, 0.0f, [](float x) { return std::ceil(x); });
+  if (autograd::should_record({&a})) record1(kName, a, out, &zero_gradient);
+  return out;
+}
+
+NDArray rint(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("rint");
+  NDArray out = unary(a, kName, "rint", cuda::UnaryOp::rint, 0.0f, [](float x) { return std::nearbyint(x); });
+  if (autograd::should_record({&a})) record1(kName, a, out, &zero_gradient);
+  return out;
+}
+
+NDArray round(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("round");
+  NDArray out = unary(a, kName, "round", cuda::UnaryOp::round, 0.0f, [](float x) { return std::round(x); });
+  if (autograd::should_record({&a})) record1(kName, a, out, &zero_gradient);
+  return out;
+}
+
+}  // namespace asyncscope

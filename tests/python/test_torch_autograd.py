@@ -1,0 +1,102 @@
+"""The PyTorch edition's autograd beside the real PyTorch on the same
+values: requires_grad on creation and requires_grad_(), .grad None until a
+backward and accumulating after, zero_() and `x.grad = None`, backward with
+a gradient= for a non-scalar, detach(), an update under torch.no_grad(),
+the errors PyTorch raises (RuntimeError), and the printed form of a leaf."""
+
+import unittest
+
+import numpy as np
+
+from asyncscope import torch as atorch
+
+try:
+    import torch as real_torch
+except ImportError:  # make test installs python3-torch; a bare environment may not have it
+    real_torch = None
+NO_TORCH = "the real PyTorch is not installed (apt-get install python3-torch)"
+
+X = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=np.float32)
+
+
+def both(fn):
+    """fn(lib, tensor_factory) run on asyncscope's torch and on the real one."""
+    return fn(atorch, lambda v, **kw: atorch.tensor(v, **kw)), fn(real_torch, lambda v, **kw: real_torch.tensor(v, **kw))
+
+
+def as_numpy(t):
+    return None if t is None else t.detach().numpy() if hasattr(t, "detach") else t.numpy()
+
+
+@unittest.skipIf(real_torch is None, NO_TORCH)
+class TorchAutograd(unittest.TestCase):
+    def test_grad_is_none_until_backward_then_accumulates(self):
+        def run(lib, tensor):
+            x = tensor(X, requires_grad=True)
+            seen = [x.grad is None, x.requires_grad, x.is_leaf]
+            (x * x).sum().backward()
+            first = x.grad.numpy().copy()
+            (lib.sin(x) * 3).sum().backward()
+            second = x.grad.numpy().copy()
+            x.grad.zero_()
+            zeroed = x.grad.numpy().copy()
+            x.grad = None
+            return seen, first, second, zeroed, x.grad is None
+        ours, theirs = both(run)
+        self.assertEqual(ours[0], theirs[0])
+        for a, b in zip(ours[1:4], theirs[1:4]):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        self.assertEqual(ours[4], theirs[4])
+
+    def test_requires_grad_on_every_creation_function_and_requires_grad_(self):
+        for name in ("ones", "zeros", "rand", "randn"):
+            t = getattr(atorch, name)(2, 3, requires_grad=True)
+            self.assertTrue(t.requires_grad, name)
+            self.assertIsNone(t.grad, name)
+        t = atorch.ones(2)
+        self.assertFalse(t.requires_grad)
+        self.assertIs(t.requires_grad_(), t)
+        self.assertTrue(t.requires_grad)
+        t.requires_grad_(False)
+        self.assertFalse(t.requires_grad)
+
+    def test_backward_with_a_gradient_for_a_non_scalar(self):
+        g = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=np.float32)
+
+        def run(lib, tensor):
+            x = tensor(X, requires_grad=True)
+            (x * x).backward(gradient=tensor(g))
+            return x.grad.numpy()
+        ours, theirs = both(run)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+    def test_detach_and_an_update_under_no_grad(self):
+        def run(lib, tensor):
+            w = tensor(X, requires_grad=True)
+            loss = (w * w).sum()
+            loss.backward()
+            with lib.no_grad():
+                w -= 0.1 * w.grad
+            d = (w * 2).detach()
+            return w.detach().numpy(), d.requires_grad, w.requires_grad, d.numpy()
+        ours, theirs = both(run)
+        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+        self.assertEqual(ours[1:3], theirs[1:3])
+        np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-6)
+
+    def test_errors_are_pytorchs(self):
+        for lib, tensor in ((atorch, atorch.tensor), (real_torch, real_torch.tensor)):
+            x = tensor(X, requires_grad=True)
+            with self.assertRaisesRegex(RuntimeError, "implicitly created only for scalar outputs"):
+                (x * 2).backward()
+            with self.assertRaisesRegex(RuntimeError, "does not require grad"):
+                tensor(X).sum().backward()
+            with self.assertRaisesRegex(RuntimeError, "leaf variables"):
+                (x * 2).requires_grad_(False)
+
+    def test_a_leaf_prints_requires_grad(self):
+        self.assertEqual(repr(atorch.tensor([1.0, 2.0], requires_grad=True)), repr(real_torch.tensor([1.0, 2.0], requires_grad=True)))
+
+
+if __name__ == "__main__":
+    unittest.main()
