@@ -57,6 +57,15 @@ __device__ inline float apply(BinaryOp op, float a, float b) {
     case BinaryOp::sub: return a - b;
     case BinaryOp::mul: return a * b;
     case BinaryOp::div: return a / b;
+    case BinaryOp::pow: return powf(a, b);
+    case BinaryOp::maximum: return a != a ? a : (b != b ? b : (a > b ? a : b));
+    case BinaryOp::minimum: return a != a ? a : (b != b ? b : (a < b ? a : b));
+    case BinaryOp::equal: return a == b ? 1.0f : 0.0f;
+    case BinaryOp::not_equal: return a != b ? 1.0f : 0.0f;
+    case BinaryOp::greater: return a > b ? 1.0f : 0.0f;
+    case BinaryOp::greater_equal: return a >= b ? 1.0f : 0.0f;
+    case BinaryOp::less: return a < b ? 1.0f : 0.0f;
+    case BinaryOp::less_equal: return a <= b ? 1.0f : 0.0f;
   }
   return 0.0f;
 }

@@ -17,7 +17,10 @@
 
 namespace asyncscope::cuda {
 
-enum class BinaryOp : uint8_t { add, sub, mul, div };
+enum class BinaryOp : uint8_t {
+  add, sub, mul, div, pow, maximum, minimum,
+  equal, not_equal, greater, greater_equal, less, less_equal  // 1 or 0
+};
 // y = f(x, s) elementwise.
 enum class UnaryOp : uint8_t {
   copy, add_scalar, sub_scalar, mul_scalar, div_scalar, rsub_scalar, rdiv_scalar, negative, relu, square, sqrt, exp, log,

@@ -6,6 +6,10 @@ namespace asyncscope {
 namespace {
 
 NDArray negate(const NDArray& a) { return -a; }
+NDArray add(const NDArray& a, const NDArray& b) { return a + b; }
+NDArray subtract(const NDArray& a, const NDArray& b) { return a - b; }
+NDArray multiply(const NDArray& a, const NDArray& b) { return a * b; }
+NDArray divide(const NDArray& a, const NDArray& b) { return a / b; }
 
 constexpr OpDef kOps[] = {
     // Creation: on the context's device, or the one named.
@@ -18,10 +22,23 @@ constexpr OpDef kOps[] = {
     {"from_host", OpKind::creation, "array", "tensor", "", "an array of host values (a list, NumPy array or number)",
      false, true},
     // Elementwise, broadcasting as NumPy does.
-    {"add", OpKind::binary, "", "", "+ +=", "a + b", true, true},
-    {"sub", OpKind::binary, "", "", "- -=", "a - b", true, true},
-    {"mul", OpKind::binary, "", "", "* *=", "a * b", true, true},
-    {"div", OpKind::binary, "", "", "/ /=", "a / b", true, true},
+    {"add", OpKind::binary, "add", "add", "+ +=", "a + b", true, true, nullptr, &add},
+    {"sub", OpKind::binary, "subtract", "sub subtract", "- -=", "a - b", true, true, nullptr, &subtract},
+    {"mul", OpKind::binary, "multiply", "mul multiply", "* *=", "a * b", true, true, nullptr, &multiply},
+    {"div", OpKind::binary, "divide", "div divide", "/ /=", "a / b", true, true, nullptr, &divide},
+    {"pow", OpKind::binary, "power", "pow", "**", "a to the power b", true, true, nullptr, &pow},
+    {"maximum", OpKind::binary, "maximum", "maximum", "", "the larger (a NaN wins; a tie's gradient goes to a)",
+     true, true, nullptr, &maximum},
+    {"minimum", OpKind::binary, "minimum", "minimum", "", "the smaller (a NaN wins; a tie's gradient goes to a)",
+     true, true, nullptr, &minimum},
+    {"equal", OpKind::binary, "equal", "", "==", "1 where a == b, else 0", false, true, nullptr, &equal},
+    {"not_equal", OpKind::binary, "not_equal", "", "!=", "1 where a != b, else 0", false, true, nullptr, &not_equal},
+    {"greater", OpKind::binary, "greater", "", ">", "1 where a > b, else 0", false, true, nullptr, &greater},
+    {"greater_equal", OpKind::binary, "greater_equal", "", ">=", "1 where a >= b, else 0", false, true, nullptr,
+     &greater_equal},
+    {"less", OpKind::binary, "lesser", "", "<", "1 where a < b, else 0", false, true, nullptr, &less},
+    {"less_equal", OpKind::binary, "lesser_equal", "", "<=", "1 where a <= b, else 0", false, true, nullptr,
+     &less_equal},
     // Elementwise, one input.
     {"negative", OpKind::unary, "negative", "neg negative", "-x", "-a", true, true, &negate},
     {"relu", OpKind::unary, "relu", "relu", "", "max(a, 0)", true, true, &relu},

@@ -2,7 +2,8 @@
 // each frontend, its kind, whether it has a gradient and a CUDA kernel, the
 // dtypes it takes and a one-line doc. The frontends' Python functions and
 // array methods for the elementwise unary ops are made from it
-// (python/core/bind_ops.cpp); `asyncscope ops` prints it; docs/FRONTEND.md
+// (python/core/bind_ops.cpp), and those for the binary ones (array or number
+// on either side); `asyncscope ops` prints it; docs/FRONTEND.md
 // says how to add an op. A kernel's own file (ops_*.cpp) holds its CPU and
 // CUDA function and its gradient.
 // Threading: read-only data, any thread.
@@ -28,13 +29,16 @@ struct OpDef {
   // each a module function or an array method (both, for the unary ops).
   std::string_view nd;
   std::string_view torch;
-  // The Python operators that run it in both frontends ("+", "-x", "@").
+  // The Python operators that run it on the arrays of the frontends that
+  // have it ("+", "-x", "@").
   std::string_view operators;
   std::string_view doc;
   bool gradient = false;  // differentiable (autograd records it)
   bool cuda = false;      // has a CUDA kernel
-  // Unary ops: the op itself, from which the frontends' functions are made.
+  // Elementwise ops: the op itself, from which the frontends' functions are
+  // made (one of the two, by kind).
   NDArray (*unary)(const NDArray&) = nullptr;
+  NDArray (*binary)(const NDArray&, const NDArray&) = nullptr;
 };
 
 // Every op, in the order `asyncscope ops` prints them.

@@ -88,6 +88,19 @@ NDArray operator-(float s, const NDArray& a);
 NDArray operator*(float s, const NDArray& a);
 NDArray operator/(float s, const NDArray& a);
 NDArray operator-(const NDArray& a);
+// a to the power b; the larger and the smaller (a NaN wins; a tie's gradient
+// goes to a).
+NDArray pow(const NDArray& a, const NDArray& b);
+NDArray maximum(const NDArray& a, const NDArray& b);
+NDArray minimum(const NDArray& a, const NDArray& b);
+// Comparisons: 1 where it holds, else 0 (float32, as MXNet's nd gives them;
+// not differentiable).
+NDArray equal(const NDArray& a, const NDArray& b);
+NDArray not_equal(const NDArray& a, const NDArray& b);
+NDArray greater(const NDArray& a, const NDArray& b);
+NDArray greater_equal(const NDArray& a, const NDArray& b);
+NDArray less(const NDArray& a, const NDArray& b);
+NDArray less_equal(const NDArray& a, const NDArray& b);
 NDArray relu(const NDArray& a);
 NDArray square(const NDArray& a);
 NDArray sqrt(const NDArray& a);

@@ -18,14 +18,26 @@ using Need = std::span<const bool>;
 
 namespace {
 
-enum class Binary { add, sub, mul, div };
+enum class Binary {
+  add, sub, mul, div, pow, maximum, minimum, equal, not_equal, greater, greater_equal, less, less_equal
+};
 
 template <Binary kOp>
 inline float apply(float a, float b) {
   if constexpr (kOp == Binary::add) return a + b;
   if constexpr (kOp == Binary::sub) return a - b;
   if constexpr (kOp == Binary::mul) return a * b;
-  return a / b;
+  if constexpr (kOp == Binary::div) return a / b;
+  if constexpr (kOp == Binary::pow) return std::pow(a, b);
+  // NaN wins, as in NumPy and PyTorch.
+  if constexpr (kOp == Binary::maximum) return a != a ? a : (b != b ? b : (a > b ? a : b));
+  if constexpr (kOp == Binary::minimum) return a != a ? a : (b != b ? b : (a < b ? a : b));
+  if constexpr (kOp == Binary::equal) return a == b ? 1.0f : 0.0f;
+  if constexpr (kOp == Binary::not_equal) return a != b ? 1.0f : 0.0f;
+  if constexpr (kOp == Binary::greater) return a > b ? 1.0f : 0.0f;
+  if constexpr (kOp == Binary::greater_equal) return a >= b ? 1.0f : 0.0f;
+  if constexpr (kOp == Binary::less) return a < b ? 1.0f : 0.0f;
+  return a <= b ? 1.0f : 0.0f;
 }
 
 // y = a op b over `out`'s layout, each operand stretched along its mask. The
@@ -102,11 +114,10 @@ void binary_kernel(float* y, const float* pa, StretchMask ma, const float* pb, S
 
 template <Binary kOp>
 constexpr cuda::BinaryOp gpu_op() {
-  return kOp == Binary::add ? cuda::BinaryOp::add
-         : kOp == Binary::sub ? cuda::BinaryOp::sub
-         : kOp == Binary::mul ? cuda::BinaryOp::mul
-                              : cuda::BinaryOp::div;
+  // The two enums list the same ops in the same order.
+  return static_cast<cuda::BinaryOp>(static_cast<int>(kOp));
 }
+static_assert(static_cast<int>(Binary::less_equal) == static_cast<int>(cuda::BinaryOp::less_equal));
 
 template <Binary kOp>
 NDArray binary(const NDArray& a, const NDArray& b, trace::NameId name, const char* op) {
@@ -181,6 +192,53 @@ NDArray operator/(const NDArray& a, const NDArray& b) {
   }
   return out;
 }
+
+NDArray pow(const NDArray& a, const NDArray& b) {
+  static const trace::NameId kName = trace::intern("pow");
+  NDArray out = binary<Binary::pow>(a, b, kName, "pow");
+  if (autograd::should_record({&a, &b})) {
+    autograd::record(kName, {&a, &b}, out, [a, b, out = ops_detail::detached(out)](const NDArray& dy, Need need) {
+      return Grads{need[0] ? sum_to(dy * b * pow(a, b - 1.0f), a.shape()) : NDArray(),
+                   need[1] ? sum_to(dy * out * log(a), b.shape()) : NDArray()};
+    });
+  }
+  return out;
+}
+
+namespace {
+// maximum and minimum: the gradient goes to the input that was taken (to a
+// on a tie, as MXNet does; PyTorch splits a tie's gradient in halves).
+template <Binary kOp>
+NDArray extremum(const NDArray& a, const NDArray& b, const char* op) {
+  static const trace::NameId kName = trace::intern(op);
+  NDArray out = binary<kOp>(a, b, kName, op);
+  if (autograd::should_record({&a, &b})) {
+    autograd::record(kName, {&a, &b}, out, [a, b](const NDArray& dy, Need need) {
+      const NDArray took_a = kOp == Binary::maximum ? greater_equal(a, b) : less_equal(a, b);
+      return Grads{need[0] ? sum_to(dy * took_a, a.shape()) : NDArray(),
+                   need[1] ? sum_to(dy * (1.0f - took_a), b.shape()) : NDArray()};
+    });
+  }
+  return out;
+}
+
+template <Binary kOp>
+NDArray comparison(const NDArray& a, const NDArray& b, const char* op) {
+  static const trace::NameId kName = trace::intern(op);
+  return binary<kOp>(a, b, kName, op);
+}
+}  // namespace
+
+NDArray maximum(const NDArray& a, const NDArray& b) { return extremum<Binary::maximum>(a, b, "maximum"); }
+NDArray minimum(const NDArray& a, const NDArray& b) { return extremum<Binary::minimum>(a, b, "minimum"); }
+NDArray equal(const NDArray& a, const NDArray& b) { return comparison<Binary::equal>(a, b, "equal"); }
+NDArray not_equal(const NDArray& a, const NDArray& b) { return comparison<Binary::not_equal>(a, b, "not_equal"); }
+NDArray greater(const NDArray& a, const NDArray& b) { return comparison<Binary::greater>(a, b, "greater"); }
+NDArray greater_equal(const NDArray& a, const NDArray& b) {
+  return comparison<Binary::greater_equal>(a, b, "greater_equal");
+}
+NDArray less(const NDArray& a, const NDArray& b) { return comparison<Binary::less>(a, b, "less"); }
+NDArray less_equal(const NDArray& a, const NDArray& b) { return comparison<Binary::less_equal>(a, b, "less_equal"); }
 
 NDArray operator+(const NDArray& a, float s) {
   static const trace::NameId kName = trace::intern("add_scalar");

@@ -364,7 +364,6 @@ py::object in_place_op(py::object self, py::handle y) {
 // and autograd differ between the frameworks: each flavour's file binds them.
 template <class T>
 void bind_array_common(py::class_<T>& c) {
-  using S = float;  // the exponent of __pow__
   // One overload per operator, sorting its operand itself: with an array
   // overload and a number overload, pybind11 would first try `x + 1`'s 1 as
   // an array, and that failed load costs an AttributeError inside pybind11
@@ -378,10 +377,21 @@ void bind_array_common(py::class_<T>& c) {
       .def("__truediv__", &binary_op<T, std::divides<>>, py::is_operator())
       .def("__rtruediv__", &reflected_op<T, std::divides<>>, py::is_operator())
       .def("__neg__", [](const T& x) { return push_as<T>(x.a, [&] { return -x.a; }); })
-      .def("__pow__", [](const T& x, S p) {
-        if (p != 2.0f) throw std::invalid_argument("only x ** 2 is supported (use square)");
-        return push_as<T>(x.a, [&] { return square(x.a); });
-      })
+      .def("__pow__", [](const T& x, py::handle p) -> py::object {
+        // x ** 2 is square (one op); another number is a 0-d array of it.
+        if (const std::optional<float> s = number_of(p)) {
+          if (*s == 2.0f) return wrap(push_as<T>(x.a, [&] { return square(x.a); }));
+          return wrap(push_as<T>(x.a, [&] { return pow(x.a, full(x.a.context_ptr(), Shape{}, *s, x.a.device())); }));
+        }
+        if (const T* e = array_of<T>(p)) return wrap(push_as<T>(x.a, [&] { return pow(x.a, e->a); }));
+        return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+      }, py::is_operator())
+      .def("__rpow__", [](const T& x, py::handle base) -> py::object {
+        if (const std::optional<float> s = number_of(base)) {
+          return wrap(push_as<T>(x.a, [&] { return pow(full(x.a.context_ptr(), Shape{}, *s, x.a.device()), x.a); }));
+        }
+        return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+      }, py::is_operator())
       .def("__iadd__", &in_place_op<T, AddInPlace>, py::is_operator())
       .def("__isub__", &in_place_op<T, SubInPlace>, py::is_operator())
       .def("__imul__", &in_place_op<T, MulInPlace>, py::is_operator())

@@ -27,6 +27,7 @@ EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "build", "
 
 TABLE = _core.op_table()
 UNARY = [op for op in TABLE if op["kind"] == "unary"]
+BINARY = [op for op in TABLE if op["kind"] == "binary"]
 
 # NumPy's function for each engine op (MXNet's nd.round rounds halves away
 # from zero, as NumPy has no function for).
@@ -37,6 +38,26 @@ NUMPY = {
     "floor": np.floor, "ceil": np.ceil, "rint": np.rint,
     "round": lambda x: np.sign(x) * np.floor(np.abs(x) + np.float32(0.5)),
 }
+
+
+NUMPY_BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "pow": np.power,
+    "maximum": np.maximum, "minimum": np.minimum,
+    "equal": np.equal, "not_equal": np.not_equal, "greater": np.greater, "greater_equal": np.greater_equal,
+    "less": np.less, "less_equal": np.less_equal,
+}
+
+
+def binary_inputs(op, seed=0):
+    """A (3, 1) and a (1, 4) operand (broadcasting), with ties for the
+    comparisons and a positive base for pow."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-3, 4, (3, 1)).astype(np.float32) + np.float32(0.5)
+    b = rng.integers(-3, 4, (1, 4)).astype(np.float32) + np.float32(0.5)
+    if op == "pow":
+        a = np.abs(a) + np.float32(0.25)
+    b[0, 0] = a[0, 0]  # a tie
+    return a, b
 
 
 def inputs(op, n=64, seed=0):
@@ -92,6 +113,39 @@ class MxnetEdition(unittest.TestCase):
                     self.assertEqual(got.shape, x.shape, how)
                     np.testing.assert_allclose(got.asnumpy(), want, rtol=2e-6, atol=2e-6, err_msg=how)
 
+    def test_each_binary_function_matches_numpy_with_arrays_or_numbers(self):
+        for op in BINARY:
+            a, b = binary_inputs(op["name"])
+            ref = NUMPY_BINARY[op["name"]]
+            for name in op["nd"]:
+                fn = getattr(nd, name)
+                cases = (("%s(a, b)" % name, fn(nd.array(a), nd.array(b)), ref(a, b)),
+                         ("%s(a, 1.5)" % name, fn(nd.array(a), 1.5), ref(a, np.float32(1.5))),
+                         ("%s(1.5, b)" % name, fn(1.5, nd.array(b)), ref(np.float32(1.5), b)))
+                for how, got, want in cases:
+                    self.assertIsInstance(got, nd.NDArray, how)
+                    np.testing.assert_allclose(got.asnumpy(), want.astype(np.float32), rtol=2e-6, err_msg=how)
+            with self.assertRaisesRegex(TypeError, "at least one operand"):
+                nd.add(1.0, 2.0)
+
+    def test_comparison_operators_give_mxnets_zeros_and_ones(self):
+        a, b = binary_inputs("equal")
+        x, y = nd.array(a), nd.array(b)
+        for got, want in ((x == y, a == b), (x != y, a != b), (x > y, a > b), (x >= y, a >= b), (x < y, a < b),
+                          (x <= y, a <= b), (x > 0, a > 0), (0.5 == x, a == 0.5)):
+            self.assertIsInstance(got, nd.NDArray)
+            np.testing.assert_array_equal(got.asnumpy(), want.astype(np.float32))
+        self.assertFalse(x == None)  # noqa: E711 (the comparison itself is what is tested)
+        self.assertEqual(hash(x), hash(x))
+        self.assertIn(x, {x: 1})
+
+    def test_powers(self):
+        a = np.array([[0.5, 1.0, 2.0]], dtype=np.float32)
+        x = nd.array(a)
+        for got, want in ((x ** 2, a ** 2), (x ** 0.5, a ** 0.5), (x ** x, a ** a), (2 ** x, 2 ** a),
+                          (nd.power(x, 3), a ** 3)):
+            np.testing.assert_allclose(got.asnumpy(), want, rtol=2e-6)
+
     def test_round_and_rint_are_mxnets(self):
         x = nd.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5])
         np.testing.assert_array_equal(nd.round(x).asnumpy(), [-3, -2, -1, 1, 2, 3])
@@ -129,6 +183,34 @@ class PytorchEdition(unittest.TestCase):
                     self.assertIsInstance(got, atorch.Tensor, how)
                     self.assertEqual(tuple(got.shape), x.shape, how)
                     np.testing.assert_allclose(got.numpy(), want, rtol=2e-6, atol=2e-6, err_msg=how)
+
+    def test_each_binary_function_and_method_matches_the_real_pytorch(self):
+        for op in BINARY:
+            a, b = binary_inputs(op["name"], seed=3)
+            for name in op["torch"]:
+                want = getattr(real_torch, name)(real_torch.from_numpy(a), real_torch.from_numpy(b)).numpy()
+                x, y = atorch.tensor(a), atorch.tensor(b)
+                for how, got in (("torch.%s(a, b)" % name, getattr(atorch, name)(x, y)),
+                                 ("a.%s(b)" % name, getattr(x, name)(y))):
+                    self.assertIsInstance(got, atorch.Tensor, how)
+                    np.testing.assert_allclose(got.numpy(), want, rtol=2e-6, err_msg=how)
+                if name in ("maximum", "minimum"):
+                    continue  # PyTorch takes tensors only there
+                want = getattr(real_torch, name)(real_torch.from_numpy(a), 1.5).numpy()
+                np.testing.assert_allclose(getattr(x, name)(1.5).numpy(), want, rtol=2e-6, err_msg=name + "(a, 1.5)")
+
+    def test_binary_gradients_match_the_real_pytorch(self):
+        a, b = binary_inputs("pow", seed=4)
+        b[0, 0] = 0.75  # no tie: PyTorch splits a tie's gradient, MXNet gives it to a
+        grads = []
+        for lib in (atorch, real_torch):
+            x = lib.tensor(a, requires_grad=True)
+            y = lib.tensor(b, requires_grad=True)
+            z = (lib.pow(x, y) + lib.maximum(x, y) * 2 - lib.minimum(x, y) + x ** 0.5 + 2 ** y).sum()
+            z.backward()
+            grads.append((x.grad.numpy(), y.grad.numpy()))
+        for ours, theirs in zip(grads[0], grads[1]):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
 
     def test_gradients_match_the_real_pytorch(self):
         x = inputs("sin", n=16, seed=2)

@@ -110,6 +110,18 @@ TEST(OpGradients, ScalarOpsAndUnaryFunctions) {
   });
 }
 
+// Broadcast operands; pow's base positive, no ties in maximum and minimum.
+TEST(OpGradients, PowMaximumMinimum) {
+  run_with_timeout([] {
+    GradFixture fx;
+    const std::vector<Shape> shapes = {Shape{3, 1}, Shape{1, 4}};
+    std::vector<std::vector<float>> v = {host_random(3, 11, 0.5f, 2.0f), host_random(4, 12, -1.5f, 1.5f)};
+    expect_gradients_match(fx.ctx, [](const Inputs& x) { return pow(x[0], x[1]); }, shapes, v);
+    expect_gradients_match(fx.ctx, [](const Inputs& x) { return maximum(x[0], x[1]) * 2.0f; }, shapes, v);
+    expect_gradients_match(fx.ctx, [](const Inputs& x) { return minimum(x[0], x[1]); }, shapes, v);
+  });
+}
+
 TEST(OpGradients, ReluAwayFromItsKink) {
   run_with_timeout([] {
     GradFixture fx;

@@ -100,6 +100,43 @@ TEST_P(Ops, BroadcastsRowsAndScalars) {
   EXPECT_THROW(a + bad, std::invalid_argument);
 }
 
+// pow, maximum, minimum and the comparisons, broadcasting a column against
+// a row, against loops; NaN wins in maximum and minimum.
+TEST_P(Ops, PowExtremaAndComparisonsMatchLoops) {
+  auto c = ctx();
+  const std::vector<float> col = {0.5f, 1.0f, 2.5f};
+  const std::vector<float> row = {1.0f, 2.0f, 0.5f, 2.5f};
+  const NDArray a = from_host(c, {3, 1}, col);
+  const NDArray b = from_host(c, {1, 4}, row);
+  std::vector<float> p(12), hi(12), lo(12), eq(12), ne(12), gt(12), ge(12), lt(12), le(12);
+  for (size_t i = 0; i < 3; ++i) {
+    for (size_t j = 0; j < 4; ++j) {
+      const float x = col[i], y = row[j];
+      const size_t k = i * 4 + j;
+      p[k] = std::pow(x, y);
+      hi[k] = std::max(x, y);
+      lo[k] = std::min(x, y);
+      eq[k] = x == y, ne[k] = x != y, gt[k] = x > y, ge[k] = x >= y, lt[k] = x < y, le[k] = x <= y;
+    }
+  }
+  expect_near_all(pow(a, b).to_host(), p);
+  expect_near_all(maximum(a, b).to_host(), hi);
+  expect_near_all(minimum(a, b).to_host(), lo);
+  EXPECT_EQ(equal(a, b).to_host(), eq);
+  EXPECT_EQ(not_equal(a, b).to_host(), ne);
+  EXPECT_EQ(greater(a, b).to_host(), gt);
+  EXPECT_EQ(greater_equal(a, b).to_host(), ge);
+  EXPECT_EQ(less(a, b).to_host(), lt);
+  EXPECT_EQ(less_equal(a, b).to_host(), le);
+  const NDArray nan = from_host(c, {2}, {std::nanf(""), 1.0f});
+  const NDArray one = from_host(c, {2}, {1.0f, std::nanf("")});
+  for (const NDArray& r : {maximum(nan, one), minimum(nan, one), maximum(one, nan)}) {
+    const std::vector<float> v = r.to_host();
+    EXPECT_TRUE(std::isnan(v[0]) && std::isnan(v[1]));
+  }
+  EXPECT_THROW(pow(a, from_host(c, {2, 4}, std::vector<float>(8, 1.0f))), std::invalid_argument);  // 3 against 2
+}
+
 TEST_P(Ops, DotMatchesTripleLoopWithTransposes) {
   auto c = ctx();
   const int64_t m = 7, k = 5, n = 9;
