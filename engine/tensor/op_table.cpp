@@ -13,12 +13,13 @@ NDArray divide(const NDArray& a, const NDArray& b) { return a / b; }
 
 constexpr OpDef kOps[] = {
     // Creation: on the context's device, or the one named.
-    {"zeros", OpKind::creation, "zeros", "zeros", "", "an array of zeros", false, true},
-    {"ones", OpKind::creation, "ones", "ones", "", "an array of ones", false, true},
-    {"full", OpKind::creation, "full", "", "", "an array of one value", false, true},
-    {"uniform", OpKind::creation, "random.uniform", "rand", "", "uniform random numbers (seeded per run)", false,
-     true},
-    {"normal", OpKind::creation, "random.normal", "randn", "", "normal random numbers (seeded per run)", false, true},
+    {"zeros", OpKind::creation, "zeros zeros_like", "zeros zeros_like", "", "an array of zeros", false, true},
+    {"ones", OpKind::creation, "ones ones_like", "ones ones_like", "", "an array of ones", false, true},
+    {"full", OpKind::creation, "full", "full_like", "", "an array of one value", false, true},
+    {"uniform", OpKind::creation, "random.uniform", "rand rand_like", "", "uniform random numbers (seeded per run)",
+     false, true},
+    {"normal", OpKind::creation, "random.normal", "randn randn_like", "", "normal random numbers (seeded per run)",
+     false, true},
     {"from_host", OpKind::creation, "array", "tensor", "", "an array of host values (a list, NumPy array or number)",
      false, true},
     // Elementwise, broadcasting as NumPy does.
@@ -62,7 +63,8 @@ constexpr OpDef kOps[] = {
     {"mean", OpKind::reduction, "mean", "mean", "", "the mean", true, true},
     {"norm", OpKind::reduction, "norm", "norm", "", "the Euclidean (Frobenius) norm", true, true},
     // Linear algebra.
-    {"dot", OpKind::linalg, "dot", "mm matmul", "@", "the matrix product of 2-D arrays (BLAS, cuBLAS)", true, true},
+    {"dot", OpKind::linalg, "dot", "mm matmul mv dot", "@",
+     "the matrix product of 2-D arrays (BLAS, cuBLAS); mv and torch.dot reshape 1-D operands to it", true, true},
     // Shape.
     {"transpose", OpKind::shape, "transpose T", "T", "", "the transpose of a 2-D array (a copy)", true, true},
     {"reshape", OpKind::shape, "reshape", "reshape", "", "the same values in another shape (a view)", true, true},

@@ -136,6 +136,11 @@ the work the array depends on; nd.waitall() waits for everything.)");
   };
   creation("ones", &ones, "An array of ones (pushed; returns at once).");
   creation("zeros", &zeros, "An array of zeros (pushed; returns at once).");
+  for (const auto& [name, fill] : {std::pair<const char*, Fill>{"zeros_like", &zeros}, {"ones_like", &ones}}) {
+    nd.def(name, [fill](const MxArray& like) {
+      return mx(pushing(like.a, [&] { return fill(like.a.context_ptr(), like.a.shape(), like.a.device()); }));
+    }, py::arg("data"), "An array of like's shape and context (pushed; returns at once).");
+  }
   nd.def("full", [](py::object shape, float value, py::object ctx, py::object) {
     const ContextPtr& context = python::context();
     PushGuard guard(*context);

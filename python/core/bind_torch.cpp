@@ -105,6 +105,24 @@ Tensor reduce(const Tensor& x, py::handle dim, bool keepdim, ReduceKind kind) {
   });
 }
 
+// sum(dim, keepdim), also spelled sum(axis=, keepdims=) as PyTorch accepts.
+Tensor reduce_with_aliases(const Tensor& x, py::object dim, bool keepdim, py::object axis, py::object keepdims,
+                           ReduceKind kind) {
+  if (!axis.is_none()) dim = axis;
+  if (!keepdims.is_none()) keepdim = py::cast<bool>(keepdims);
+  return reduce(x, dim, keepdim, kind);
+}
+
+// The 2-norm (Frobenius for a matrix), over everything or along dim.
+Tensor norm_of(const Tensor& x, py::object p, py::object dim, bool keepdim) {
+  const bool two = py::isinstance<py::str>(p) ? py::cast<std::string>(p) == "fro"
+                                              : !p.is_none() && py::cast<double>(p) == 2.0;
+  if (!two && !p.is_none()) {
+    throw std::invalid_argument("norm: only the 2-norm (p=2 or 'fro') is supported, got p=" + std::string(py::str(p)));
+  }
+  return reduce(x, dim, keepdim, ReduceKind::norm);
+}
+
 // x on `device`: x itself when it is there already, as PyTorch's .to() does.
 py::object moved(py::object self, py::handle spec, const char* op) {
   const Tensor& x = self.cast<const Tensor&>();
@@ -173,11 +191,25 @@ torch.cuda.synchronize() wait for the work they need.)");
       .def("dim", [](const Tensor& x) { return x.a.shape().ndim(); })
       .def("numel", [](const Tensor& x) { return x.a.size(); })
       .def_property_readonly("T", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return transpose(x.a); }); })
-      .def("sum", [](const Tensor& x, py::object dim, bool keepdim) { return reduce(x, dim, keepdim, ReduceKind::sum); },
-           py::arg("dim") = py::none(), py::arg("keepdim") = false)
-      .def("mean", [](const Tensor& x, py::object dim, bool keepdim) { return reduce(x, dim, keepdim, ReduceKind::mean); },
-           py::arg("dim") = py::none(), py::arg("keepdim") = false)
-      .def("norm", [](const Tensor& x) { return reduce(x, py::none(), false, ReduceKind::norm); })
+      .def("sum", [](const Tensor& x, py::object dim, bool keepdim, py::object axis, py::object keepdims) {
+        return reduce_with_aliases(x, dim, keepdim, axis, keepdims, ReduceKind::sum);
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("axis") = py::none(),
+         py::arg("keepdims") = py::none())
+      .def("mean", [](const Tensor& x, py::object dim, bool keepdim, py::object axis, py::object keepdims) {
+        return reduce_with_aliases(x, dim, keepdim, axis, keepdims, ReduceKind::mean);
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("axis") = py::none(),
+         py::arg("keepdims") = py::none())
+      .def("norm", &norm_of, py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("__int__", [](const Tensor& x) { return static_cast<int64_t>(item_of(x)); })
+      .def("__bool__", [](const Tensor& x) {
+        if (x.a.size() != 1) {
+          throw std::runtime_error("Boolean value of Tensor with more than one value is ambiguous");
+        }
+        return item_of(x) != 0.0f;
+      })
+      .def("tolist", [](const Tensor& x) -> py::object {
+        return to_numpy(x.a, trace::SyncKind::to_host).attr("tolist")();
+      }, "The values as (nested) Python lists of floats (a sync point).")
       .def_property("requires_grad", [](const Tensor& x) { return x.a.requires_grad(); },
                     [](Tensor& x, bool requires_grad) { set_requires_grad(x, requires_grad); },
                     "Whether autograd records the ops on this tensor (set it on a leaf).")
@@ -262,6 +294,60 @@ void bind_functions(py::module_& t) {
                               requires_grad);
   }, py::arg("data"), py::arg("device") = py::none(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
      "A tensor with the values of a NumPy array, a (nested) list or a number.");
+  // zeros_like(x) and the rest: x's shape and device (requires_grad= as creation).
+  using FillLike = NDArray (*)(const ContextPtr&, const Shape&, Device);
+  for (const auto& [name, fill] : {std::pair<const char*, FillLike>{"zeros_like", &zeros}, {"ones_like", &ones}}) {
+    t.def(name, [fill](const Tensor& like, const py::kwargs& kwargs) {
+      const ContextPtr& context = like.a.context_ptr();
+      const Device device = kwargs.contains("device") ? creation_device(kwargs, *context, "like") : like.a.device();
+      return with_requires_grad(push_as<Tensor>(like.a, [&] { return fill(context, like.a.shape(), device); }),
+                                requires_grad_of(kwargs));
+    }, py::arg("input"));
+  }
+  t.def("rand_like", [](const Tensor& like, const py::kwargs& kwargs) {
+    const ContextPtr& context = like.a.context_ptr();
+    return with_requires_grad(
+        push_as<Tensor>(like.a, [&] { return uniform(context, like.a.shape(), 0.0f, 1.0f, like.a.device()); }),
+        requires_grad_of(kwargs));
+  }, py::arg("input"));
+  t.def("randn_like", [](const Tensor& like, const py::kwargs& kwargs) {
+    const ContextPtr& context = like.a.context_ptr();
+    return with_requires_grad(
+        push_as<Tensor>(like.a, [&] { return normal(context, like.a.shape(), 0.0f, 1.0f, like.a.device()); }),
+        requires_grad_of(kwargs));
+  }, py::arg("input"));
+  t.def("full_like", [](const Tensor& like, float value, const py::kwargs& kwargs) {
+    const ContextPtr& context = like.a.context_ptr();
+    return with_requires_grad(
+        push_as<Tensor>(like.a, [&] { return full(context, like.a.shape(), value, like.a.device()); }),
+        requires_grad_of(kwargs));
+  }, py::arg("input"), py::arg("fill_value"));
+  // The 1-D products, on dot: x . y of two vectors (0-d), A x of a matrix and a vector.
+  t.def("dot", [](const Tensor& a, const Tensor& b) {
+    if (a.a.shape().ndim() != 1 || b.a.shape().ndim() != 1) {
+      throw std::runtime_error("1D tensors expected, but got " + std::to_string(a.a.shape().ndim()) + "D and " +
+                               std::to_string(b.a.shape().ndim()) + "D tensors");
+    }
+    return push_as<Tensor>(a.a, [&] {
+      const int64_t n = a.a.shape()[0];
+      return named_as("dot", "dot", [&] {
+        return reshape(dot(reshape(a.a, Shape{1, n}), reshape(b.a, Shape{b.a.shape()[0], 1})), Shape{});
+      });
+    });
+  }, py::arg("input"), py::arg("other"), "The inner product of two 1-D tensors (a 0-d tensor).");
+  t.def("mv", [](const Tensor& m, const Tensor& v) {
+    if (m.a.shape().ndim() != 2 || v.a.shape().ndim() != 1) {
+      throw std::runtime_error("mv: expected a 2-D matrix and a 1-D vector, got " + m.a.shape().to_string() + " and " +
+                               v.a.shape().to_string());
+    }
+    return push_as<Tensor>(m.a, [&] {
+      return named_as("mv", "dot", [&] {
+        return reshape(dot(m.a, reshape(v.a, Shape{v.a.shape()[0], 1})), Shape{m.a.shape()[0]});
+      });
+    });
+  }, py::arg("input"), py::arg("vec"), "The product of a matrix and a vector.");
+  t.def("norm", &norm_of, py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(),
+        py::arg("keepdim") = false, "The 2-norm (Frobenius for a matrix), of everything or along dim.");
   for (const char* name : {"mm", "matmul"}) {
     t.def(name, [name](const Tensor& a, const Tensor& b) {
       return push_as<Tensor>(a.a, [&] { return named_as(name, "dot", [&] { return dot(a.a, b.a); }); });
@@ -269,8 +355,10 @@ void bind_functions(py::module_& t) {
           py::arg("input"), py::arg("other"), "Matrix product of 2-D tensors (BLAS sgemm, cuBLAS on a GPU).");
   }
   for (const auto& [name, kind] : {std::pair{"sum", ReduceKind::sum}, {"mean", ReduceKind::mean}}) {
-    t.def(name, [kind](const Tensor& x, py::object dim, bool keepdim) { return reduce(x, dim, keepdim, kind); },
-          py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    t.def(name, [kind](const Tensor& x, py::object dim, bool keepdim, py::object axis, py::object keepdims) {
+      return reduce_with_aliases(x, dim, keepdim, axis, keepdims, kind);
+    }, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("axis") = py::none(),
+       py::arg("keepdims") = py::none());
   }
   t.def("is_grad_enabled", &torch_grad_enabled);
   t.def("_set_grad_enabled", &set_torch_grad_enabled, "Sets this thread's grad mode; returns the one it replaces.");

@@ -13,6 +13,8 @@ _nd = _core.nd
 NDArray = _nd.NDArray
 ones = _nd.ones
 zeros = _nd.zeros
+ones_like = _nd.ones_like
+zeros_like = _nd.zeros_like
 full = _nd.full
 array = _nd.array
 dot = _nd.dot
@@ -24,7 +26,7 @@ transpose = _nd.transpose
 reshape = _nd.reshape
 broadcast_to = _nd.broadcast_to
 
-__all__ = ["NDArray", "ones", "zeros", "full", "array", "dot", "waitall", "sum", "mean", "norm", "transpose", "reshape",
+__all__ = ["NDArray", "ones", "zeros", "ones_like", "zeros_like", "full", "array", "dot", "waitall", "sum", "mean", "norm", "transpose", "reshape",
            "broadcast_to", "random"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,

@@ -44,6 +44,14 @@ mm = _t.mm
 matmul = _t.matmul
 sum = _t.sum
 mean = _t.mean
+norm = _t.norm
+dot = _t.dot
+mv = _t.mv
+zeros_like = _t.zeros_like
+ones_like = _t.ones_like
+full_like = _t.full_like
+rand_like = _t.rand_like
+randn_like = _t.randn_like
 is_grad_enabled = _t.is_grad_enabled
 
 
@@ -123,7 +131,8 @@ class no_grad:
         return False
 
 
-__all__ = ["Tensor", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "device", "Size",
+__all__ = ["Tensor", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "norm", "dot", "mv",
+           "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "device", "Size",
            "dtype", "float32", "float", "cuda", "nn", "no_grad", "is_grad_enabled"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,
