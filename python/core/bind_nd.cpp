@@ -102,6 +102,16 @@ the work the array depends on; nd.waitall() waits for everything.)");
         const float v = waiting(x.a.context(), [&] { return x.a.item(); });
         return py::module_::import("numpy").attr("float32")(v);
       }, "The value of a one-element array as a numpy.float32 (a sync point).")
+      .def("__bool__", [](const MxArray& x) {
+        // MXNet's rule: an empty array is False, one element is its value,
+        // more are ambiguous (so `a in list_of_arrays`, which compares with
+        // ==, fails loudly instead of matching any array).
+        if (x.a.size() == 0) return false;
+        if (x.a.size() != 1) {
+          throw std::invalid_argument("The truth value of an NDArray with multiple elements is ambiguous.");
+        }
+        return waiting(x.a.context(), [&] { return x.a.item(); }) != 0.0f;
+      })
       .def("__repr__", &mx_repr)
       .def("__str__", &mx_repr)
       .def_property_readonly("context", [](const MxArray& x) { return mx_context(x.a.device()); })

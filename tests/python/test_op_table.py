@@ -136,6 +136,12 @@ class MxnetEdition(unittest.TestCase):
             self.assertIsInstance(got, nd.NDArray)
             np.testing.assert_array_equal(got.asnumpy(), want.astype(np.float32))
         self.assertFalse(x == None)  # noqa: E711 (the comparison itself is what is tested)
+        # Truth values as MXNet's: one element is its value, more are ambiguous.
+        self.assertTrue(nd.array([2.0]) > 1)
+        self.assertFalse(nd.array([0.0]) > 1)
+        with self.assertRaisesRegex(ValueError, "ambiguous"):
+            bool(x > y)
+        self.assertIn(x, [x])  # identity first, as for any object
         self.assertEqual(hash(x), hash(x))
         self.assertIn(x, {x: 1})
 
