@@ -47,6 +47,15 @@ void draw_gutter(ImDrawList* draw, const trace::TraceModel& model, const Timelin
   }
 }
 
+}  // namespace
+
+MarkerTag place_marker_tag(float x, float width, float min_x, float max_x) noexcept {
+  if (x + width > max_x && x - width >= min_x) return MarkerTag{x - width, x, true};
+  return MarkerTag{x, x + width, false};
+}
+
+namespace {
+
 void draw_markers(ImDrawList* draw, const trace::TraceModel& model, const TimelineFrame& f) {
   float tag_end = -1e9f;
   const float y0 = f.ruler_y1 - f.line_height * kMarkerLines;
@@ -58,11 +67,13 @@ void draw_markers(ImDrawList* draw, const trace::TraceModel& model, const Timeli
     std::string label(model.name(m.name));
     if (m.value != 0) label.append(" ").append(std::to_string(m.value));
     const ImVec2 size = ImGui::CalcTextSize(label.c_str());
-    if (x < tag_end) continue;  // keep tags readable: skip one that would overlap the previous
-    const ImVec2 a(x, y0 + 1.0f);
-    const ImVec2 b(x + size.x + 8.0f, f.ruler_y1 - 2.0f);
-    draw->AddRectFilled(a, b, with_alpha(theme::kMarker, 45), 3.0f, ImDrawFlags_RoundCornersRight);
-    draw->AddText(ImVec2(x + 4.0f, (a.y + b.y - size.y) * 0.5f), theme::kMarker, label.c_str());
+    const MarkerTag tag = place_marker_tag(x, size.x + 8.0f, f.gutter_x1, f.max.x);
+    if (tag.x0 < tag_end) continue;  // keep tags readable: skip one that would overlap the previous
+    const ImVec2 a(tag.x0, y0 + 1.0f);
+    const ImVec2 b(tag.x1, f.ruler_y1 - 2.0f);
+    draw->AddRectFilled(a, b, with_alpha(theme::kMarker, 45), 3.0f,
+                        tag.left ? ImDrawFlags_RoundCornersLeft : ImDrawFlags_RoundCornersRight);
+    draw->AddText(ImVec2(tag.x0 + 4.0f, (a.y + b.y - size.y) * 0.5f), theme::kMarker, label.c_str());
     tag_end = b.x + 4.0f;
   }
 }

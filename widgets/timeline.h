@@ -100,6 +100,15 @@ void prepare_timeline_frame(const trace::TraceModel& model, std::span<Lane* cons
                             ImVec2 min, ImVec2 max, float line_height, TimelineFrame& frame);
 // What is under point p in a prepared frame (kind none outside the lanes).
 TimelineHit hit_test(const TimelineFrame& frame, ImVec2 p);
+
+// Where a marker's tag goes: to the right of its line at `x`, or to the left
+// of it where a tag `width` wide would cross `max_x` and fits after `min_x`
+// (a marker near the view's end keeps its whole label in view).
+struct MarkerTag {
+  float x0 = 0, x1 = 0;
+  bool left = false;
+};
+MarkerTag place_marker_tag(float x, float width, float min_x, float max_x) noexcept;
 // The ops that op `op` depended on: for each var it read or wrote, the last
 // earlier op that wrote it (push order), without duplicates.
 void previous_writers(const trace::TraceModel& model, uint32_t op, std::vector<uint32_t>& out);

@@ -500,3 +500,24 @@ TEST(TimelineWidget, FollowsALiveRunOfTheRealEngine) {
 
 }  // namespace
 }  // namespace asyncscope::widgets
+
+namespace asyncscope::widgets {
+namespace {
+
+// A marker's tag stays whole in view: to the right of its line, or to the
+// left of it near the view's end (where it fits).
+TEST(TimelineMarkers, ATagNearTheEndGoesLeftOfItsLine) {
+  const MarkerTag right = place_marker_tag(100, 50, 0, 400);
+  EXPECT_FALSE(right.left);
+  EXPECT_FLOAT_EQ(right.x0, 100);
+  EXPECT_FLOAT_EQ(right.x1, 150);
+  const MarkerTag left = place_marker_tag(380, 50, 0, 400);
+  EXPECT_TRUE(left.left);
+  EXPECT_FLOAT_EQ(left.x0, 330);
+  EXPECT_FLOAT_EQ(left.x1, 380);
+  // Too wide for either side: right of the line, as before.
+  EXPECT_FALSE(place_marker_tag(30, 50, 0, 60).left);
+}
+
+}  // namespace
+}  // namespace asyncscope::widgets
