@@ -120,6 +120,26 @@ void record1(trace::NameId name, const NDArray& a, const NDArray& out, G g) {
                    [g = std::move(g)](const NDArray& dy, std::span<const bool>) { return std::vector<NDArray>{g(dy)}; });
 }
 
+// Pushes an op reading any number of arrays and writing `out`, on the CPU
+// (std::invalid_argument, naming the op, on another device).
+template <class Cpu>
+void launch_many(trace::NameId name, const char* op, std::span<const NDArray> in, const NDArray& out, Cpu&& cpu) {
+  Context& ctx = out.context();
+  ctx.check_open(op);
+  if (on_gpu(out.device())) {
+    throw std::invalid_argument(std::string(op) + ": not implemented on " + to_string(out.device()));
+  }
+  std::vector<Var*> reads;
+  reads.reserve(in.size());
+  for (const NDArray& a : in) reads.push_back(a.var());
+  Var* const writes[] = {out.var()};
+  OpMeta meta(name, out.device());
+  meta.iteration = ctx.iteration();
+  meta.out_bytes = out.bytes();
+  meta.first_touch = &out.chunk()->shape;
+  ctx.engine().push(std::forward<Cpu>(cpu), reads, writes, meta);
+}
+
 // An op's interned name, looked up once per call site:
 //   static const trace::NameId kName = trace::intern("add");
 using trace::intern;

@@ -68,6 +68,10 @@ constexpr OpDef kOps[] = {
     // Shape.
     {"transpose", OpKind::shape, "transpose T", "T", "", "the transpose of a 2-D array (a copy)", true, true},
     {"reshape", OpKind::shape, "reshape", "reshape", "", "the same values in another shape (a view)", true, true},
+    {"concat", OpKind::shape, "concat stack", "cat concat stack", "",
+     "arrays joined along an axis (stack: along a new one; CPU)", true, false},
+    {"slice_axis", OpKind::shape, "slice_axis", "", "", "the range [begin, end) of one axis (a copy; CPU)", true,
+     false},
     {"broadcast_to", OpKind::shape, "broadcast_to", "", "", "a stretched to a shape by broadcasting", true, true},
     // Copies.
     {"copy", OpKind::copy, "copy", "", "", "a copy", true, true},

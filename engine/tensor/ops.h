@@ -139,6 +139,13 @@ NDArray broadcast_to(const NDArray& a, const Shape& shape);
 // a view of it, when nothing is stretched).
 NDArray sum_to(const NDArray& a, const Shape& shape);
 
+// Joining and cutting along an axis (negative counts from the end), on the
+// CPU: arrays side by side (all of one shape but for `axis`), along a new
+// axis (all of one shape), and the range [begin, end) of one axis (a copy).
+NDArray concat(std::span<const NDArray> arrays, int axis);
+NDArray stack(std::span<const NDArray> arrays, int axis);
+NDArray slice_axis(const NDArray& a, int axis, int64_t begin, int64_t end);
+
 // Reductions of the whole array to a 0-d array (accumulated in double).
 NDArray sum(const NDArray& a);
 NDArray mean(const NDArray& a);

@@ -151,6 +151,38 @@ the work the array depends on; nd.waitall() waits for everything.)");
       return mx(pushing(like.a, [&] { return fill(like.a.context_ptr(), like.a.shape(), like.a.device()); }));
     }, py::arg("data"), "An array of like's shape and context (pushed; returns at once).");
   }
+  // concat(*arrays, dim=1) and stack(*arrays, axis=0), as MXNet's.
+  const auto arrays_of = [](const py::args& args, const char* op) {
+    std::vector<NDArray> arrays;
+    for (py::handle h : args) {
+      const MxArray* x = array_of<MxArray>(h);
+      if (x == nullptr) {
+        throw py::type_error(std::string(op) + "(): every argument must be an NDArray, got " +
+                             std::string(py::str(py::type::of(h).attr("__name__"))));
+      }
+      arrays.push_back(x->a);
+    }
+    if (arrays.empty()) throw std::invalid_argument(std::string(op) + ": needs at least one array");
+    return arrays;
+  };
+  nd.def("concat", [arrays_of](const py::args& args, int dim) {
+    const std::vector<NDArray> arrays = arrays_of(args, "concat");
+    return mx(pushing(arrays[0], [&] { return concat(arrays, dim); }));
+  }, py::kw_only(), py::arg("dim") = 1, "The arrays joined along dim (pushed; returns at once).");
+  nd.def("stack", [arrays_of](const py::args& args, int axis) {
+    const std::vector<NDArray> arrays = arrays_of(args, "stack");
+    return mx(pushing(arrays[0], [&] { return stack(arrays, axis); }));
+  }, py::kw_only(), py::arg("axis") = 0, "The arrays stacked along a new axis (pushed; returns at once).");
+  nd.def("slice_axis", [](const MxArray& x, int axis, int64_t begin, py::object end) {
+    const int a = axis < 0 ? axis + x.a.shape().ndim() : axis;
+    const int64_t len = a >= 0 && a < x.a.shape().ndim() ? x.a.shape()[a] : 0;
+    int64_t e = end.is_none() ? len : py::cast<int64_t>(end);
+    int64_t b = begin;
+    if (b < 0) b += len;  // MXNet's negative indices count from the end
+    if (e < 0) e += len;
+    return mx(pushing(x.a, [&] { return slice_axis(x.a, axis, b, e); }));
+  }, py::arg("data"), py::arg("axis"), py::arg("begin"), py::arg("end"),
+     "The range [begin, end) of one axis (a copy; end None: to the end).");
   nd.def("full", [](py::object shape, float value, py::object ctx, py::object) {
     const ContextPtr& context = python::context();
     PushGuard guard(*context);

@@ -348,6 +348,30 @@ void bind_functions(py::module_& t) {
   }, py::arg("input"), py::arg("vec"), "The product of a matrix and a vector.");
   t.def("norm", &norm_of, py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(),
         py::arg("keepdim") = false, "The 2-norm (Frobenius for a matrix), of everything or along dim.");
+  // cat(tensors, dim=0) (also concat) and stack(tensors, dim=0).
+  const auto tensors_of = [](py::handle seq, const char* op) {
+    if (array_of<Tensor>(seq) != nullptr || !py::isinstance<py::sequence>(seq)) {
+      throw py::type_error(std::string(op) + "(): expected a sequence of Tensors (a tuple or a list)");
+    }
+    std::vector<NDArray> arrays;
+    for (py::handle h : seq) {
+      const Tensor* x = array_of<Tensor>(h);
+      if (x == nullptr) throw py::type_error(std::string(op) + "(): every element must be a Tensor");
+      arrays.push_back(x->a);
+    }
+    if (arrays.empty()) throw std::runtime_error(std::string(op) + "(): expected a non-empty list of Tensors");
+    return arrays;
+  };
+  for (const char* name : {"cat", "concat"}) {
+    t.def(name, [tensors_of, name](py::handle tensors, int dim) {
+      const std::vector<NDArray> arrays = tensors_of(tensors, name);
+      return push_as<Tensor>(arrays[0], [&] { return named_as(name, "concat", [&] { return concat(arrays, dim); }); });
+    }, py::arg("tensors"), py::arg("dim") = 0, "The tensors joined along dim.");
+  }
+  t.def("stack", [tensors_of](py::handle tensors, int dim) {
+    const std::vector<NDArray> arrays = tensors_of(tensors, "stack");
+    return push_as<Tensor>(arrays[0], [&] { return stack(arrays, dim); });
+  }, py::arg("tensors"), py::arg("dim") = 0, "The tensors stacked along a new dim.");
   for (const char* name : {"mm", "matmul"}) {
     t.def(name, [name](const Tensor& a, const Tensor& b) {
       return push_as<Tensor>(a.a, [&] { return named_as(name, "dot", [&] { return dot(a.a, b.a); }); });

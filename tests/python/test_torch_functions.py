@@ -1,8 +1,9 @@
 """The PyTorch edition's functions a reader writes beside the chapter,
 against the real PyTorch on the same values: sum and mean with dim or the
 axis/keepdims spelling, norm (function and method), the 1-D products dot
-and mv (values and gradients), the *_like creation functions, and a
-one-element tensor as a Python int, bool or list."""
+and mv (values and gradients), cat and stack (values and gradients), the
+*_like creation functions, and a one-element tensor as a Python int, bool
+or list. The MXNet edition's concat, stack and slice_axis against NumPy."""
 
 import unittest
 
@@ -60,6 +61,23 @@ class TorchFunctions(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "1D tensors expected"):
             atorch.dot(atorch.tensor(A), atorch.tensor(A))
 
+    def test_cat_and_stack_with_their_gradients(self):
+        b = np.ones((3, 2), dtype=np.float32)
+        results = []
+        for lib in (atorch, real_torch):
+            x = lib.tensor(A, requires_grad=True)
+            y = lib.tensor(b, requires_grad=True)
+            joined = lib.cat((x, y), dim=1)
+            stacked = lib.stack([x, x * 2], dim=-1)
+            (joined * joined).sum().backward()
+            (stacked * stacked).sum().backward()
+            results.append((joined, lib.cat([x, x], 0), stacked, x.grad, y.grad))
+        for ours, theirs, what in zip(results[0], results[1], ("cat dim 1", "cat dim 0", "stack", "grad x", "grad y")):
+            close(self, ours, theirs, what)
+        self.assertEqual(tuple(atorch.concat([atorch.tensor(A)], dim=0).shape), A.shape)
+        with self.assertRaisesRegex(ValueError, "cat: array 1"):
+            atorch.cat((atorch.tensor(A), atorch.tensor(b)), dim=0)
+
     def test_like_functions_take_shape_and_device(self):
         x = atorch.tensor(A)
         for name in ("zeros_like", "ones_like", "rand_like", "randn_like"):
@@ -85,6 +103,17 @@ class TorchFunctions(unittest.TestCase):
         self.assertEqual(atorch.tensor(A).tolist(), real_torch.tensor(A).tolist())
         with self.assertRaisesRegex(RuntimeError, "ambiguous"):
             bool(atorch.tensor(A))
+
+
+class MxnetJoins(unittest.TestCase):
+    def test_concat_stack_and_slice_axis_match_numpy(self):
+        a, b = nd.array(A), nd.array(A * 2)
+        np.testing.assert_array_equal(nd.concat(a, b).asnumpy(), np.concatenate([A, A * 2], axis=1))  # dim=1 by default
+        np.testing.assert_array_equal(nd.concat(a, b, dim=0).asnumpy(), np.concatenate([A, A * 2], axis=0))
+        np.testing.assert_array_equal(nd.stack(a, b).asnumpy(), np.stack([A, A * 2]))
+        np.testing.assert_array_equal(nd.stack(a, b, axis=2).asnumpy(), np.stack([A, A * 2], axis=2))
+        np.testing.assert_array_equal(nd.slice_axis(a, axis=1, begin=1, end=3).asnumpy(), A[:, 1:3])
+        np.testing.assert_array_equal(nd.slice_axis(a, axis=0, begin=-2, end=None).asnumpy(), A[-2:])
 
 
 if __name__ == "__main__":

@@ -23,10 +23,13 @@ sum = _nd.sum
 mean = _nd.mean
 norm = _nd.norm
 transpose = _nd.transpose
+concat = _nd.concat
+stack = _nd.stack
+slice_axis = _nd.slice_axis
 reshape = _nd.reshape
 broadcast_to = _nd.broadcast_to
 
-__all__ = ["NDArray", "ones", "zeros", "ones_like", "zeros_like", "full", "array", "dot", "waitall", "sum", "mean", "norm", "transpose", "reshape",
+__all__ = ["NDArray", "concat", "stack", "slice_axis", "ones", "zeros", "ones_like", "zeros_like", "full", "array", "dot", "waitall", "sum", "mean", "norm", "transpose", "reshape",
            "broadcast_to", "random"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,

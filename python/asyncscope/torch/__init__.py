@@ -45,6 +45,9 @@ matmul = _t.matmul
 sum = _t.sum
 mean = _t.mean
 norm = _t.norm
+cat = _t.cat
+concat = _t.concat
+stack = _t.stack
 dot = _t.dot
 mv = _t.mv
 zeros_like = _t.zeros_like
@@ -131,7 +134,7 @@ class no_grad:
         return False
 
 
-__all__ = ["Tensor", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "norm", "dot", "mv",
+__all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "norm", "dot", "mv",
            "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "device", "Size",
            "dtype", "float32", "float", "cuda", "nn", "no_grad", "is_grad_enabled"]
 
