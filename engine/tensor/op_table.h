@@ -1,10 +1,9 @@
 // The op table: every op of engine/tensor, declared once, with its name in
 // each frontend, its kind, whether it has a gradient and a CUDA kernel, the
 // dtypes it takes and a one-line doc. The frontends' Python functions and
-// array methods for the elementwise unary ops are made from it
-// (python/core/bind_ops.cpp), and those for the binary ones (array or number
-// on either side); `asyncscope ops` prints it; docs/FRONTEND.md
-// says how to add an op. A kernel's own file (ops_*.cpp) holds its CPU and
+// array methods for the elementwise ops, of one input or two (an array or a
+// number on either side), are made from it (python/core/bind_ops.cpp);
+// `asyncscope ops` prints it; docs/FRONTEND.md says how to add an op. A kernel's own file (ops_*.cpp) holds its CPU and
 // CUDA function and its gradient.
 // Threading: read-only data, any thread.
 #pragma once
