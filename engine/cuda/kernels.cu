@@ -322,12 +322,12 @@ void sgemm(void* stream, bool transpose_a, bool transpose_b, int m, int n, int k
         "cublasSgemm");
 }
 
-void copy_to_device(void* stream, float* y, const float* host_x, size_t bytes) {
+void copy_to_device(void* stream, void* y, const void* host_x, size_t bytes) {
   if (bytes == 0) return;
   check(cudaMemcpyAsync(y, host_x, bytes, cudaMemcpyHostToDevice, on(stream).submit_handle()), "cudaMemcpyAsync (host to device)");
 }
 
-void copy_to_host(void* stream, float* host_y, const float* x, size_t bytes) {
+void copy_to_host(void* stream, void* host_y, const void* x, size_t bytes) {
   if (bytes == 0) return;
   check(cudaMemcpyAsync(host_y, x, bytes, cudaMemcpyDeviceToHost, on(stream).submit_handle()), "cudaMemcpyAsync (device to host)");
 }

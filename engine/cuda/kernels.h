@@ -58,7 +58,7 @@ void sgemm(void* stream, bool transpose_a, bool transpose_b, int m, int n, int k
 
 // Asynchronous copies; host memory should be page-locked (pinned_allocator())
 // for the device-to-host direction to stay asynchronous.
-void copy_to_device(void* stream, float* y, const float* host_x, size_t bytes);
-void copy_to_host(void* stream, float* host_y, const float* x, size_t bytes);
+void copy_to_device(void* stream, void* y, const void* host_x, size_t bytes);
+void copy_to_host(void* stream, void* host_y, const void* x, size_t bytes);
 
 }  // namespace asyncscope::cuda

@@ -46,7 +46,7 @@ void reduce(void*, ReduceOp, float*, const float*, Dims4, StretchMask) { refuse(
 void sgemm(void*, bool, bool, int, int, int, float, const float*, int, const float*, int, float, float*, int) {
   refuse();
 }
-void copy_to_device(void*, float*, const float*, size_t) { refuse(); }
-void copy_to_host(void*, float*, const float*, size_t) { refuse(); }
+void copy_to_device(void*, void*, const void*, size_t) { refuse(); }
+void copy_to_host(void*, void*, const void*, size_t) { refuse(); }
 
 }  // namespace asyncscope::cuda

@@ -3,6 +3,7 @@
 #include <memory>
 #include <ostream>
 #include <stdexcept>
+#include <type_traits>
 
 #include "engine/core/recycler.h"
 #include "engine/tensor/autograd_graph.h"
@@ -29,11 +30,11 @@ void recycle_chunk(Chunk* chunk) noexcept {
   Chunks::give(chunk);
 }
 
-float* Chunk::data_for_write() {
+void* Chunk::raw_for_write() {
   Chunk* s = storage();
   if (s->data == nullptr) {
     try {
-      s->data = static_cast<float*>(s->allocator->allocate(s->bytes));
+      s->data = s->allocator->allocate(s->bytes);
     } catch (const MemoryBudgetError& refusal) {
       throw MemoryBudgetError("the " + shape.to_string() + " array", refusal);  // the op's error names the shape
     }
@@ -41,13 +42,13 @@ float* Chunk::data_for_write() {
   return s->data;
 }
 
-float* Chunk::data_for_update() {
+void* Chunk::raw_for_update() {
   Chunk* s = storage();
   if (s->data == nullptr) throw std::logic_error("array " + shape.to_string() + " was updated before any op wrote it");
   return s->data;
 }
 
-const float* Chunk::data_for_read() const {
+const void* Chunk::raw_for_read() const {
   const Chunk* s = storage();
   if (s->data == nullptr) throw std::logic_error("array " + shape.to_string() + " was read before any op wrote it");
   return s->data;
@@ -55,7 +56,7 @@ const float* Chunk::data_for_read() const {
 
 }  // namespace detail
 
-NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& shape, Device device) {
+NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& shape, Device device, DType dtype) {
   if (!context) throw std::invalid_argument("NDArray: null context");
   PooledAllocator& allocator = context->allocator_for(device);  // throws if the device cannot be used
   detail::Chunk* chunk = detail::new_chunk();
@@ -63,10 +64,11 @@ NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& sha
   chunk->allocator = &allocator;
   chunk->shape = shape;
   chunk->device = device;
-  chunk->bytes = static_cast<size_t>(shape.size()) * sizeof(float);
+  chunk->dtype = dtype;
+  chunk->bytes = static_cast<size_t>(shape.size()) * item_size(dtype);
   // An empty array has no values for an op to write: its (empty) buffer is
   // there from the start, so an op that writes nothing leaves it readable.
-  if (chunk->bytes == 0) chunk->data = static_cast<float*>(allocator.allocate(0));
+  if (chunk->bytes == 0) chunk->data = allocator.allocate(0);
   chunk->var = context->engine().new_var();
   return NDArray(chunk);
 }
@@ -92,6 +94,7 @@ NDArray make_view(const NDArray& base, const Shape& shape) {
   view->shape = shape;
   view->device = b->device;
   view->bytes = b->bytes;
+  view->dtype = b->dtype;
   return NDArray(view);
 }
 
@@ -175,26 +178,51 @@ NDArray NDArray::readable_on_host(trace::SyncKind kind, const char* op) const {
   return host;
 }
 
+namespace {
+
+// n values of type `dtype` at p, as floats.
+std::vector<float> as_floats(DType dtype, const void* p, int64_t n) {
+  return visit_dtype(dtype, [&]<class T>(T) {
+    const T* v = static_cast<const T*>(p);
+    std::vector<float> out(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = static_cast<float>(v[i]);
+    return out;
+  });
+}
+
+}  // namespace
+
 std::vector<float> NDArray::to_host(trace::SyncKind kind) const {
   const NDArray host = readable_on_host(kind, "to_host");
   const detail::Chunk* c = host.chunk();
+  if (c->dtype != DType::float32) return as_floats(c->dtype, c->raw_for_read(), c->shape.size());
   const float* data = c->data_for_read();
   return std::vector<float>(data, data + c->shape.size());
+}
+
+std::vector<std::byte> NDArray::to_host_bytes(trace::SyncKind kind) const {
+  const NDArray host = readable_on_host(kind, "to_host");
+  const detail::Chunk* c = host.chunk();
+  const auto* data = static_cast<const std::byte*>(c->raw_for_read());
+  return std::vector<std::byte>(data, data + c->bytes);
 }
 
 float NDArray::item() const {
   if (size() != 1) {
     throw std::invalid_argument("item() needs a one-element array, this one is " + shape().to_string());
   }
-  return readable_on_host(trace::SyncKind::item, "item").chunk()->data_for_read()[0];
+  const detail::Chunk* c = readable_on_host(trace::SyncKind::item, "item").chunk();
+  if (c->dtype != DType::float32) return as_floats(c->dtype, c->raw_for_read(), 1)[0];
+  return c->data_for_read()[0];
 }
 
 std::ostream& operator<<(std::ostream& out, const NDArray& array) {
   if (array.is_null()) return out << "<NDArray null>";
   const NDArray host = array.readable_on_host(trace::SyncKind::print, "print");
   const detail::Chunk* c = host.chunk();
-  return out << format_values(c->shape, c->data_for_read()) << " <NDArray " << c->shape.to_string() << " @"
-             << to_string(array.device()) << ">";
+  out << format_values(c->shape, c->dtype, c->raw_for_read()) << " <NDArray " << c->shape.to_string();
+  if (c->dtype != DType::float32) out << " " << name(c->dtype);
+  return out << " @" << to_string(array.device()) << ">";
 }
 
 void NDArray::attach_grad(autograd::GradReq req) {
@@ -250,10 +278,17 @@ void NDArray::backward(const NDArray& head_grad, bool retain_graph) const {
 
 namespace {
 
-void format_dim(std::string& out, const Shape& shape, const float* data, int dim, int64_t offset, int64_t edge) {
+template <class T>
+void format_dim(std::string& out, const Shape& shape, const T* data, int dim, int64_t offset, int64_t edge) {
   if (dim == shape.ndim()) {
     char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.6g", static_cast<double>(data[offset]));
+    if constexpr (std::is_same_v<T, bool>) {
+      std::snprintf(buf, sizeof(buf), "%s", data[offset] ? "true" : "false");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      std::snprintf(buf, sizeof(buf), "%.6g", static_cast<double>(data[offset]));
+    } else {
+      std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(data[offset]));
+    }
     out += buf;
     return;
   }
@@ -279,6 +314,14 @@ std::string format_values(const Shape& shape, const float* data, int64_t edge) {
   std::string out;
   format_dim(out, shape, data, 0, 0, edge);
   return out;
+}
+
+std::string format_values(const Shape& shape, DType dtype, const void* data, int64_t edge) {
+  return visit_dtype(dtype, [&]<class T>(T) {
+    std::string out;
+    format_dim(out, shape, static_cast<const T*>(data), 0, 0, edge);
+    return out;
+  });
 }
 
 }  // namespace asyncscope

@@ -1,4 +1,5 @@
-// NDArray: a float32 array whose every operation is pushed to the engine; the
+// NDArray: an array (float32 unless made with another DType, see
+// engine/tensor/dtype.h) whose every operation is pushed to the engine; the
 // call returns at once with the output array, and the value is computed later
 // on a worker. Sync points make the frontend wait for exactly the work the
 // array depends on: wait_to_read(), to_host() (the asnumpy analogue), item()
@@ -31,6 +32,7 @@
 #include "engine/core/device.h"
 #include "engine/core/var.h"
 #include "engine/tensor/context.h"
+#include "engine/tensor/dtype.h"
 #include "engine/tensor/shape.h"
 
 namespace asyncscope {
@@ -82,17 +84,35 @@ struct alignas(64) Chunk {
   PooledAllocator* allocator = nullptr;
   Var* var = nullptr;
   Chunk* base = nullptr;             // a view: the chunk that owns the storage (never itself a view)
+  DType dtype = DType::float32;
 
-  alignas(64) float* data = nullptr;  // allocated by the first writing op (storage owners only)
+  alignas(64) void* data = nullptr;  // allocated by the first writing op (storage owners only)
 
   Chunk* storage() noexcept { return base ? base : this; }
   const Chunk* storage() const noexcept { return base ? base : this; }
   // For ops: the buffer, allocated on first use (the op holds the write grant).
-  float* data_for_write();
+  void* raw_for_write();
   // For in-place ops: the existing buffer (throws if nothing wrote the array yet).
-  float* data_for_update();
+  void* raw_for_update();
   // For ops and sync points holding a read grant.
-  const float* data_for_read() const;
+  const void* raw_for_read() const;
+  // The same as float32 values, for the float32 kernels (launch() checks the type).
+  float* data_for_write() { return static_cast<float*>(raw_for_write()); }
+  float* data_for_update() { return static_cast<float*>(raw_for_update()); }
+  const float* data_for_read() const { return static_cast<const float*>(raw_for_read()); }
+  // As values of type T (the kernels of other dtypes).
+  template <class T>
+  T* typed_for_write() {
+    return static_cast<T*>(raw_for_write());
+  }
+  template <class T>
+  T* typed_for_update() {
+    return static_cast<T*>(raw_for_update());
+  }
+  template <class T>
+  const T* typed_for_read() const {
+    return static_cast<const T*>(raw_for_read());
+  }
 };
 // Every array takes a chunk on the frontend and the free of its storage
 // gives it back, mostly on a worker: they are recycled (ndarray.cpp), not
@@ -115,7 +135,8 @@ class NDArray {
   // A new array of this shape on `device`, not yet written by any op
   // (reading it before an op writes it is an error at the reading op).
   // std::invalid_argument if the context cannot use the device.
-  static NDArray empty(const std::shared_ptr<Context>& context, const Shape& shape, Device device);
+  static NDArray empty(const std::shared_ptr<Context>& context, const Shape& shape, Device device,
+                       DType dtype = DType::float32);
   // The same on the context's device.
   static NDArray empty(const std::shared_ptr<Context>& context, const Shape& shape);
 
@@ -124,6 +145,7 @@ class NDArray {
   const Shape& shape() const { return chunk()->shape; }
   int64_t size() const { return shape().size(); }
   size_t bytes() const { return chunk()->bytes; }
+  DType dtype() const { return chunk()->dtype; }
   Device device() const { return chunk()->device; }
   Var* var() const { return chunk()->var; }
   Context& context() const { return *chunk()->context; }
@@ -136,9 +158,13 @@ class NDArray {
   // For an array on a GPU, to_host(), item() and printing first push a copy
   // to host memory onto the array's stream, and wait for that.
   void wait_to_read() const;
-  // The values, as a host copy. `kind` labels the wait in the trace (a
-  // frontend that prints through its own formatter says print).
+  // The values, as a host copy converted to float (exact for float32; the
+  // app's views and the float32 frontends read them so). `kind` labels the
+  // wait in the trace (a frontend that prints through its own formatter says
+  // print).
   std::vector<float> to_host(trace::SyncKind kind = trace::SyncKind::to_host) const;
+  // The values as stored, item_size(dtype()) bytes each, in row-major order.
+  std::vector<std::byte> to_host_bytes(trace::SyncKind kind = trace::SyncKind::to_host) const;
   // The single value of a one-element array (std::invalid_argument otherwise).
   float item() const;
   // Waits, then prints shape, device and values (long arrays elided).
@@ -210,5 +236,7 @@ NDArray make_view(const NDArray& base, const Shape& shape);
 
 // Values as text, e.g. "[[1, 2], [3, 4]]"; at most `edge` items per side of each dimension.
 std::string format_values(const Shape& shape, const float* data, int64_t edge = 3);
+// The same for values of any dtype (integers as integers, bools as true/false).
+std::string format_values(const Shape& shape, DType dtype, const void* data, int64_t edge = 3);
 
 }  // namespace asyncscope

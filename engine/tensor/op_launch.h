@@ -53,13 +53,34 @@ inline void check_pair(const NDArray& a, const NDArray& b, const char* op) {
 // (copies between devices know where they run; some ops exist on the CPU only).
 struct NoFunction {};
 
-// Pushes an op reading `in` and writing `out`: `cpu` on a CPU worker, or
-// `gpu` submitted to the stream when the op runs on a GPU. It runs on the
-// device of the first output, or on `device` when given (copies between
-// devices run on the GPU's stream).
+// The elementwise binary ops; the first ones in the order of cuda::BinaryOp,
+// which has GPU kernels for them (float32).
+enum class Binary {
+  add, sub, mul, div, pow, maximum, minimum, equal, not_equal, greater, greater_equal, less, less_equal,
+  floor_divide, mod, logical_and, logical_or, logical_xor
+};
+
+// a op b for arrays of any types (ops_dtype.cpp, CPU): both are cast to the
+// type they compute in (promote(), bool arithmetic as int64, true division
+// of integers in float32), and the result has type `result` (that type, or
+// any type for a comparison).
+NDArray binary_typed(const NDArray& a, const NDArray& b, Binary op, DType result, trace::NameId name,
+                     const char* text);
+// The type binary_typed computes a op b in.
+DType arithmetic_type(DType a, DType b, Binary op);
+// A 0-d array of a Python-style number for an op with `like` (scalar_result's type).
+NDArray scalar_array(const NDArray& like, double value, bool is_float);
+
+// An op with float32 kernels only was given an array of another type.
+[[noreturn]] void throw_dtype(const char* op, DType dtype);
+
+// Pushes an op reading `in` and writing `out` whatever their dtypes: `cpu` on
+// a CPU worker, or `gpu` submitted to the stream when the op runs on a GPU.
+// It runs on the device of the first output, or on `device` when given
+// (copies between devices run on the GPU's stream).
 template <class Cpu, class Gpu>
-void launch(trace::NameId name, const char* op, std::initializer_list<const NDArray*> in,
-            std::initializer_list<const NDArray*> out, Cpu&& cpu, Gpu&& gpu, const Device* device = nullptr) {
+void launch_typed(trace::NameId name, const char* op, std::initializer_list<const NDArray*> in,
+                  std::initializer_list<const NDArray*> out, Cpu&& cpu, Gpu&& gpu, const Device* device = nullptr) {
   const NDArray& first = **out.begin();
   Context& ctx = first.context();
   ctx.check_open(op);
@@ -91,10 +112,71 @@ void launch(trace::NameId name, const char* op, std::initializer_list<const NDAr
   }
 }
 
+// launch_typed for an op whose kernels take float32 arrays only: an array
+// of another type is refused at the call (std::invalid_argument naming the
+// op and the type), never read as floats.
+template <class Cpu, class Gpu>
+void launch(trace::NameId name, const char* op, std::initializer_list<const NDArray*> in,
+            std::initializer_list<const NDArray*> out, Cpu&& cpu, Gpu&& gpu, const Device* device = nullptr) {
+  for (const NDArray* a : in) {
+    if (a->dtype() != DType::float32) [[unlikely]] throw_dtype(op, a->dtype());
+  }
+  for (const NDArray* a : out) {
+    if (a->dtype() != DType::float32) [[unlikely]] throw_dtype(op, a->dtype());
+  }
+  launch_typed(name, op, in, out, std::forward<Cpu>(cpu), std::forward<Gpu>(gpu), device);
+}
+
+// What an elementwise function does with an integer or bool array: compute
+// on a float32 copy (exp, sin: PyTorch's promotion), or keep the type (abs,
+// negation, rounding of integers).
+enum class IntegerInput { to_float32, keep };
+
+// astype (ops.h), for the helpers here.
+NDArray cast_for(const NDArray& a, DType dtype);
+
+// f over an array of float64 or (rule keep) an integer type, on the CPU.
+template <class F>
+NDArray unary_typed(const NDArray& a, trace::NameId name, const char* op, F f, IntegerInput rule) {
+  const DType dt = a.dtype();
+  if (dt == DType::boolean || (!is_floating(dt) && rule == IntegerInput::to_float32)) throw_dtype(op, dt);
+  Chunk* x = storage(a, op);
+  NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device(), dt);
+  Chunk* o = out.chunk();
+  const auto run = [&]<class T>(T) {
+    launch_typed(
+        name, op, {&a}, {&out},
+        [o, x, f](const RunContext&) {
+          T* y = o->typed_for_write<T>();
+          const T* p = x->typed_for_read<T>();
+          const int64_t n = o->shape.size();
+          for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(f(p[i]));
+        },
+        NoFunction{});
+  };
+  switch (dt) {
+    case DType::float64: run(double{}); break;
+    case DType::int32: run(int32_t{}); break;
+    case DType::int64: run(int64_t{}); break;
+    case DType::uint8: run(uint8_t{}); break;
+    default: throw_dtype(op, dt);
+  }
+  return out;
+}
+
 // y = f(x) elementwise, a new array of x's shape; on a GPU the same
 // function is cuda::unary(gpu_op, s).
+// An array of another type goes to unary_typed (f is then called with its
+// values' type: write it as a generic lambda).
 template <class F>
-NDArray unary(const NDArray& a, trace::NameId name, const char* op, cuda::UnaryOp gpu_op, float s, F f) {
+NDArray unary(const NDArray& a, trace::NameId name, const char* op, cuda::UnaryOp gpu_op, float s, F f,
+              IntegerInput rule = IntegerInput::to_float32) {
+  if (a.dtype() != DType::float32) [[unlikely]] {
+    if (!is_floating(a.dtype()) && (rule == IntegerInput::to_float32 || a.dtype() == DType::boolean)) {
+      return unary(cast_for(a, DType::float32), name, op, gpu_op, s, f, rule);
+    }
+    return unary_typed(a, name, op, f, rule);
+  }
   Chunk* x = storage(a, op);
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device());
   Chunk* o = out.chunk();
@@ -104,7 +186,7 @@ NDArray unary(const NDArray& a, trace::NameId name, const char* op, cuda::UnaryO
         float* y = o->data_for_write();
         const float* p = x->data_for_read();
         const int64_t n = o->shape.size();
-        for (int64_t i = 0; i < n; ++i) y[i] = f(p[i]);
+        for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(f(p[i]));
       },
       [o, x, gpu_op, s](const RunContext& rc) {
         cuda::unary(rc.stream, gpu_op, o->data_for_write(), x->data_for_read(), o->shape.size(), s);
@@ -121,7 +203,8 @@ void record1(trace::NameId name, const NDArray& a, const NDArray& out, G g) {
 }
 
 // Pushes an op reading any number of arrays and writing `out`, on the CPU
-// (std::invalid_argument, naming the op, on another device).
+// (std::invalid_argument, naming the op, on another device), whatever
+// their dtypes.
 template <class Cpu>
 void launch_many(trace::NameId name, const char* op, std::span<const NDArray> in, const NDArray& out, Cpu&& cpu) {
   Context& ctx = out.context();

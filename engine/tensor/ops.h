@@ -27,6 +27,7 @@
 // Threading: frontend only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -63,6 +64,19 @@ NDArray full(const Shape& shape, float value);
 NDArray uniform(const Shape& shape, float low = 0.0f, float high = 1.0f);
 NDArray normal(const Shape& shape, float mean = 0.0f, float std_dev = 1.0f);
 NDArray from_host(const Shape& shape, std::vector<float> values);
+
+// Creation of any dtype (engine/tensor/dtype.h), on the CPU for types other
+// than float32: `value` everywhere; start, start + step, ... up to but not
+// including stop (NumPy's arange: ceil((stop - start) / step) values); the
+// bytes of shape.size() values of the type, row-major.
+NDArray full(const ContextPtr& ctx, const Shape& shape, double value, DType dtype, Device device);
+NDArray arange(const ContextPtr& ctx, double start, double stop, double step, DType dtype, Device device);
+NDArray from_host_bytes(const ContextPtr& ctx, const Shape& shape, DType dtype, std::vector<std::byte> bytes,
+                        Device device);
+// The values converted to `dtype` (a new array; NumPy's astype: floats to
+// integers truncate toward zero, anything to bool is != 0). Differentiable
+// between floating types.
+NDArray astype(const NDArray& a, DType dtype);
 
 // Waits for every op pushed in the context (a sync point; nd.waitall()).
 void wait_all(const ContextPtr& ctx);
@@ -101,6 +115,21 @@ NDArray greater(const NDArray& a, const NDArray& b);
 NDArray greater_equal(const NDArray& a, const NDArray& b);
 NDArray less(const NDArray& a, const NDArray& b);
 NDArray less_equal(const NDArray& a, const NDArray& b);
+// Python's // and % (floored: the remainder has the divisor's sign), in
+// the promoted type; an integer division by zero is the op's error, raised
+// at the sync point. Not differentiable.
+NDArray floor_divide(const NDArray& a, const NDArray& b);
+NDArray mod(const NDArray& a, const NDArray& b);
+// Comparisons and logical ops in the promoted type: a bool array (as_bool:
+// PyTorch's and NumPy's result) or 1 and 0 in the promoted type (MXNet's nd).
+enum class Comparison { equal, not_equal, greater, greater_equal, less, less_equal, logical_and, logical_or, logical_xor };
+NDArray compare(const NDArray& a, const NDArray& b, Comparison c, bool as_bool);
+NDArray logical_not(const NDArray& a, bool as_bool);
+// a where condition holds (!= 0), else b; broadcasting all three; the
+// gradient goes to the side taken.
+NDArray where(const NDArray& condition, const NDArray& a, const NDArray& b);
+// Integer and bool arrays keep their type under abs, sign, negation, relu,
+// square and rounding; other functions compute on a float32 copy of them.
 NDArray relu(const NDArray& a);
 NDArray square(const NDArray& a);
 NDArray sqrt(const NDArray& a);
@@ -127,6 +156,9 @@ NDArray relu_grad(const NDArray& x, const NDArray& dy);
 NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a = false, bool transpose_b = false);
 // The transpose of a 2-D array (a copy).
 NDArray transpose(const NDArray& a);
+// The axes of a in the order given (a copy): dimension i of the result is
+// dimension order[i] of a (negative counts from the end).
+NDArray permute(const NDArray& a, std::span<const int> order);
 // The same values in another shape of the same size: a view sharing a's
 // storage, no op pushed. One dimension may be -1 (inferred), as in NumPy.
 NDArray reshape(const NDArray& a, std::span<const int64_t> dims);
@@ -158,5 +190,35 @@ NDArray norm(const NDArray& a, std::span<const int> axes, bool keepdims = false)
 NDArray sum(const NDArray& a, int axis, bool keepdims = false);
 NDArray mean(const NDArray& a, int axis, bool keepdims = false);
 NDArray norm(const NDArray& a, int axis, bool keepdims = false);
+
+// Reductions of any dtype along axes (empty: every axis), on the CPU.
+// Result types: sum and prod of integers or bools int64, of floats their
+// type; max and min the input's; argmax and argmin int64 (the index within
+// the reduced axes, row-major; the first of equal ones, a NaN wins); all and
+// any bool; mean floats only (std::invalid_argument otherwise). max, min,
+// argmax and argmin of an empty selection are std::invalid_argument.
+// Differentiable for floats: sum, mean, prod, max and min (max's gradient
+// is shared by the elements equal to it).
+enum class Reduction { sum, prod, max, min, argmax, argmin, all, any, mean };
+NDArray reduce(const NDArray& a, Reduction r, std::span<const int> axes, bool keepdims = false);
+// Running sums along one axis (a 0-d array counts as 1-d), from the end when
+// `reverse`; integers and bools accumulate as int64.
+NDArray cumsum(const NDArray& a, int axis, bool reverse = false);
+
+// A strided selection of an array's elements, what basic indexing (ints,
+// slices with steps, None) picks: element (i0, i1, ...) of the selection is
+// element offset + i0 * strides[0] + i1 * strides[1] + ... of the array in
+// row-major order. Strides may be negative or zero.
+struct Selection {
+  int64_t offset = 0;
+  Shape shape;
+  int64_t strides[Shape::kMaxDims] = {};
+};
+// The selected values as a new array (a copy; differentiable for floats).
+NDArray take(const NDArray& a, const Selection& selection);
+// a's selected elements = value (broadcast to the selection's shape, cast to
+// a's type), in place: one op writing a's var. Refused while recording when
+// a or value needs a gradient.
+NDArray& assign(NDArray& a, const Selection& selection, const NDArray& value);
 
 }  // namespace asyncscope

@@ -25,16 +25,16 @@ struct PinnedStaging {
   ~PinnedStaging() {
     if (block != nullptr) cuda::pinned_allocator().deallocate(block, bytes);
   }
-  const float* hold(const float* values, size_t n) {
-    bytes = n * sizeof(float);
+  const void* hold(const void* values, size_t n_bytes) {
+    bytes = n_bytes;
     block = cuda::pinned_allocator().allocate(bytes);
     if (bytes != 0) std::memcpy(block, values, bytes);
-    return static_cast<const float*>(block);
+    return block;
   }
 };
 
-void copy_host_values_to(void* stream, float* device, const float* values, size_t n, PinnedStaging& staging) {
-  cuda::copy_to_device(stream, device, staging.hold(values, n), n * sizeof(float));
+void copy_host_values_to(void* stream, void* device, const void* values, size_t bytes, PinnedStaging& staging) {
+  cuda::copy_to_device(stream, device, staging.hold(values, bytes), bytes);
 }
 
 const ContextPtr& checked(const ContextPtr& ctx, const char* op) {
@@ -123,7 +123,7 @@ NDArray from_host(const ContextPtr& ctx, const Shape& shape, std::vector<float> 
     auto staging = std::make_shared<PinnedStaging>();
     launch(kName, "from_host", {}, {&out}, ops_detail::NoFunction{},
            [o, v = std::move(values), staging](const RunContext& rc) {
-             copy_host_values_to(rc.stream, o->data_for_write(), v.data(), v.size(), *staging);
+             copy_host_values_to(rc.stream, o->data_for_write(), v.data(), v.size() * sizeof(float), *staging);
            });
     return out;
   }
@@ -168,6 +168,7 @@ void wait_all() { current_context()->wait_all(); }
 NDArray copy(const NDArray& a) {
   static const trace::NameId kName = trace::intern("copy");
   Chunk* x = ops_detail::storage(a, "copy");
+  if (a.dtype() != DType::float32) return astype(a, a.dtype());
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device());
   Chunk* o = out.chunk();
   launch(
@@ -196,23 +197,23 @@ NDArray to(const NDArray& a, Device device) {
                                 to_string(device) + "); go through the host");
   }
   Chunk* x = ops_detail::storage(a, "to");
-  NDArray out = NDArray::empty(a.context_ptr(), a.shape(), device);
+  NDArray out = NDArray::empty(a.context_ptr(), a.shape(), device, a.dtype());
   Chunk* o = out.chunk();
   if (ops_detail::on_gpu(from)) {
     // Device to host: into page-locked memory, so the copy is asynchronous too.
     o->allocator = &cuda::pinned_allocator();
-    launch(
+    ops_detail::launch_typed(
         kToHost, "to", {&a}, {&out}, ops_detail::NoFunction{},
         [o, x](const RunContext& rc) {
-          cuda::copy_to_host(rc.stream, o->data_for_write(), x->data_for_read(), o->bytes);
+          cuda::copy_to_host(rc.stream, o->raw_for_write(), x->raw_for_read(), o->bytes);
         },
         &from);
   } else {
     auto staging = std::make_shared<PinnedStaging>();
-    launch(kToDevice, "to", {&a}, {&out}, ops_detail::NoFunction{}, [o, x, staging](const RunContext& rc) {
-      copy_host_values_to(rc.stream, o->data_for_write(), x->data_for_read(), static_cast<size_t>(x->shape.size()),
-                          *staging);
-    });
+    ops_detail::launch_typed(kToDevice, "to", {&a}, {&out}, ops_detail::NoFunction{},
+                             [o, x, staging](const RunContext& rc) {
+                               copy_host_values_to(rc.stream, o->raw_for_write(), x->raw_for_read(), o->bytes, *staging);
+                             });
   }
   if (autograd::should_record({&a})) {
     autograd::record(from == Device::cpu() ? kToDevice : kToHost, {&a}, out,

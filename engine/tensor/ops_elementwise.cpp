@@ -9,18 +9,16 @@
 
 namespace asyncscope {
 
+using ops_detail::Binary;
 using ops_detail::Chunk;
 using ops_detail::launch;
+using ops_detail::IntegerInput;
 using ops_detail::record1;
 using ops_detail::unary;
 using Grads = std::vector<NDArray>;
 using Need = std::span<const bool>;
 
 namespace {
-
-enum class Binary {
-  add, sub, mul, div, pow, maximum, minimum, equal, not_equal, greater, greater_equal, less, less_equal
-};
 
 template <Binary kOp>
 inline float apply(float a, float b) {
@@ -121,6 +119,11 @@ static_assert(static_cast<int>(Binary::less_equal) == static_cast<int>(cuda::Bin
 
 template <Binary kOp>
 NDArray binary(const NDArray& a, const NDArray& b, trace::NameId name, const char* op) {
+  if (a.dtype() != DType::float32 || b.dtype() != DType::float32) [[unlikely]] {
+    constexpr bool kComparison = kOp >= Binary::equal && kOp <= Binary::less_equal;
+    const DType result = kComparison ? promote(a.dtype(), b.dtype()) : ops_detail::arithmetic_type(a.dtype(), b.dtype(), kOp);
+    return ops_detail::binary_typed(a, b, kOp, result, name, op);
+  }
   ops_detail::check_pair(a, b, op);
   const Shape shape = ops_detail::broadcast_shape(a.shape(), b.shape(), op);
   const Dims4 out_dims = ops_detail::padded(shape);
@@ -242,7 +245,8 @@ NDArray less_equal(const NDArray& a, const NDArray& b) { return comparison<Binar
 
 NDArray operator+(const NDArray& a, float s) {
   static const trace::NameId kName = trace::intern("add_scalar");
-  NDArray out = unary(a, kName, "add_scalar", cuda::UnaryOp::add_scalar, s, [s](float x) { return x + s; });
+  if (!is_floating(a.dtype())) [[unlikely]] return a + ops_detail::scalar_array(a, s, true);
+  NDArray out = unary(a, kName, "add_scalar", cuda::UnaryOp::add_scalar, s, [s](auto x) { return x + s; });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [](const NDArray& dy) { return dy; });
   }
@@ -251,7 +255,8 @@ NDArray operator+(const NDArray& a, float s) {
 
 NDArray operator-(const NDArray& a, float s) {
   static const trace::NameId kName = trace::intern("sub_scalar");
-  NDArray out = unary(a, kName, "sub_scalar", cuda::UnaryOp::sub_scalar, s, [s](float x) { return x - s; });
+  if (!is_floating(a.dtype())) [[unlikely]] return a - ops_detail::scalar_array(a, s, true);
+  NDArray out = unary(a, kName, "sub_scalar", cuda::UnaryOp::sub_scalar, s, [s](auto x) { return x - s; });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [](const NDArray& dy) { return dy; });
   }
@@ -260,7 +265,8 @@ NDArray operator-(const NDArray& a, float s) {
 
 NDArray operator*(const NDArray& a, float s) {
   static const trace::NameId kName = trace::intern("mul_scalar");
-  NDArray out = unary(a, kName, "mul_scalar", cuda::UnaryOp::mul_scalar, s, [s](float x) { return x * s; });
+  if (!is_floating(a.dtype())) [[unlikely]] return a * ops_detail::scalar_array(a, s, true);
+  NDArray out = unary(a, kName, "mul_scalar", cuda::UnaryOp::mul_scalar, s, [s](auto x) { return x * s; });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [s](const NDArray& dy) { return dy * s; });
   }
@@ -269,7 +275,8 @@ NDArray operator*(const NDArray& a, float s) {
 
 NDArray operator/(const NDArray& a, float s) {
   static const trace::NameId kName = trace::intern("div_scalar");
-  NDArray out = unary(a, kName, "div_scalar", cuda::UnaryOp::div_scalar, s, [s](float x) { return x / s; });
+  if (!is_floating(a.dtype())) [[unlikely]] return a / ops_detail::scalar_array(a, s, true);
+  NDArray out = unary(a, kName, "div_scalar", cuda::UnaryOp::div_scalar, s, [s](auto x) { return x / s; });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [s](const NDArray& dy) { return dy / s; });
   }
@@ -281,7 +288,8 @@ NDArray operator*(float s, const NDArray& a) { return a * s; }
 
 NDArray operator-(float s, const NDArray& a) {
   static const trace::NameId kName = trace::intern("rsub_scalar");
-  NDArray out = unary(a, kName, "rsub_scalar", cuda::UnaryOp::rsub_scalar, s, [s](float x) { return s - x; });
+  if (!is_floating(a.dtype())) [[unlikely]] return ops_detail::scalar_array(a, s, true) - a;
+  NDArray out = unary(a, kName, "rsub_scalar", cuda::UnaryOp::rsub_scalar, s, [s](auto x) { return s - x; });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [](const NDArray& dy) { return -dy; });
   }
@@ -290,7 +298,8 @@ NDArray operator-(float s, const NDArray& a) {
 
 NDArray operator/(float s, const NDArray& a) {
   static const trace::NameId kName = trace::intern("rdiv_scalar");
-  NDArray out = unary(a, kName, "rdiv_scalar", cuda::UnaryOp::rdiv_scalar, s, [s](float x) { return s / x; });
+  if (!is_floating(a.dtype())) [[unlikely]] return ops_detail::scalar_array(a, s, true) / a;
+  NDArray out = unary(a, kName, "rdiv_scalar", cuda::UnaryOp::rdiv_scalar, s, [s](auto x) { return s / x; });
   if (autograd::should_record({&a})) {
     // d(s/a)/da = -(s/a)/a
     record1(kName, a, out, [a, out = ops_detail::detached(out)](const NDArray& dy) { return -(dy * out / a); });
@@ -300,7 +309,7 @@ NDArray operator/(float s, const NDArray& a) {
 
 NDArray operator-(const NDArray& a) {
   static const trace::NameId kName = trace::intern("negative");
-  NDArray out = unary(a, kName, "negative", cuda::UnaryOp::negative, 0.0f, [](float x) { return -x; });
+  NDArray out = unary(a, kName, "negative", cuda::UnaryOp::negative, 0.0f, [](auto x) { return -x; }, IntegerInput::keep);
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [](const NDArray& dy) { return -dy; });
   }
@@ -309,7 +318,8 @@ NDArray operator-(const NDArray& a) {
 
 NDArray relu(const NDArray& a) {
   static const trace::NameId kName = trace::intern("relu");
-  NDArray out = unary(a, kName, "relu", cuda::UnaryOp::relu, 0.0f, [](float x) { return x > 0.0f ? x : 0.0f; });
+  NDArray out = unary(a, kName, "relu", cuda::UnaryOp::relu, 0.0f, [](auto x) { return x > 0 ? x : decltype(x){}; },
+                      IntegerInput::keep);
   // out > 0 exactly where a > 0, so the gradient keeps the output (which the
   // next layer keeps anyway) and the pre-activation can be freed at once.
   if (autograd::should_record({&a})) {
@@ -320,7 +330,7 @@ NDArray relu(const NDArray& a) {
 
 NDArray square(const NDArray& a) {
   static const trace::NameId kName = trace::intern("square");
-  NDArray out = unary(a, kName, "square", cuda::UnaryOp::square, 0.0f, [](float x) { return x * x; });
+  NDArray out = unary(a, kName, "square", cuda::UnaryOp::square, 0.0f, [](auto x) { return x * x; }, IntegerInput::keep);
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [a](const NDArray& dy) { return dy * a * 2.0f; });
   }
@@ -329,7 +339,7 @@ NDArray square(const NDArray& a) {
 
 NDArray sqrt(const NDArray& a) {
   static const trace::NameId kName = trace::intern("sqrt");
-  NDArray out = unary(a, kName, "sqrt", cuda::UnaryOp::sqrt, 0.0f, [](float x) { return std::sqrt(x); });
+  NDArray out = unary(a, kName, "sqrt", cuda::UnaryOp::sqrt, 0.0f, [](auto x) { return std::sqrt(x); });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy / out * 0.5f; });
   }
@@ -338,7 +348,7 @@ NDArray sqrt(const NDArray& a) {
 
 NDArray exp(const NDArray& a) {
   static const trace::NameId kName = trace::intern("exp");
-  NDArray out = unary(a, kName, "exp", cuda::UnaryOp::exp, 0.0f, [](float x) { return std::exp(x); });
+  NDArray out = unary(a, kName, "exp", cuda::UnaryOp::exp, 0.0f, [](auto x) { return std::exp(x); });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy * out; });
   }
@@ -347,7 +357,7 @@ NDArray exp(const NDArray& a) {
 
 NDArray log(const NDArray& a) {
   static const trace::NameId kName = trace::intern("log");
-  NDArray out = unary(a, kName, "log", cuda::UnaryOp::log, 0.0f, [](float x) { return std::log(x); });
+  NDArray out = unary(a, kName, "log", cuda::UnaryOp::log, 0.0f, [](auto x) { return std::log(x); });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [a](const NDArray& dy) { return dy / a; });
   }
@@ -394,8 +404,52 @@ void refuse_while_recording(const NDArray& self, const NDArray* other, const cha
 // self = self op other, other broadcast to self's shape (NumPy's rule for
 // an in-place op: the result must keep self's shape). One op that writes
 // self's var, on self's own buffer.
+// All of self as a selection (for the in-place ops of other types, which
+// compute a new array and assign it).
+Selection whole(const Shape& s) {
+  Selection sel;
+  sel.shape = s;
+  int64_t stride = 1;
+  for (int i = s.ndim() - 1; i >= 0; --i) {
+    sel.strides[i] = stride;
+    stride *= s[i];
+  }
+  return sel;
+}
+
+// Whether a value of type `from` may be stored in place into an array of type
+// `to`: not a float into an integer or bool array, nor an integer into a bool
+// one (NumPy's same-kind rule, PyTorch's in-place rule).
+bool fits_in_place(DType from, DType to) {
+  if (is_floating(from)) return is_floating(to);
+  if (is_integral(from)) return to != DType::boolean;
+  return true;
+}
+
+// self = self op other for arrays of other types: the result computed
+// as a new array and assigned to all of self (two ops, both on the timeline).
+NDArray& typed_in_place(NDArray& self, const NDArray& other, Binary kop, trace::NameId name, const char* op) {
+  const DType result = ops_detail::arithmetic_type(self.dtype(), other.dtype(), kop);
+  if (!fits_in_place(result, self.dtype())) {
+    throw std::invalid_argument(std::string(op) + ": the result type " + asyncscope::name(result) +
+                                " cannot be stored in place in a " + asyncscope::name(self.dtype()) + " array");
+  }
+  const NDArray r = ops_detail::binary_typed(self, other, kop, result, name, op);
+  if (!(r.shape() == self.shape())) {
+    throw std::invalid_argument(std::string(op) + ": cannot update a " + self.shape().to_string() +
+                                " array in place with a " + other.shape().to_string() + " one (the result would be " +
+                                r.shape().to_string() + ")");
+  }
+  return assign(self, whole(self.shape()), r);
+}
+
 template <Binary kOp>
 NDArray& binary_in_place(NDArray& self, const NDArray& other, trace::NameId name, const char* op) {
+  if (self.dtype() != DType::float32 || other.dtype() != DType::float32) [[unlikely]] {
+    ops_detail::check_pair(self, other, op);
+    refuse_while_recording(self, &other, op);
+    return typed_in_place(self, other, kOp, name, op);
+  }
   ops_detail::check_pair(self, other, op);
   const Shape shape = ops_detail::broadcast_shape(self.shape(), other.shape(), op);
   if (!(shape == self.shape())) {
@@ -423,8 +477,12 @@ NDArray& binary_in_place(NDArray& self, const NDArray& other, trace::NameId name
 
 // self = f(self) elementwise; on a GPU cuda::unary(gpu_op, s) on self's buffer.
 template <class F>
-NDArray& unary_in_place(NDArray& self, trace::NameId name, const char* op, cuda::UnaryOp gpu_op, float s, F f) {
+NDArray& unary_in_place(NDArray& self, trace::NameId name, const char* op, cuda::UnaryOp gpu_op, float s, F f,
+                        Binary kop) {
   refuse_while_recording(self, nullptr, op);
+  if (self.dtype() != DType::float32) [[unlikely]] {
+    return typed_in_place(self, ops_detail::scalar_array(self, s, true), kop, name, op);
+  }
   Chunk* o = ops_detail::storage(self, op);
   launch(
       name, op, {}, {&self},
@@ -443,6 +501,9 @@ NDArray& unary_in_place(NDArray& self, trace::NameId name, const char* op, cuda:
 // self = value everywhere (its old values are not read: a NaN goes too).
 NDArray& fill_in_place(NDArray& self, float value, trace::NameId name, const char* op) {
   refuse_while_recording(self, nullptr, op);
+  if (self.dtype() != DType::float32) [[unlikely]] {
+    return assign(self, whole(self.shape()), full(self.context_ptr(), Shape{}, value, self.dtype(), self.device()));
+  }
   Chunk* o = ops_detail::storage(self, op);
   launch(
       name, op, {}, {&self},
@@ -504,22 +565,26 @@ NDArray& NDArray::operator/=(const NDArray& other) {
 
 NDArray& NDArray::operator+=(float s) {
   static const trace::NameId kName = trace::intern("add_inplace");
-  return unary_in_place(*this, kName, "add_inplace", cuda::UnaryOp::add_scalar, s, [s](float y) { return y + s; });
+  return unary_in_place(*this, kName, "add_inplace", cuda::UnaryOp::add_scalar, s, [s](float y) { return y + s; },
+                        Binary::add);
 }
 
 NDArray& NDArray::operator-=(float s) {
   static const trace::NameId kName = trace::intern("sub_inplace");
-  return unary_in_place(*this, kName, "sub_inplace", cuda::UnaryOp::sub_scalar, s, [s](float y) { return y - s; });
+  return unary_in_place(*this, kName, "sub_inplace", cuda::UnaryOp::sub_scalar, s, [s](float y) { return y - s; },
+                        Binary::sub);
 }
 
 NDArray& NDArray::operator*=(float s) {
   static const trace::NameId kName = trace::intern("mul_inplace");
-  return unary_in_place(*this, kName, "mul_inplace", cuda::UnaryOp::mul_scalar, s, [s](float y) { return y * s; });
+  return unary_in_place(*this, kName, "mul_inplace", cuda::UnaryOp::mul_scalar, s, [s](float y) { return y * s; },
+                        Binary::mul);
 }
 
 NDArray& NDArray::operator/=(float s) {
   static const trace::NameId kName = trace::intern("div_inplace");
-  return unary_in_place(*this, kName, "div_inplace", cuda::UnaryOp::div_scalar, s, [s](float y) { return y / s; });
+  return unary_in_place(*this, kName, "div_inplace", cuda::UnaryOp::div_scalar, s, [s](float y) { return y / s; },
+                        Binary::div);
 }
 
 NDArray& NDArray::fill(float value) {

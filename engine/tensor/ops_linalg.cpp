@@ -6,6 +6,8 @@
 #include "engine/core/help_board.h"
 #include "engine/cuda/kernels.h"
 #include "engine/tensor/blas.h"
+#include <array>
+
 #include "engine/tensor/op_launch.h"
 #include "engine/tensor/ops.h"
 
@@ -137,6 +139,7 @@ NDArray transpose(const NDArray& a) {
   require_2d(a, "transpose");
   const int64_t rows = a.shape()[0];
   const int64_t cols = a.shape()[1];
+  if (a.dtype() != DType::float32) return permute(a, std::array<int, 2>{1, 0});
   Chunk* x = ops_detail::storage(a, "transpose");
   NDArray out = NDArray::empty(a.context_ptr(), Shape{cols, rows}, a.device());
   Chunk* o = out.chunk();
@@ -156,6 +159,38 @@ NDArray transpose(const NDArray& a) {
     autograd::record(kName, {&a}, out, [](const NDArray& dy, Need) { return Grads{transpose(dy)}; });
   }
   return out;
+}
+
+NDArray permute(const NDArray& a, std::span<const int> order) {
+  const Shape& s = a.chunk("permute")->shape;
+  if (static_cast<int>(order.size()) != s.ndim()) {
+    throw std::invalid_argument("permute: " + std::to_string(order.size()) + " axes given for a " + s.to_string() +
+                                " array (" + std::to_string(s.ndim()) + " dimensions)");
+  }
+  int64_t strides[Shape::kMaxDims];
+  for (int i = s.ndim() - 1, stride = 0; i >= 0; --i) {
+    strides[i] = i == s.ndim() - 1 ? 1 : strides[i + 1] * s[i + 1];
+    (void)stride;
+  }
+  bool used[Shape::kMaxDims] = {};
+  Selection sel;
+  int64_t dims[Shape::kMaxDims];
+  for (size_t i = 0; i < order.size(); ++i) {
+    int axis = order[i];
+    if (axis < 0) axis += s.ndim();
+    if (axis < 0 || axis >= s.ndim() || used[axis]) {
+      throw std::invalid_argument("permute: the axes must be a permutation of 0.." + std::to_string(s.ndim() - 1) +
+                                  " (axis " + std::to_string(order[i]) + " is out of range or repeated)");
+    }
+    used[axis] = true;
+    dims[i] = s[axis];
+    sel.strides[i] = strides[axis];
+  }
+  sel.shape = Shape(std::span<const int64_t>(dims, order.size()));
+  if (s.ndim() == 2 && order[0] != order[1] && a.dtype() == DType::float32 && (order[0] == 1 || order[0] == -1)) {
+    return transpose(a);
+  }
+  return take(a, sel);
 }
 
 NDArray reshape(const NDArray& a, const Shape& shape) {

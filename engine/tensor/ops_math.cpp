@@ -2,6 +2,7 @@
 // trigonometric and logistic functions, log1p, and rounding; each with its
 // gradient (zero for the step functions, as in MXNet and PyTorch).
 #include <cmath>
+#include <type_traits>
 
 #include "engine/cuda/kernels.h"
 #include "engine/tensor/op_launch.h"
@@ -9,10 +10,22 @@
 
 namespace asyncscope {
 
+using ops_detail::IntegerInput;
 using ops_detail::record1;
 using ops_detail::unary;
 
 namespace {
+
+// Rounding an integer gives it back (no round trip through double, which
+// would lose int64's low bits).
+template <class T, class R>
+T whole_number(T x, R round) {
+  if constexpr (std::is_integral_v<T>) {
+    return x;
+  } else {
+    return round(x);
+  }
+}
 
 // A step function's gradient: zero wherever it is defined.
 NDArray zero_gradient(const NDArray& dy) { return dy * 0.0f; }
@@ -21,7 +34,7 @@ NDArray zero_gradient(const NDArray& dy) { return dy * 0.0f; }
 
 NDArray abs(const NDArray& a) {
   static const trace::NameId kName = trace::intern("abs");
-  NDArray out = unary(a, kName, "abs", cuda::UnaryOp::abs, 0.0f, [](float x) { return std::fabs(x); });
+  NDArray out = unary(a, kName, "abs", cuda::UnaryOp::abs, 0.0f, [](auto x) { return x < 0 ? -x : x; }, IntegerInput::keep);
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [a](const NDArray& dy) { return dy * sign(a); });
   }
@@ -31,14 +44,14 @@ NDArray abs(const NDArray& a) {
 NDArray sign(const NDArray& a) {
   static const trace::NameId kName = trace::intern("sign");
   NDArray out = unary(a, kName, "sign", cuda::UnaryOp::sign, 0.0f,
-                      [](float x) { return static_cast<float>((x > 0.0f) - (x < 0.0f)); });
+                      [](auto x) { return static_cast<float>((x > 0) - (x < 0)); }, IntegerInput::keep);
   if (autograd::should_record({&a})) record1(kName, a, out, &zero_gradient);
   return out;
 }
 
 NDArray sin(const NDArray& a) {
   static const trace::NameId kName = trace::intern("sin");
-  NDArray out = unary(a, kName, "sin", cuda::UnaryOp::sin, 0.0f, [](float x) { return std::sin(x); });
+  NDArray out = unary(a, kName, "sin", cuda::UnaryOp::sin, 0.0f, [](auto x) { return std::sin(x); });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [a](const NDArray& dy) { return dy * cos(a); });
   }
@@ -47,7 +60,7 @@ NDArray sin(const NDArray& a) {
 
 NDArray cos(const NDArray& a) {
   static const trace::NameId kName = trace::intern("cos");
-  NDArray out = unary(a, kName, "cos", cuda::UnaryOp::cos, 0.0f, [](float x) { return std::cos(x); });
+  NDArray out = unary(a, kName, "cos", cuda::UnaryOp::cos, 0.0f, [](auto x) { return std::cos(x); });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [a](const NDArray& dy) { return -(dy * sin(a)); });
   }
@@ -56,7 +69,7 @@ NDArray cos(const NDArray& a) {
 
 NDArray tanh(const NDArray& a) {
   static const trace::NameId kName = trace::intern("tanh");
-  NDArray out = unary(a, kName, "tanh", cuda::UnaryOp::tanh, 0.0f, [](float x) { return std::tanh(x); });
+  NDArray out = unary(a, kName, "tanh", cuda::UnaryOp::tanh, 0.0f, [](auto x) { return std::tanh(x); });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy * (1.0f - square(out)); });
   }
@@ -66,7 +79,7 @@ NDArray tanh(const NDArray& a) {
 NDArray sigmoid(const NDArray& a) {
   static const trace::NameId kName = trace::intern("sigmoid");
   NDArray out = unary(a, kName, "sigmoid", cuda::UnaryOp::sigmoid, 0.0f,
-                      [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+                      [](auto x) { return 1.0f / (1.0f + std::exp(-x)); });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy * out * (1.0f - out); });
   }
@@ -75,7 +88,7 @@ NDArray sigmoid(const NDArray& a) {
 
 NDArray log1p(const NDArray& a) {
   static const trace::NameId kName = trace::intern("log1p");
-  NDArray out = unary(a, kName, "log1p", cuda::UnaryOp::log1p, 0.0f, [](float x) { return std::log1p(x); });
+  NDArray out = unary(a, kName, "log1p", cuda::UnaryOp::log1p, 0.0f, [](auto x) { return std::log1p(x); });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [a](const NDArray& dy) { return dy / (a + 1.0f); });
   }
@@ -84,28 +97,28 @@ NDArray log1p(const NDArray& a) {
 
 NDArray floor(const NDArray& a) {
   static const trace::NameId kName = trace::intern("floor");
-  NDArray out = unary(a, kName, "floor", cuda::UnaryOp::floor, 0.0f, [](float x) { return std::floor(x); });
+  NDArray out = unary(a, kName, "floor", cuda::UnaryOp::floor, 0.0f, [](auto x) { return whole_number(x, [](auto v) { return std::floor(v); }); }, IntegerInput::keep);
   if (autograd::should_record({&a})) record1(kName, a, out, &zero_gradient);
   return out;
 }
 
 NDArray ceil(const NDArray& a) {
   static const trace::NameId kName = trace::intern("ceil");
-  NDArray out = unary(a, kName, "ceil", cuda::UnaryOp::ceil, 0.0f, [](float x) { return std::ceil(x); });
+  NDArray out = unary(a, kName, "ceil", cuda::UnaryOp::ceil, 0.0f, [](auto x) { return whole_number(x, [](auto v) { return std::ceil(v); }); }, IntegerInput::keep);
   if (autograd::should_record({&a})) record1(kName, a, out, &zero_gradient);
   return out;
 }
 
 NDArray rint(const NDArray& a) {
   static const trace::NameId kName = trace::intern("rint");
-  NDArray out = unary(a, kName, "rint", cuda::UnaryOp::rint, 0.0f, [](float x) { return std::nearbyint(x); });
+  NDArray out = unary(a, kName, "rint", cuda::UnaryOp::rint, 0.0f, [](auto x) { return whole_number(x, [](auto v) { return std::nearbyint(v); }); }, IntegerInput::keep);
   if (autograd::should_record({&a})) record1(kName, a, out, &zero_gradient);
   return out;
 }
 
 NDArray round(const NDArray& a) {
   static const trace::NameId kName = trace::intern("round");
-  NDArray out = unary(a, kName, "round", cuda::UnaryOp::round, 0.0f, [](float x) { return std::round(x); });
+  NDArray out = unary(a, kName, "round", cuda::UnaryOp::round, 0.0f, [](auto x) { return whole_number(x, [](auto v) { return std::round(v); }); }, IntegerInput::keep);
   if (autograd::should_record({&a})) record1(kName, a, out, &zero_gradient);
   return out;
 }

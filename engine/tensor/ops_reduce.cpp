@@ -146,6 +146,9 @@ trace::NameId op_name(ReduceOp op, bool axes) {
 
 NDArray reduce_all(const NDArray& a, ReduceOp op) {
   const char* text = op_text(op);
+  if (a.chunk(text)->dtype != DType::float32 && op != ReduceOp::norm) {
+    return reduce(a, op == ReduceOp::sum ? Reduction::sum : Reduction::mean, {}, false);
+  }
   Chunk* x = ops_detail::storage(a, text);
   NDArray out = NDArray::empty(a.context_ptr(), Shape{}, a.device());
   Chunk* o = out.chunk();
@@ -209,6 +212,9 @@ AxesPlan plan_axes(const Shape& a, std::span<const int> axes, bool keepdims, con
 
 NDArray reduce_along(const NDArray& a, std::span<const int> axes, bool keepdims, ReduceOp op) {
   const char* text = op_text(op);
+  if (a.chunk(text)->dtype != DType::float32 && op != ReduceOp::norm) {
+    return reduce(a, op == ReduceOp::sum ? Reduction::sum : Reduction::mean, axes, keepdims);
+  }
   const AxesPlan plan = plan_axes(a.chunk(text)->shape, axes, keepdims, text);
   NDArray out = reduce_axes(a, op, plan.mask, plan.out, op_name(op, true), text);
   const trace::NameId name = op_name(op, true);
@@ -239,6 +245,14 @@ NDArray broadcast_to(const NDArray& a, const Shape& shape) {
   if (a.shape() == shape) return a;
   const Dims4 out_dims = ops_detail::padded(shape);
   const StretchMask mask = ops_detail::stretch_mask(a.shape(), out_dims);
+  if (a.dtype() != DType::float32) {
+    // A selection with stride 0 along the stretched dimensions.
+    const Strides4 st = stretched_strides(out_dims, mask);
+    Selection sel;
+    sel.shape = shape;
+    for (int i = 0; i < shape.ndim(); ++i) sel.strides[i] = st.s[4 - shape.ndim() + i];
+    return take(a, sel);
+  }
   NDArray out = NDArray::empty(a.context_ptr(), shape, a.device());
   Chunk* o = out.chunk();
   launch(
@@ -283,6 +297,7 @@ NDArray sum_to(const NDArray& a, const Shape& shape) {
 }
 
 NDArray sum(const NDArray& a) {
+  if (a.chunk("sum")->dtype != DType::float32) return reduce(a, Reduction::sum, {}, false);
   NDArray out = reduce_all(a, ReduceOp::sum);
   autograd::record(op_name(ReduceOp::sum, false), {&a}, out,
                    [in = a.shape()](const NDArray& dy, Need) { return Grads{broadcast_to(dy, in)}; });
@@ -290,6 +305,7 @@ NDArray sum(const NDArray& a) {
 }
 
 NDArray mean(const NDArray& a) {
+  if (a.chunk("mean")->dtype != DType::float32) return reduce(a, Reduction::mean, {}, false);
   NDArray out = reduce_all(a, ReduceOp::mean);
   autograd::record(op_name(ReduceOp::mean, false), {&a}, out, [in = a.shape()](const NDArray& dy, Need) {
     const float inv = in.size() > 0 ? 1.0f / static_cast<float>(in.size()) : 0.0f;

@@ -33,11 +33,16 @@ int64_t span_size(const Shape& s, int from, int to) {
   return n;
 }
 
-// `rows` rows of `width` floats from src (row stride src_stride) to dst (row stride dst_stride).
-void copy_block(float* dst, int64_t dst_stride, const float* src, int64_t src_stride, int64_t rows, int64_t width) {
+// `rows` rows of `width` elements of `item` bytes from src (row stride
+// src_stride elements) to dst (row stride dst_stride).
+void copy_block(void* dst_, int64_t dst_stride, const void* src_, int64_t src_stride, int64_t rows, int64_t width,
+                size_t item) {
   if (width == 0) return;
+  auto* dst = static_cast<std::byte*>(dst_);
+  const auto* src = static_cast<const std::byte*>(src_);
   for (int64_t r = 0; r < rows; ++r) {
-    std::memcpy(dst + r * dst_stride, src + r * src_stride, static_cast<size_t>(width) * sizeof(float));
+    std::memcpy(dst + static_cast<size_t>(r * dst_stride) * item, src + static_cast<size_t>(r * src_stride) * item,
+                static_cast<size_t>(width) * item);
   }
 }
 
@@ -54,7 +59,7 @@ NDArray slice_backward(const NDArray& dy, const Shape& shape, int axis, int64_t 
   ops_detail::launch_many(kName, "slice_backward", in, out, [o, g, rows, inner, full, part, begin](const RunContext&) {
     float* y = o->data_for_write();
     std::fill(y, y + rows * full, 0.0f);
-    copy_block(y + begin * inner, full, g->data_for_read(), part, rows, part);
+    copy_block(y + begin * inner, full, g->data_for_read(), part, rows, part, sizeof(float));
   });
   return out;
 }
@@ -73,6 +78,10 @@ NDArray concat(std::span<const NDArray> arrays, int axis) {
   for (size_t i = 0; i < arrays.size(); ++i) {
     const NDArray& a = arrays[i];
     if (i > 0) ops_detail::check_pair(arrays[0], a, "concat");
+    if (a.dtype() != arrays[0].dtype()) {
+      throw std::invalid_argument("concat: array " + std::to_string(i) + " is " + name(a.dtype()) + ", array 0 " +
+                                  name(arrays[0].dtype()) + " (cast them to one type)");
+    }
     bool fits = a.shape().ndim() == ndim;
     for (int d = 0; fits && d < ndim; ++d) fits = d == axis || a.shape()[d] == first[d];
     if (!fits) {
@@ -82,21 +91,24 @@ NDArray concat(std::span<const NDArray> arrays, int axis) {
     }
     dims[axis] += a.shape()[axis];
   }
-  NDArray out = NDArray::empty(arrays[0].context_ptr(), Shape(dims), arrays[0].device());
+  NDArray out = NDArray::empty(arrays[0].context_ptr(), Shape(dims), arrays[0].device(), arrays[0].dtype());
   Chunk* o = out.chunk();
+  const size_t item = item_size(arrays[0].dtype());
   std::vector<std::pair<Chunk*, int64_t>> parts;  // storage, width of its rows
   const int64_t rows = span_size(first, 0, axis), inner = span_size(first, axis + 1, ndim);
   for (const NDArray& a : arrays) parts.emplace_back(ops_detail::storage(a, "concat"), a.shape()[axis] * inner);
   const int64_t width = dims[axis] * inner;
-  ops_detail::launch_many(kName, "concat", arrays, out, [o, parts = std::move(parts), rows, width](const RunContext&) {
-    float* y = o->data_for_write();
-    int64_t offset = 0;
-    for (const auto& [c, w] : parts) {
-      copy_block(y + offset, width, c->data_for_read(), w, rows, w);
-      offset += w;
-    }
-  });
-  if (autograd::should_record(arrays)) {
+  ops_detail::launch_many(kName, "concat", arrays, out,
+                          [o, parts = std::move(parts), rows, width, item](const RunContext&) {
+                            auto* y = static_cast<std::byte*>(o->raw_for_write());
+                            int64_t offset = 0;
+                            for (const auto& [c, w] : parts) {
+                              copy_block(y + static_cast<size_t>(offset) * item, width, c->raw_for_read(), w, rows, w,
+                                         item);
+                              offset += w;
+                            }
+                          });
+  if (is_floating(arrays[0].dtype()) && autograd::should_record(arrays)) {
     std::vector<int64_t> lengths;
     for (const NDArray& a : arrays) lengths.push_back(a.shape()[axis]);
     autograd::record(kName, arrays, out, [axis, lengths](const NDArray& dy, Need need) {
@@ -139,16 +151,18 @@ NDArray slice_axis(const NDArray& a, int axis, int64_t begin, int64_t end) {
   }
   std::vector<int64_t> dims(s.begin(), s.end());
   dims[axis] = end - begin;
-  NDArray out = NDArray::empty(a.context_ptr(), Shape(dims), a.device());
+  NDArray out = NDArray::empty(a.context_ptr(), Shape(dims), a.device(), a.dtype());
   Chunk* o = out.chunk();
   Chunk* x = ops_detail::storage(a, "slice_axis");
+  const size_t item = item_size(a.dtype());
   const int64_t rows = span_size(s, 0, axis), inner = span_size(s, axis + 1, s.ndim());
   const int64_t full = s[axis] * inner, part = (end - begin) * inner, from = begin * inner;
   const NDArray in[] = {a};
-  ops_detail::launch_many(kName, "slice_axis", in, out, [o, x, rows, full, part, from](const RunContext&) {
-    copy_block(o->data_for_write(), part, x->data_for_read() + from, full, rows, part);
+  ops_detail::launch_many(kName, "slice_axis", in, out, [o, x, rows, full, part, from, item](const RunContext&) {
+    copy_block(o->raw_for_write(), part, static_cast<const std::byte*>(x->raw_for_read()) + static_cast<size_t>(from) * item,
+               full, rows, part, item);
   });
-  if (autograd::should_record({&a})) {
+  if (a.dtype() == DType::float32 && autograd::should_record({&a})) {
     autograd::record(kName, {&a}, out, [shape = s, axis, begin](const NDArray& dy, Need) {
       return Grads{slice_backward(dy, shape, axis, begin)};
     });

@@ -86,8 +86,8 @@ void BM_CudaGemm4096Raw(benchmark::State& state) {
   for (int i = 0; i < kGemmBatch; ++i) out.push_back(dot(x, x));  // allocates the outputs
   ctx->engine().wait_all();
   std::vector<float*> c;
-  for (NDArray& o : out) c.push_back(o.chunk()->data);
-  const float* a = x.chunk()->data;
+  for (NDArray& o : out) c.push_back(static_cast<float*>(o.chunk()->data));
+  const float* a = static_cast<const float*>(x.chunk()->data);
   Var* written[kGemmBatch];
   for (int i = 0; i < kGemmBatch; ++i) written[i] = out[static_cast<size_t>(i)].var();
   Var* const read[] = {x.var()};

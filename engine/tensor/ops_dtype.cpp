@@ -1,0 +1,839 @@
+// The ops of every dtype (engine/tensor/dtype.h), on the CPU: casts, typed
+// creation (fill, arange, host bytes), elementwise arithmetic and
+// comparisons in the promoted type, reductions (sum, prod, max, min, argmax,
+// argmin, all, any, mean), cumsum, and strided selections (indexing's take
+// and assignment). The float32 ops keep their own kernels (and GPU ones);
+// they come here for arrays of other types.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "engine/tensor/op_launch.h"
+#include "engine/tensor/ops.h"
+
+namespace asyncscope {
+
+using ops_detail::Binary;
+using ops_detail::Chunk;
+using ops_detail::launch_typed;
+using ops_detail::NoFunction;
+using Grads = std::vector<NDArray>;
+using Need = std::span<const bool>;
+
+namespace ops_detail {
+
+void throw_dtype(const char* op, DType dtype) {
+  throw std::invalid_argument(std::string(op) + ": not implemented for " + name(dtype) +
+                              " arrays (float32 only; cast with astype)");
+}
+
+NDArray cast_for(const NDArray& a, DType dtype) { return astype(a, dtype); }
+
+}  // namespace ops_detail
+
+namespace {
+
+const ContextPtr& checked(const ContextPtr& ctx, const char* op) {
+  if (!ctx) throw std::invalid_argument(std::string(op) + ": null context");
+  return ctx;
+}
+
+// A value converted as NumPy's astype converts it (a float to an integer
+// truncates toward zero; NaN and out-of-range values, undefined in C++,
+// become the type's lowest value, as on x86).
+template <class To, class From>
+To convert(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != From{};
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    const double d = static_cast<double>(v);
+    if (!(d >= static_cast<double>(std::numeric_limits<To>::lowest()) &&
+          d < static_cast<double>(std::numeric_limits<To>::max()))) {
+      return std::numeric_limits<To>::lowest();
+    }
+    return static_cast<To>(d);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <class T>
+constexpr bool kInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+}  // namespace
+
+NDArray astype(const NDArray& a, DType dtype) {
+  static const trace::NameId kName = trace::intern("astype");
+  Chunk* x = ops_detail::storage(a, "astype");
+  const DType from = a.dtype();
+  NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device(), dtype);
+  Chunk* o = out.chunk();
+  if (from == dtype && ops_detail::on_gpu(a.device())) {
+    launch_typed(kName, "astype", {&a}, {&out}, NoFunction{}, [o, x](const RunContext& rc) {
+      cuda::unary(rc.stream, cuda::UnaryOp::copy, static_cast<float*>(o->raw_for_write()),
+                  static_cast<const float*>(x->raw_for_read()), static_cast<int64_t>(o->bytes / sizeof(float)));
+    });
+  } else {
+    launch_typed(
+        kName, "astype", {&a}, {&out},
+        [o, x, from, dtype](const RunContext&) {
+          const int64_t n = o->shape.size();
+          if (from == dtype) {
+            if (n) std::memcpy(o->raw_for_write(), x->raw_for_read(), o->bytes);
+            return;
+          }
+          visit_dtype(dtype, [&]<class To>(To) {
+            visit_dtype(from, [&]<class From>(From) {
+              To* y = o->typed_for_write<To>();
+              const From* p = x->typed_for_read<From>();
+              for (int64_t i = 0; i < n; ++i) y[i] = convert<To>(p[i]);
+            });
+          });
+        },
+        NoFunction{});
+  }
+  if (is_floating(from) && is_floating(dtype) && autograd::should_record({&a})) {
+    autograd::record(kName, {&a}, out, [from](const NDArray& dy, Need) { return Grads{astype(dy, from)}; });
+  }
+  return out;
+}
+
+NDArray full(const ContextPtr& ctx, const Shape& shape, double value, DType dtype, Device device) {
+  static const trace::NameId kName = trace::intern("full");
+  if (dtype == DType::float32) return full(ctx, shape, static_cast<float>(value), device);
+  NDArray out = NDArray::empty(checked(ctx, "full"), shape, device, dtype);
+  Chunk* o = out.chunk();
+  launch_typed(
+      kName, "full", {}, {&out},
+      [o, value, dtype](const RunContext&) {
+        visit_dtype(dtype, [&]<class T>(T) {
+          const T v = convert<T>(value);
+          T* y = o->typed_for_write<T>();
+          std::fill(y, y + o->shape.size(), v);
+        });
+      },
+      NoFunction{});
+  return out;
+}
+
+NDArray arange(const ContextPtr& ctx, double start, double stop, double step, DType dtype, Device device) {
+  static const trace::NameId kName = trace::intern("arange");
+  if (step == 0.0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop)) {
+    throw std::invalid_argument("arange: start, stop and step must be finite and step non-zero");
+  }
+  const double count = std::ceil((stop - start) / step);
+  const int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
+  NDArray out = NDArray::empty(checked(ctx, "arange"), Shape{n}, device, dtype);
+  Chunk* o = out.chunk();
+  launch_typed(
+      kName, "arange", {}, {&out},
+      [o, start, step, dtype, n](const RunContext&) {
+        visit_dtype(dtype, [&]<class T>(T) {
+          T* y = o->typed_for_write<T>();
+          for (int64_t i = 0; i < n; ++i) y[i] = convert<T>(start + static_cast<double>(i) * step);
+        });
+      },
+      NoFunction{});
+  return out;
+}
+
+NDArray from_host_bytes(const ContextPtr& ctx, const Shape& shape, DType dtype, std::vector<std::byte> bytes,
+                        Device device) {
+  static const trace::NameId kName = trace::intern("from_host");
+  if (bytes.size() != static_cast<size_t>(shape.size()) * item_size(dtype)) {
+    throw std::invalid_argument("from_host: " + std::to_string(bytes.size()) + " bytes for a " + shape.to_string() +
+                                " " + name(dtype) + " array");
+  }
+  if (dtype == DType::float32) {
+    std::vector<float> values(bytes.size() / sizeof(float));
+    if (!values.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
+    return from_host(ctx, shape, std::move(values), device);
+  }
+  NDArray out = NDArray::empty(checked(ctx, "from_host"), shape, device, dtype);
+  Chunk* o = out.chunk();
+  launch_typed(
+      kName, "from_host", {}, {&out},
+      [o, v = std::move(bytes)](const RunContext&) {
+        if (!v.empty()) std::memcpy(o->raw_for_write(), v.data(), v.size());
+      },
+      NoFunction{});
+  return out;
+}
+
+// ---- elementwise ----------------------------------------------------------
+
+namespace {
+
+// a op b in T; comparisons give 1 or 0. Integer division by zero throws
+// (the op's error, at the sync point), as Python and PyTorch refuse it.
+template <Binary kOp, class T>
+T apply_typed(T a, T b) {
+  if constexpr (kOp == Binary::add) return static_cast<T>(a + b);
+  if constexpr (kOp == Binary::sub) return static_cast<T>(a - b);
+  if constexpr (kOp == Binary::mul) return static_cast<T>(a * b);
+  if constexpr (kOp == Binary::div) return static_cast<T>(a / b);
+  if constexpr (kOp == Binary::floor_divide) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::floor(a / b);
+    } else {
+      if (b == 0) throw std::domain_error("integer division by zero");
+      T q = static_cast<T>(a / b);
+      if constexpr (std::is_signed_v<T>) {
+        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+      }
+      return q;
+    }
+  }
+  if constexpr (kOp == Binary::mod) {
+    if constexpr (std::is_floating_point_v<T>) {
+      T r = std::fmod(a, b);
+      if (r != 0 && ((r < 0) != (b < 0))) r += b;
+      return r;
+    } else {
+      if (b == 0) throw std::domain_error("integer modulo by zero");
+      T r = static_cast<T>(a % b);
+      if constexpr (std::is_signed_v<T>) {
+        if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      }
+      return r;
+    }
+  }
+  if constexpr (kOp == Binary::pow) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::pow(a, b);
+    } else {
+      if constexpr (std::is_signed_v<T>) {
+        if (b < 0) throw std::domain_error("integers to negative integer powers are not allowed");
+      }
+      T result = 1, base = a;
+      for (auto e = b; e > 0; e = static_cast<T>(e / 2)) {
+        if (e % 2) result = static_cast<T>(result * base);
+        base = static_cast<T>(base * base);
+      }
+      return result;
+    }
+  }
+  if constexpr (kOp == Binary::maximum) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (a != a) return a;
+      if (b != b) return b;
+    }
+    return a > b ? a : b;
+  }
+  if constexpr (kOp == Binary::minimum) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (a != a) return a;
+      if (b != b) return b;
+    }
+    return a < b ? a : b;
+  }
+  if constexpr (kOp == Binary::equal) return a == b;
+  if constexpr (kOp == Binary::not_equal) return a != b;
+  if constexpr (kOp == Binary::greater) return a > b;
+  if constexpr (kOp == Binary::greater_equal) return a >= b;
+  if constexpr (kOp == Binary::less) return a < b;
+  if constexpr (kOp == Binary::less_equal) return a <= b;
+  if constexpr (kOp == Binary::logical_and) return static_cast<T>(a != T{} && b != T{});
+  if constexpr (kOp == Binary::logical_or) return static_cast<T>(a != T{} || b != T{});
+  if constexpr (kOp == Binary::logical_xor) return static_cast<T>((a != T{}) != (b != T{}));
+  return T{};
+}
+
+constexpr bool is_comparison(Binary op) {
+  return op == Binary::equal || op == Binary::not_equal || op == Binary::greater || op == Binary::greater_equal ||
+         op == Binary::less || op == Binary::less_equal || op == Binary::logical_and || op == Binary::logical_or ||
+         op == Binary::logical_xor;
+}
+
+// y[...] = a op b over out's layout (each operand stretched along its mask),
+// computed in T and stored as R.
+template <Binary kOp, class T, class R>
+void typed_kernel(R* y, const T* pa, StretchMask ma, const T* pb, StretchMask mb, const Dims4& out) {
+  const Strides4 sa = stretched_strides(out, ma);
+  const Strides4 sb = stretched_strides(out, mb);
+  for (int64_t i0 = 0; i0 < out.d[0]; ++i0) {
+    for (int64_t i1 = 0; i1 < out.d[1]; ++i1) {
+      for (int64_t i2 = 0; i2 < out.d[2]; ++i2) {
+        const T* ra = pa + offset_of(sa, i0, i1, i2, 0);
+        const T* rb = pb + offset_of(sb, i0, i1, i2, 0);
+        for (int64_t c = 0; c < out.d[3]; ++c) {
+          *y++ = static_cast<R>(apply_typed<kOp, T>(ra[c * sa.s[3]], rb[c * sb.s[3]]));
+        }
+      }
+    }
+  }
+}
+
+template <Binary kOp>
+void push_typed_binary(const NDArray& a, const NDArray& b, const NDArray& out, DType compute, trace::NameId name,
+                       const char* op) {
+  const Dims4 dims = ops_detail::padded(out.shape());
+  const StretchMask ma = ops_detail::stretch_mask(a.shape(), dims);
+  const StretchMask mb = ops_detail::stretch_mask(b.shape(), dims);
+  Chunk* x = ops_detail::storage(a, op);
+  Chunk* z = ops_detail::storage(b, op);
+  Chunk* o = out.chunk();
+  const DType result = out.dtype();
+  launch_typed(
+      name, op, {&a, &b}, {&out},
+      [o, x, z, ma, mb, dims, compute, result](const RunContext&) {
+        visit_dtype(compute, [&]<class T>(T) {
+          if constexpr (std::is_same_v<T, bool> && (kOp == Binary::div || kOp == Binary::floor_divide ||
+                                                    kOp == Binary::mod || kOp == Binary::pow)) {
+            throw std::logic_error("no bool kernel");  // refused at the call
+          } else {
+            visit_dtype(result, [&]<class R>(R) {
+              typed_kernel<kOp, T, R>(o->typed_for_write<R>(), x->typed_for_read<T>(), ma, z->typed_for_read<T>(),
+                                      mb, dims);
+            });
+          }
+        });
+      },
+      NoFunction{});
+}
+
+}  // namespace
+
+namespace ops_detail {
+
+NDArray binary_typed(const NDArray& a, const NDArray& b, Binary op, DType result, trace::NameId name,
+                     const char* text) {
+  check_pair(a, b, text);
+  const Shape shape = broadcast_shape(a.shape(), b.shape(), text);
+  DType compute = promote(a.dtype(), b.dtype());
+  const bool arithmetic_on_bool = op == Binary::sub || op == Binary::div || op == Binary::floor_divide ||
+                                  op == Binary::mod || op == Binary::pow;
+  if (compute == DType::boolean && arithmetic_on_bool) {
+    if (op == Binary::sub) {
+      throw std::invalid_argument(std::string(text) +
+                                  ": subtracting bool arrays is not supported (use logical_xor, or cast to an integer "
+                                  "type first)");
+    }
+    compute = DType::int64;
+  }
+  if (op == Binary::div && !is_floating(compute)) compute = DType::float32;  // true division
+  if (!is_comparison(op) && result != compute) {
+    throw std::logic_error(std::string(text) + ": the result of arithmetic is in the type it computes in");
+  }
+  const NDArray ca = a.dtype() == compute ? a : astype(a, compute);
+  const NDArray cb = b.dtype() == compute ? b : astype(b, compute);
+  NDArray out = NDArray::empty(a.context_ptr(), shape, a.device(), result);
+  switch (op) {
+#define ASYNCSCOPE_TYPED_CASE(k) \
+  case Binary::k: push_typed_binary<Binary::k>(ca, cb, out, compute, name, text); break;
+    ASYNCSCOPE_TYPED_CASE(add)
+    ASYNCSCOPE_TYPED_CASE(sub)
+    ASYNCSCOPE_TYPED_CASE(mul)
+    ASYNCSCOPE_TYPED_CASE(div)
+    ASYNCSCOPE_TYPED_CASE(pow)
+    ASYNCSCOPE_TYPED_CASE(maximum)
+    ASYNCSCOPE_TYPED_CASE(minimum)
+    ASYNCSCOPE_TYPED_CASE(equal)
+    ASYNCSCOPE_TYPED_CASE(not_equal)
+    ASYNCSCOPE_TYPED_CASE(greater)
+    ASYNCSCOPE_TYPED_CASE(greater_equal)
+    ASYNCSCOPE_TYPED_CASE(less)
+    ASYNCSCOPE_TYPED_CASE(less_equal)
+    ASYNCSCOPE_TYPED_CASE(floor_divide)
+    ASYNCSCOPE_TYPED_CASE(mod)
+    ASYNCSCOPE_TYPED_CASE(logical_and)
+    ASYNCSCOPE_TYPED_CASE(logical_or)
+    ASYNCSCOPE_TYPED_CASE(logical_xor)
+#undef ASYNCSCOPE_TYPED_CASE
+  }
+  return out;
+}
+
+DType arithmetic_type(DType a, DType b, Binary op) {
+  DType compute = promote(a, b);
+  if (compute == DType::boolean && op != Binary::add && op != Binary::mul && op != Binary::maximum &&
+      op != Binary::minimum) {
+    compute = DType::int64;
+  }
+  if (op == Binary::div && !is_floating(compute)) compute = DType::float32;
+  return compute;
+}
+
+NDArray scalar_array(const NDArray& like, double value, bool is_float) {
+  return full(like.context_ptr(), Shape{}, value, scalar_result(like.dtype(), is_float), like.device());
+}
+
+}  // namespace ops_detail
+
+NDArray floor_divide(const NDArray& a, const NDArray& b) {
+  static const trace::NameId kName = trace::intern("floor_divide");
+  const DType t = ops_detail::arithmetic_type(a.dtype(), b.dtype(), Binary::floor_divide);
+  return ops_detail::binary_typed(a, b, Binary::floor_divide, t, kName, "floor_divide");
+}
+
+NDArray mod(const NDArray& a, const NDArray& b) {
+  static const trace::NameId kName = trace::intern("mod");
+  const DType t = ops_detail::arithmetic_type(a.dtype(), b.dtype(), Binary::mod);
+  return ops_detail::binary_typed(a, b, Binary::mod, t, kName, "mod");
+}
+
+NDArray compare(const NDArray& a, const NDArray& b, Comparison c, bool as_bool) {
+  static const trace::NameId kNames[] = {trace::intern("equal"),         trace::intern("not_equal"),
+                                         trace::intern("greater"),       trace::intern("greater_equal"),
+                                         trace::intern("less"),          trace::intern("less_equal"),
+                                         trace::intern("logical_and"),   trace::intern("logical_or"),
+                                         trace::intern("logical_xor")};
+  static const char* const kTexts[] = {"equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
+                                       "logical_and", "logical_or", "logical_xor"};
+  static const Binary kOps[] = {Binary::equal,       Binary::not_equal,   Binary::greater,
+                                Binary::greater_equal, Binary::less,      Binary::less_equal,
+                                Binary::logical_and, Binary::logical_or,  Binary::logical_xor};
+  const auto i = static_cast<size_t>(c);
+  const DType result = as_bool ? DType::boolean : promote(a.dtype(), b.dtype());
+  if (!as_bool && result == DType::float32 && c <= Comparison::less_equal) {
+    switch (c) {
+      case Comparison::equal: return equal(a, b);
+      case Comparison::not_equal: return not_equal(a, b);
+      case Comparison::greater: return greater(a, b);
+      case Comparison::greater_equal: return greater_equal(a, b);
+      case Comparison::less: return less(a, b);
+      default: return less_equal(a, b);
+    }
+  }
+  return ops_detail::binary_typed(a, b, kOps[i], result, kNames[i], kTexts[i]);
+}
+
+NDArray logical_not(const NDArray& a, bool as_bool) {
+  return compare(a, full(a.context_ptr(), Shape{}, 0.0, a.dtype(), a.device()), Comparison::equal, as_bool);
+}
+
+NDArray where(const NDArray& condition, const NDArray& a, const NDArray& b) {
+  static const trace::NameId kName = trace::intern("where");
+  ops_detail::check_pair(condition, a, "where");
+  ops_detail::check_pair(a, b, "where");
+  const Shape shape = ops_detail::broadcast_shape(
+      ops_detail::broadcast_shape(condition.shape(), a.shape(), "where"), b.shape(), "where");
+  const DType t = promote(a.dtype(), b.dtype());
+  const NDArray ca = a.dtype() == t ? a : astype(a, t);
+  const NDArray cb = b.dtype() == t ? b : astype(b, t);
+  const NDArray cc = condition.dtype() == DType::boolean ? condition : astype(condition, DType::boolean);
+  NDArray out = NDArray::empty(a.context_ptr(), shape, a.device(), t);
+  const Dims4 dims = ops_detail::padded(shape);
+  const StretchMask mc = ops_detail::stretch_mask(cc.shape(), dims);
+  const StretchMask ma = ops_detail::stretch_mask(ca.shape(), dims);
+  const StretchMask mb = ops_detail::stretch_mask(cb.shape(), dims);
+  Chunk* o = out.chunk();
+  Chunk* pc = ops_detail::storage(cc, "where");
+  Chunk* pa = ops_detail::storage(ca, "where");
+  Chunk* pb = ops_detail::storage(cb, "where");
+  launch_typed(
+      kName, "where", {&cc, &ca, &cb}, {&out},
+      [o, pc, pa, pb, mc, ma, mb, dims, t](const RunContext&) {
+        visit_dtype(t, [&]<class T>(T) {
+          const Strides4 sc = stretched_strides(dims, mc), sa = stretched_strides(dims, ma),
+                         sb = stretched_strides(dims, mb);
+          const bool* c = pc->typed_for_read<bool>();
+          const T* x = pa->typed_for_read<T>();
+          const T* z = pb->typed_for_read<T>();
+          T* y = o->typed_for_write<T>();
+          for (int64_t i0 = 0; i0 < dims.d[0]; ++i0)
+            for (int64_t i1 = 0; i1 < dims.d[1]; ++i1)
+              for (int64_t i2 = 0; i2 < dims.d[2]; ++i2)
+                for (int64_t i3 = 0; i3 < dims.d[3]; ++i3) {
+                  *y++ = c[offset_of(sc, i0, i1, i2, i3)] ? x[offset_of(sa, i0, i1, i2, i3)]
+                                                          : z[offset_of(sb, i0, i1, i2, i3)];
+                }
+        });
+      },
+      NoFunction{});
+  if (autograd::should_record({&ca, &cb})) {
+    autograd::record(kName, {&ca, &cb}, out, [cc, sa = ca.shape(), sb = cb.shape()](const NDArray& dy, Need need) {
+      const NDArray zero = zeros(dy.context_ptr(), Shape{}, dy.device());
+      return Grads{need[0] ? sum_to(where(cc, dy, zero), sa) : NDArray(),
+                   need[1] ? sum_to(where(cc, zero, dy), sb) : NDArray()};
+    });
+  }
+  return out;
+}
+
+// ---- reductions -------------------------------------------------------------
+
+namespace {
+
+const char* reduction_text(Reduction r) {
+  switch (r) {
+    case Reduction::sum: return "sum";
+    case Reduction::prod: return "prod";
+    case Reduction::max: return "max";
+    case Reduction::min: return "min";
+    case Reduction::argmax: return "argmax";
+    case Reduction::argmin: return "argmin";
+    case Reduction::all: return "all";
+    case Reduction::any: return "any";
+    case Reduction::mean: return "mean";
+  }
+  return "reduce";
+}
+
+DType reduction_type(Reduction r, DType in, const char* op) {
+  switch (r) {
+    case Reduction::sum:
+    case Reduction::prod: return is_floating(in) ? in : DType::int64;
+    case Reduction::max:
+    case Reduction::min: return in;
+    case Reduction::argmax:
+    case Reduction::argmin: return DType::int64;
+    case Reduction::all:
+    case Reduction::any: return DType::boolean;
+    case Reduction::mean:
+      if (!is_floating(in)) {
+        throw std::invalid_argument(std::string(op) + ": needs a floating-point array, got " + name(in) +
+                                    " (cast it with astype first)");
+      }
+      return in;
+  }
+  return in;
+}
+
+// The accumulator of a reduction: double for floating types (the sum of
+// float32 values is accumulated in double, as the float32 kernels do),
+// int64 for integers, and the input type for max and min.
+template <class T>
+using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+
+template <class T, class R>
+void reduce_typed_kernel(Reduction r, R* y, const T* x, const Dims4& in, StretchMask reduced) {
+  Dims4 out = in;
+  int64_t count = 1;
+  int64_t inner_count[4] = {1, 1, 1, 1};
+  for (int i = 0; i < 4; ++i) {
+    if ((reduced >> i) & 1u) {
+      count *= in.d[i];
+      out.d[i] = 1;
+    }
+  }
+  // Index along the reduced dimensions (for argmax): row-major over them.
+  for (int i = 3, s = 1; i >= 0; --i) {
+    inner_count[i] = s;
+    if ((reduced >> i) & 1u) s *= static_cast<int>(in.d[i]);
+  }
+  const size_t m = static_cast<size_t>(out.size());
+  std::vector<Acc<T>> acc(m);
+  std::vector<T> best(m);
+  std::vector<int64_t> where(m, 0);
+  std::vector<bool> seen(m, false);
+  if (r == Reduction::prod || r == Reduction::all) std::fill(acc.begin(), acc.end(), Acc<T>{1});
+  const Strides4 so = stretched_strides(in, reduced);
+  const T* p = x;
+  for (int64_t i0 = 0; i0 < in.d[0]; ++i0)
+    for (int64_t i1 = 0; i1 < in.d[1]; ++i1)
+      for (int64_t i2 = 0; i2 < in.d[2]; ++i2)
+        for (int64_t i3 = 0; i3 < in.d[3]; ++i3) {
+          const size_t k = static_cast<size_t>(offset_of(so, i0, i1, i2, i3));
+          const T v = *p++;
+          switch (r) {
+            case Reduction::sum:
+            case Reduction::mean: acc[k] += static_cast<Acc<T>>(v); break;
+            case Reduction::prod: acc[k] *= static_cast<Acc<T>>(v); break;
+            case Reduction::all: acc[k] = acc[k] && v != T{}; break;
+            case Reduction::any: acc[k] = acc[k] || v != T{}; break;
+            default: {
+              const bool larger = r == Reduction::max || r == Reduction::argmax;
+              bool take = !seen[k];
+              if (!take) {
+                if constexpr (std::is_floating_point_v<T>) {
+                  take = best[k] == best[k] && (v != v || (larger ? v > best[k] : v < best[k]));
+                } else {
+                  take = larger ? v > best[k] : v < best[k];
+                }
+              }
+              if (take) {
+                seen[k] = true;
+                best[k] = v;
+                const int64_t idx[4] = {i0, i1, i2, i3};
+                int64_t at = 0;
+                for (int d = 0; d < 4; ++d) {
+                  if ((reduced >> d) & 1u) at += idx[d] * inner_count[d];
+                }
+                where[k] = at;
+              }
+            }
+          }
+        }
+  for (size_t k = 0; k < m; ++k) {
+    switch (r) {
+      case Reduction::max:
+      case Reduction::min: y[k] = static_cast<R>(best[k]); break;
+      case Reduction::argmax:
+      case Reduction::argmin: y[k] = static_cast<R>(where[k]); break;
+      case Reduction::mean:
+        y[k] = static_cast<R>(count ? static_cast<double>(acc[k]) / static_cast<double>(count)
+                                    : std::numeric_limits<double>::quiet_NaN());
+        break;
+      default: y[k] = static_cast<R>(acc[k]);
+    }
+  }
+}
+
+}  // namespace
+
+NDArray reduce(const NDArray& a, Reduction r, std::span<const int> axes, bool keepdims) {
+  static const trace::NameId kNames[] = {trace::intern("sum"),    trace::intern("prod"),   trace::intern("max"),
+                                         trace::intern("min"),    trace::intern("argmax"), trace::intern("argmin"),
+                                         trace::intern("all"),    trace::intern("any"),    trace::intern("mean")};
+  const char* text = reduction_text(r);
+  const Shape& s = a.chunk(text)->shape;
+  const DType in_type = a.dtype();
+  const DType out_type = reduction_type(r, in_type, text);
+  const auto mask = ops_detail::axes_mask(s, axes, text);
+  StretchMask reduced = 0;
+  int64_t out_dims[Shape::kMaxDims], kept_dims[Shape::kMaxDims];
+  size_t n_out = 0;
+  int64_t count = 1;
+  const int pad = 4 - s.ndim();
+  for (int i = 0; i < s.ndim(); ++i) {
+    const bool red = mask[static_cast<size_t>(i)];
+    kept_dims[i] = red ? 1 : s[i];
+    if (red) {
+      reduced = static_cast<StretchMask>(reduced | (1u << (pad + i)));
+      count *= s[i];
+    }
+    if (!red || keepdims) out_dims[n_out++] = red ? 1 : s[i];
+  }
+  const bool extremum = r == Reduction::max || r == Reduction::min || r == Reduction::argmax ||
+                        r == Reduction::argmin;
+  if (extremum && count == 0) {
+    throw std::invalid_argument(std::string(text) + ": the reduced axes of " + s.to_string() +
+                                " are empty, and an empty selection has no " + (r == Reduction::max || r == Reduction::argmax ? "maximum" : "minimum"));
+  }
+  const Shape out_shape(std::span<const int64_t>(out_dims, n_out));
+  NDArray out = NDArray::empty(a.context_ptr(), out_shape, a.device(), out_type);
+  Chunk* o = out.chunk();
+  Chunk* x = ops_detail::storage(a, text);
+  const Dims4 in = ops_detail::padded(s);
+  launch_typed(
+      kNames[static_cast<size_t>(r)], text, {&a}, {&out},
+      [o, x, r, in, reduced, in_type, out_type](const RunContext&) {
+        visit_dtype(in_type, [&]<class T>(T) {
+          visit_dtype(out_type, [&]<class R>(R) {
+            reduce_typed_kernel<T, R>(r, o->typed_for_write<R>(), x->typed_for_read<T>(), in, reduced);
+          });
+        });
+      },
+      NoFunction{});
+  if (is_floating(in_type) && autograd::should_record({&a})) {
+    const Shape kept(std::span<const int64_t>(kept_dims, static_cast<size_t>(s.ndim())));
+    if (r == Reduction::sum || r == Reduction::mean) {
+      const double scale = r == Reduction::sum ? 1.0 : count ? 1.0 / static_cast<double>(count) : 0.0;
+      autograd::record(kNames[static_cast<size_t>(r)], {&a}, out, [s, kept, scale](const NDArray& dy, Need) {
+        NDArray g = broadcast_to(reshape(dy, kept), s);
+        return Grads{scale == 1.0 ? g : g * static_cast<float>(scale)};
+      });
+    } else if (r == Reduction::max || r == Reduction::min) {
+      // To every element equal to the extremum (PyTorch's amax rule).
+      autograd::record(kNames[static_cast<size_t>(r)], {&a}, out,
+                       [a, out = ops_detail::detached(out), kept](const NDArray& dy, Need) {
+                         const NDArray hit = compare(a, reshape(out, kept), Comparison::equal, false);
+                         const NDArray n = sum(hit, std::span<const int>(), true);
+                         return Grads{hit * reshape(dy, kept) / n};
+                       });
+    } else if (r == Reduction::prod) {
+      autograd::record(kNames[static_cast<size_t>(r)], {&a}, out,
+                       [a, out = ops_detail::detached(out), kept](const NDArray& dy, Need) {
+                         return Grads{reshape(dy * out, kept) / a};
+                       });
+    }
+  }
+  return out;
+}
+
+NDArray cumsum(const NDArray& a, int axis, bool reverse) {
+  static const trace::NameId kName = trace::intern("cumsum");
+  const Shape& s = a.chunk("cumsum")->shape;
+  const int ndim = s.ndim() == 0 ? 1 : s.ndim();
+  if (axis < -ndim || axis >= ndim) {
+    throw std::invalid_argument("cumsum: axis " + std::to_string(axis) + " is out of range for " + s.to_string());
+  }
+  if (axis < 0) axis += ndim;
+  const DType in_type = a.dtype();
+  const DType out_type = is_floating(in_type) ? in_type : DType::int64;
+  NDArray out = NDArray::empty(a.context_ptr(), s, a.device(), out_type);
+  Chunk* o = out.chunk();
+  Chunk* x = ops_detail::storage(a, "cumsum");
+  int64_t outer = 1, len = 1, inner = 1;
+  for (int i = 0; i < s.ndim(); ++i) {
+    if (i < axis) outer *= s[i];
+    if (i == axis) len = s[i];
+    if (i > axis) inner *= s[i];
+  }
+  launch_typed(
+      kName, "cumsum", {&a}, {&out},
+      [o, x, outer, len, inner, in_type, out_type, reverse](const RunContext&) {
+        visit_dtype(in_type, [&]<class T>(T) {
+          visit_dtype(out_type, [&]<class R>(R) {
+            const T* p = x->typed_for_read<T>();
+            R* y = o->typed_for_write<R>();
+            for (int64_t b = 0; b < outer; ++b) {
+              for (int64_t c = 0; c < inner; ++c) {
+                Acc<T> run{};
+                for (int64_t k = 0; k < len; ++k) {
+                  const int64_t j = reverse ? len - 1 - k : k;
+                  const int64_t at = (b * len + j) * inner + c;
+                  run += static_cast<Acc<T>>(p[at]);
+                  y[at] = static_cast<R>(run);
+                }
+              }
+            }
+          });
+        });
+      },
+      NoFunction{});
+  if (is_floating(in_type) && autograd::should_record({&a})) {
+    autograd::record(kName, {&a}, out,
+                     [axis, reverse](const NDArray& dy, Need) { return Grads{cumsum(dy, axis, !reverse)}; });
+  }
+  return out;
+}
+
+// ---- strided selections -----------------------------------------------------
+
+namespace {
+
+void check_selection(const Shape& base, const Selection& sel, const char* op) {
+  // Every element the selection reaches lies inside the base.
+  int64_t lo = sel.offset, hi = sel.offset;
+  for (int i = 0; i < sel.shape.ndim(); ++i) {
+    if (sel.shape[i] == 0) return;
+    const int64_t span = (sel.shape[i] - 1) * sel.strides[i];
+    (span < 0 ? lo : hi) += span;
+  }
+  if (lo < 0 || (base.size() > 0 ? hi >= base.size() : sel.shape.size() > 0)) {
+    throw std::invalid_argument(std::string(op) + ": the selection reaches outside the " + base.to_string() + " array");
+  }
+}
+
+// Calls f(k, at) for each element k (row-major) of the selection and its offset in the base.
+template <class F>
+void for_each_selected(const Selection& sel, F&& f) {
+  const int nd = sel.shape.ndim();
+  const int64_t n = sel.shape.size();
+  int64_t idx[Shape::kMaxDims] = {};
+  int64_t at = sel.offset;
+  for (int64_t k = 0; k < n; ++k) {
+    f(k, at);
+    for (int d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < sel.shape[d]) {
+        at += sel.strides[d];
+        break;
+      }
+      at -= (sel.shape[d] - 1) * sel.strides[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+NDArray put_selection(const NDArray& dy, const Shape& base, const Selection& sel);
+
+}  // namespace
+
+NDArray take(const NDArray& a, const Selection& sel) {
+  static const trace::NameId kName = trace::intern("take");
+  const Shape& s = a.chunk("take")->shape;
+  check_selection(s, sel, "take");
+  NDArray out = NDArray::empty(a.context_ptr(), sel.shape, a.device(), a.dtype());
+  Chunk* o = out.chunk();
+  Chunk* x = ops_detail::storage(a, "take");
+  const size_t item = item_size(a.dtype());
+  launch_typed(
+      kName, "take", {&a}, {&out},
+      [o, x, sel, item](const RunContext&) {
+        if (o->shape.size() == 0) return;
+        auto* y = static_cast<std::byte*>(o->raw_for_write());
+        const auto* p = static_cast<const std::byte*>(x->raw_for_read());
+        for_each_selected(sel, [&](int64_t k, int64_t at) {
+          std::memcpy(y + static_cast<size_t>(k) * item, p + static_cast<size_t>(at) * item, item);
+        });
+      },
+      NoFunction{});
+  if (is_floating(a.dtype()) && autograd::should_record({&a})) {
+    autograd::record(kName, {&a}, out, [s, sel](const NDArray& dy, Need) { return Grads{put_selection(dy, s, sel)}; });
+  }
+  return out;
+}
+
+namespace {
+
+// zeros of `base` with dy added at the selection: take's gradient.
+NDArray put_selection(const NDArray& dy, const Shape& base, const Selection& sel) {
+  static const trace::NameId kName = trace::intern("take_backward");
+  NDArray out = NDArray::empty(dy.context_ptr(), base, dy.device(), dy.dtype());
+  Chunk* o = out.chunk();
+  Chunk* g = ops_detail::storage(dy, "take_backward");
+  const DType t = dy.dtype();
+  launch_typed(
+      kName, "take_backward", {&dy}, {&out},
+      [o, g, sel, t](const RunContext&) {
+        visit_dtype(t, [&]<class T>(T) {
+          T* y = o->typed_for_write<T>();
+          std::fill(y, y + o->shape.size(), T{});
+          const T* p = g->typed_for_read<T>();
+          for_each_selected(sel, [&](int64_t k, int64_t at) { y[at] = static_cast<T>(y[at] + p[k]); });
+        });
+      },
+      NoFunction{});
+  return out;
+}
+
+}  // namespace
+
+NDArray& assign(NDArray& a, const Selection& sel, const NDArray& value) {
+  static const trace::NameId kName = trace::intern("assign");
+  const Shape& s = a.chunk("assign")->shape;
+  check_selection(s, sel, "assign");
+  ops_detail::check_pair(a, value, "assign");
+  if (!(ops_detail::broadcast_shape(value.shape(), sel.shape, "assign") == sel.shape)) {
+    throw std::invalid_argument("assign: a " + value.shape().to_string() + " value cannot be assigned to a " +
+                                sel.shape.to_string() + " selection");
+  }
+  if (autograd::is_recording() && (a.requires_grad() || value.requires_grad())) {
+    throw std::logic_error(
+        "assign: in-place updates of arrays that need a gradient are not allowed while recording (the recorded graph "
+        "would see the changed values); use the out-of-place op");
+  }
+  const NDArray v = value.dtype() == a.dtype() ? value : astype(value, a.dtype());
+  Chunk* o = ops_detail::storage(a, "assign");
+  Chunk* x = ops_detail::storage(v, "assign");
+  const Dims4 dims = ops_detail::padded(sel.shape);
+  const StretchMask mv = ops_detail::stretch_mask(v.shape(), dims);
+  const size_t item = item_size(a.dtype());
+  // A whole-array assignment writes without reading the old values (an array
+  // no op has written yet can be filled so).
+  const bool whole = sel.offset == 0 && sel.shape.size() == s.size() && [&] {
+    int64_t stride = 1;
+    for (int i = sel.shape.ndim() - 1; i >= 0; --i) {
+      if (sel.shape[i] != 1 && sel.strides[i] != stride) return false;
+      stride *= sel.shape[i];
+    }
+    return true;
+  }();
+  launch_typed(
+      kName, "assign", {&v}, {&a},
+      [o, x, sel, dims, mv, item, whole](const RunContext&) {
+        if (sel.shape.size() == 0) return;
+        auto* y = static_cast<std::byte*>(whole ? o->raw_for_write() : o->raw_for_update());
+        const auto* p = static_cast<const std::byte*>(x->raw_for_read());
+        const Strides4 sv = stretched_strides(dims, mv);
+        const int pad = 4 - sel.shape.ndim();
+        for_each_selected(sel, [&](int64_t k, int64_t at) {
+          int64_t idx[4] = {0, 0, 0, 0};
+          int64_t rest = k;
+          for (int d = 3; d >= pad; --d) {
+            idx[d] = rest % dims.d[d];
+            rest /= dims.d[d];
+          }
+          const int64_t from = offset_of(sv, idx[0], idx[1], idx[2], idx[3]);
+          std::memcpy(y + static_cast<size_t>(at) * item, p + static_cast<size_t>(from) * item, item);
+        });
+      },
+      NoFunction{});
+  return a;
+}
+
+}  // namespace asyncscope

@@ -1,0 +1,207 @@
+// The ops of every dtype (ops_dtype.cpp): casts as NumPy casts, typed
+// creation, promotion in arithmetic, Python's floored // and %, comparisons
+// as bool, reductions' result types and values, cumsum, strided take and
+// assignment, in-place updates of integer arrays, and the refusal of a
+// float32-only kernel to read another type.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "engine/core/errors.h"
+#include "engine/tensor/ops.h"
+#include "support/grad_check.h"
+
+namespace asyncscope {
+namespace {
+
+using testing::GradFixture;
+
+template <class T>
+std::vector<T> values(const NDArray& a) {
+  EXPECT_EQ(a.dtype(), dtype_of<T>());
+  const std::vector<std::byte> bytes = a.to_host_bytes();
+  std::vector<T> out;
+  for (size_t i = 0; i + sizeof(T) <= bytes.size(); i += sizeof(T)) {
+    T v;
+    std::memcpy(&v, bytes.data() + i, sizeof(T));
+    out.push_back(v);
+  }
+  return out;
+}
+
+template <class T>
+NDArray make(const GradFixture& fx, const Shape& shape, const std::vector<T>& v) {
+  std::vector<std::byte> bytes(v.size() * sizeof(T));
+  for (size_t i = 0; i < v.size(); ++i) {
+    const T x = v[i];
+    std::memcpy(bytes.data() + i * sizeof(T), &x, sizeof(T));
+  }
+  return from_host_bytes(fx.ctx, shape, dtype_of<T>(), std::move(bytes), Device::cpu());
+}
+
+TEST(OpsDType, PromotionFollowsTheFrameworks) {
+  EXPECT_EQ(promote(DType::int64, DType::float32), DType::float32);
+  EXPECT_EQ(promote(DType::int32, DType::int64), DType::int64);
+  EXPECT_EQ(promote(DType::uint8, DType::int32), DType::int32);
+  EXPECT_EQ(promote(DType::boolean, DType::uint8), DType::uint8);
+  EXPECT_EQ(promote(DType::float32, DType::float64), DType::float64);
+  EXPECT_EQ(scalar_result(DType::int32, false), DType::int32);
+  EXPECT_EQ(scalar_result(DType::int32, true), DType::float32);
+  EXPECT_EQ(scalar_result(DType::float64, true), DType::float64);
+  EXPECT_EQ(scalar_result(DType::boolean, false), DType::int64);
+  EXPECT_EQ(dtype_named("long"), DType::int64);
+  EXPECT_THROW(dtype_named("complex64"), std::invalid_argument);
+}
+
+TEST(OpsDType, AstypeConvertsAsNumPy) {
+  GradFixture fx;
+  const NDArray f = from_host(fx.ctx, Shape{5}, {-1.7f, -0.5f, 0.0f, 2.9f, 300.0f});
+  EXPECT_EQ(values<int32_t>(astype(f, DType::int32)), (std::vector<int32_t>{-1, 0, 0, 2, 300}));
+  EXPECT_EQ(values<bool>(astype(f, DType::boolean)), (std::vector<bool>{true, true, false, true, true}));
+  EXPECT_EQ(values<uint8_t>(astype(astype(f, DType::int32), DType::uint8)),
+            (std::vector<uint8_t>{255, 0, 0, 2, 44}));  // wraps, as NumPy's int32 -> uint8
+  EXPECT_EQ(values<double>(astype(f, DType::float64))[3], static_cast<double>(2.9f));
+  const NDArray big = make<int64_t>(fx, Shape{1}, {(int64_t{1} << 53) + 1});
+  EXPECT_EQ(values<int64_t>(astype(big, DType::int64))[0], (int64_t{1} << 53) + 1) << "no trip through double";
+}
+
+TEST(OpsDType, ArangeAndFullMakeEachType) {
+  GradFixture fx;
+  EXPECT_EQ(values<int64_t>(arange(fx.ctx, 0, 5, 1, DType::int64, Device::cpu())),
+            (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(values<float>(arange(fx.ctx, 1, 2, 0.25, DType::float32, Device::cpu())),
+            (std::vector<float>{1.0f, 1.25f, 1.5f, 1.75f}));
+  EXPECT_EQ(values<int32_t>(arange(fx.ctx, 5, 0, -2, DType::int32, Device::cpu())), (std::vector<int32_t>{5, 3, 1}));
+  EXPECT_EQ(arange(fx.ctx, 3, 1, 1, DType::int64, Device::cpu()).shape(), (Shape{0}));
+  EXPECT_THROW(arange(fx.ctx, 0, 1, 0, DType::int64, Device::cpu()), std::invalid_argument);
+  EXPECT_EQ(values<bool>(full(fx.ctx, Shape{2}, 1.0, DType::boolean, Device::cpu())), (std::vector<bool>{true, true}));
+}
+
+TEST(OpsDType, IntegerArithmeticStaysInteger) {
+  GradFixture fx;
+  const NDArray a = make<int64_t>(fx, Shape{4}, {7, -7, 7, -7});
+  const NDArray b = make<int64_t>(fx, Shape{4}, {2, 2, -2, -2});
+  EXPECT_EQ(values<int64_t>(a + b), (std::vector<int64_t>{9, -5, 5, -9}));
+  EXPECT_EQ(values<int64_t>(a * b), (std::vector<int64_t>{14, -14, -14, 14}));
+  EXPECT_EQ(values<int64_t>(floor_divide(a, b)), (std::vector<int64_t>{3, -4, -4, 3})) << "floored, as Python's //";
+  EXPECT_EQ(values<int64_t>(mod(a, b)), (std::vector<int64_t>{1, 1, -1, -1})) << "the divisor's sign, as Python's %";
+  EXPECT_EQ(values<float>(a / b), (std::vector<float>{3.5f, -3.5f, -3.5f, 3.5f})) << "true division gives floats";
+  EXPECT_EQ(values<int64_t>(pow(a, make<int64_t>(fx, Shape{}, {2}))), (std::vector<int64_t>{49, 49, 49, 49}));
+  const NDArray f = from_host(fx.ctx, Shape{4}, {0.5f, 0.5f, 0.5f, 0.5f});
+  EXPECT_EQ(values<float>(a + f), (std::vector<float>{7.5f, -6.5f, 7.5f, -6.5f})) << "int64 with float32 is float32";
+  EXPECT_EQ(values<float>(a * 0.5f), (std::vector<float>{3.5f, -3.5f, 3.5f, -3.5f}));
+  EXPECT_EQ(values<int64_t>(-a), (std::vector<int64_t>{-7, 7, -7, 7}));
+  EXPECT_EQ(values<int64_t>(abs(a)), (std::vector<int64_t>{7, 7, 7, 7}));
+  EXPECT_EQ(values<float>(exp(a - a)), (std::vector<float>{1, 1, 1, 1})) << "exp of integers is float32";
+  const NDArray zero = make<int64_t>(fx, Shape{4}, {0, 1, 0, 1});
+  NDArray q = floor_divide(a, zero);
+  EXPECT_THROW(q.wait_to_read(), OpError) << "integer division by zero is the op's error, at the sync point";
+}
+
+TEST(OpsDType, ComparisonsGiveBoolOrTheOperandType) {
+  GradFixture fx;
+  const NDArray a = make<int32_t>(fx, Shape{3}, {1, 2, 3});
+  const NDArray two = make<int32_t>(fx, Shape{}, {2});
+  EXPECT_EQ(values<bool>(compare(a, two, Comparison::greater, true)), (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(values<int32_t>(compare(a, two, Comparison::equal, false)), (std::vector<int32_t>{0, 1, 0}));
+  const NDArray f = from_host(fx.ctx, Shape{3}, {1, 2, 3});
+  EXPECT_EQ(values<bool>(compare(f, a, Comparison::equal, true)), (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(values<float>(compare(f, from_host(fx.ctx, Shape{}, {2}), Comparison::less, false)),
+            (std::vector<float>{1, 0, 0}));
+  const NDArray mask = compare(a, two, Comparison::greater_equal, true);
+  EXPECT_EQ(values<bool>(logical_not(mask, true)), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(values<int32_t>(where(mask, a, make<int32_t>(fx, Shape{}, {0}))), (std::vector<int32_t>{0, 2, 3}))
+      << "where takes a where the mask holds";
+}
+
+TEST(OpsDType, ReductionsHaveTheFrameworksTypes) {
+  GradFixture fx;
+  const NDArray a = make<int32_t>(fx, Shape{2, 3}, {3, 1, 4, 1, 5, 9});
+  EXPECT_EQ(values<int64_t>(reduce(a, Reduction::sum, {})), (std::vector<int64_t>{23}));
+  const int zero[] = {0}, one[] = {1};
+  EXPECT_EQ(values<int64_t>(reduce(a, Reduction::sum, zero)), (std::vector<int64_t>{4, 6, 13}));
+  EXPECT_EQ(values<int32_t>(reduce(a, Reduction::max, one)), (std::vector<int32_t>{4, 9}));
+  EXPECT_EQ(values<int32_t>(reduce(a, Reduction::min, {})), (std::vector<int32_t>{1}));
+  EXPECT_EQ(values<int64_t>(reduce(a, Reduction::argmax, {})), (std::vector<int64_t>{5}));
+  EXPECT_EQ(values<int64_t>(reduce(a, Reduction::argmin, one)), (std::vector<int64_t>{1, 0})) << "the first of ties";
+  EXPECT_EQ(values<int64_t>(reduce(a, Reduction::prod, one, true)), (std::vector<int64_t>{12, 45}));
+  EXPECT_EQ(reduce(a, Reduction::prod, one, true).shape(), (Shape{2, 1}));
+  EXPECT_EQ(values<bool>(reduce(a, Reduction::all, {})), (std::vector<bool>{true}));
+  EXPECT_EQ(values<bool>(reduce(a - 1, Reduction::any, one)), (std::vector<bool>{true, true}));
+  EXPECT_THROW(reduce(a, Reduction::mean, {}), std::invalid_argument);
+  EXPECT_EQ(values<double>(reduce(astype(a, DType::float64), Reduction::mean, {})), (std::vector<double>{23.0 / 6}));
+  const NDArray empty = make<int32_t>(fx, Shape{0, 3}, {});
+  EXPECT_THROW(reduce(empty, Reduction::max, zero), std::invalid_argument);
+  EXPECT_EQ(values<int64_t>(reduce(empty, Reduction::sum, zero)), (std::vector<int64_t>{0, 0, 0}));
+  const NDArray nan = from_host(fx.ctx, Shape{3}, {1, std::numeric_limits<float>::quiet_NaN(), 5});
+  EXPECT_EQ(values<int64_t>(reduce(nan, Reduction::argmax, {})), (std::vector<int64_t>{1})) << "a NaN wins";
+}
+
+TEST(OpsDType, CumsumRunsAlongAnAxis) {
+  GradFixture fx;
+  const NDArray a = make<int32_t>(fx, Shape{2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(values<int64_t>(cumsum(a, 0)), (std::vector<int64_t>{1, 2, 3, 5, 7, 9}));
+  EXPECT_EQ(values<int64_t>(cumsum(a, -1)), (std::vector<int64_t>{1, 3, 6, 4, 9, 15}));
+  EXPECT_EQ(values<float>(cumsum(astype(a, DType::float32), 1, true)), (std::vector<float>{6, 5, 3, 15, 11, 6}));
+  EXPECT_THROW(cumsum(a, 2), std::invalid_argument);
+}
+
+TEST(OpsDType, TakeAndAssignWorkThroughStrides) {
+  GradFixture fx;
+  NDArray a = arange(fx.ctx, 0, 12, 1, DType::int64, Device::cpu());
+  a = reshape(a, Shape{3, 4});
+  Selection column;  // a[:, 1]
+  column.offset = 1;
+  column.shape = Shape{3};
+  column.strides[0] = 4;
+  EXPECT_EQ(values<int64_t>(take(a, column)), (std::vector<int64_t>{1, 5, 9}));
+  Selection reversed_rows;  // a[::-1, ::2]
+  reversed_rows.offset = 8;
+  reversed_rows.shape = Shape{3, 2};
+  reversed_rows.strides[0] = -4;
+  reversed_rows.strides[1] = 2;
+  EXPECT_EQ(values<int64_t>(take(a, reversed_rows)), (std::vector<int64_t>{8, 10, 4, 6, 0, 2}));
+  assign(a, column, full(fx.ctx, Shape{}, 7.9, DType::float32, Device::cpu()));
+  EXPECT_EQ(values<int64_t>(a), (std::vector<int64_t>{0, 7, 2, 3, 4, 7, 6, 7, 8, 7, 10, 11})) << "cast to int64";
+  Selection outside = column;
+  outside.offset = 4;
+  EXPECT_THROW(take(a, outside), std::invalid_argument);
+  EXPECT_EQ(values<int64_t>(transpose(a))[1], 4);
+  const int order[] = {1, 0};
+  EXPECT_EQ(values<int64_t>(permute(a, order)), values<int64_t>(transpose(a)));
+  EXPECT_EQ(values<int64_t>(broadcast_to(make<int64_t>(fx, Shape{2, 1}, {1, 2}), Shape{2, 3})),
+            (std::vector<int64_t>{1, 1, 1, 2, 2, 2}));
+}
+
+TEST(OpsDType, InPlaceUpdatesKeepTheArrayAndItsType) {
+  GradFixture fx;
+  NDArray a = make<int32_t>(fx, Shape{3}, {1, 2, 3});
+  const NDArray same = a;
+  a += make<int32_t>(fx, Shape{}, {10});
+  EXPECT_EQ(values<int32_t>(same), (std::vector<int32_t>{11, 12, 13}));
+  EXPECT_THROW(a += from_host(fx.ctx, Shape{3}, {0.5f, 0.5f, 0.5f}), std::invalid_argument)
+      << "a float result does not fit an int32 array";
+  a.fill(4.0f);
+  EXPECT_EQ(values<int32_t>(same), (std::vector<int32_t>{4, 4, 4}));
+  NDArray d = astype(a, DType::float64);
+  d *= 0.5f;
+  EXPECT_EQ(values<double>(d), (std::vector<double>{2, 2, 2}));
+}
+
+TEST(OpsDType, Float32OnlyKernelsRefuseOtherTypes) {
+  GradFixture fx;
+  const NDArray a = make<int32_t>(fx, Shape{2, 2}, {1, 2, 3, 4});
+  try {
+    (void)dot(a, a);
+    FAIL() << "dot read int32 values as floats";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("int32"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(values<float>(dot(astype(a, DType::float32), astype(a, DType::float32))),
+            (std::vector<float>{7, 10, 15, 22}));
+}
+
+}  // namespace
+}  // namespace asyncscope
