@@ -73,6 +73,9 @@ NDArray full(const ContextPtr& ctx, const Shape& shape, double value, DType dtyp
 NDArray arange(const ContextPtr& ctx, double start, double stop, double step, DType dtype, Device device);
 NDArray from_host_bytes(const ContextPtr& ctx, const Shape& shape, DType dtype, std::vector<std::byte> bytes,
                         Device device);
+// A 0-d array of a number for an op with `like`, on like's device, of the
+// type scalar_result() gives (x + 1 keeps an int32 array int32).
+NDArray scalar_like(const NDArray& like, double value, bool is_float);
 // The values converted to `dtype` (a new array; NumPy's astype: floats to
 // integers truncate toward zero, anything to bool is != 0). Differentiable
 // between floating types.

@@ -362,6 +362,10 @@ NDArray scalar_array(const NDArray& like, double value, bool is_float) {
 
 }  // namespace ops_detail
 
+NDArray scalar_like(const NDArray& like, double value, bool is_float) {
+  return ops_detail::scalar_array(like, value, is_float);
+}
+
 NDArray floor_divide(const NDArray& a, const NDArray& b) {
   static const trace::NameId kName = trace::intern("floor_divide");
   const DType t = ops_detail::arithmetic_type(a.dtype(), b.dtype(), Binary::floor_divide);

@@ -115,7 +115,100 @@ std::vector<float> values_from(py::handle obj, Shape& shape) {
   return values;
 }
 
+py::dtype numpy_dtype(DType t) { return py::dtype(std::string(name(t))); }
+
+std::optional<PyNumber> python_number(py::handle v) {
+  PyObject* o = v.ptr();
+  if (PyBool_Check(o)) return PyNumber{o == Py_True ? 1.0 : 0.0, false};
+  if (PyLong_Check(o)) {
+    const double d = PyLong_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    return PyNumber{d, false};
+  }
+  if (PyFloat_Check(o)) return PyNumber{PyFloat_AS_DOUBLE(o), true};
+  // NumPy scalars: an integer or bool type is not a float.
+  static py::object generic = py::module_::import("numpy").attr("generic");
+  if (PyObject_IsInstance(o, generic.ptr()) == 1) {
+    const char kind = py::dtype::from_args(v.attr("dtype")).kind();
+    if (kind == 'b' || kind == 'i' || kind == 'u' || kind == 'f') {
+      return PyNumber{py::cast<double>(v.attr("__float__")()), kind == 'f'};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<DType> dtype_from(py::handle spec) {
+  if (spec.is_none()) return std::nullopt;
+  if (py::hasattr(spec, "_asyncscope_dtype")) return dtype_named(py::cast<std::string>(spec.attr("_asyncscope_dtype")));
+  if (py::isinstance<py::str>(spec)) return dtype_named(py::cast<std::string>(spec));
+  py::object dt;
+  try {
+    dt = py::module_::import("numpy").attr("dtype")(spec);
+  } catch (const py::error_already_set&) {
+    throw py::type_error("dtype: expected a dtype (such as 'float32' or numpy.int64), got " +
+                         std::string(py::str(spec)));
+  }
+  return dtype_named(py::cast<std::string>(dt.attr("name")));
+}
+
+std::optional<DType> torch_dtype_from(py::handle spec, const char* op) {
+  if (spec.is_none()) return std::nullopt;
+  if (!py::hasattr(spec, "_asyncscope_dtype")) {
+    throw py::type_error(std::string(op) + "(): argument 'dtype' must be torch.dtype, not " +
+                         std::string(py::str(py::type::of(spec).attr("__name__"))));
+  }
+  return dtype_named(py::cast<std::string>(spec.attr("_asyncscope_dtype")));
+}
+
+NDArray array_from(const ContextPtr& ctx, py::handle obj, std::optional<DType> dtype, TypeDefaults defaults,
+                   Device device) {
+  py::module_ np = py::module_::import("numpy");
+  py::object arr;
+  if (py::hasattr(obj, "asnumpy")) {
+    arr = obj.attr("asnumpy")();
+  } else if (py::hasattr(obj, "numpy") && py::hasattr(obj, "requires_grad")) {
+    arr = obj.attr("detach")().attr("cpu")().attr("numpy")();
+  } else {
+    arr = np.attr("asarray")(obj);
+  }
+  const bool from_numpy = py::isinstance<py::array>(obj) || py::isinstance(obj, np.attr("generic"));
+  const char kind = py::dtype::from_args(arr.attr("dtype")).kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b') {
+    throw py::type_error("cannot make an array of this value (needs numbers, a list of them, or a NumPy array; got "
+                         "values of NumPy type " + std::string(py::str(arr.attr("dtype"))) + ")");
+  }
+  DType t;
+  if (dtype) {
+    t = *dtype;
+  } else if (defaults == TypeDefaults::mxnet_nd) {
+    t = DType::float32;
+  } else if (kind == 'f') {
+    const std::string n = py::cast<std::string>(arr.attr("dtype").attr("name"));
+    t = from_numpy && defaults == TypeDefaults::torch && n == "float64" ? DType::float64 : DType::float32;
+  } else if (kind == 'b') {
+    t = DType::boolean;
+  } else {
+    const std::string n = py::cast<std::string>(arr.attr("dtype").attr("name"));
+    t = from_numpy && (n == "int32" || n == "uint8") ? dtype_named(n) : DType::int64;
+  }
+  const py::array typed = np.attr("asarray")(arr, numpy_dtype(t), "C");
+  std::vector<int64_t> dims(typed.shape(), typed.shape() + typed.ndim());
+  const Shape shape{std::span<const int64_t>(dims)};
+  std::vector<std::byte> bytes(static_cast<size_t>(typed.nbytes()));
+  if (!bytes.empty()) std::memcpy(bytes.data(), typed.data(), bytes.size());
+  return from_host_bytes(ctx, shape, t, std::move(bytes), device);
+}
+
 py::array to_numpy(const NDArray& a, trace::SyncKind kind) {
+  if (a.dtype() != DType::float32) {
+    const auto copy = [&] { return a.to_host_bytes(kind); };
+    std::vector<std::byte> bytes = a.size() >= kCopyOffGilElements ? waiting_to_copy(a.context(), copy)
+                                                                   : waiting(a.context(), copy);
+    std::vector<py::ssize_t> dims(a.shape().begin(), a.shape().end());
+    py::array out(numpy_dtype(a.dtype()), dims);
+    if (!bytes.empty()) std::memcpy(out.mutable_data(), bytes.data(), bytes.size());
+    return out;
+  }
   // A large copy runs without the GIL; a small one keeps it, as a wait does.
   const auto copy = [&] { return a.to_host(kind); };
   std::vector<float> values = a.size() >= kCopyOffGilElements ? waiting_to_copy(a.context(), copy)

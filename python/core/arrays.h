@@ -54,8 +54,34 @@ py::tuple tuple_of(const Shape& shape);
 std::vector<int> axes_from(py::handle obj);
 // Values for from_host from anything numpy.asarray takes, and their shape.
 std::vector<float> values_from(py::handle obj, Shape& shape);
-// A NumPy float32 copy of the values; the wait releases the GIL.
+// A NumPy copy of the values, of the array's dtype; the wait releases the GIL.
 py::array to_numpy(const NDArray& a, trace::SyncKind kind);
+
+// A Python number (int, float, bool, or a NumPy scalar): its value, and
+// whether it is a float (an int or a bool is not).
+struct PyNumber {
+  double value;
+  bool is_float;
+};
+std::optional<PyNumber> python_number(py::handle v);
+// The dtype a Python value names: a torch dtype (torch.int64), a NumPy
+// dtype or type (numpy.float32, 'int32', int, float, bool); nothing for
+// None. TypeError for anything else, ValueError for a type the engine lacks.
+std::optional<DType> dtype_from(py::handle spec);
+// The same for the PyTorch edition, which takes torch dtypes only (as
+// PyTorch does): TypeError naming `op` for anything else.
+std::optional<DType> torch_dtype_from(py::handle spec, const char* op);
+// The NumPy dtype of a DType.
+py::dtype numpy_dtype(DType t);
+// Each framework's default type for values given without a dtype: MXNet's
+// nd makes float32 of everything; PyTorch and MXNet's np make float32 of
+// Python floats, int64 of ints, bool of bools, and keep a NumPy array's type
+// (PyTorch keeps float64 too; MXNet's np makes it float32).
+enum class TypeDefaults { mxnet_nd, torch, mxnet_np };
+// A new array of the values of `obj` (a number, nested lists, a NumPy
+// array, or an array of either flavour), pushed on `device`.
+NDArray array_from(const ContextPtr& ctx, py::handle obj, std::optional<DType> dtype, TypeDefaults defaults,
+                   Device device);
 
 // How often a sleeping wait of a Python thread wakes to look for Ctrl+C and
 // a stop: a Ctrl+C delivered to the waiting thread wakes it at once; one
@@ -287,6 +313,11 @@ py::object binary_op(const T& x, py::handle y) {
   if (const T* other = array_of<T>(y)) {
     return wrap(push_as<T>(x.a, [&] { return Op{}(x.a, other->a); }));
   }
+  if (x.a.dtype() != DType::float32) [[unlikely]] {
+    if (const std::optional<PyNumber> n = python_number(y)) {
+      return wrap(push_as<T>(x.a, [&] { return Op{}(x.a, scalar_like(x.a, n->value, n->is_float)); }));
+    }
+  }
   if (const std::optional<float> s = number_of(y)) {
     return wrap(push_as<T>(x.a, [&] { return Op{}(x.a, *s); }));
   }
@@ -299,6 +330,11 @@ py::object binary_op(const T& x, py::handle y) {
 // y OP x for a number y (or, in the PyTorch edition, a NumPy array).
 template <class T, class Op>
 py::object reflected_op(const T& x, py::handle y) {
+  if (x.a.dtype() != DType::float32) [[unlikely]] {
+    if (const std::optional<PyNumber> n = python_number(y)) {
+      return wrap(push_as<T>(x.a, [&] { return Op{}(scalar_like(x.a, n->value, n->is_float), x.a); }));
+    }
+  }
   if (const std::optional<float> s = number_of(y)) {
     return wrap(push_as<T>(x.a, [&] { return Op{}(*s, x.a); }));
   }
@@ -347,6 +383,12 @@ py::object in_place_op(py::object self, py::handle y) {
     const NDArray b = other->a;  // a handle: y may be self
     in_place<T>(self, [&b](NDArray& a) { Update{}(a, b); });
     return self;
+  }
+  if (self.cast<const T&>().a.dtype() != DType::float32) [[unlikely]] {
+    if (const std::optional<PyNumber> n = python_number(y)) {
+      in_place<T>(self, [&n](NDArray& a) { Update{}(a, scalar_like(a, n->value, n->is_float)); });
+      return self;
+    }
   }
   if (const std::optional<float> s = number_of(y)) {
     in_place<T>(self, [s](NDArray& a) { Update{}(a, *s); });

@@ -9,6 +9,7 @@
 // engine's CPU workers and return at once, as ops on a GPU stream do.
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <stdexcept>
 
 #include "python/core/arrays.h"
@@ -32,28 +33,28 @@ Shape size_from(const py::args& args, const py::kwargs& kwargs, const char* op) 
   return shape_from(args, op);
 }
 
-// dtype=None or torch.float32: the engine's arrays are float32 only.
-void check_dtype(py::handle dtype, const char* op) {
-  if (dtype.is_none() || dtype.is(torch_attr("float32"))) return;
-  throw py::type_error(std::string(op) + "(): only torch.float32 tensors are supported, got dtype=" +
-                       std::string(py::str(dtype)));
-}
-
 // The keyword arguments a creation function takes besides size: device=,
-// dtype= and requires_grad= (read by requires_grad_of).
+// dtype= (read by dtype_of_kwargs) and requires_grad= (read by requires_grad_of).
 Device creation_device(const py::kwargs& kwargs, const Context& context, const char* op) {
   py::object device = py::none();
   for (auto [key, value] : kwargs) {
     const std::string k = py::str(key);
     if (k == "device") {
       device = py::reinterpret_borrow<py::object>(value);
-    } else if (k == "dtype") {
-      check_dtype(value, op);
-    } else if (k != "size" && k != "requires_grad") {
+    } else if (k != "size" && k != "requires_grad" && k != "dtype") {
       throw py::type_error(std::string(op) + "() got an unexpected keyword argument '" + k + "'");
     }
   }
   return torch_device(device, context, op);
+}
+
+std::optional<DType> dtype_of_kwargs(const py::kwargs& kwargs, const char* op) {
+  return kwargs.contains("dtype") ? torch_dtype_from(kwargs["dtype"], op) : std::nullopt;
+}
+
+// a in `dtype` when one is given and differs (a float32 creation cast).
+NDArray in_dtype(NDArray a, std::optional<DType> dtype) {
+  return dtype && *dtype != a.dtype() ? astype(a, *dtype) : a;
 }
 
 // A leaf that PyTorch's autograd tracks: its gradient is None until a
@@ -90,11 +91,34 @@ std::string device_suffix(Device d) {
 }
 
 std::string torch_repr(const Tensor& x) {
-  const std::vector<float> values = waiting_to_copy(x.a.context(), [&] { return x.a.to_host(trace::SyncKind::print); });
+  const DType t = x.a.dtype();
+  std::vector<double> values;
+  if (t == DType::float32) {
+    const std::vector<float> f = waiting_to_copy(x.a.context(), [&] { return x.a.to_host(trace::SyncKind::print); });
+    values.assign(f.begin(), f.end());
+  } else {
+    const std::vector<std::byte> bytes =
+        waiting_to_copy(x.a.context(), [&] { return x.a.to_host_bytes(trace::SyncKind::print); });
+    visit_dtype(t, [&]<class T>(T) {
+      values.resize(bytes.size() / sizeof(T));
+      for (size_t i = 0; i < values.size(); ++i) {
+        T v;
+        std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+        values[i] = static_cast<double>(v);
+      }
+    });
+  }
   std::vector<std::string> suffixes;
   if (const std::string s = device_suffix(x.a.device()); !s.empty()) suffixes.push_back(s);
+  // PyTorch names the type unless it is the default of its kind.
+  if (t != DType::float32 && t != DType::int64 && t != DType::boolean) {
+    suffixes.push_back(std::string("dtype=torch.") + name(t));
+  }
   if (x.a.grad_req() == autograd::GradReq::accumulate) suffixes.push_back("requires_grad=True");
-  return torch_tensor_text(x.a.shape(), values, suffixes);
+  const TensorValues kind = is_floating(t)     ? TensorValues::floating
+                            : t == DType::boolean ? TensorValues::boolean
+                                                  : TensorValues::integer;
+  return torch_tensor_text(x.a.shape(), values, kind, suffixes);
 }
 
 Tensor reduce(const Tensor& x, py::handle dim, bool keepdim, ReduceKind kind) {
@@ -131,12 +155,45 @@ py::object moved(py::object self, py::handle spec, const char* op) {
   return py::cast(push_as<Tensor>(x.a, [&] { return to(x.a, device); }));
 }
 
+// PyTorch's matmul of 1-D and 2-D tensors (through dot, BLAS sgemm): a 1-D
+// operand is a row on the left, a column on the right, and its dimension
+// is dropped from the result.
+NDArray matmul(const NDArray& a, const NDArray& b, const char* op) {
+  const int na = a.shape().ndim(), nb = b.shape().ndim();
+  if (na < 1 || na > 2 || nb < 1 || nb > 2) {
+    throw std::runtime_error(std::string(op) + ": both arguments need 1 or 2 dimensions, got " + a.shape().to_string() +
+                             " and " + b.shape().to_string());
+  }
+  const NDArray left = na == 1 ? reshape(a, Shape{1, a.shape()[0]}) : a;
+  const NDArray right = nb == 1 ? reshape(b, Shape{b.shape()[0], 1}) : b;
+  if (left.shape()[1] != right.shape()[0]) {
+    throw std::runtime_error(std::string(op) + ": shapes " + a.shape().to_string() + " and " + b.shape().to_string() +
+                             " cannot be multiplied (" + std::to_string(left.shape()[1]) + " and " +
+                             std::to_string(right.shape()[0]) + " differ)");
+  }
+  NDArray out = named_as(op, "dot", [&] { return dot(left, right); });
+  if (na == 1 && nb == 1) return reshape(out, Shape{});
+  if (na == 1) return reshape(out, Shape{right.shape()[1]});
+  if (nb == 1) return reshape(out, Shape{left.shape()[0]});
+  return out;
+}
+
 float item_of(const Tensor& x) {
   if (x.a.size() != 1) {
     throw std::runtime_error("a Tensor with " + std::to_string(x.a.size()) +
                              " elements cannot be converted to Scalar (item() needs exactly one)");
   }
   return waiting(x.a.context(), [&] { return x.a.item(); });
+}
+
+// item(): a Python float, int or bool by the tensor's dtype.
+py::object tensor_item(const Tensor& x) {
+  if (x.a.dtype() == DType::float32) return py::float_(item_of(x));
+  if (x.a.size() != 1) {
+    throw std::runtime_error("a Tensor with " + std::to_string(x.a.size()) +
+                             " elements cannot be converted to Scalar (item() needs exactly one)");
+  }
+  return to_numpy(x.a, trace::SyncKind::item).attr("reshape")(py::tuple()).attr("item")();
 }
 
 py::object size_of(const Tensor& x) { return torch_attr("Size")(tuple_of(x.a.shape())); }
@@ -149,13 +206,15 @@ torch.cuda.synchronize() wait for the work they need.)");
   c.attr("__module__") = "asyncscope.torch";
   bind_array_common(c);
   c.def("__matmul__", [](const Tensor& x, const Tensor& y) {
-    return push_as<Tensor>(x.a, [&] { return named_as("matmul", "dot", [&] { return dot(x.a, y.a); }); });
+    return push_as<Tensor>(x.a, [&] { return matmul(x.a, y.a, "matmul"); });
   },
         py::is_operator())
+      .def("clone", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return copy(x.a); }); },
+           "A copy of the values (recorded: the gradient flows back to this tensor).")
       .def("__repr__", &torch_repr)
       .def("__str__", &torch_repr)
       .def("__float__", &item_of)
-      .def("item", &item_of, "The value of a one-element tensor as a Python float (a sync point).")
+      .def("item", &tensor_item, "The value of a one-element tensor as a Python number of its kind (a sync point).")
       .def("numpy", [](const Tensor& x) {
         if (x.a.device().kind != DeviceKind::cpu) {
           throw py::type_error("can't convert " + to_string(x.a.device()) +
@@ -164,10 +223,15 @@ torch.cuda.synchronize() wait for the work they need.)");
         return to_numpy(x.a, trace::SyncKind::to_host);
       }, "A NumPy float32 copy of the values (a sync point; PyTorch shares the memory instead).")
       .def("to", [](py::object self, py::object device, py::object dtype) {
-        check_dtype(dtype, "to");
-        return device.is_none() ? self : moved(self, device, "to");
+        // to(dtype) or to(device, dtype): a torch dtype in the first place is the type.
+        if (dtype.is_none() && !device.is_none() && py::hasattr(device, "_asyncscope_dtype")) std::swap(device, dtype);
+        py::object moved_self = device.is_none() ? self : moved(self, device, "to");
+        const std::optional<DType> t = torch_dtype_from(dtype, "to");
+        const Tensor& x = moved_self.cast<const Tensor&>();
+        if (!t || *t == x.a.dtype()) return moved_self;
+        return py::cast(push_as<Tensor>(x.a, [&] { return astype(x.a, *t); }));
       }, py::arg("device") = py::none(), py::arg("dtype") = py::none(),
-         "This tensor on `device` (pushed as a copy; the tensor itself when it is there already).")
+         "This tensor on `device` and of `dtype` (pushed as a copy; the tensor itself when nothing changes).")
       .def("cpu", [](py::object self) { return moved(self, py::str("cpu"), "cpu"); },
            "This tensor in host memory (pushed as a copy from a GPU).")
       .def("cuda", [](py::object self, py::object device) {
@@ -176,7 +240,7 @@ torch.cuda.synchronize() wait for the work they need.)");
         return moved(self, py::str("cuda:" + std::to_string(index)), "cuda");
       }, py::arg("device") = py::none(), "This tensor on a GPU (cuda:0 unless told).")
       .def_property_readonly("device", [](const Tensor& x) { return torch_device_object(x.a.device()); })
-      .def_property_readonly("dtype", [](const Tensor&) { return torch_attr("float32"); })
+      .def_property_readonly("dtype", [](const Tensor& x) { return torch_attr(name(x.a.dtype())); })
       .def_property_readonly("shape", &size_of)
       .def("size", [](const Tensor& x, py::object dim) -> py::object {
         if (dim.is_none()) return size_of(x);
@@ -200,16 +264,16 @@ torch.cuda.synchronize() wait for the work they need.)");
       }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("axis") = py::none(),
          py::arg("keepdims") = py::none())
       .def("norm", &norm_of, py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false)
-      .def("__int__", [](const Tensor& x) { return static_cast<int64_t>(item_of(x)); })
+      .def("__int__", [](const Tensor& x) { return py::int_(tensor_item(x)); })
       .def("__bool__", [](const Tensor& x) {
         if (x.a.size() != 1) {
           throw std::runtime_error("Boolean value of Tensor with more than one value is ambiguous");
         }
-        return item_of(x) != 0.0f;
+        return py::cast<bool>(py::bool_(tensor_item(x)));
       })
       .def("tolist", [](const Tensor& x) -> py::object {
         return to_numpy(x.a, trace::SyncKind::to_host).attr("tolist")();
-      }, "The values as (nested) Python lists of floats (a sync point).")
+      }, "The values as (nested) Python lists of numbers of the tensor's kind (a sync point).")
       .def_property("requires_grad", [](const Tensor& x) { return x.a.requires_grad(); },
                     [](Tensor& x, bool requires_grad) { set_requires_grad(x, requires_grad); },
                     "Whether autograd records the ops on this tensor (set it on a leaf).")
@@ -264,8 +328,11 @@ void bind_functions(py::module_& t) {
       const ContextPtr& context = python::context();
       const Shape shape = size_from(args, kwargs, name);
       const Device device = creation_device(kwargs, *context, name);
-      return with_requires_grad(push_as<Tensor>(*context, [&] { return fill(context, shape, device); }),
-                                requires_grad_of(kwargs));
+      const std::optional<DType> dtype = dtype_of_kwargs(kwargs, name);
+      const double value = fill == static_cast<Fill>(&ones) ? 1.0 : 0.0;
+      return with_requires_grad(push_as<Tensor>(*context, [&] {
+        return dtype && *dtype != DType::float32 ? full(context, shape, value, *dtype, device) : fill(context, shape, device);
+      }), requires_grad_of(kwargs));
     }, doc);
   };
   creation("ones", &ones, "ones(*size, device=None): a tensor of ones (pushed; returns at once).");
@@ -274,26 +341,30 @@ void bind_functions(py::module_& t) {
     const ContextPtr& context = python::context();
     const Shape shape = size_from(args, kwargs, "randn");
     const Device device = creation_device(kwargs, *context, "randn");
-    return with_requires_grad(push_as<Tensor>(*context, [&] { return normal(context, shape, 0.0f, 1.0f, device); }),
-                              requires_grad_of(kwargs));
+    const std::optional<DType> dtype = dtype_of_kwargs(kwargs, "randn");
+    return with_requires_grad(
+        push_as<Tensor>(*context, [&] { return in_dtype(normal(context, shape, 0.0f, 1.0f, device), dtype); }),
+        requires_grad_of(kwargs));
   }, "randn(*size, device=None): standard normal samples (pushed; returns at once; seeded per run).");
   t.def("rand", [](const py::args& args, const py::kwargs& kwargs) {
     const ContextPtr& context = python::context();
     const Shape shape = size_from(args, kwargs, "rand");
     const Device device = creation_device(kwargs, *context, "rand");
-    return with_requires_grad(push_as<Tensor>(*context, [&] { return uniform(context, shape, 0.0f, 1.0f, device); }),
-                              requires_grad_of(kwargs));
+    const std::optional<DType> dtype = dtype_of_kwargs(kwargs, "rand");
+    return with_requires_grad(
+        push_as<Tensor>(*context, [&] { return in_dtype(uniform(context, shape, 0.0f, 1.0f, device), dtype); }),
+        requires_grad_of(kwargs));
   }, "rand(*size, device=None): uniform samples in [0, 1) (pushed; returns at once; seeded per run).");
   t.def("tensor", [](py::object data, py::object device, py::object dtype, bool requires_grad) {
-    check_dtype(dtype, "tensor");
     const ContextPtr& context = python::context();
-    Shape shape;
-    std::vector<float> values = values_from(data, shape);
     const Device d = torch_device(device, *context, "tensor");
-    return with_requires_grad(push_as<Tensor>(*context, [&] { return from_host(context, shape, std::move(values), d); }),
-                              requires_grad);
+    const std::optional<DType> t = torch_dtype_from(dtype, "tensor");
+    return with_requires_grad(
+        push_as<Tensor>(*context, [&] { return array_from(context, data, t, TypeDefaults::torch, d); }),
+        requires_grad);
   }, py::arg("data"), py::arg("device") = py::none(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
-     "A tensor with the values of a NumPy array, a (nested) list or a number.");
+     "A tensor with the values of a NumPy array, a (nested) list or a number (float32 of floats, int64 of ints, "
+     "bool of bools, a NumPy array's own type, unless dtype= says).");
   // zeros_like(x) and the rest: x's shape and device (requires_grad= as creation).
   using FillLike = NDArray (*)(const ContextPtr&, const Shape&, Device);
   for (const auto& [name, fill] : {std::pair<const char*, FillLike>{"zeros_like", &zeros}, {"ones_like", &ones}}) {
@@ -372,12 +443,13 @@ void bind_functions(py::module_& t) {
     const std::vector<NDArray> arrays = tensors_of(tensors, "stack");
     return push_as<Tensor>(arrays[0], [&] { return stack(arrays, dim); });
   }, py::arg("tensors"), py::arg("dim") = 0, "The tensors stacked along a new dim.");
-  for (const char* name : {"mm", "matmul"}) {
-    t.def(name, [name](const Tensor& a, const Tensor& b) {
-      return push_as<Tensor>(a.a, [&] { return named_as(name, "dot", [&] { return dot(a.a, b.a); }); });
-    },
-          py::arg("input"), py::arg("other"), "Matrix product of 2-D tensors (BLAS sgemm, cuBLAS on a GPU).");
-  }
+  t.def("mm", [](const Tensor& a, const Tensor& b) {
+    return push_as<Tensor>(a.a, [&] { return named_as("mm", "dot", [&] { return dot(a.a, b.a); }); });
+  }, py::arg("input"), py::arg("other"), "Matrix product of 2-D tensors (BLAS sgemm, cuBLAS on a GPU).");
+  t.def("matmul", [](const Tensor& a, const Tensor& b) {
+    return push_as<Tensor>(a.a, [&] { return matmul(a.a, b.a, "matmul"); });
+  }, py::arg("input"), py::arg("other"),
+     "Matrix product as PyTorch's matmul: of 2-D tensors, or with a 1-D one as a vector on that side.");
   for (const auto& [name, kind] : {std::pair{"sum", ReduceKind::sum}, {"mean", ReduceKind::mean}}) {
     t.def(name, [kind](const Tensor& x, py::object dim, bool keepdim, py::object axis, py::object keepdims) {
       return reduce_with_aliases(x, dim, keepdim, axis, keepdims, kind);

@@ -20,6 +20,8 @@ void bind_nn(py::module_& m);
 void bind_torch(py::module_& m);
 // After bind_nd and bind_torch: the functions and methods made from the op table.
 void bind_ops(py::module_& m);
+// After bind_ops: indexing, dtypes and the typed ops of both flavours (bind_types.cpp).
+void bind_types(py::module_& m);
 
 enum class ReduceKind { sum, mean, norm };
 NDArray reduce_all(const NDArray& a, ReduceKind kind);

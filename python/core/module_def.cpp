@@ -15,6 +15,7 @@ void define_module(py::module_& m) {
   bind_nn(m);
   bind_torch(m);
   bind_ops(m);
+  bind_types(m);
 }
 
 }  // namespace asyncscope::python

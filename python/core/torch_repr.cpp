@@ -20,11 +20,11 @@ enum class Notation { whole, fixed, scientific };
 // all, chosen from the values that will be shown (finite, non-zero).
 class ValueFormat {
  public:
-  explicit ValueFormat(const std::vector<float>& shown) {
+  ValueFormat(const std::vector<double>& shown, TensorValues kind) : kind_(kind) {
     double lo = 0, hi = 0;
     bool any = false, whole = true;
-    for (float v : shown) {
-      if (!std::isfinite(v) || v == 0.0f) continue;
+    for (double v : shown) {
+      if (!std::isfinite(v) || v == 0.0) continue;
       const double a = std::fabs(static_cast<double>(v));
       lo = any ? std::min(lo, a) : a;
       hi = any ? std::max(hi, a) : a;
@@ -39,21 +39,27 @@ class ValueFormat {
         notation_ = wide || lo < 1e-4 ? Notation::scientific : Notation::fixed;
       }
     }
-    for (float v : shown) {
-      if (std::isfinite(v) && v != 0.0f) width_ = std::max(width_, bare(v).size());
+    for (double v : shown) {
+      if (kind_ != TensorValues::floating || (std::isfinite(v) && v != 0.0)) width_ = std::max(width_, bare(v).size());
     }
   }
 
   size_t width() const noexcept { return width_; }
 
-  std::string operator()(float v) const {
+  std::string operator()(double v) const {
     std::string s = bare(v);
     if (s.size() < width_) s.insert(0, width_ - s.size(), ' ');
     return s;
   }
 
  private:
-  std::string bare(float v) const {
+  std::string bare(double v) const {
+    if (kind_ == TensorValues::boolean) return v != 0.0 ? "True" : "False";
+    if (kind_ == TensorValues::integer) {
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.0f", v);
+      return buf;
+    }
     if (std::isnan(v)) return "nan";  // never "-nan", as Python writes it
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     const char* pattern = notation_ == Notation::whole ? "%.0f." : notation_ == Notation::fixed ? "%.4f" : "%.4e";
@@ -62,6 +68,7 @@ class ValueFormat {
     return buf;
   }
 
+  TensorValues kind_;
   Notation notation_ = Notation::whole;
   size_t width_ = 1;
 };
@@ -69,7 +76,7 @@ class ValueFormat {
 // The tensor's values in row-major order, walked one dimension at a time.
 class Layout {
  public:
-  Layout(const Shape& shape, std::span<const float> values, bool summarise)
+  Layout(const Shape& shape, std::span<const double> values, bool summarise)
       : shape_(shape), values_(values), summarise_(summarise) {}
 
   // The indices of dimension `dim` that are shown; -1 stands for the "..." between the two ends.
@@ -92,7 +99,7 @@ class Layout {
     return s;
   }
 
-  void collect_shown(int dim, int64_t offset, std::vector<float>& out) const {
+  void collect_shown(int dim, int64_t offset, std::vector<double>& out) const {
     if (dim == shape_.ndim()) {
       out.push_back(values_[static_cast<size_t>(offset)]);
       return;
@@ -142,7 +149,7 @@ class Layout {
 
  private:
   const Shape& shape_;
-  std::span<const float> values_;
+  std::span<const double> values_;
   bool summarise_;
 };
 
@@ -154,7 +161,7 @@ std::string size_suffix(const Shape& shape) {
 
 }  // namespace
 
-std::string torch_tensor_text(const Shape& shape, std::span<const float> values,
+std::string torch_tensor_text(const Shape& shape, std::span<const double> values, TensorValues kind,
                               const std::vector<std::string>& suffixes) {
   std::string out = kPrefix;
   std::vector<std::string> all_suffixes;
@@ -163,9 +170,9 @@ std::string torch_tensor_text(const Shape& shape, std::span<const float> values,
     if (shape.ndim() != 1) all_suffixes.push_back(size_suffix(shape));
   } else {
     const Layout layout(shape, values, shape.size() > kThreshold);
-    std::vector<float> shown;
+    std::vector<double> shown;
     layout.collect_shown(0, 0, shown);
-    out += layout.text(0, 0, kIndent, ValueFormat(shown));
+    out += layout.text(0, 0, kIndent, ValueFormat(shown, kind));
   }
   all_suffixes.insert(all_suffixes.end(), suffixes.begin(), suffixes.end());
   // A suffix goes on the last line if it fits there, else on a line of its own.

@@ -52,7 +52,7 @@ class Creation(unittest.TestCase):
             torch.zeros(2, -1)
         with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'colour'"):
             torch.ones(2, colour="red")
-        with self.assertRaisesRegex(TypeError, "float32"):
+        with self.assertRaisesRegex(TypeError, "must be torch.dtype, not str"):
             torch.ones(2, dtype="int64")
         self.assertEqual(torch.ones(2, dtype=torch.float32).dtype, torch.float32)
 

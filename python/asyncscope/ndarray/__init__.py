@@ -27,10 +27,16 @@ concat = _nd.concat
 stack = _nd.stack
 slice_axis = _nd.slice_axis
 reshape = _nd.reshape
+arange = _nd.arange
+argmax = _nd.argmax
+argmin = _nd.argmin
+max = _nd.max
+min = _nd.min
+prod = _nd.prod
 broadcast_to = _nd.broadcast_to
 
 __all__ = ["NDArray", "concat", "stack", "slice_axis", "ones", "zeros", "ones_like", "zeros_like", "full", "array", "dot", "waitall", "sum", "mean", "norm", "transpose", "reshape",
-           "broadcast_to", "random"]
+           "broadcast_to", "random", "arange", "argmax", "argmin", "max", "min", "prod"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,
 # sigmoid, exp, sin, round, ...

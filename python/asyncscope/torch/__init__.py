@@ -21,13 +21,21 @@ the frontend/backend split the chapter describes can be seen on any machine.
 item(), numpy(), printing and torch.cuda.synchronize() are the sync points:
 they wait for the work they need. torch.cuda.synchronize(device) waits for
 all the work pushed so far (that device's and any other's) and, unlike
-PyTorch, also accepts the CPU. Tensors are float32 only; numpy() returns a
-copy (PyTorch shares the memory); torch.randn is seeded per run.
+PyTorch, also accepts the CPU. Tensors are float32 (the default), float64,
+int32, int64, uint8 or bool, with PyTorch's defaults (torch.arange(3) and
+torch.tensor([1, 2]) are int64, comparisons give bool) and its promotion;
+ops other than creation, casts, arithmetic, comparisons, reductions and
+indexing take float32 tensors. Indexing copies (x[1:3] is a new tensor;
+x[1:3] = v writes x in place). numpy() returns a copy (PyTorch shares the
+memory); torch.randn is seeded per run.
 
 A GPU is used when CUDA works here: device='cuda' ops run on the CUDA
 backend's stream (cuBLAS for mm); without one, naming 'cuda' is a
 RuntimeError saying why, and d2l.try_gpu() gives the CPU.
 """
+
+import builtins as _builtins
+import collections as _collections
 
 from .. import _core
 from . import cuda, nn
@@ -56,19 +64,54 @@ full_like = _t.full_like
 rand_like = _t.rand_like
 randn_like = _t.randn_like
 is_grad_enabled = _t.is_grad_enabled
+arange = _t.arange
+cumsum = _t.cumsum
+max = _t.max
+min = _t.min
+argmax = _t.argmax
+argmin = _t.argmin
+prod = _t.prod
+all = _t.all
+any = _t.any
+amax = _t.amax
+amin = _t.amin
+where = _t.where
+clamp = _t.clamp
+clip = _t.clip
+from_numpy = _t.from_numpy
+as_tensor = _t.as_tensor
 
 
 class dtype:
-    """A tensor's element type; the engine's tensors are all float32."""
+    """A tensor's element type: torch.float32 (torch.float, the default),
+    float64 (double), int32 (int), int64 (long), uint8 and bool."""
 
     def __init__(self, name):
-        self._name = name
+        self._asyncscope_dtype = name
+        self.is_floating_point = name.startswith("float")
 
     def __repr__(self):
-        return "torch." + self._name
+        return "torch." + self._asyncscope_dtype
+
+    def __reduce__(self):
+        return (dtype, (self._asyncscope_dtype,))
+
+    def __eq__(self, other):
+        return isinstance(other, dtype) and other._asyncscope_dtype == self._asyncscope_dtype
+
+    def __hash__(self):
+        return hash(self._asyncscope_dtype)
 
 
 float32 = float = dtype("float32")
+float64 = double = dtype("float64")
+int32 = int = dtype("int32")
+int64 = long = dtype("int64")
+uint8 = dtype("uint8")
+globals()["bool"] = dtype("bool")
+
+_max_result = _collections.namedtuple("max", ["values", "indices"])
+_min_result = _collections.namedtuple("min", ["values", "indices"])
 
 
 class device:
@@ -78,7 +121,7 @@ class device:
     def __init__(self, type, index=None):
         if isinstance(type, device):
             type, index = type.type, type.index if index is None else index
-        elif isinstance(type, int):
+        elif isinstance(type, _builtins.int):
             type, index = "cuda", type
         elif not isinstance(type, str):
             raise TypeError("device() takes a string such as 'cuda:0', got %r" % (type,))
@@ -136,7 +179,9 @@ class no_grad:
 
 __all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "norm", "dot", "mv",
            "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "device", "Size",
-           "dtype", "float32", "float", "cuda", "nn", "no_grad", "is_grad_enabled"]
+           "dtype", "float32", "float", "float64", "double", "int32", "int", "int64", "long", "uint8", "bool",
+           "cuda", "nn", "no_grad", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
+           "prod", "all", "any", "amax", "amin", "where", "clamp", "clip", "from_numpy", "as_tensor"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,
 # sigmoid, exp, sin, round, ...

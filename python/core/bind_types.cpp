@@ -1,0 +1,442 @@
+// What both flavours gain from dtypes and strided selections: indexing
+// (x[i], x[1:3, ::2], x[..., None], and assignment through them), Python's
+// // and %, astype; and each framework's own spelling of them: PyTorch's
+// bool comparisons, logical operators on bool tensors, .float()/.long()/
+// .int()/.bool()/.double()/.type(), torch.arange, cumsum, max/min/argmax/
+// argmin/prod/all/any, where and clamp; MXNet's nd.arange, dtype and
+// argmax/argmin (float32 indices, as MXNet gives them) and max/min/prod.
+//
+// Indexing copies: x[1:3] is a new array with the selected values (pushed
+// as a `take` op), and x[1:3] = v is one `assign` op writing x's var in
+// place, so the timeline shows both and the engine orders them with every
+// other op on x.
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <tuple>
+#include <string>
+
+#include "python/core/arrays.h"
+#include "python/core/bindings.h"
+#include "python/core/runtime.h"
+#include "python/core/torch_devices.h"
+
+namespace asyncscope::python {
+namespace {
+
+// x[key] as a strided selection of x's elements: ints (negative from the
+// end), slices with any step, None (a new axis of 1) and one Ellipsis.
+// IndexError for an index out of range, too many indices, or an index of
+// another kind (integer-array and boolean-mask indexing are not supported).
+Selection selection_from(py::handle key, const Shape& shape) {
+  py::tuple items = py::isinstance<py::tuple>(key) ? py::reinterpret_borrow<py::tuple>(key) : py::make_tuple(key);
+  int consuming = 0;
+  bool ellipsis = false;
+  for (py::handle k : items) {
+    if (k.is(py::ellipsis())) {
+      if (ellipsis) throw py::index_error("an index can only have a single ellipsis ('...')");
+      ellipsis = true;
+    } else if (!k.is_none()) {
+      ++consuming;
+    }
+  }
+  if (consuming > shape.ndim()) {
+    throw py::index_error("too many indices for array: array is " + std::to_string(shape.ndim()) +
+                          "-dimensional, but " + std::to_string(consuming) + " were indexed");
+  }
+  int64_t strides[Shape::kMaxDims];
+  for (int i = shape.ndim() - 1; i >= 0; --i) strides[i] = i == shape.ndim() - 1 ? 1 : strides[i + 1] * shape[i + 1];
+  Selection sel;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> out_strides;
+  int dim = 0;
+  const auto whole_dim = [&] {
+    dims.push_back(shape[dim]);
+    out_strides.push_back(strides[dim]);
+    ++dim;
+  };
+  for (py::handle k : items) {
+    if (k.is(py::ellipsis())) {
+      for (int n = shape.ndim() - dim - (consuming - dim); n > 0; --n) whole_dim();
+      consuming = shape.ndim();  // what follows indexes the last dimensions
+      continue;
+    }
+    if (k.is_none()) {
+      dims.push_back(1);
+      out_strides.push_back(0);
+      continue;
+    }
+    if (PySlice_Check(k.ptr())) {
+      Py_ssize_t start = 0, stop = 0, step = 0;
+      if (PySlice_Unpack(k.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
+      const Py_ssize_t n = PySlice_AdjustIndices(static_cast<Py_ssize_t>(shape[dim]), &start, &stop, step);
+      dims.push_back(n);
+      out_strides.push_back(strides[dim] * step);
+      if (n > 0) sel.offset += start * strides[dim];
+      ++dim;
+      continue;
+    }
+    if (PyIndex_Check(k.ptr()) && !PyBool_Check(k.ptr())) {
+      int64_t i = py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(k.ptr())));
+      const int64_t size = shape[dim];
+      if (i < -size || i >= size) {
+        throw py::index_error("index " + std::to_string(i) + " is out of bounds for dimension " + std::to_string(dim) +
+                              " with size " + std::to_string(size));
+      }
+      if (i < 0) i += size;
+      sel.offset += i * strides[dim];
+      ++dim;
+      continue;
+    }
+    throw py::index_error("only integers, slices (':'), ellipsis ('...') and None are valid indices here "
+                          "(integer-array and boolean-mask indexing are not supported), got " +
+                          std::string(py::str(py::type::of(k).attr("__name__"))));
+  }
+  while (dim < shape.ndim()) whole_dim();
+  if (dims.size() > static_cast<size_t>(Shape::kMaxDims)) {
+    throw py::index_error("the result would have " + std::to_string(dims.size()) + " dimensions, more than the " +
+                          std::to_string(Shape::kMaxDims) + " an array may have");
+  }
+  sel.shape = Shape(std::span<const int64_t>(dims));
+  for (size_t i = 0; i < out_strides.size(); ++i) sel.strides[i] = out_strides[i];
+  return sel;
+}
+
+template <class T>
+constexpr bool kTorch = std::is_same_v<T, Tensor>;
+
+// PyTorch's legacy type name of a dtype (x.type()).
+const char* tensor_type_name(DType t) {
+  switch (t) {
+    case DType::float32: return "FloatTensor";
+    case DType::float64: return "DoubleTensor";
+    case DType::int32: return "IntTensor";
+    case DType::int64: return "LongTensor";
+    case DType::uint8: return "ByteTensor";
+    case DType::boolean: return "BoolTensor";
+  }
+  return "Tensor";
+}
+
+// The value assigned by x[key] = value, as an array on x's device: an array
+// of x's flavour, a number (of x's type), or anything array_from takes.
+template <class T>
+NDArray assigned_value(const NDArray& x, py::handle value) {
+  if (const T* v = array_of<T>(value)) return v->a;
+  if (const std::optional<PyNumber> n = python_number(value)) {
+    return full(x.context_ptr(), Shape{}, n->value, x.dtype(), x.device());
+  }
+  return array_from(x.context_ptr(), value, x.dtype(), TypeDefaults::torch, x.device());
+}
+
+template <class T>
+py::object getitem(const T& x, py::handle key) {
+  const Selection sel = selection_from(key, x.a.shape());
+  return wrap(push_as<T>(x.a, [&] {
+    NDArray out = take(x.a, sel);
+    // MXNet's nd has no 0-d arrays: x[i] of a vector is a 1-element one.
+    if constexpr (!kTorch<T>) {
+      if (out.shape().ndim() == 0) out = reshape(out, Shape{1});
+    }
+    return out;
+  }));
+}
+
+template <class T>
+void setitem(py::object self, py::handle key, py::handle value) {
+  T& x = self.cast<T&>();
+  const Selection sel = selection_from(key, x.a.shape());
+  in_place<T>(self, [&](NDArray& a) { assign(a, sel, assigned_value<T>(a, value)); });
+}
+
+// x OP y for the ops without a C++ operator (floor_divide, mod, the
+// comparisons): y an array of x's flavour or a number; NotImplemented otherwise.
+template <class T, class F>
+py::object binary_fn(const T& x, py::handle y, F f, bool reflected = false) {
+  std::optional<NDArray> other;
+  if (const T* a = array_of<T>(y)) other = a->a;
+  const std::optional<PyNumber> n = other ? std::nullopt : python_number(y);
+  if (!other && !n) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  return wrap(push_as<T>(x.a, [&] {
+    const NDArray b = other ? *other : scalar_like(x.a, n->value, n->is_float);
+    return reflected ? f(b, x.a) : f(x.a, b);
+  }));
+}
+
+template <class T>
+void bind_common(py::handle cls) {
+  py::object c = py::reinterpret_borrow<py::object>(cls);
+  c.attr("__getitem__") = py::cpp_function(&getitem<T>, py::is_method(c), py::arg("key"));
+  c.attr("__setitem__") = py::cpp_function(&setitem<T>, py::is_method(c), py::arg("key"), py::arg("value"));
+  using Fn = NDArray (*)(const NDArray&, const NDArray&);
+  for (const auto& [dunder, reflected, fn] : {std::tuple<const char*, const char*, Fn>{"__floordiv__", "__rfloordiv__", &floor_divide},
+                                              {"__mod__", "__rmod__", &mod}}) {
+    const Fn f = fn;
+    c.attr(dunder) = py::cpp_function([f](const T& x, py::handle y) { return binary_fn(x, y, f); }, py::is_method(c));
+    c.attr(reflected) =
+        py::cpp_function([f](const T& x, py::handle y) { return binary_fn(x, y, f, true); }, py::is_method(c));
+  }
+  c.attr("astype") = py::cpp_function(
+      [](py::object self, py::handle dtype, bool copy) -> py::object {
+        const T& x = self.cast<const T&>();
+        const DType t = *dtype_from(dtype);
+        if (t == x.a.dtype() && !copy) return self;
+        return wrap(push_as<T>(x.a, [&] { return astype(x.a, t); }));
+      },
+      py::is_method(c), py::arg("dtype"), py::arg("copy") = true,
+      "The values converted to dtype (a new array; as NumPy's astype).");
+}
+
+// ---- PyTorch ----------------------------------------------------------------
+
+// A reduction with PyTorch's signature: over everything (0-d) or along dim.
+Tensor torch_reduce(const Tensor& x, Reduction r, py::handle dim, bool keepdim) {
+  return push_as<Tensor>(x.a, [&] {
+    if (dim.is_none()) {
+      NDArray out = reduce(x.a, r, {}, false);
+      return keepdim ? reshape(out, Shape(std::vector<int64_t>(static_cast<size_t>(x.a.shape().ndim()), 1))) : out;
+    }
+    const std::vector<int> axes = axes_from(dim);
+    return reduce(x.a, r, axes, keepdim);
+  });
+}
+
+// max(x), max(x, dim) -> (values, indices), max(x, other) -> maximum.
+py::object torch_extremum(const Tensor& x, py::object dim, bool keepdim, bool larger) {
+  if (const Tensor* other = dim.is_none() ? nullptr : array_of<Tensor>(dim)) {
+    return wrap(push_as<Tensor>(x.a, [&] { return larger ? maximum(x.a, other->a) : minimum(x.a, other->a); }));
+  }
+  const Reduction value = larger ? Reduction::max : Reduction::min;
+  if (dim.is_none()) return wrap(torch_reduce(x, value, dim, keepdim));
+  Tensor values = torch_reduce(x, value, dim, keepdim);
+  Tensor indices = torch_reduce(x, larger ? Reduction::argmax : Reduction::argmin, dim, keepdim);
+  return torch_attr(larger ? "_max_result" : "_min_result")(values, indices);
+}
+
+Tensor torch_arange(py::object start, py::object end, py::object step, const py::kwargs& kwargs) {
+  if (end.is_none()) std::swap(start, end);
+  const std::optional<PyNumber> a = start.is_none() ? PyNumber{0.0, false} : python_number(start);
+  const std::optional<PyNumber> b = python_number(end);
+  const std::optional<PyNumber> s = python_number(step);
+  if (!a || !b || !s) throw py::type_error("arange(): start, end and step must be numbers");
+  std::optional<DType> dtype;
+  py::object device = py::none();
+  bool requires_grad = false;
+  for (auto [key, value] : kwargs) {
+    const std::string k = py::str(key);
+    if (k == "dtype") {
+      dtype = torch_dtype_from(value, "arange");
+    } else if (k == "device") {
+      device = py::reinterpret_borrow<py::object>(value);
+    } else if (k == "requires_grad") {
+      requires_grad = py::cast<bool>(value);
+    } else {
+      throw py::type_error("arange() got an unexpected keyword argument '" + k + "'");
+    }
+  }
+  // PyTorch: int64 when every bound is an int, else the default float type.
+  const DType t = dtype.value_or(a->is_float || b->is_float || s->is_float ? DType::float32 : DType::int64);
+  const ContextPtr& context = python::context();
+  const Device d = torch_device(device, *context, "arange");
+  if (s->value == 0) throw std::runtime_error("arange(): step must be nonzero");
+  if ((s->value > 0 && b->value < a->value) || (s->value < 0 && b->value > a->value)) {
+    throw std::runtime_error("arange(): upper bound and larger bound inconsistent with step sign");
+  }
+  Tensor out = push_as<Tensor>(*context, [&] {
+    if (d.kind == DeviceKind::cpu) return arange(context, a->value, b->value, s->value, t, d);
+    return to(arange(context, a->value, b->value, s->value, t, Device::cpu()), d);
+  });
+  if (requires_grad) {
+    PushGuard guard(out.a.context());
+    out.a.attach_grad(autograd::GradReq::accumulate);
+  }
+  return out;
+}
+
+void bind_torch_types(py::module_& t) {
+  py::object c = t.attr("Tensor");
+  bind_common<Tensor>(c);
+  // Comparisons give bool tensors; == and != with anything else are False/True.
+  const std::pair<const char*, Comparison> comparisons[] = {
+      {"__eq__", Comparison::equal},  {"__ne__", Comparison::not_equal},     {"__gt__", Comparison::greater},
+      {"__ge__", Comparison::greater_equal}, {"__lt__", Comparison::less}, {"__le__", Comparison::less_equal}};
+  for (const auto& [dunder, cmp] : comparisons) {
+    const Comparison k = cmp;
+    c.attr(dunder) = py::cpp_function(
+        [k](const Tensor& x, py::handle y) {
+          return binary_fn(x, y, [k](const NDArray& a, const NDArray& b) { return compare(a, b, k, true); });
+        },
+        py::is_method(c));
+  }
+  c.attr("__hash__") = py::module_::import("builtins").attr("object").attr("__hash__");
+  const std::pair<const char*, Comparison> logical[] = {
+      {"__and__", Comparison::logical_and}, {"__or__", Comparison::logical_or}, {"__xor__", Comparison::logical_xor},
+      {"__rand__", Comparison::logical_and}, {"__ror__", Comparison::logical_or}, {"__rxor__", Comparison::logical_xor}};
+  for (const auto& [dunder, cmp] : logical) {
+    const Comparison k = cmp;
+    c.attr(dunder) = py::cpp_function(
+        [k](const Tensor& x, py::handle y) {
+          if (x.a.dtype() != DType::boolean) {
+            throw std::runtime_error("bitwise operators are supported on bool tensors only here, got " +
+                                     std::string(name(x.a.dtype())));
+          }
+          return binary_fn(x, y, [k](const NDArray& a, const NDArray& b) { return compare(a, b, k, true); });
+        },
+        py::is_method(c));
+  }
+  c.attr("__invert__") = py::cpp_function(
+      [](const Tensor& x) {
+        if (x.a.dtype() != DType::boolean) throw std::runtime_error("~ is supported on bool tensors only here");
+        return push_as<Tensor>(x.a, [&] { return logical_not(x.a, true); });
+      },
+      py::is_method(c));
+  c.attr("logical_not") = c.attr("__invert__");
+  for (const auto& [method, dtype] : {std::pair{"float", DType::float32}, {"double", DType::float64},
+                                     {"long", DType::int64}, {"int", DType::int32}, {"bool", DType::boolean}}) {
+    const DType target = dtype;
+    c.attr(method) = py::cpp_function(
+        [target](py::object self) -> py::object {
+          const Tensor& x = self.cast<const Tensor&>();
+          if (x.a.dtype() == target) return self;
+          return wrap(push_as<Tensor>(x.a, [&] { return astype(x.a, target); }));
+        },
+        py::is_method(c));
+  }
+  c.attr("type") = py::cpp_function(
+      [](py::object self, py::object dtype) -> py::object {
+        const Tensor& x = self.cast<const Tensor&>();
+        if (dtype.is_none()) return py::str(std::string("torch.") + tensor_type_name(x.a.dtype()));
+        const DType target = *torch_dtype_from(dtype, "type");
+        if (x.a.dtype() == target) return self;
+        return wrap(push_as<Tensor>(x.a, [&] { return astype(x.a, target); }));
+      },
+      py::is_method(c), py::arg("dtype") = py::none());
+  c.attr("is_floating_point") = py::cpp_function([](const Tensor& x) { return is_floating(x.a.dtype()); },
+                                                 py::is_method(c));
+  c.attr("cumsum") = py::cpp_function(
+      [](const Tensor& x, int dim, py::object axis) {
+        if (!axis.is_none()) dim = py::cast<int>(axis);
+        return push_as<Tensor>(x.a, [&] { return cumsum(x.a, dim); });
+      },
+      py::is_method(c), py::arg("dim") = 0, py::arg("axis") = py::none());
+  t.def("cumsum", [](const Tensor& x, int dim) { return push_as<Tensor>(x.a, [&] { return cumsum(x.a, dim); }); },
+        py::arg("input"), py::arg("dim"), "Running sums along dim (integers as int64).");
+  for (const auto& [nm, larger] : {std::pair{"max", true}, {"min", false}}) {
+    const bool l = larger;
+    const auto fn = [l](const Tensor& x, py::object dim, bool keepdim) { return torch_extremum(x, dim, keepdim, l); };
+    c.attr(nm) = py::cpp_function(fn, py::is_method(c), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    t.def(nm, fn, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  }
+  const std::pair<const char*, Reduction> reductions[] = {
+      {"argmax", Reduction::argmax}, {"argmin", Reduction::argmin}, {"prod", Reduction::prod},
+      {"all", Reduction::all},       {"any", Reduction::any},       {"amax", Reduction::max},
+      {"amin", Reduction::min}};
+  for (const auto& [nm, r] : reductions) {
+    const Reduction red = r;
+    const auto fn = [red](const Tensor& x, py::object dim, bool keepdim) { return torch_reduce(x, red, dim, keepdim); };
+    c.attr(nm) = py::cpp_function(fn, py::is_method(c), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    t.def(nm, fn, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  }
+  t.def("arange", &torch_arange, py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1,
+        "arange(end) or arange(start, end, step=1): evenly spaced values (int64 for int bounds, else float32).");
+  t.def("where", [](const Tensor& cond, py::handle a, py::handle b) {
+    return push_as<Tensor>(cond.a, [&] {
+      const auto side = [&](py::handle v) {
+        if (const Tensor* x = array_of<Tensor>(v)) return x->a;
+        const std::optional<PyNumber> n = python_number(v);
+        if (!n) throw py::type_error("where(): expected tensors or numbers");
+        return full(cond.a.context_ptr(), Shape{}, n->value, n->is_float ? DType::float32 : DType::int64, cond.a.device());
+      };
+      return where(cond.a, side(a), side(b));
+    });
+  }, py::arg("condition"), py::arg("input"), py::arg("other"), "input where condition holds, else other.");
+  const auto clamp = [](const Tensor& x, py::object lo, py::object hi) {
+    return push_as<Tensor>(x.a, [&] {
+      NDArray out = x.a;
+      const auto bound = [&](py::handle v) {
+        if (const Tensor* b = array_of<Tensor>(v)) return b->a;
+        const std::optional<PyNumber> n = python_number(v);
+        if (!n) throw py::type_error("clamp(): min and max must be numbers or tensors");
+        return scalar_like(x.a, n->value, n->is_float);
+      };
+      if (lo.is_none() && hi.is_none()) throw std::runtime_error("clamp(): at least one of min and max must be given");
+      if (!lo.is_none()) out = maximum(out, bound(lo));
+      if (!hi.is_none()) out = minimum(out, bound(hi));
+      return out;
+    });
+  };
+  for (const char* nm : {"clamp", "clip"}) {
+    t.def(nm, clamp, py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none());
+    c.attr(nm) = py::cpp_function(clamp, py::is_method(c), py::arg("min") = py::none(), py::arg("max") = py::none());
+  }
+  t.def("from_numpy", [](py::array a) {
+    const ContextPtr& context = python::context();
+    return push_as<Tensor>(*context, [&] { return array_from(context, a, std::nullopt, TypeDefaults::torch, Device::cpu()); });
+  }, py::arg("ndarray"), "A tensor with a copy of the NumPy array's values and its type (PyTorch shares the memory).");
+  t.def("as_tensor", [](py::object data, py::object dtype, py::object device) {
+    if (const Tensor* x = array_of<Tensor>(data); x != nullptr && dtype.is_none() && device.is_none()) return *x;
+    const ContextPtr& context = python::context();
+    const Device d = torch_device(device, *context, "as_tensor");
+    return push_as<Tensor>(*context, [&] {
+      return array_from(context, data, torch_dtype_from(dtype, "as_tensor"), TypeDefaults::torch, d);
+    });
+  }, py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+}
+
+// ---- MXNet's nd -------------------------------------------------------------
+
+NDArray nd_arange(py::object start, py::object stop, double step, py::object repeat, py::object ctx, py::object dtype) {
+  if (!repeat.is_none() && py::cast<int>(repeat) != 1) throw std::invalid_argument("arange: repeat is not supported");
+  if (stop.is_none()) std::swap(start, stop);
+  const double a = start.is_none() ? 0.0 : py::cast<double>(start);
+  const double b = py::cast<double>(stop);
+  const ContextPtr& context = python::context();
+  const Device d = device_from(ctx, *context);
+  const DType t = dtype_from(dtype).value_or(DType::float32);
+  if (d.kind == DeviceKind::cpu) return arange(context, a, b, step, t, d);
+  return to(arange(context, a, b, step, t, Device::cpu()), d);
+}
+
+// MXNet's reductions to one value have shape (1,); argmax/argmin give float32 indices.
+MxArray nd_reduce(const MxArray& x, Reduction r, py::object axis, bool keepdims) {
+  return push_as<MxArray>(x.a, [&] {
+    const std::vector<int> axes = axes_from(axis);
+    NDArray out = reduce(x.a, r, axes, keepdims);
+    if (r == Reduction::argmax || r == Reduction::argmin) out = astype(out, DType::float32);
+    return out.shape().ndim() == 0 ? reshape(out, Shape{1}) : out;
+  });
+}
+
+void bind_nd_types(py::module_& nd) {
+  py::object c = nd.attr("NDArray");
+  bind_common<MxArray>(c);
+  c.attr("dtype") = py::cpp_function(
+      [](const MxArray& x) { return py::module_::import("numpy").attr(name(x.a.dtype()) == std::string("bool") ? "bool_" : name(x.a.dtype())); },
+      py::is_method(c));
+  c.attr("dtype") = py::module_::import("builtins").attr("property")(c.attr("dtype"));
+  nd.def("arange", [](py::object start, py::object stop, double step, py::object repeat, py::object ctx, py::object dtype) {
+    return push_as<MxArray>(*python::context(), [&] { return nd_arange(start, stop, step, repeat, ctx, dtype); });
+  }, py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1.0, py::arg("repeat") = py::none(),
+     py::arg("ctx") = py::none(), py::arg("dtype") = py::none(),
+     "Evenly spaced values in [start, stop) (float32 unless dtype= says).");
+  const std::pair<const char*, Reduction> reductions[] = {
+      {"argmax", Reduction::argmax}, {"argmin", Reduction::argmin}, {"max", Reduction::max},
+      {"min", Reduction::min},       {"prod", Reduction::prod}};
+  for (const auto& [nm, r] : reductions) {
+    const Reduction red = r;
+    const auto fn = [red](const MxArray& x, py::object axis, bool keepdims) { return nd_reduce(x, red, axis, keepdims); };
+    c.attr(nm) = py::cpp_function(fn, py::is_method(c), py::arg("axis") = py::none(), py::arg("keepdims") = false);
+    nd.def(nm, fn, py::arg("data"), py::arg("axis") = py::none(), py::arg("keepdims") = false);
+  }
+}
+
+}  // namespace
+
+void bind_types(py::module_& m) {
+  py::module_ torch = m.attr("torch");
+  py::module_ nd = m.attr("nd");
+  bind_torch_types(torch);
+  bind_nd_types(nd);
+}
+
+}  // namespace asyncscope::python

@@ -1,0 +1,243 @@
+"""dtypes and indexing in both editions. The PyTorch edition against the
+real PyTorch on the same values: arange's and tensor()'s default types,
+promotion, // and % on negative operands, comparisons and logical ops
+giving bool, reductions' values and types (max with dim giving values and
+indices), cumsum, casts (.float(), .long(), .to(dtype), .type()), item()
+and tolist() of each type, printing of each type, and indexing (ints,
+slices with steps, negative indices, None, Ellipsis) with assignment
+through it. The MXNet edition against NumPy and MXNet's rules: float32 by
+default, 0/1 comparisons of the operands' type, float32 argmax indices,
+(1,)-shaped results where MXNet has no 0-d arrays."""
+
+import itertools
+import random
+import unittest
+
+import numpy as np
+
+from asyncscope import nd
+from asyncscope import torch as atorch
+
+try:
+    import torch as real_torch
+except ImportError:  # make test installs python3-torch; a bare environment may not have it
+    real_torch = None
+NO_TORCH = "the real PyTorch is not installed (apt-get install python3-torch)"
+
+
+def same(test, ours, theirs, what):
+    """Same shape, same dtype name, same values."""
+    test.assertEqual(tuple(ours.shape), tuple(theirs.shape), what)
+    test.assertEqual(repr(ours.dtype), repr(theirs.dtype), what)
+    np.testing.assert_allclose(ours.numpy().astype(np.float64), theirs.detach().numpy().astype(np.float64),
+                               rtol=1e-6, atol=1e-6, err_msg=what)
+
+
+def both(make):
+    return make(atorch), make(real_torch)
+
+
+@unittest.skipIf(real_torch is None, NO_TORCH)
+class TorchTypes(unittest.TestCase):
+    def test_creation_defaults(self):
+        for make in (lambda t: t.arange(12), lambda t: t.arange(4.0), lambda t: t.arange(1, 7, 2),
+                     lambda t: t.arange(0, 1, 0.25), lambda t: t.arange(5, dtype=t.float32),
+                     lambda t: t.tensor([1, 2, 3]), lambda t: t.tensor([1.5, 2]), lambda t: t.tensor([True, False]),
+                     lambda t: t.tensor(np.arange(3, dtype=np.int32)), lambda t: t.tensor(np.ones(2)),
+                     lambda t: t.from_numpy(np.arange(4, dtype=np.int64)), lambda t: t.zeros(2, 3, dtype=t.int64),
+                     lambda t: t.ones(2, dtype=t.bool), lambda t: t.tensor(2.5), lambda t: t.tensor(7)):
+            ours, theirs = both(make)
+            same(self, ours, theirs, repr(theirs))
+
+    def test_printing_of_each_type(self):
+        for make in (lambda t: t.arange(12).reshape(3, 4), lambda t: t.arange(3) > 0,
+                     lambda t: t.arange(4, dtype=t.float64) / 3, lambda t: t.arange(3).int(),
+                     lambda t: t.arange(3).to(t.uint8), lambda t: t.tensor(-5), lambda t: t.arange(-3, 3)):
+            ours, theirs = both(make)
+            self.assertEqual(repr(ours), repr(theirs))
+
+    def test_arithmetic_promotes_as_pytorch(self):
+        values = np.array([7, -7, 7, -7, 0, 5])
+        divisors = np.array([2, 2, -2, -2, 3, -3])
+        for op in ("+", "-", "*", "/", "//", "%"):
+            for left, right in (("i", "i"), ("i", "f"), ("f", "i"), ("i", "n"), ("i", "x"), ("f", "n"), ("b", "i")):
+                def make(t, left=left, right=right, op=op):
+                    a = t.tensor(values) if left == "i" else t.tensor(values.astype(np.float32)) \
+                        if left == "f" else t.tensor(values > 0)
+                    b = {"i": t.tensor(divisors), "f": t.tensor(divisors.astype(np.float32)), "n": 3, "x": 2.5}[right]
+                    return eval("a %s b" % op)
+                if op in ("-",) and left == "b":
+                    continue
+                ours, theirs = both(make)
+                same(self, ours, theirs, "%s %s %s" % (left, op, right))
+
+    def test_integer_division_by_zero_is_an_error_at_the_sync_point(self):
+        q = atorch.arange(3) // atorch.zeros(3, dtype=atorch.int64)
+        with self.assertRaisesRegex(Exception, "division by zero"):
+            q.numpy()
+
+    def test_comparisons_and_logic_give_bool(self):
+        for expr in ("x == 2", "x > 1", "x <= y", "x != y", "(x > 1) & (y > 1)", "(x > 1) | (y > 3)", "~(x > 1)",
+                     "(x > 1) ^ (y > 1)", "x == 2.5"):
+            def make(t, expr=expr):
+                x, y = t.arange(5), t.tensor([4, 3, 2, 1, 0])
+                return eval(expr)
+            ours, theirs = both(make)
+            same(self, ours, theirs, expr)
+        self.assertFalse(atorch.ones(2) == None)  # noqa: E711 (what PyTorch gives)
+
+    def test_reductions_and_their_types(self):
+        a = np.array([[3, 1, 4], [1, 5, 9]])
+        for call in ("x.sum()", "x.sum(dim=0)", "x.max()", "x.min()", "x.argmax()", "x.argmin(dim=1)", "x.prod()",
+                     "x.prod(1, keepdim=True)", "x.all()", "(x > 1).any(dim=0)", "x.cumsum(0)", "x.cumsum(dim=1)",
+                     "t.cumsum(x.float(), 1)", "x.float().max(dim=1).values", "x.float().max(dim=1).indices",
+                     "t.max(x, 1)[1]", "x.amax(dim=0)", "t.argmax(x.double())"):
+            def make(t, call=call):
+                x = t.tensor(a)
+                return eval(call)
+            ours, theirs = both(make)
+            same(self, ours, theirs, call)
+
+    def test_casts_items_and_lists(self):
+        x = atorch.tensor([1.7, -2.2, 0.0])
+        self.assertEqual(x.long().tolist(), [1, -2, 0])
+        self.assertEqual(x.bool().tolist(), [True, True, False])
+        self.assertEqual(x.int().dtype, atorch.int32)
+        self.assertEqual(x.double().dtype, atorch.float64)
+        self.assertEqual(x.to(atorch.int64).dtype, atorch.int64)
+        self.assertEqual(x.type(), "torch.FloatTensor")
+        self.assertEqual(x.long().type(), "torch.LongTensor")
+        self.assertIs(x.float(), x)
+        self.assertEqual(type(atorch.tensor(3).item()), int)
+        self.assertEqual(type(atorch.tensor(True).item()), bool)
+        self.assertEqual(type(atorch.tensor(2.5).item()), float)
+        self.assertEqual(int(atorch.tensor(2 ** 40)), 2 ** 40)
+        with self.assertRaisesRegex(TypeError, "must be torch.dtype"):
+            x.to(dtype="int64")
+
+    def test_where_clamp_and_matmul_with_vectors(self):
+        for call in ("t.where(x > 0, x, t.zeros(3))", "t.clamp(x, min=-1, max=1)", "x.clamp(min=0)",
+                     "m @ v", "v @ m.T", "v @ v", "t.matmul(m, v)"):
+            def make(t, call=call):
+                x = t.tensor([-2.0, 0.5, 3.0])
+                m = t.arange(6, dtype=t.float32).reshape(2, 3)
+                v = t.tensor([1.0, -1.0, 2.0])
+                return eval(call)
+            ours, theirs = both(make)
+            same(self, ours, theirs, call)
+
+    def test_indexing_reads_as_pytorch(self):
+        keys = [0, -1, 2, slice(None), slice(1, 3), slice(None, None, 2), slice(-2, None), slice(3, 1),
+                (1, 2), (slice(None), 1), (Ellipsis, 0), (None, 1), (slice(None, None, 3), slice(1, None, 2)),
+                (-1, slice(None, -1)), (Ellipsis,), (1, None, slice(None))]
+        for key in keys:
+            def make(t, key=key):
+                return t.arange(24).reshape(4, 6)[key]
+            ours, theirs = both(make)
+            same(self, ours, theirs, "x[%r]" % (key,))
+        with self.assertRaisesRegex(IndexError, "out of bounds"):
+            atorch.arange(3)[3]
+        with self.assertRaisesRegex(IndexError, "too many indices"):
+            atorch.arange(3)[0, 0]
+
+    def test_assignment_through_indices_writes_in_place(self):
+        cases = [((1, 2), 17), ((slice(None, 2), slice(None)), 12), (slice(None), 0), ((slice(None), 1), -1.9),
+                 ((slice(None, None, 2), slice(1, None, 2)), "row"), (-1, "row")]
+        for key, value in cases:
+            def make(t, key=key, value=value):
+                x = t.arange(12, dtype=t.float32).reshape(3, 4)
+                same_object = x
+                v = t.tensor([10.0, 20.0]) if value == "row" and key != -1 else \
+                    t.tensor([1.0, 2.0, 3.0, 4.0]) if value == "row" else value
+                x[key] = v
+                assert same_object is x
+                return x
+            ours, theirs = both(make)
+            same(self, ours, theirs, "x[%r] = %r" % (key, value))
+        x = atorch.arange(4)
+        x[1] = 2.7  # cast to the tensor's type
+        self.assertEqual(x.tolist(), [0, 2, 2, 3])
+
+    def test_integer_in_place_updates(self):
+        for expr in ("x += 1", "x *= 3", "x -= y"):
+            def make(t, expr=expr):
+                x, y = t.arange(4), t.tensor([1, 1, 2, 2])
+                exec(expr)
+                return x
+            ours, theirs = both(make)
+            same(self, ours, theirs, expr)
+        x = atorch.arange(3)
+        with self.assertRaisesRegex(ValueError, "cannot be stored in place"):
+            x += 0.5
+
+    def test_random_indexing_sweep(self):
+        rng = random.Random(7)
+        shape = (3, 4, 5)
+        base_np = np.arange(60).reshape(shape)
+        for _ in range(150):
+            key = []
+            for d in shape[:rng.randrange(1, 4)]:
+                if rng.random() < 0.2:
+                    key.append(None)
+                kind = rng.choice(["int", "slice", "all"])
+                if kind == "int":
+                    key.append(rng.randrange(-d, d))
+                elif kind == "slice":
+                    key.append(slice(rng.choice([None, rng.randrange(-d, d)]), rng.choice([None, rng.randrange(-d, d + 1)]),
+                                     rng.choice([None, 1, 2, -1, -2])))
+                else:
+                    key.append(slice(None))
+            key = tuple(key)
+            if sum(1 for k in key if k is None) + len(shape) - sum(1 for k in key if isinstance(k, int)) > 4:
+                continue
+            theirs = base_np[key]
+            ours = atorch.tensor(base_np)[key]
+            self.assertEqual(tuple(ours.shape), theirs.shape, key)
+            np.testing.assert_array_equal(ours.numpy(), theirs, err_msg=str(key))
+
+
+class MXNetTypes(unittest.TestCase):
+    def test_nd_defaults_and_comparisons(self):
+        x = nd.arange(5)
+        self.assertEqual(x.dtype, np.float32)
+        np.testing.assert_array_equal(x.asnumpy(), np.arange(5, dtype=np.float32))
+        self.assertEqual(nd.arange(2, 10, 3, dtype="int32").asnumpy().tolist(), [2, 5, 8])
+        self.assertEqual(nd.arange(2, 10, 3, dtype="int32").dtype, np.int32)
+        self.assertEqual(nd.array([1, 2]).dtype, np.float32)
+        self.assertEqual((x > 2).dtype, np.float32)
+        i = x.astype("int64")
+        self.assertEqual(i.dtype, np.int64)
+        self.assertEqual((i == 2).asnumpy().tolist(), [0, 0, 1, 0, 0])
+        self.assertEqual((i // 2).asnumpy().tolist(), [0, 0, 1, 1, 2])
+        self.assertEqual((i % 3).asnumpy().tolist(), [0, 1, 2, 0, 1])
+
+    def test_nd_reductions(self):
+        a = nd.array([[3, 1, 4], [1, 5, 9]])
+        self.assertEqual(a.argmax(axis=1).asnumpy().tolist(), [2.0, 2.0])
+        self.assertEqual(a.argmax(axis=1).dtype, np.float32)
+        self.assertEqual(a.max().shape, (1,))
+        self.assertEqual(a.max().asscalar(), 9.0)
+        self.assertEqual(nd.min(a, axis=0).asnumpy().tolist(), [1.0, 1.0, 4.0])
+        self.assertEqual(a.prod(axis=1).asnumpy().tolist(), [12.0, 45.0])
+
+    def test_nd_indexing(self):
+        x = nd.arange(12).reshape((3, 4))
+        np.testing.assert_array_equal(x[1].asnumpy(), np.arange(4, 8))
+        np.testing.assert_array_equal(x[1:3].asnumpy(), np.arange(4, 12).reshape(2, 4))
+        np.testing.assert_array_equal(x[:, 1].asnumpy(), [1, 5, 9])
+        self.assertEqual(x[1, 2].shape, (1,))  # MXNet has no 0-d arrays
+        x[1, 2] = 9
+        x[0:2, :] = 12
+        expect = np.arange(12, dtype=np.float32).reshape(3, 4)
+        expect[1, 2] = 9
+        expect[0:2, :] = 12
+        np.testing.assert_array_equal(x.asnumpy(), expect)
+        y = nd.ones((2, 3))
+        before = id(y)
+        y[:] = x[1:, :3]
+        self.assertEqual(id(y), before)
+        np.testing.assert_array_equal(y.asnumpy(), expect[1:, :3])
+
+
+if __name__ == "__main__":
+    unittest.main()
