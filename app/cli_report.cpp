@@ -53,6 +53,8 @@ void print_ops(std::ostream& out, bool json) {
   };
   if (json) {
     nlohmann::json rows = nlohmann::json::array();
+    std::vector<std::string> all_dtypes;
+    for (const DType t : kAllDTypes) all_dtypes.emplace_back(name(t));
     for (const OpDef& op : op_table()) {
       const auto names = [](std::string_view list) {
         nlohmann::json a = nlohmann::json::array();
@@ -66,31 +68,31 @@ void print_ops(std::ostream& out, bool json) {
                       {"operators", names(op.operators)},
                       {"gradient", op.gradient},
                       {"devices", op.cuda ? nlohmann::json{"cpu", "cuda"} : nlohmann::json{"cpu"}},
-                      {"dtypes", {kOpDtypes}},
+                      {"dtypes", op.dtypes == "all" ? nlohmann::json(all_dtypes) : nlohmann::json{std::string(op.dtypes)}},
                       {"doc", op.doc}});
     }
     out << rows.dump(2) << "\n";
     return;
   }
   struct Row {
-    std::string cells[7];
+    std::string cells[8];
   };
-  std::vector<Row> rows{{{"op", "kind", "nd", "torch", "operators", "grad", "devices"}}};
+  std::vector<Row> rows{{{"op", "kind", "nd", "torch", "operators", "grad", "devices", "dtypes"}}};
   std::vector<std::string> docs{"doc"};
   for (const OpDef& op : op_table()) {
     rows.push_back({{std::string(op.name), to_string(op.kind), joined(op.nd), joined(op.torch), joined(op.operators),
-                     op.gradient ? "yes" : "no", op.cuda ? "cpu, cuda" : "cpu"}});
+                     op.gradient ? "yes" : "no", op.cuda ? "cpu, cuda" : "cpu", std::string(op.dtypes)}});
     docs.emplace_back(op.doc);
   }
-  size_t width[7] = {};
+  size_t width[8] = {};
   for (const Row& r : rows) {
-    for (int c = 0; c < 7; ++c) width[c] = std::max(width[c], r.cells[c].size());
+    for (int c = 0; c < 8; ++c) width[c] = std::max(width[c], r.cells[c].size());
   }
   for (size_t i = 0; i < rows.size(); ++i) {
-    for (int c = 0; c < 7; ++c) out << std::left << std::setw(static_cast<int>(width[c] + 2)) << rows[i].cells[c];
+    for (int c = 0; c < 8; ++c) out << std::left << std::setw(static_cast<int>(width[c] + 2)) << rows[i].cells[c];
     out << docs[i] << "\n";
   }
-  out << "dtypes: " << kOpDtypes << " (every op)\n";
+  out << "dtypes: all = float32, float64, int32, int64, uint8, bool on the CPU (CUDA kernels: float32)\n";
 }
 
 void print_results(std::ostream& out, const demos::Program& demo, const demos::ParamValues& values,

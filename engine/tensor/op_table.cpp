@@ -17,11 +17,12 @@ constexpr OpDef kOps[] = {
     {"ones", OpKind::creation, "ones ones_like", "ones ones_like", "", "an array of ones", false, true},
     {"full", OpKind::creation, "full", "full_like", "", "an array of one value", false, true},
     {"uniform", OpKind::creation, "random.uniform", "rand rand_like", "", "uniform random numbers (seeded per run)",
-     false, true},
+     false, true, nullptr, nullptr, "float32"},
     {"normal", OpKind::creation, "random.normal", "randn randn_like", "", "normal random numbers (seeded per run)",
-     false, true},
-    {"from_host", OpKind::creation, "array", "tensor", "", "an array of host values (a list, NumPy array or number)",
-     false, true},
+     false, true, nullptr, nullptr, "float32"},
+    {"from_host", OpKind::creation, "array", "tensor from_numpy as_tensor", "",
+     "an array of host values (a list, NumPy array or number)", false, true},
+    {"arange", OpKind::creation, "arange", "arange", "", "evenly spaced values in [start, stop) (CPU)", false, false},
     // Elementwise, broadcasting as NumPy does.
     {"add", OpKind::binary, "add", "add", "+ +=", "a + b", true, true, nullptr, &add},
     {"sub", OpKind::binary, "subtract", "sub subtract", "- -=", "a - b", true, true, nullptr, &subtract},
@@ -40,6 +41,13 @@ constexpr OpDef kOps[] = {
     {"less", OpKind::binary, "lesser", "", "<", "1 where a < b, else 0", false, true, nullptr, &less},
     {"less_equal", OpKind::binary, "lesser_equal", "", "<=", "1 where a <= b, else 0", false, true, nullptr,
      &less_equal},
+    {"floor_divide", OpKind::binary, "", "floor_divide", "//", "a // b, floored as Python's (CPU)", false, false,
+     nullptr, &floor_divide},
+    {"mod", OpKind::binary, "", "remainder", "%", "a % b, with the divisor's sign as Python's (CPU)", false, false,
+     nullptr, &mod},
+    {"where", OpKind::indexing, "", "where", "", "a where a condition holds, else b (CPU)", true, false},
+    {"logical_and", OpKind::binary, "", "", "& | ^ ~", "logical and, or, xor and not of bool tensors (CPU)", false,
+     false},
     // Elementwise, one input.
     {"negative", OpKind::unary, "negative", "neg negative", "-x", "-a", true, true, &negate},
     {"relu", OpKind::unary, "relu", "relu", "", "max(a, 0)", true, true, &relu},
@@ -61,10 +69,22 @@ constexpr OpDef kOps[] = {
     // Reductions over all axes or some (axis/dim, keepdims/keepdim).
     {"sum", OpKind::reduction, "sum", "sum", "", "the sum", true, true},
     {"mean", OpKind::reduction, "mean", "mean", "", "the mean", true, true},
-    {"norm", OpKind::reduction, "norm", "norm", "", "the Euclidean (Frobenius) norm", true, true},
+    {"norm", OpKind::reduction, "norm", "norm", "", "the Euclidean (Frobenius) norm", true, true, nullptr, nullptr,
+     "float32"},
+    {"prod", OpKind::reduction, "prod", "prod", "", "the product (integers as int64)", true, false},
+    {"max", OpKind::reduction, "max", "max amax", "", "the largest (torch's max(dim) also gives the indices)", true,
+     false},
+    {"min", OpKind::reduction, "min", "min amin", "", "the smallest (torch's min(dim) also gives the indices)", true,
+     false},
+    {"argmax", OpKind::reduction, "argmax", "argmax", "", "the index of the largest (nd: as float32)", false, false},
+    {"argmin", OpKind::reduction, "argmin", "argmin", "", "the index of the smallest (nd: as float32)", false, false},
+    {"all", OpKind::reduction, "", "all", "", "whether every element is non-zero (bool)", false, false},
+    {"any", OpKind::reduction, "", "any", "", "whether any element is non-zero (bool)", false, false},
+    {"cumsum", OpKind::reduction, "", "cumsum", "", "running sums along an axis (integers as int64)", true, false},
     // Linear algebra.
     {"dot", OpKind::linalg, "dot", "mm matmul mv dot", "@",
-     "the matrix product of 2-D arrays (BLAS, cuBLAS); mv and torch.dot reshape 1-D operands to it", true, true},
+     "the matrix product of 2-D arrays (BLAS, cuBLAS); mv, matmul and torch.dot reshape 1-D operands to it", true,
+     true, nullptr, nullptr, "float32"},
     // Shape.
     {"transpose", OpKind::shape, "transpose T", "T", "", "the transpose of a 2-D array (a copy)", true, true},
     {"reshape", OpKind::shape, "reshape", "reshape", "", "the same values in another shape (a view)", true, true},
@@ -73,8 +93,14 @@ constexpr OpDef kOps[] = {
     {"slice_axis", OpKind::shape, "slice_axis", "", "", "the range [begin, end) of one axis (a copy; CPU)", true,
      false},
     {"broadcast_to", OpKind::shape, "broadcast_to", "", "", "a stretched to a shape by broadcasting", true, true},
+    {"permute", OpKind::shape, "", "", "", "the axes in another order (a copy; CPU)", true, false},
+    {"take", OpKind::indexing, "", "", "x[key]", "the elements basic indexing selects (a copy; CPU)", true, false},
+    {"assign", OpKind::indexing, "", "", "x[key] = v", "v written to the elements basic indexing selects (CPU)", false,
+     false},
     // Copies.
-    {"copy", OpKind::copy, "copy", "", "", "a copy", true, true},
+    {"copy", OpKind::copy, "copy", "clone", "", "a copy", true, true},
+    {"astype", OpKind::copy, "astype", "float double long int bool type to", "",
+     "the values as another dtype (floats to integers truncate; CPU)", true, false},
     {"to", OpKind::copy, "", "to cpu cuda", "", "the values on another device", true, true},
 };
 
@@ -89,6 +115,7 @@ const char* to_string(OpKind kind) noexcept {
     case OpKind::linalg: return "linalg";
     case OpKind::shape: return "shape";
     case OpKind::copy: return "copy";
+    case OpKind::indexing: return "indexing";
   }
   return "?";
 }

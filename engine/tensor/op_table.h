@@ -17,7 +17,7 @@
 
 namespace asyncscope {
 
-enum class OpKind : uint8_t { creation, unary, binary, reduction, linalg, shape, copy };
+enum class OpKind : uint8_t { creation, unary, binary, reduction, linalg, shape, copy, indexing };
 const char* to_string(OpKind kind) noexcept;  // "creation", "unary", ...
 
 struct OpDef {
@@ -38,14 +38,15 @@ struct OpDef {
   // made (one of the two, by kind).
   NDArray (*unary)(const NDArray&) = nullptr;
   NDArray (*binary)(const NDArray&, const NDArray&) = nullptr;
+  // The dtypes it takes: "all" (engine/tensor/dtype.h; the CPU kernels of
+  // every type, the CUDA ones of float32), or "float32".
+  std::string_view dtypes = "all";
 };
 
 // Every op, in the order `asyncscope ops` prints them.
 std::span<const OpDef> op_table() noexcept;
 // The op named `name` (the engine's name), or null.
 const OpDef* find_op(std::string_view name) noexcept;
-// The dtypes every op takes today.
-inline constexpr std::string_view kOpDtypes = "float32";
 // The names in a space-separated list.
 std::vector<std::string_view> frontend_names(std::string_view list);
 

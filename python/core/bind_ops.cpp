@@ -25,7 +25,7 @@ template <class T>
 std::optional<NDArray> operand(py::handle v, const NDArray* other) {
   if (const T* x = array_of<T>(v)) return x->a;
   if (other == nullptr) return std::nullopt;
-  if (const std::optional<float> s = number_of(v)) return full(other->context_ptr(), Shape{}, *s, other->device());
+  if (const std::optional<PyNumber> n = python_number(v)) return scalar_like(*other, n->value, n->is_float);
   return numpy_operand<T>(*other, v);
 }
 
@@ -102,7 +102,13 @@ py::list table_rows() {
     row["doc"] = std::string(op.doc);
     row["gradient"] = op.gradient;
     row["devices"] = op.cuda ? py::make_tuple("cpu", "cuda") : py::make_tuple("cpu");
-    row["dtypes"] = py::make_tuple(std::string(kOpDtypes));
+    py::list dtypes;
+    if (op.dtypes == "all") {
+      for (const DType t : kAllDTypes) dtypes.append(name(t));
+    } else {
+      dtypes.append(std::string(op.dtypes));
+    }
+    row["dtypes"] = py::tuple(dtypes);
     row["generated"] = op.unary != nullptr || op.binary != nullptr;
     rows.append(row);
   }

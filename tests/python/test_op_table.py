@@ -44,7 +44,8 @@ NUMPY_BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "pow": np.power,
     "maximum": np.maximum, "minimum": np.minimum,
     "equal": np.equal, "not_equal": np.not_equal, "greater": np.greater, "greater_equal": np.greater_equal,
-    "less": np.less, "less_equal": np.less_equal,
+    "less": np.less, "less_equal": np.less_equal, "floor_divide": np.floor_divide, "mod": np.mod,
+    "logical_and": np.logical_and,
 }
 
 
