@@ -115,6 +115,29 @@ std::vector<float> values_from(py::handle obj, Shape& shape) {
   return values;
 }
 
+// NumPy's (and PyTorch's) matmul of 1-D and 2-D arrays (through dot, BLAS sgemm): a 1-D
+// operand is a row on the left, a column on the right, and its dimension
+// is dropped from the result.
+NDArray matmul_vectors(const NDArray& a, const NDArray& b, const char* op) {
+  const int na = a.shape().ndim(), nb = b.shape().ndim();
+  if (na < 1 || na > 2 || nb < 1 || nb > 2) {
+    throw std::invalid_argument(std::string(op) + ": both arguments need 1 or 2 dimensions, got " + a.shape().to_string() +
+                             " and " + b.shape().to_string());
+  }
+  const NDArray left = na == 1 ? reshape(a, Shape{1, a.shape()[0]}) : a;
+  const NDArray right = nb == 1 ? reshape(b, Shape{b.shape()[0], 1}) : b;
+  if (left.shape()[1] != right.shape()[0]) {
+    throw std::invalid_argument(std::string(op) + ": shapes " + a.shape().to_string() + " and " + b.shape().to_string() +
+                             " cannot be multiplied (" + std::to_string(left.shape()[1]) + " and " +
+                             std::to_string(right.shape()[0]) + " differ)");
+  }
+  NDArray out = named_as(op, "dot", [&] { return dot(left, right); });
+  if (na == 1 && nb == 1) return reshape(out, Shape{});
+  if (na == 1) return reshape(out, Shape{right.shape()[1]});
+  if (nb == 1) return reshape(out, Shape{left.shape()[0]});
+  return out;
+}
+
 py::dtype numpy_dtype(DType t) { return py::dtype(std::string(name(t))); }
 
 std::optional<PyNumber> python_number(py::handle v) {
@@ -187,6 +210,8 @@ NDArray array_from(const ContextPtr& ctx, py::handle obj, std::optional<DType> d
     t = from_numpy && defaults == TypeDefaults::torch && n == "float64" ? DType::float64 : DType::float32;
   } else if (kind == 'b') {
     t = DType::boolean;
+  } else if (defaults == TypeDefaults::mxnet_np && !from_numpy) {
+    t = DType::float32;  // MXNet's np.array of Python numbers
   } else {
     const std::string n = py::cast<std::string>(arr.attr("dtype").attr("name"));
     t = from_numpy && (n == "int32" || n == "uint8") ? dtype_named(n) : DType::int64;

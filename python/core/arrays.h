@@ -41,8 +41,10 @@ struct PyArray {
 };
 struct MxTag {};
 struct TorchTag {};
+struct NpTag {};
 using MxArray = PyArray<MxTag>;
 using Tensor = PyArray<TorchTag>;
+using NpArray = PyArray<NpTag>;  // MXNet's NumPy interface (bind_np.cpp)
 
 // Dimensions from an int (n -> [n]) or a sequence of ints (anything with
 // __index__), unchecked but for int64's range; TypeError/ValueError otherwise.
@@ -74,10 +76,21 @@ std::optional<DType> torch_dtype_from(py::handle spec, const char* op);
 // The NumPy dtype of a DType.
 py::dtype numpy_dtype(DType t);
 // Each framework's default type for values given without a dtype: MXNet's
-// nd makes float32 of everything; PyTorch and MXNet's np make float32 of
-// Python floats, int64 of ints, bool of bools, and keep a NumPy array's type
-// (PyTorch keeps float64 too; MXNet's np makes it float32).
+// nd makes float32 of everything; PyTorch makes float32 of Python floats,
+// int64 of ints, bool of bools, and keeps a NumPy array's type; MXNet's np
+// makes float32 of Python numbers, bool of bools, and keeps a NumPy array's
+// integer type (float64 becomes float32).
 enum class TypeDefaults { mxnet_nd, torch, mxnet_np };
+// The matrix product as NumPy's matmul for 1-D and 2-D arrays (through dot,
+// BLAS sgemm): a 1-D operand is a row on the left, a column on the right,
+// and its dimension is dropped from the result. std::invalid_argument
+// naming `op` for other shapes.
+NDArray matmul_vectors(const NDArray& a, const NDArray& b, const char* op);
+// x[key] as a strided selection of an array of `shape`'s elements: ints
+// (negative from the end), slices with any step, None (a new axis of 1) and
+// one Ellipsis. IndexError for an index out of range, too many indices, or
+// an index of another kind (bind_types.cpp).
+Selection selection_from(py::handle key, const Shape& shape);
 // A new array of the values of `obj` (a number, nested lists, a NumPy
 // array, or an array of either flavour), pushed on `device`.
 NDArray array_from(const ContextPtr& ctx, py::handle obj, std::optional<DType> dtype, TypeDefaults defaults,

@@ -115,7 +115,9 @@ the work the array depends on; nd.waitall() waits for everything.)");
       .def("__repr__", &mx_repr)
       .def("__str__", &mx_repr)
       .def_property_readonly("context", [](const MxArray& x) { return mx_context(x.a.device()); })
-      .def_property_readonly("dtype", [](const MxArray&) { return py::module_::import("numpy").attr("float32"); })
+      .def_property_readonly("dtype", [](const MxArray& x) {
+        return py::module_::import("numpy").attr(x.a.dtype() == DType::boolean ? "bool_" : name(x.a.dtype()));
+      })
       .def_property_readonly("T", [](const MxArray& x) { return mx(pushing(x.a, [&] { return transpose(x.a); })); })
       .def("reshape", [](const MxArray& x, const py::args& args, const py::kwargs& kwargs) {
         return mx(reshaped(x.a, args, kwargs));
@@ -138,10 +140,14 @@ the work the array depends on; nd.waitall() waits for everything.)");
 
   using Fill = NDArray (*)(const ContextPtr&, const Shape&, Device);
   const auto creation = [&nd](const char* name, Fill fill, const char* doc) {
-    nd.def(name, [fill, name](py::object shape, py::object ctx, py::object) {
+    nd.def(name, [fill, name](py::object shape, py::object ctx, py::object dtype) {
       const ContextPtr& context = python::context();
       PushGuard guard(*context);
-      return mx(fill(context, shape_from(shape, name), device_from(ctx, *context)));
+      const std::optional<DType> t = dtype_from(dtype);
+      const Shape s = shape_from(shape, name);
+      const Device d = device_from(ctx, *context);
+      if (t && *t != DType::float32) return mx(full(context, s, fill == static_cast<Fill>(&ones) ? 1.0 : 0.0, *t, d));
+      return mx(fill(context, s, d));
     }, py::arg("shape"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none(), doc);
   };
   creation("ones", &ones, "An array of ones (pushed; returns at once).");
@@ -183,19 +189,19 @@ the work the array depends on; nd.waitall() waits for everything.)");
     return mx(pushing(x.a, [&] { return slice_axis(x.a, axis, b, e); }));
   }, py::arg("data"), py::arg("axis"), py::arg("begin"), py::arg("end"),
      "The range [begin, end) of one axis (a copy; end None: to the end).");
-  nd.def("full", [](py::object shape, float value, py::object ctx, py::object) {
+  nd.def("full", [](py::object shape, double value, py::object ctx, py::object dtype) {
     const ContextPtr& context = python::context();
     PushGuard guard(*context);
-    return mx(full(context, shape_from(shape, "full"), value, device_from(ctx, *context)));
+    return mx(full(context, shape_from(shape, "full"), value, dtype_from(dtype).value_or(DType::float32),
+                   device_from(ctx, *context)));
   }, py::arg("shape"), py::arg("val"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
-  nd.def("array", [](py::object source, py::object ctx, py::object) {
+  nd.def("array", [](py::object source, py::object ctx, py::object dtype) {
     const ContextPtr& context = python::context();
-    Shape shape;
-    std::vector<float> values = values_from(source, shape);
+    const std::optional<DType> t = dtype_from(dtype);
     PushGuard guard(*context);
-    return mx(from_host(context, shape, std::move(values), device_from(ctx, *context)));
+    return mx(array_from(context, source, t, TypeDefaults::mxnet_nd, device_from(ctx, *context)));
   }, py::arg("source_array"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none(),
-     "An array with the values of a NumPy array, a list or a number.");
+     "An array with the values of a NumPy array, a list or a number (float32 unless dtype= says).");
   nd.def("random_uniform", [](float low, float high, py::object shape, py::object ctx) {
     const ContextPtr& context = python::context();
     PushGuard guard(*context);

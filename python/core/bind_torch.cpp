@@ -155,27 +155,13 @@ py::object moved(py::object self, py::handle spec, const char* op) {
   return py::cast(push_as<Tensor>(x.a, [&] { return to(x.a, device); }));
 }
 
-// PyTorch's matmul of 1-D and 2-D tensors (through dot, BLAS sgemm): a 1-D
-// operand is a row on the left, a column on the right, and its dimension
-// is dropped from the result.
+// matmul_vectors with PyTorch's exception for shapes that do not fit.
 NDArray matmul(const NDArray& a, const NDArray& b, const char* op) {
-  const int na = a.shape().ndim(), nb = b.shape().ndim();
-  if (na < 1 || na > 2 || nb < 1 || nb > 2) {
-    throw std::runtime_error(std::string(op) + ": both arguments need 1 or 2 dimensions, got " + a.shape().to_string() +
-                             " and " + b.shape().to_string());
+  try {
+    return matmul_vectors(a, b, op);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
   }
-  const NDArray left = na == 1 ? reshape(a, Shape{1, a.shape()[0]}) : a;
-  const NDArray right = nb == 1 ? reshape(b, Shape{b.shape()[0], 1}) : b;
-  if (left.shape()[1] != right.shape()[0]) {
-    throw std::runtime_error(std::string(op) + ": shapes " + a.shape().to_string() + " and " + b.shape().to_string() +
-                             " cannot be multiplied (" + std::to_string(left.shape()[1]) + " and " +
-                             std::to_string(right.shape()[0]) + " differ)");
-  }
-  NDArray out = named_as(op, "dot", [&] { return dot(left, right); });
-  if (na == 1 && nb == 1) return reshape(out, Shape{});
-  if (na == 1) return reshape(out, Shape{right.shape()[1]});
-  if (nb == 1) return reshape(out, Shape{left.shape()[0]});
-  return out;
 }
 
 float item_of(const Tensor& x) {

@@ -22,6 +22,8 @@ void bind_torch(py::module_& m);
 void bind_ops(py::module_& m);
 // After bind_ops: indexing, dtypes and the typed ops of both flavours (bind_types.cpp).
 void bind_types(py::module_& m);
+// MXNet's NumPy interface: np.ndarray and the np/npx functions (bind_np.cpp).
+void bind_np(py::module_& m);
 
 enum class ReduceKind { sum, mean, norm };
 NDArray reduce_all(const NDArray& a, ReduceKind kind);

@@ -16,6 +16,7 @@ void define_module(py::module_& m) {
   bind_torch(m);
   bind_ops(m);
   bind_types(m);
+  bind_np(m);
 }
 
 }  // namespace asyncscope::python

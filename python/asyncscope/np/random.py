@@ -1,0 +1,14 @@
+"""Random arrays (np.random), seeded by the run: the same seed and the same
+program give the same numbers, whatever the workers."""
+
+from .. import _core
+
+
+def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None):
+    """Samples of N(loc, scale^2), of shape `size` (a 0-d array for None; pushed, returns at once)."""
+    return _core.np.random_normal(loc, scale, size, dtype, ctx)
+
+
+def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None):
+    """Samples of U(low, high), of shape `size` (a 0-d array for None; pushed, returns at once)."""
+    return _core.np.random_uniform(low, high, size, dtype, ctx)
