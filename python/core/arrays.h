@@ -169,11 +169,22 @@ struct GradScope<Tensor> : TorchGradScope {};
 
 // Runs f (a push) as an op of flavour T in ctx (a creation op), or on arrays
 // of like's context, and gives its result T's type.
+// The PyTorch edition raises RuntimeError where the engine's op refuses its
+// arguments (std::invalid_argument, ValueError in the MXNet editions), as
+// PyTorch does for shapes, types and devices that do not fit.
 template <class T, class F>
 T push_as(const Context& ctx, F&& f) {
   [[maybe_unused]] GradScope<T> grad;
   PushGuard guard(ctx);
-  return T{f()};
+  if constexpr (std::is_same_v<T, Tensor>) {
+    try {
+      return T{f()};
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(e.what());
+    }
+  } else {
+    return T{f()};
+  }
 }
 template <class T, class F>
 T push_as(const NDArray& like, F&& f) {
@@ -241,7 +252,15 @@ void in_place(py::object self, F&& f) {
   auto& x = self.cast<T&>();
   [[maybe_unused]] GradScope<T> grad;
   PushGuard guard(x.a.context());
-  f(x.a);
+  if constexpr (std::is_same_v<T, Tensor>) {
+    try {
+      f(x.a);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(e.what());  // PyTorch's exception (see push_as)
+    }
+  } else {
+    f(x.a);
+  }
 }
 
 // A Python number as a float, or nothing for anything else (NumPy scalars

@@ -102,7 +102,7 @@ class NumPyOperands(unittest.TestCase):
 
 class Messages(unittest.TestCase):
     def test_errors_name_the_function_the_script_called(self):
-        with self.assertRaisesRegex(ValueError, "^mm: inner dimensions differ"):
+        with self.assertRaisesRegex(RuntimeError, "^mm: inner dimensions differ"):
             torch.mm(torch.ones(2, 3), torch.ones(2, 3))
         with self.assertRaisesRegex(RuntimeError, r"^matmul: shapes 2x3 and 2x3 cannot be multiplied"):
             torch.ones(2, 3) @ torch.ones(2, 3)
