@@ -120,7 +120,8 @@ NDArray less(const NDArray& a, const NDArray& b);
 NDArray less_equal(const NDArray& a, const NDArray& b);
 // Python's // and % (floored: the remainder has the divisor's sign), in
 // the promoted type; an integer division by zero is the op's error, raised
-// at the sync point. Not differentiable.
+// at the sync point. Not differentiable. Two bool operands are refused (as
+// for pow); an integer to a negative integer power is 1 / a^|b| truncated.
 NDArray floor_divide(const NDArray& a, const NDArray& b);
 NDArray mod(const NDArray& a, const NDArray& b);
 // Comparisons and logical ops in the promoted type: a bool array (as_bool:
@@ -199,7 +200,7 @@ NDArray norm(const NDArray& a, int axis, bool keepdims = false);
 // type; max and min the input's; argmax and argmin int64 (the index within
 // the reduced axes, row-major; the first of equal ones, a NaN wins); all and
 // any bool; mean floats only (std::invalid_argument otherwise). max, min,
-// argmax and argmin of an empty selection are std::invalid_argument.
+// argmax and argmin of an empty selection are std::out_of_range.
 // Differentiable for floats: sum, mean, prod, max and min (max's gradient
 // is shared by the elements equal to it).
 enum class Reduction { sum, prod, max, min, argmax, argmin, all, any, mean };

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <type_traits>
 
 #include "engine/tensor/op_launch.h"
@@ -40,20 +41,18 @@ const ContextPtr& checked(const ContextPtr& ctx, const char* op) {
   return ctx;
 }
 
-// A value converted as NumPy's astype converts it (a float to an integer
-// truncates toward zero; NaN and out-of-range values, undefined in C++,
-// become the type's lowest value, as on x86).
+// A value converted as NumPy's astype and PyTorch's .to() convert it on
+// x86: a float to an integer truncates toward zero through int64, then
+// wraps into a narrower type (-1.5 as uint8 is 255); NaN, infinities and
+// values beyond int64, undefined in C++, become the type's lowest value.
 template <class To, class From>
 To convert(From v) {
   if constexpr (std::is_same_v<To, bool>) {
     return v != From{};
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
     const double d = static_cast<double>(v);
-    if (!(d >= static_cast<double>(std::numeric_limits<To>::lowest()) &&
-          d < static_cast<double>(std::numeric_limits<To>::max()))) {
-      return std::numeric_limits<To>::lowest();
-    }
-    return static_cast<To>(d);
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return std::numeric_limits<To>::lowest();
+    return static_cast<To>(static_cast<int64_t>(d));
   } else {
     return static_cast<To>(v);
   }
@@ -205,7 +204,8 @@ T apply_typed(T a, T b) {
       return std::pow(a, b);
     } else {
       if constexpr (std::is_signed_v<T>) {
-        if (b < 0) throw std::domain_error("integers to negative integer powers are not allowed");
+        // As C's integer arithmetic and PyTorch give it: 1 / a^|b| truncated.
+        if (b < 0) return a == 1 ? T{1} : a == -1 ? static_cast<T>(b % 2 == 0 ? 1 : -1) : T{0};
       }
       T result = 1, base = a;
       for (auto e = b; e > 0; e = static_cast<T>(e / 2)) {
@@ -306,6 +306,9 @@ NDArray binary_typed(const NDArray& a, const NDArray& b, Binary op, DType result
   const bool arithmetic_on_bool = op == Binary::sub || op == Binary::div || op == Binary::floor_divide ||
                                   op == Binary::mod || op == Binary::pow;
   if (compute == DType::boolean && arithmetic_on_bool) {
+    if (op == Binary::floor_divide || op == Binary::mod || op == Binary::pow) {
+      throw std::invalid_argument(std::string(text) + ": not implemented for bool arrays (cast to an integer type)");
+    }
     if (op == Binary::sub) {
       throw std::invalid_argument(std::string(text) +
                                   ": subtracting bool arrays is not supported (use logical_xor, or cast to an integer "
@@ -604,7 +607,7 @@ NDArray reduce(const NDArray& a, Reduction r, std::span<const int> axes, bool ke
   const bool extremum = r == Reduction::max || r == Reduction::min || r == Reduction::argmax ||
                         r == Reduction::argmin;
   if (extremum && count == 0) {
-    throw std::invalid_argument(std::string(text) + ": the reduced axes of " + s.to_string() +
+    throw std::out_of_range(std::string(text) + ": the reduced axes of " + s.to_string() +
                                 " are empty, and an empty selection has no " + (r == Reduction::max || r == Reduction::argmax ? "maximum" : "minimum"));
   }
   const Shape out_shape(std::span<const int64_t>(out_dims, n_out));

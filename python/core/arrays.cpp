@@ -142,7 +142,7 @@ py::dtype numpy_dtype(DType t) { return py::dtype(std::string(name(t))); }
 
 std::optional<PyNumber> python_number(py::handle v) {
   PyObject* o = v.ptr();
-  if (PyBool_Check(o)) return PyNumber{o == Py_True ? 1.0 : 0.0, false};
+  if (PyBool_Check(o)) return PyNumber{o == Py_True ? 1.0 : 0.0, false, true};
   if (PyLong_Check(o)) {
     const double d = PyLong_AsDouble(o);
     if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
@@ -154,7 +154,7 @@ std::optional<PyNumber> python_number(py::handle v) {
   if (PyObject_IsInstance(o, generic.ptr()) == 1) {
     const char kind = py::dtype::from_args(v.attr("dtype")).kind();
     if (kind == 'b' || kind == 'i' || kind == 'u' || kind == 'f') {
-      return PyNumber{py::cast<double>(v.attr("__float__")()), kind == 'f'};
+      return PyNumber{py::cast<double>(v.attr("__float__")()), kind == 'f', kind == 'b'};
     }
   }
   return std::nullopt;

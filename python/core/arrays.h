@@ -64,8 +64,38 @@ py::array to_numpy(const NDArray& a, trace::SyncKind kind);
 struct PyNumber {
   double value;
   bool is_float;
+  bool is_bool = false;
 };
 std::optional<PyNumber> python_number(py::handle v);
+// A 0-d array of the number for an op with `like` (scalar_like's type; a
+// Python bool beside a bool array stays bool).
+inline NDArray scalar_of(const NDArray& like, const PyNumber& n) {
+  if (n.is_bool && like.dtype() == DType::boolean) {
+    return full(like.context_ptr(), Shape{}, n.value, DType::boolean, like.device());
+  }
+  return scalar_like(like, n.value, n.is_float);
+}
+
+// PyTorch's rule for a 0-d tensor beside a dimensioned one of the same kind
+// (both integer, both floating): the dimensioned one's type wins
+// (uint8 tensor % int64 0-d tensor is uint8; float32 + float64 0-d is
+// float32), where plain promotion would widen. The 0-d one is cast. Not for
+// true division, which computes integers as floats from their own values.
+template <class T>
+void align_zero_d(NDArray& a, NDArray& b, bool true_division = false) {
+  if constexpr (std::is_same_v<T, Tensor>) {
+    if (true_division && !is_floating(a.dtype()) && !is_floating(b.dtype())) return;
+    const auto kind = [](DType t) { return t == DType::boolean ? 0 : is_floating(t) ? 2 : 1; };
+    if (a.dtype() == b.dtype()) return;
+    const bool a0 = a.shape().ndim() == 0, b0 = b.shape().ndim() == 0;
+    if (a0 == b0 || kind(a.dtype()) != kind(b.dtype())) return;
+    if (a0) {
+      a = astype(a, b.dtype());
+    } else {
+      b = astype(b, a.dtype());
+    }
+  }
+}
 // The dtype a Python value names: a torch dtype (torch.int64), a NumPy
 // dtype or type (numpy.float32, 'int32', int, float, bool); nothing for
 // None. TypeError for anything else, ValueError for a type the engine lacks.
@@ -340,14 +370,35 @@ std::optional<NDArray> numpy_operand(const NDArray& x, py::handle y) {
 // (so Python tries y's reflected operator, then raises TypeError). Op is the
 // operator's function object (std::plus<> and the like), which NDArray's
 // operators serve with an array or a float on either side.
+// PyTorch refuses what NumPy's rules would compute: subtraction with a bool
+// operand (a tensor or a Python bool).
+template <class T, class Op>
+void check_torch_operands(const NDArray& x, py::handle y) {
+  if constexpr (std::is_same_v<T, Tensor> && std::is_same_v<Op, std::minus<>>) {
+    const T* other = array_of<T>(y);
+    if (x.dtype() == DType::boolean || PyBool_Check(y.ptr()) || (other != nullptr && other->a.dtype() == DType::boolean)) {
+      throw std::runtime_error("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                               "to invert a mask, use the `~` or `logical_not()` operator instead.");
+    }
+  }
+}
+
 template <class T, class Op>
 py::object binary_op(const T& x, py::handle y) {
+  check_torch_operands<T, Op>(x.a, y);
   if (const T* other = array_of<T>(y)) {
-    return wrap(push_as<T>(x.a, [&] { return Op{}(x.a, other->a); }));
+    return wrap(push_as<T>(x.a, [&] {
+      NDArray a = x.a, b = other->a;
+      align_zero_d<T>(a, b, std::is_same_v<Op, std::divides<>>);
+      return Op{}(a, b);
+    }));
   }
   if (x.a.dtype() != DType::float32) [[unlikely]] {
-    if (const std::optional<PyNumber> n = python_number(y)) {
-      return wrap(push_as<T>(x.a, [&] { return Op{}(x.a, scalar_like(x.a, n->value, n->is_float)); }));
+    if (std::optional<PyNumber> n = python_number(y)) {
+      // True division computes integers as floats: the number is one too
+      // (uint8 / -3 divides by -3.0, not by -3 stored as uint8).
+      if constexpr (std::is_same_v<Op, std::divides<>>) n->is_float = true;
+      return wrap(push_as<T>(x.a, [&] { return Op{}(x.a, scalar_of(x.a, *n)); }));
     }
   }
   if (const std::optional<float> s = number_of(y)) {
@@ -362,9 +413,11 @@ py::object binary_op(const T& x, py::handle y) {
 // y OP x for a number y (or, in the PyTorch edition, a NumPy array).
 template <class T, class Op>
 py::object reflected_op(const T& x, py::handle y) {
+  check_torch_operands<T, Op>(x.a, y);
   if (x.a.dtype() != DType::float32) [[unlikely]] {
-    if (const std::optional<PyNumber> n = python_number(y)) {
-      return wrap(push_as<T>(x.a, [&] { return Op{}(scalar_like(x.a, n->value, n->is_float), x.a); }));
+    if (std::optional<PyNumber> n = python_number(y)) {
+      if constexpr (std::is_same_v<Op, std::divides<>>) n->is_float = true;  // as in binary_op
+      return wrap(push_as<T>(x.a, [&] { return Op{}(scalar_of(x.a, *n), x.a); }));
     }
   }
   if (const std::optional<float> s = number_of(y)) {
@@ -418,7 +471,7 @@ py::object in_place_op(py::object self, py::handle y) {
   }
   if (self.cast<const T&>().a.dtype() != DType::float32) [[unlikely]] {
     if (const std::optional<PyNumber> n = python_number(y)) {
-      in_place<T>(self, [&n](NDArray& a) { Update{}(a, scalar_like(a, n->value, n->is_float)); });
+      in_place<T>(self, [&n](NDArray& a) { Update{}(a, scalar_of(a, *n)); });
       return self;
     }
   }
@@ -452,15 +505,37 @@ void bind_array_common(py::class_<T>& c) {
       .def("__rtruediv__", &reflected_op<T, std::divides<>>, py::is_operator())
       .def("__neg__", [](const T& x) { return push_as<T>(x.a, [&] { return -x.a; }); })
       .def("__pow__", [](const T& x, py::handle p) -> py::object {
+        // An array first: a one-element one would pass for a number (it has __float__).
+        if (const T* e = array_of<T>(p)) {
+          return wrap(push_as<T>(x.a, [&] {
+            NDArray a = x.a, b = e->a;
+            align_zero_d<T>(a, b);
+            return pow(a, b);
+          }));
+        }
         // x ** 2 is square (one op); another number is a 0-d array of it.
+        if (x.a.dtype() != DType::float32) {
+          if (const std::optional<PyNumber> n = python_number(p)) {
+            if constexpr (std::is_same_v<T, Tensor>) {
+              if (!is_floating(x.a.dtype()) && !n->is_float && n->value < 0) {
+                throw std::runtime_error("Integers to negative integer powers are not allowed.");
+              }
+            }
+            return wrap(push_as<T>(x.a, [&] { return pow(x.a, scalar_of(x.a, *n)); }));
+          }
+        }
         if (const std::optional<float> s = number_of(p)) {
           if (*s == 2.0f) return wrap(push_as<T>(x.a, [&] { return square(x.a); }));
           return wrap(push_as<T>(x.a, [&] { return pow(x.a, full(x.a.context_ptr(), Shape{}, *s, x.a.device())); }));
         }
-        if (const T* e = array_of<T>(p)) return wrap(push_as<T>(x.a, [&] { return pow(x.a, e->a); }));
         return py::reinterpret_borrow<py::object>(Py_NotImplemented);
       }, py::is_operator())
       .def("__rpow__", [](const T& x, py::handle base) -> py::object {
+        if (x.a.dtype() != DType::float32) {
+          if (const std::optional<PyNumber> n = python_number(base)) {
+            return wrap(push_as<T>(x.a, [&] { return pow(scalar_of(x.a, *n), x.a); }));
+          }
+        }
         if (const std::optional<float> s = number_of(base)) {
           return wrap(push_as<T>(x.a, [&] { return pow(full(x.a.context_ptr(), Shape{}, *s, x.a.device()), x.a); }));
         }

@@ -25,7 +25,7 @@ template <class T>
 std::optional<NDArray> operand(py::handle v, const NDArray* other) {
   if (const T* x = array_of<T>(v)) return x->a;
   if (other == nullptr) return std::nullopt;
-  if (const std::optional<PyNumber> n = python_number(v)) return scalar_like(*other, n->value, n->is_float);
+  if (const std::optional<PyNumber> n = python_number(v)) return scalar_of(*other, *n);
   return numpy_operand<T>(*other, v);
 }
 
@@ -47,7 +47,9 @@ py::object call_binary(BinaryFn fn, py::handle a, py::handle b, std::string_view
       throw py::type_error(std::string(name) + "(): unsupported operand " +
                            std::string(py::str(py::type::of(x ? b : a).attr("__name__"))));
     }
-    return fn(*x, *y);
+    NDArray p = *x, q = *y;
+    align_zero_d<T>(p, q, name == "div" || name == "divide" || name == "true_divide");
+    return fn(p, q);
   }));
 }
 

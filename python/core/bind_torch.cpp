@@ -123,7 +123,10 @@ std::string torch_repr(const Tensor& x) {
 
 Tensor reduce(const Tensor& x, py::handle dim, bool keepdim, ReduceKind kind) {
   return push_as<Tensor>(x.a, [&] {
-    if (dim.is_none() && !keepdim) return reduce_all(x.a, kind);
+    // A 0-d tensor takes dim 0 or -1 (PyTorch's rule): the whole tensor.
+    const bool scalar_dim = x.a.shape().ndim() == 0 && !dim.is_none() && PyIndex_Check(dim.ptr()) &&
+                            (py::cast<int64_t>(dim) == 0 || py::cast<int64_t>(dim) == -1);
+    if ((dim.is_none() && !keepdim) || scalar_dim) return reduce_all(x.a, kind);
     const std::vector<int> axes = axes_from(dim);
     return reduce_along(x.a, axes, keepdim, kind);
   });

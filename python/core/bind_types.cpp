@@ -121,14 +121,31 @@ const char* tensor_type_name(DType t) {
 
 // A reduction with PyTorch's signature: over everything (0-d) or along dim.
 Tensor torch_reduce(const Tensor& x, Reduction r, py::handle dim, bool keepdim) {
+  // PyTorch: max() and min() of an empty tensor are RuntimeError (argmax and
+  // argmin, like every reduction along an empty dim, IndexError).
+  if (dim.is_none() && x.a.size() == 0 && (r == Reduction::max || r == Reduction::min)) {
+    throw std::runtime_error(std::string(r == Reduction::max ? "max" : "min") +
+                             "(): expected a reduction dim to be given for an empty tensor (numel() == 0): name "
+                             "the dim");
+  }
   return push_as<Tensor>(x.a, [&] {
-    if (dim.is_none()) {
+    // A 0-d tensor takes dim 0 or -1 (PyTorch's rule): the whole tensor.
+    const bool scalar_dim = x.a.shape().ndim() == 0 && !dim.is_none() && PyIndex_Check(dim.ptr()) &&
+                            (py::cast<int64_t>(dim) == 0 || py::cast<int64_t>(dim) == -1);
+    if (dim.is_none() || scalar_dim) {
       NDArray out = reduce(x.a, r, {}, false);
       return keepdim ? reshape(out, Shape(std::vector<int64_t>(static_cast<size_t>(x.a.shape().ndim()), 1))) : out;
     }
     const std::vector<int> axes = axes_from(dim);
     return reduce(x.a, r, axes, keepdim);
   });
+}
+
+// all and any: bool, but uint8 for a uint8 tensor (PyTorch's rule).
+Tensor torch_logical_reduce(const Tensor& x, Reduction r, py::handle dim, bool keepdim) {
+  Tensor out = torch_reduce(x, r, dim, keepdim);
+  if (x.a.dtype() != DType::uint8) return out;
+  return push_as<Tensor>(out.a, [&] { return astype(out.a, DType::uint8); });
 }
 
 // max(x), max(x, dim) -> (values, indices), max(x, other) -> maximum.
@@ -263,7 +280,14 @@ void bind_torch_types(py::module_& t) {
       {"amin", Reduction::min}};
   for (const auto& [nm, r] : reductions) {
     const Reduction red = r;
-    const auto fn = [red](const Tensor& x, py::object dim, bool keepdim) { return torch_reduce(x, red, dim, keepdim); };
+    const auto fn = [red](const Tensor& x, py::object dim, bool keepdim) {
+      if ((red == Reduction::argmax || red == Reduction::argmin) && x.a.dtype() == DType::boolean && x.a.size() > 0) {
+        throw std::runtime_error(std::string(red == Reduction::argmax ? "argmax" : "argmin") +
+                                 ": not implemented for bool tensors (PyTorch has no kernel for them either)");
+      }
+      return red == Reduction::all || red == Reduction::any ? torch_logical_reduce(x, red, dim, keepdim)
+                                                            : torch_reduce(x, red, dim, keepdim);
+    };
     c.attr(nm) = py::cpp_function(fn, py::is_method(c), py::arg("dim") = py::none(), py::arg("keepdim") = false);
     t.def(nm, fn, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   }

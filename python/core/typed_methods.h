@@ -26,7 +26,7 @@ template <class T>
 NDArray assigned_value(const NDArray& x, py::handle value) {
   if (const T* v = array_of<T>(value)) return v->a;
   if (const std::optional<PyNumber> n = python_number(value)) {
-    return full(x.context_ptr(), Shape{}, n->value, x.dtype(), x.device());
+    return full(x.context_ptr(), Shape{}, n->value, x.dtype(), x.device());  // stored as x's type
   }
   return array_from(x.context_ptr(), value, x.dtype(), TypeDefaults::torch, x.device());
 }
@@ -60,8 +60,10 @@ py::object binary_fn(const T& x, py::handle y, F f, bool reflected = false) {
   const std::optional<PyNumber> n = other ? std::nullopt : python_number(y);
   if (!other && !n) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   return wrap(push_as<T>(x.a, [&] {
-    const NDArray b = other ? *other : scalar_like(x.a, n->value, n->is_float);
-    return reflected ? f(b, x.a) : f(x.a, b);
+    NDArray a = x.a;
+    NDArray b = other ? *other : scalar_of(x.a, *n);
+    align_zero_d<T>(a, b);
+    return reflected ? f(b, a) : f(a, b);
   }));
 }
 
