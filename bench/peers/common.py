@@ -14,7 +14,8 @@ import numpy as np
 
 # Workload groups. Each group runs in one fresh process per side and round;
 # a group yields one or more rows (name -> value).
-GROUPS = ["sync-vs-async", "gemm", "gemm-1worker", "tiny-loop", "elementwise-128", "elementwise-2000", "roundtrip"]
+GROUPS = ["sync-vs-async", "gemm", "gemm-1worker", "tiny-loop", "elementwise-128", "elementwise-2000", "roundtrip",
+          "typed-2000"]
 
 # The rows whose code has a scalar in it (`x + 1`, `maximum(x, 0)`), and the
 # groups they come from: the side "numpy-python-scalar" (side_numpy.py with
@@ -43,12 +44,18 @@ QUICK = {
 
 # The element-wise and reduction ops, in the order a process runs them.
 EW_OPS = ["add_scalar", "mul", "relu", "sum"]
+# The ops of other dtypes and indexing (group typed-2000): int64 x + 1, the
+# max along an axis, a strided selection copied out, and an assignment
+# through a strided selection.
+TYPED_OPS = [("int_add", "int64 x + 1"), ("max_axis", "x.max(axis=1)"), ("take", "x[:, ::2] (a copy)"),
+             ("assign", "x[::2, :] = 0")]
 
 
 def run_group(group, p, side):
     """Runs one group's measurements through the side's functions (each side
     module, or a namespace of them: run_sync_vs_async(p), run_gemm(p, row),
-    run_tiny_loop(p), run_elementwise(n, reps, prefix), run_roundtrip(p))."""
+    run_tiny_loop(p), run_elementwise(n, reps, prefix), run_roundtrip(p),
+    run_typed(n, reps, prefix))."""
     if group == "sync-vs-async":
         return side.run_sync_vs_async(p)
     if group == "gemm":
@@ -63,7 +70,14 @@ def run_group(group, p, side):
         return side.run_elementwise(p["ew_large"], p["ew_large_reps"], "ew_large_")
     if group == "roundtrip":
         return side.run_roundtrip(p)
+    if group == "typed-2000":
+        return side.run_typed(p["ew_large"], p["ew_large_reps"], "typed_")
     raise ValueError(group)
+
+
+def int_pattern(n):
+    """The int64 operand of the typed rows: the signed pattern in sixteenths, as integers."""
+    return (pattern(n, signed=True) * 16).astype(np.int64)
 
 
 def params(quick):

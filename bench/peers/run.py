@@ -58,6 +58,8 @@ def row_specs(p):
         for op, text in (("add_scalar", "x + 1"), ("mul", "x * y"), ("relu", "relu(x)"), ("sum", "sum(x)")):
             rows.append((prefix + op, f"{text} {n}², waited each time", "µs/op", False))
     rows.append(("roundtrip", "push + wait round trip (1-element add), median", "µs", False))
+    for op, text in common.TYPED_OPS:
+        rows.append(("typed_" + op, f"{text} {p['ew_large']}², waited each time", "µs/op", False))
     return rows
 
 

@@ -154,6 +154,54 @@ def run_roundtrip(nd, p):
     return {"roundtrip": {"value": float(np.median(samples)) / 1e3, **common.check_of(y.asnumpy())}}
 
 
+def run_typed(nd, n, reps, prefix):
+    xi = nd.array(common.int_pattern(n), dtype="int64")
+    x = nd.array(common.pattern(n, signed=True))
+    nd.waitall()
+    out = {}
+
+    def row(name, ns, z, scale=None):
+        out[prefix + name] = {"value": ns / reps / 1e3, **common.check_of(z.asnumpy(), scale)}
+
+    for _ in range(2):
+        z = xi + 1
+        z.wait_to_read()
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = xi + 1
+        z.wait_to_read()
+    row("int_add", time.perf_counter_ns() - t0, z)
+
+    for _ in range(2):
+        z = x.max(axis=1)
+        z.wait_to_read()
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = x.max(axis=1)
+        z.wait_to_read()
+    row("max_axis", time.perf_counter_ns() - t0, z)
+
+    for _ in range(2):
+        z = x[:, ::2]
+        z.wait_to_read()
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = x[:, ::2]
+        z.wait_to_read()
+    row("take", time.perf_counter_ns() - t0, z)
+
+    w = x.copy()
+    for _ in range(2):
+        w[::2, :] = 0.0
+        w.wait_to_read()
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        w[::2, :] = 0.0
+        w.wait_to_read()
+    row("assign", time.perf_counter_ns() - t0, w)
+    return out
+
+
 def run(group, p):
     nd = setup(group)
     side = types.SimpleNamespace(
@@ -161,6 +209,7 @@ def run(group, p):
         run_gemm=functools.partial(run_gemm, nd),
         run_tiny_loop=functools.partial(run_tiny_loop, nd),
         run_elementwise=functools.partial(run_elementwise, nd),
+        run_typed=functools.partial(run_typed, nd),
         run_roundtrip=functools.partial(run_roundtrip, nd))
     rows = common.run_group(group, p, side)
     nd.waitall()

@@ -124,6 +124,46 @@ def run_roundtrip(p):
     return {"roundtrip": {"value": float(np.median(samples)) / 1e3, **common.check_of(y)}}
 
 
+def run_typed(n, reps, prefix):
+    xi = common.int_pattern(n)
+    x = common.pattern(n, signed=True)
+    out = {}
+
+    def row(name, ns, z, scale=None):
+        out[prefix + name] = {"value": ns / reps / 1e3, **common.check_of(z, scale)}
+
+    for _ in range(2):
+        z = xi + 1
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = xi + 1
+    row("int_add", time.perf_counter_ns() - t0, z)
+
+    for _ in range(2):
+        z = x.max(axis=1)
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = x.max(axis=1)
+    row("max_axis", time.perf_counter_ns() - t0, z)
+
+    # NumPy's x[:, ::2] is a view: copied out, as the other sides' selection is.
+    for _ in range(2):
+        z = x[:, ::2].copy()
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = x[:, ::2].copy()
+    row("take", time.perf_counter_ns() - t0, z)
+
+    w = x.copy()
+    for _ in range(2):
+        w[::2, :] = 0.0
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        w[::2, :] = 0.0
+    row("assign", time.perf_counter_ns() - t0, w)
+    return out
+
+
 def run(group, p):
     return common.run_group(group, p, sys.modules[__name__])
 

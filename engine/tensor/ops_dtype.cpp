@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "engine/base/vector_clones.h"
 #include "engine/tensor/op_launch.h"
 #include "engine/tensor/ops.h"
 
@@ -250,9 +251,27 @@ constexpr bool is_comparison(Binary op) {
 // y[...] = a op b over out's layout (each operand stretched along its mask),
 // computed in T and stored as R.
 template <Binary kOp, class T, class R>
-void typed_kernel(R* y, const T* pa, StretchMask ma, const T* pb, StretchMask mb, const Dims4& out) {
+void typed_kernel(R* __restrict y, const T* pa, StretchMask ma, const T* pb, StretchMask mb, const Dims4& out) {
   const Strides4 sa = stretched_strides(out, ma);
   const Strides4 sb = stretched_strides(out, mb);
+  const int64_t n = out.size();
+  const auto one_element = [](const Strides4& st) { return (st.s[0] | st.s[1] | st.s[2] | st.s[3]) == 0; };
+  // The common shapes as flat loops, which vectorise: equal shapes, and one
+  // operand a single element (x + 1).
+  if (ma == 0 && mb == 0) {
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<R>(apply_typed<kOp, T>(pa[i], pb[i]));
+    return;
+  }
+  if (ma == 0 && one_element(sb)) {
+    const T b = pb[0];
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<R>(apply_typed<kOp, T>(pa[i], b));
+    return;
+  }
+  if (mb == 0 && one_element(sa)) {
+    const T a = pa[0];
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<R>(apply_typed<kOp, T>(a, pb[i]));
+    return;
+  }
   for (int64_t i0 = 0; i0 < out.d[0]; ++i0) {
     for (int64_t i1 = 0; i1 < out.d[1]; ++i1) {
       for (int64_t i2 = 0; i2 < out.d[2]; ++i2) {
@@ -505,77 +524,160 @@ DType reduction_type(Reduction r, DType in, const char* op) {
 template <class T>
 using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 
-template <class T, class R>
-void reduce_typed_kernel(Reduction r, R* y, const T* x, const Dims4& in, StretchMask reduced) {
+// The largest (kLarger) or smallest of p[0..n) and `start`, ignoring NaNs;
+// `suspect` is set when a NaN was seen, for the caller to look again. In
+// 64-byte vectors of independent lanes (GCC's vector extension: a running
+// extremum is a chain of dependent compares, and GCC vectorises neither it
+// nor an array of scalar lanes), compiled per vector width.
+template <bool kLarger, class T>
+ASYNCSCOPE_VECTOR_CLONES T row_extremum(const T* p, int64_t n, T start, bool& suspect) {
+  const auto better = [](T v, T best) { return kLarger ? v > best : v < best; };
+  T best = start;
+  int64_t c = 0;
+  if constexpr (!std::is_same_v<T, bool>) {
+    constexpr int kLanes = static_cast<int>(64 / sizeof(T));
+    using V [[gnu::vector_size(64)]] = T;
+    V lanes;
+    V nans{};
+    for (int j = 0; j < kLanes; ++j) lanes[j] = start;
+    for (; c + kLanes <= n; c += kLanes) {
+      V v;
+      std::memcpy(&v, p + c, sizeof(V));
+      if constexpr (kLarger) {
+        lanes = v > lanes ? v : lanes;
+      } else {
+        lanes = v < lanes ? v : lanes;
+      }
+      if constexpr (std::is_floating_point_v<T>) nans = v != v ? v : nans;
+    }
+    for (int j = 0; j < kLanes; ++j) {
+      if (better(lanes[j], best)) best = lanes[j];
+      if constexpr (std::is_floating_point_v<T>) suspect |= nans[j] != nans[j];
+    }
+  }
+  for (; c < n; ++c) {
+    const T v = p[c];
+    if constexpr (std::is_floating_point_v<T>) suspect |= v != v;
+    if (better(v, best)) best = v;
+  }
+  return best;
+}
+
+// One reduction, the op fixed at compile time: y (the output layout, each
+// reduced dimension 1) = op over x (layout `in`) along `reduced`, reading x
+// once in order. Rows whose last dimension is reduced fold into one
+// accumulator; others accumulate element by element into their output row.
+// max and min start from the type's extreme (a NaN wins, the first of equal
+// values is kept: strict comparisons), so no element is special; argmax and
+// argmin keep the index within the reduced dimensions, row-major.
+template <Reduction kR, class T, class R>
+void reduce_typed_kernel(R* y, const T* x, const Dims4& in, StretchMask reduced) {
+  constexpr bool kExtremum = kR == Reduction::max || kR == Reduction::min || kR == Reduction::argmax ||
+                             kR == Reduction::argmin;
+  constexpr bool kLarger = kR == Reduction::max || kR == Reduction::argmax;
+  constexpr bool kIndex = kR == Reduction::argmax || kR == Reduction::argmin;
+  using A = std::conditional_t<kExtremum, T, Acc<T>>;
   Dims4 out = in;
   int64_t count = 1;
-  int64_t inner_count[4] = {1, 1, 1, 1};
-  for (int i = 0; i < 4; ++i) {
+  int64_t index_stride[4] = {0, 0, 0, 0};  // an element's step in the reduced index, per dimension
+  for (int i = 3, s = 1; i >= 0; --i) {
     if ((reduced >> i) & 1u) {
       count *= in.d[i];
       out.d[i] = 1;
+      index_stride[i] = s;
+      s *= static_cast<int>(in.d[i]);
     }
   }
-  // Index along the reduced dimensions (for argmax): row-major over them.
-  for (int i = 3, s = 1; i >= 0; --i) {
-    inner_count[i] = s;
-    if ((reduced >> i) & 1u) s *= static_cast<int>(in.d[i]);
-  }
   const size_t m = static_cast<size_t>(out.size());
-  std::vector<Acc<T>> acc(m);
-  std::vector<T> best(m);
-  std::vector<int64_t> where(m, 0);
-  std::vector<bool> seen(m, false);
-  if (r == Reduction::prod || r == Reduction::all) std::fill(acc.begin(), acc.end(), Acc<T>{1});
+  A start{};
+  if constexpr (kR == Reduction::prod || kR == Reduction::all) start = A{1};
+  if constexpr (kExtremum) {
+    if constexpr (std::is_floating_point_v<T>) {
+      start = kLarger ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    } else {
+      start = kLarger ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    }
+  }
+  std::vector<A> acc(m, start);
+  std::vector<int64_t> where(kIndex ? m : 0, 0);
+  const auto step = [&](size_t k, T v, int64_t at) {
+    if constexpr (kExtremum) {
+      bool take;
+      if constexpr (std::is_floating_point_v<T>) {
+        take = acc[k] == acc[k] && (v != v || (kLarger ? v > acc[k] : v < acc[k]));
+      } else {
+        take = kLarger ? v > acc[k] : v < acc[k];
+      }
+      if (take) {
+        acc[k] = v;
+        if constexpr (kIndex) where[k] = at;
+      }
+    } else if constexpr (kR == Reduction::prod) {
+      acc[k] *= static_cast<A>(v);
+    } else if constexpr (kR == Reduction::all) {
+      acc[k] = acc[k] && v != T{};
+    } else if constexpr (kR == Reduction::any) {
+      acc[k] = acc[k] || v != T{};
+    } else {
+      acc[k] += static_cast<A>(v);
+    }
+  };
   const Strides4 so = stretched_strides(in, reduced);
+  const bool last_reduced = (reduced >> 3) & 1u;
   const T* p = x;
   for (int64_t i0 = 0; i0 < in.d[0]; ++i0)
     for (int64_t i1 = 0; i1 < in.d[1]; ++i1)
-      for (int64_t i2 = 0; i2 < in.d[2]; ++i2)
-        for (int64_t i3 = 0; i3 < in.d[3]; ++i3) {
-          const size_t k = static_cast<size_t>(offset_of(so, i0, i1, i2, i3));
-          const T v = *p++;
-          switch (r) {
-            case Reduction::sum:
-            case Reduction::mean: acc[k] += static_cast<Acc<T>>(v); break;
-            case Reduction::prod: acc[k] *= static_cast<Acc<T>>(v); break;
-            case Reduction::all: acc[k] = acc[k] && v != T{}; break;
-            case Reduction::any: acc[k] = acc[k] || v != T{}; break;
-            default: {
-              const bool larger = r == Reduction::max || r == Reduction::argmax;
-              bool take = !seen[k];
-              if (!take) {
-                if constexpr (std::is_floating_point_v<T>) {
-                  take = best[k] == best[k] && (v != v || (larger ? v > best[k] : v < best[k]));
-                } else {
-                  take = larger ? v > best[k] : v < best[k];
+      for (int64_t i2 = 0; i2 < in.d[2]; ++i2) {
+        const size_t row = static_cast<size_t>(offset_of(so, i0, i1, i2, 0));
+        const int64_t at = i0 * index_stride[0] + i1 * index_stride[1] + i2 * index_stride[2];
+        if (last_reduced) {
+          if constexpr (kExtremum && !kIndex) {
+            // The row's extremum in independent lanes (a running one is a
+            // chain of dependent compares), NaNs counted on the side.
+            const int64_t len = in.d[3];
+            bool suspect = false;
+            step(row, row_extremum<kLarger, T>(p, len, static_cast<T>(acc[row]), suspect), 0);
+            if constexpr (std::is_floating_point_v<T>) {
+              // A NaN wins: the first one (NaNs differ in their payloads).
+              for (int64_t k = 0; suspect && k < len; ++k) {
+                if (p[k] != p[k]) {
+                  acc[row] = p[k];
+                  break;
                 }
-              }
-              if (take) {
-                seen[k] = true;
-                best[k] = v;
-                const int64_t idx[4] = {i0, i1, i2, i3};
-                int64_t at = 0;
-                for (int d = 0; d < 4; ++d) {
-                  if ((reduced >> d) & 1u) at += idx[d] * inner_count[d];
-                }
-                where[k] = at;
               }
             }
+          } else {
+            for (int64_t c = 0; c < in.d[3]; ++c) step(row, p[c], at + c);
           }
+        } else {
+          for (int64_t c = 0; c < in.d[3]; ++c) step(row + static_cast<size_t>(c), p[c], at);
         }
+        p += in.d[3];
+      }
   for (size_t k = 0; k < m; ++k) {
-    switch (r) {
-      case Reduction::max:
-      case Reduction::min: y[k] = static_cast<R>(best[k]); break;
-      case Reduction::argmax:
-      case Reduction::argmin: y[k] = static_cast<R>(where[k]); break;
-      case Reduction::mean:
-        y[k] = static_cast<R>(count ? static_cast<double>(acc[k]) / static_cast<double>(count)
-                                    : std::numeric_limits<double>::quiet_NaN());
-        break;
-      default: y[k] = static_cast<R>(acc[k]);
+    if constexpr (kIndex) {
+      y[k] = static_cast<R>(where[k]);
+    } else if constexpr (kR == Reduction::mean) {
+      y[k] = static_cast<R>(count ? static_cast<double>(acc[k]) / static_cast<double>(count)
+                                  : std::numeric_limits<double>::quiet_NaN());
+    } else {
+      y[k] = static_cast<R>(acc[k]);
     }
+  }
+}
+
+template <class T, class R>
+void reduce_typed(Reduction r, R* y, const T* x, const Dims4& in, StretchMask reduced) {
+  switch (r) {
+    case Reduction::sum: return reduce_typed_kernel<Reduction::sum>(y, x, in, reduced);
+    case Reduction::prod: return reduce_typed_kernel<Reduction::prod>(y, x, in, reduced);
+    case Reduction::max: return reduce_typed_kernel<Reduction::max>(y, x, in, reduced);
+    case Reduction::min: return reduce_typed_kernel<Reduction::min>(y, x, in, reduced);
+    case Reduction::argmax: return reduce_typed_kernel<Reduction::argmax>(y, x, in, reduced);
+    case Reduction::argmin: return reduce_typed_kernel<Reduction::argmin>(y, x, in, reduced);
+    case Reduction::all: return reduce_typed_kernel<Reduction::all>(y, x, in, reduced);
+    case Reduction::any: return reduce_typed_kernel<Reduction::any>(y, x, in, reduced);
+    case Reduction::mean: return reduce_typed_kernel<Reduction::mean>(y, x, in, reduced);
   }
 }
 
@@ -620,7 +722,7 @@ NDArray reduce(const NDArray& a, Reduction r, std::span<const int> axes, bool ke
       [o, x, r, in, reduced, in_type, out_type](const RunContext&) {
         visit_dtype(in_type, [&]<class T>(T) {
           visit_dtype(out_type, [&]<class R>(R) {
-            reduce_typed_kernel<T, R>(r, o->typed_for_write<R>(), x->typed_for_read<T>(), in, reduced);
+            reduce_typed<T, R>(r, o->typed_for_write<R>(), x->typed_for_read<T>(), in, reduced);
           });
         });
       },
@@ -736,6 +838,106 @@ void for_each_selected(const Selection& sel, F&& f) {
   }
 }
 
+// The selection as rows: f(row, at, value_at) for each row of its last
+// dimension (row-major), with the row's first offset in the base and, for a
+// value of `value_dims` broadcast over the selection (stride 0 where it is
+// stretched), the row's first offset in the value. The last dimension's
+// strides are the caller's (sel.strides[nd-1], the value's s[3]).
+template <class F>
+void for_each_selected_row(const Selection& sel, const Strides4& value, F&& f) {
+  const int nd = sel.shape.ndim();
+  if (sel.shape.size() == 0) return;
+  if (nd == 0) {
+    f(int64_t{0}, sel.offset, int64_t{0});
+    return;
+  }
+  const int pad = 4 - nd;
+  int64_t idx[Shape::kMaxDims] = {};
+  const int64_t rows = sel.shape.size() / sel.shape[nd - 1];
+  int64_t at = sel.offset, from = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    f(r, at, from);
+    for (int d = nd - 2; d >= 0; --d) {
+      if (++idx[d] < sel.shape[d]) {
+        at += sel.strides[d];
+        from += value.s[pad + d];
+        break;
+      }
+      at -= (sel.shape[d] - 1) * sel.strides[d];
+      from -= (sel.shape[d] - 1) * value.s[pad + d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// The unsigned integer of an item's size: elements are copied as these.
+template <size_t kSize>
+using Word = std::conditional_t<kSize == 1, uint8_t, std::conditional_t<kSize == 4, uint32_t, uint64_t>>;
+
+// dst[row-major over the selection] = src[selection], element by element of `item` bytes.
+void take_rows(void* dst_, const void* src_, const Selection& sel, size_t item) {
+  const auto run = [&]<size_t kSize>() {
+    using W = Word<kSize>;
+    W* dst = static_cast<W*>(dst_);
+    const W* src = static_cast<const W*>(src_);
+    const int nd = sel.shape.ndim();
+    const int64_t len = nd == 0 ? 1 : sel.shape[nd - 1];
+    const int64_t stride = nd == 0 ? 0 : sel.strides[nd - 1];
+    for_each_selected_row(sel, Strides4{}, [&](int64_t r, int64_t at, int64_t) {
+      W* out = dst + r * len;
+      const W* in = src + at;
+      if (stride == 1) {
+        std::memcpy(out, in, static_cast<size_t>(len) * kSize);
+      } else {
+        for (int64_t c = 0; c < len; ++c) out[c] = in[c * stride];
+      }
+    });
+  };
+  if (item == 1) {
+    run.template operator()<1>();
+  } else if (item == 4) {
+    run.template operator()<4>();
+  } else {
+    run.template operator()<8>();
+  }
+}
+
+// dst[selection] = value (broadcast over the selection by `sv`), by words of `item` bytes.
+void assign_rows(void* dst_, const void* value_, const Selection& sel, const Strides4& sv, size_t item) {
+  const auto run = [&]<size_t kSize>() {
+    using W = Word<kSize>;
+    W* dst = static_cast<W*>(dst_);
+    const W* value = static_cast<const W*>(value_);
+    const int nd = sel.shape.ndim();
+    const int64_t len = nd == 0 ? 1 : sel.shape[nd - 1];
+    const int64_t stride = nd == 0 ? 0 : sel.strides[nd - 1];
+    const int64_t vstride = sv.s[3];
+    for_each_selected_row(sel, sv, [&](int64_t, int64_t at, int64_t from) {
+      W* out = dst + at;
+      const W* in = value + from;
+      if (vstride == 0) {
+        const W v = in[0];
+        if (stride == 1) {
+          std::fill(out, out + len, v);
+        } else {
+          for (int64_t c = 0; c < len; ++c) out[c * stride] = v;
+        }
+      } else if (stride == 1) {
+        std::memcpy(out, in, static_cast<size_t>(len) * kSize);
+      } else {
+        for (int64_t c = 0; c < len; ++c) out[c * stride] = in[c];
+      }
+    });
+  };
+  if (item == 1) {
+    run.template operator()<1>();
+  } else if (item == 4) {
+    run.template operator()<4>();
+  } else {
+    run.template operator()<8>();
+  }
+}
+
 NDArray put_selection(const NDArray& dy, const Shape& base, const Selection& sel);
 
 }  // namespace
@@ -752,11 +954,7 @@ NDArray take(const NDArray& a, const Selection& sel) {
       kName, "take", {&a}, {&out},
       [o, x, sel, item](const RunContext&) {
         if (o->shape.size() == 0) return;
-        auto* y = static_cast<std::byte*>(o->raw_for_write());
-        const auto* p = static_cast<const std::byte*>(x->raw_for_read());
-        for_each_selected(sel, [&](int64_t k, int64_t at) {
-          std::memcpy(y + static_cast<size_t>(k) * item, p + static_cast<size_t>(at) * item, item);
-        });
+        take_rows(o->raw_for_write(), x->raw_for_read(), sel, item);
       },
       NoFunction{});
   if (is_floating(a.dtype()) && autograd::should_record({&a})) {
@@ -824,20 +1022,8 @@ NDArray& assign(NDArray& a, const Selection& sel, const NDArray& value) {
       kName, "assign", {&v}, {&a},
       [o, x, sel, dims, mv, item, whole](const RunContext&) {
         if (sel.shape.size() == 0) return;
-        auto* y = static_cast<std::byte*>(whole ? o->raw_for_write() : o->raw_for_update());
-        const auto* p = static_cast<const std::byte*>(x->raw_for_read());
-        const Strides4 sv = stretched_strides(dims, mv);
-        const int pad = 4 - sel.shape.ndim();
-        for_each_selected(sel, [&](int64_t k, int64_t at) {
-          int64_t idx[4] = {0, 0, 0, 0};
-          int64_t rest = k;
-          for (int d = 3; d >= pad; --d) {
-            idx[d] = rest % dims.d[d];
-            rest /= dims.d[d];
-          }
-          const int64_t from = offset_of(sv, idx[0], idx[1], idx[2], idx[3]);
-          std::memcpy(y + static_cast<size_t>(at) * item, p + static_cast<size_t>(from) * item, item);
-        });
+        void* y = whole ? o->raw_for_write() : o->raw_for_update();
+        assign_rows(y, x->raw_for_read(), sel, stretched_strides(dims, mv), item);
       },
       NoFunction{});
   return a;

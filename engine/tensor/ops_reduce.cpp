@@ -289,6 +289,15 @@ NDArray sum_to(const NDArray& a, const Shape& shape) {
   if (from == shape) return a;
   const StretchMask mask = ops_detail::stretch_mask(shape, ops_detail::padded(from));
   if (mask == 0) return reshape(a, shape);  // only leading 1s differ
+  if (a.dtype() != DType::float32) {
+    // The typed reduction over the stretched dimensions (kept as 1), then
+    // the leading 1s dropped.
+    std::vector<int> axes;
+    for (int i = 0; i < from.ndim(); ++i) {
+      if ((mask >> (4 - from.ndim() + i)) & 1u) axes.push_back(i);
+    }
+    return reshape(reduce(a, Reduction::sum, axes, true), shape);
+  }
   NDArray out = reduce_axes(a, ReduceOp::sum, mask, shape, kName, "sum_to");
   if (autograd::should_record({&a})) {
     autograd::record(kName, {&a}, out, [from](const NDArray& dy, Need) { return Grads{broadcast_to(dy, from)}; });

@@ -73,8 +73,10 @@ class TorchTypes(unittest.TestCase):
 
     def test_integer_division_by_zero_is_an_error_at_the_sync_point(self):
         q = atorch.arange(3) // atorch.zeros(3, dtype=atorch.int64)
-        with self.assertRaisesRegex(Exception, "division by zero"):
+        with self.assertRaisesRegex(RuntimeError, "division by zero"):
             q.numpy()
+        with self.assertRaisesRegex(RuntimeError, "division by zero"):
+            atorch.cuda.synchronize(atorch.device("cpu"))  # the run's first error since the last wait for all
 
     def test_comparisons_and_logic_give_bool(self):
         for expr in ("x == 2", "x > 1", "x <= y", "x != y", "(x > 1) & (y > 1)", "(x > 1) | (y > 3)", "~(x > 1)",
@@ -169,6 +171,19 @@ class TorchTypes(unittest.TestCase):
         x = atorch.arange(3)
         with self.assertRaisesRegex(RuntimeError, "cannot be stored in place"):
             x += 0.5
+
+    def test_float64_autograd(self):
+        a = np.arange(6, dtype=np.float64).reshape(2, 3) / 7
+        b = np.array([0.5, -1.0, 2.0])
+        grads = []
+        for t in (atorch, real_torch):
+            x = t.tensor(a, requires_grad=True)
+            y = t.tensor(b, requires_grad=True)
+            z = (x * y + x.exp() - y.sin() / 3).sum() + x[1, 2] * 2 + x.max()
+            z.backward()
+            grads.append((x.grad, y.grad))
+        for ours, theirs in zip(grads[0], grads[1]):
+            same(self, ours, theirs, "float64 gradient")
 
     def test_random_indexing_sweep(self):
         rng = random.Random(7)

@@ -5,6 +5,7 @@
 // float32-only kernel to read another type.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -142,6 +143,40 @@ TEST(OpsDType, ReductionsHaveTheFrameworksTypes) {
   EXPECT_EQ(values<int64_t>(reduce(empty, Reduction::sum, zero)), (std::vector<int64_t>{0, 0, 0}));
   const NDArray nan = from_host(fx.ctx, Shape{3}, {1, std::numeric_limits<float>::quiet_NaN(), 5});
   EXPECT_EQ(values<int64_t>(reduce(nan, Reduction::argmax, {})), (std::vector<int64_t>{1})) << "a NaN wins";
+}
+
+TEST(OpsDType, LongRowsTakeTheVectorPathWithTheSameAnswers) {
+  GradFixture fx;
+  // Rows longer than a vector of lanes: max and min along the last axis
+  // against a plain loop, with a NaN (it wins), infinities, and integers.
+  std::vector<float> v(3 * 70);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 37) % 101) - 50.0f;
+  v[70 + 33] = std::numeric_limits<float>::quiet_NaN();
+  v[140 + 5] = std::numeric_limits<float>::infinity();
+  const NDArray a = from_host(fx.ctx, Shape{3, 70}, v);
+  const int last[] = {1};
+  const std::vector<float> mx = values<float>(reduce(a, Reduction::max, last));
+  const std::vector<float> mn = values<float>(reduce(a, Reduction::min, last));
+  for (int r = 0; r < 3; ++r) {
+    float hi = -std::numeric_limits<float>::infinity(), lo = std::numeric_limits<float>::infinity();
+    bool nan = false;
+    for (int c = 0; c < 70; ++c) {
+      const float x = v[static_cast<size_t>(r * 70 + c)];
+      nan |= x != x;
+      if (x > hi) hi = x;
+      if (x < lo) lo = x;
+    }
+    if (nan) {
+      EXPECT_TRUE(std::isnan(mx[static_cast<size_t>(r)])) << "row " << r;
+      EXPECT_TRUE(std::isnan(mn[static_cast<size_t>(r)])) << "row " << r;
+    } else {
+      EXPECT_EQ(mx[static_cast<size_t>(r)], hi) << "row " << r;
+      EXPECT_EQ(mn[static_cast<size_t>(r)], lo) << "row " << r;
+    }
+  }
+  const NDArray i = astype(reshape(arange(fx.ctx, 0, 200, 1, DType::int64, Device::cpu()), Shape{2, 100}), DType::uint8);
+  EXPECT_EQ(values<uint8_t>(reduce(i, Reduction::max, last)), (std::vector<uint8_t>{99, 199}));
+  EXPECT_EQ(values<uint8_t>(reduce(i, Reduction::min, last)), (std::vector<uint8_t>{0, 100}));
 }
 
 TEST(OpsDType, CumsumRunsAlongAnAxis) {
