@@ -14,6 +14,7 @@
 #include "python/core/arrays.h"
 #include "python/core/bindings.h"
 #include "python/core/runtime.h"
+#include "python/core/shape_ops.h"
 #include "python/core/typed_methods.h"
 
 namespace asyncscope::python {
@@ -358,6 +359,111 @@ void bind_np_functions(py::module_& np) {
   }, py::arg("data"), py::arg("axis") = -1, "exp(x) / sum(exp(x)) along axis (pushed as its ops).");
 }
 
+py::tuple np_tuple(const std::vector<NDArray>& parts) {
+  py::tuple t(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) t[i] = wrap(np_of(parts[i]));
+  return t;
+}
+
+void bind_np_shapes(py::module_& np, py::handle cls_handle) {
+  py::object c = py::reinterpret_borrow<py::object>(cls_handle);
+  np.def("expand_dims", [](const NpArray& x, int axis) {
+    return push_as<NpArray>(x.a, [&] { return unsqueeze_of(x.a, axis, "expand_dims"); });
+  }, py::arg("a"), py::arg("axis"));
+  const auto squeeze = [](const NpArray& x, py::object axis) {
+    return push_as<NpArray>(x.a, [&] {
+      std::optional<std::vector<int>> axes;
+      if (!axis.is_none()) {
+        axes = axes_from(axis);
+        for (const int a : *axes) {
+          const int k = axis_in(a, x.a.shape().ndim(), "squeeze");
+          if (x.a.shape()[k] != 1) {
+            throw std::invalid_argument("squeeze: cannot select an axis to squeeze out which has size not equal to one");
+          }
+        }
+      }
+      return squeeze_of(x.a, axes, "squeeze");
+    });
+  };
+  np.def("squeeze", squeeze, py::arg("a"), py::arg("axis") = py::none());
+  c.attr("squeeze") = py::cpp_function(squeeze, py::is_method(c), py::arg("axis") = py::none());
+  c.attr("flatten") = py::cpp_function(
+      [](const NpArray& x) { return push_as<NpArray>(x.a, [&] { return copy(reshape(x.a, Shape{x.a.size()})); }); },
+      py::is_method(c));
+  const auto swap = [](const NpArray& x, int a0, int a1) {
+    return push_as<NpArray>(x.a, [&] { return swapaxes_of(x.a, a0, a1, "swapaxes"); });
+  };
+  np.def("swapaxes", swap, py::arg("a"), py::arg("axis1"), py::arg("axis2"));
+  c.attr("swapaxes") = py::cpp_function(swap, py::is_method(c), py::arg("axis1"), py::arg("axis2"));
+  np.def("flip", [](const NpArray& x, py::object axis) {
+    return push_as<NpArray>(x.a, [&] {
+      std::vector<int> axes = axes_from(axis);
+      if (axes.empty()) {
+        for (int i = 0; i < x.a.shape().ndim(); ++i) axes.push_back(i);
+      }
+      return flip_of(x.a, axes, "flip");
+    });
+  }, py::arg("m"), py::arg("axis") = py::none());
+  for (const auto& [nm, root] : {std::pair{"std", true}, {"var", false}}) {
+    const bool r = root;
+    const auto fn = [r, nm](const NpArray& x, py::object axis, double ddof, bool keepdims) {
+      const std::vector<int> axes = axes_from(axis);
+      return push_as<NpArray>(x.a, [&] {
+        const NDArray a = is_floating(x.a.dtype()) ? x.a : astype(x.a, DType::float32);
+        return variance_of(a, axes, keepdims, ddof, r, nm);
+      });
+    };
+    np.def(nm, fn, py::arg("a"), py::arg("axis") = py::none(), py::arg("ddof") = 0.0, py::arg("keepdims") = false);
+    c.attr(nm) = py::cpp_function(fn, py::is_method(c), py::arg("axis") = py::none(), py::arg("ddof") = 0.0,
+                                  py::arg("keepdims") = false);
+  }
+  np.def("linspace", [](double start, double stop, int64_t num, bool endpoint, py::object dtype, py::object ctx) {
+    const ContextPtr& context = python::context();
+    return push_as<NpArray>(*context, [&] {
+      return linspace_of(context, start, stop, num, endpoint, dtype_from(dtype).value_or(DType::float32),
+                         np_device(ctx, *context));
+    });
+  }, py::arg("start"), py::arg("stop"), py::arg("num") = 50, py::arg("endpoint") = true, py::arg("dtype") = py::none(),
+     py::arg("ctx") = py::none());
+  np.def("eye", [](int64_t n, py::object m, py::object dtype, py::object ctx) {
+    const ContextPtr& context = python::context();
+    return push_as<NpArray>(*context, [&] {
+      return eye_of(context, n, m.is_none() ? n : py::cast<int64_t>(m), dtype_from(dtype).value_or(DType::float32),
+                    np_device(ctx, *context));
+    });
+  }, py::arg("N"), py::arg("M") = py::none(), py::arg("dtype") = py::none(), py::arg("ctx") = py::none());
+  np.def("split", [](const NpArray& x, py::object sections, int axis) {
+    const int k = axis_in(axis, x.a.shape().ndim(), "split");
+    const int64_t len = x.a.shape()[k];
+    std::vector<int64_t> sizes;
+    if (PyIndex_Check(sections.ptr())) {
+      const int64_t n = py::cast<int64_t>(sections);
+      if (n <= 0 || len % n != 0) throw std::invalid_argument("split: array split does not result in an equal division");
+      sizes.assign(static_cast<size_t>(n), len / n);
+    } else {
+      int64_t prev = 0;
+      for (py::handle h : sections) {
+        const int64_t at = std::min(std::max<int64_t>(py::cast<int64_t>(h), prev), len);
+        sizes.push_back(at - prev);
+        prev = at;
+      }
+      sizes.push_back(len - prev);
+    }
+    PushGuard guard(x.a.context());
+    return np_tuple(split_of(x.a, sizes, k, "split"));
+  }, py::arg("ary"), py::arg("indices_or_sections"), py::arg("axis") = 0);
+  np.def("outer", [](const NpArray& a, const NpArray& b) {
+    return push_as<NpArray>(a.a, [&] { return reshape(a.a, Shape{a.a.size(), 1}) * reshape(b.a, Shape{1, b.a.size()}); });
+  }, py::arg("a"), py::arg("b"));
+  np.def("random_randint", [](int64_t low, py::object high, py::object size, py::object ctx) {
+    const ContextPtr& context = python::context();
+    const int64_t lo = high.is_none() ? 0 : low;
+    const int64_t hi = high.is_none() ? low : py::cast<int64_t>(high);
+    const Shape shape = size.is_none() ? Shape{} : shape_from(size, "random.randint");
+    return push_as<NpArray>(*context, [&] { return randint_of(context, lo, hi, shape, np_device(ctx, *context)); });
+  }, py::arg("low"), py::arg("high") = py::none(), py::arg("size") = py::none(), py::arg("ctx") = py::none());
+}
+
 // The elementwise ops of the op table, under their nd names (NumPy's for
 // these), as np functions; the one-input ones also as ndarray methods.
 void bind_np_table(py::module_& np, py::handle cls) {
@@ -400,6 +506,7 @@ void bind_np(py::module_& m) {
   bind_ndarray(np);
   bind_np_functions(np);
   bind_np_table(np, np.attr("ndarray"));
+  bind_np_shapes(np, np.attr("ndarray"));
 }
 
 }  // namespace asyncscope::python

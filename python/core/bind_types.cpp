@@ -19,6 +19,7 @@
 #include "python/core/arrays.h"
 #include "python/core/bindings.h"
 #include "python/core/runtime.h"
+#include "python/core/shape_ops.h"
 #include "python/core/torch_devices.h"
 #include "python/core/typed_methods.h"
 
@@ -337,6 +338,157 @@ void bind_torch_types(py::module_& t) {
   }, py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
 }
 
+// dims given as f(1, 2), f((1, 2)) or f([1, 2]).
+std::vector<int> int_list(const py::args& args, const char* op) {
+  const py::object spec = args.size() == 1 && !PyIndex_Check(args[0].ptr()) ? py::object(args[0]) : py::object(args);
+  std::vector<int> out;
+  for (const int64_t d : dims_from(spec, op)) out.push_back(static_cast<int>(d));
+  return out;
+}
+
+py::tuple tensors_tuple(const std::vector<NDArray>& parts) {
+  py::tuple t(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) t[i] = wrap(Tensor{parts[i]});
+  return t;
+}
+
+// torch.split's sizes: one size (the last part may be shorter) or a list.
+std::vector<int64_t> split_sizes(py::handle spec, int64_t length, const char* op) {
+  std::vector<int64_t> sizes;
+  if (PyIndex_Check(spec.ptr())) {
+    const int64_t n = py::cast<int64_t>(spec);
+    if (n <= 0) throw std::runtime_error(std::string(op) + ": split_size must be positive");
+    for (int64_t b = 0; b < length; b += n) sizes.push_back(std::min(n, length - b));
+  } else {
+    for (py::handle h : spec) sizes.push_back(py::cast<int64_t>(h));
+  }
+  return sizes;
+}
+
+void bind_torch_shapes(py::module_& t) {
+  py::object c = t.attr("Tensor");
+  const auto method = [&c, &t](const char* nm, auto fn, auto... extra) {
+    c.attr(nm) = py::cpp_function(fn, py::is_method(c), extra...);
+  };
+  const auto both = [&c, &t](const char* nm, auto fn, auto... extra) {
+    c.attr(nm) = py::cpp_function(fn, py::is_method(c), extra...);
+    t.def(nm, fn, py::arg("input"), extra...);
+  };
+  both("unsqueeze", [](const Tensor& x, int dim) { return push_as<Tensor>(x.a, [&] { return unsqueeze_of(x.a, dim, "unsqueeze"); }); },
+       py::arg("dim"));
+  both("squeeze", [](const Tensor& x, py::object dim) {
+    return push_as<Tensor>(x.a, [&] {
+      std::optional<std::vector<int>> axes;
+      if (!dim.is_none()) axes = axes_from(dim);
+      return squeeze_of(x.a, axes, "squeeze");
+    });
+  }, py::arg("dim") = py::none());
+  both("flatten", [](const Tensor& x, int start, int end) {
+    return push_as<Tensor>(x.a, [&] { return flatten_of(x.a, start, end, "flatten"); });
+  }, py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  method("view", [](const Tensor& x, const py::args& args) {
+    const py::object spec = args.size() == 1 && !py::isinstance<py::int_>(args[0]) ? py::object(args[0]) : py::object(args);
+    const std::vector<int64_t> dims = dims_from(spec, "view");
+    return push_as<Tensor>(x.a, [&] { return reshape(x.a, dims); });
+  });
+  method("permute", [](const Tensor& x, const py::args& dims) {
+    const std::vector<int> order = int_list(dims, "permute");
+    return push_as<Tensor>(x.a, [&] { return permute(x.a, order); });
+  });
+  t.def("permute", [](const Tensor& x, py::object dims) {
+    const std::vector<int> order = axes_from(dims);
+    return push_as<Tensor>(x.a, [&] { return permute(x.a, order); });
+  }, py::arg("input"), py::arg("dims"));
+  for (const char* nm : {"transpose", "swapaxes"}) {
+    both(nm, [nm](const Tensor& x, int d0, int d1) { return push_as<Tensor>(x.a, [&] { return swapaxes_of(x.a, d0, d1, nm); }); },
+         py::arg("dim0"), py::arg("dim1"));
+  }
+  method("t", [](const Tensor& x) {
+    if (x.a.shape().ndim() > 2) throw std::runtime_error("t() expects a tensor with <= 2 dimensions, got " + std::to_string(x.a.shape().ndim()));
+    return push_as<Tensor>(x.a, [&] { return x.a.shape().ndim() < 2 ? x.a : swapaxes_of(x.a, 0, 1, "t"); });
+  });
+  both("flip", [](const Tensor& x, py::object dims) {
+    const std::vector<int> axes = axes_from(dims);
+    return push_as<Tensor>(x.a, [&] { return flip_of(x.a, axes, "flip"); });
+  }, py::arg("dims"));
+  method("expand", [](const Tensor& x, const py::args& args) {
+    const py::object spec = args.size() == 1 && !py::isinstance<py::int_>(args[0]) ? py::object(args[0]) : py::object(args);
+    std::vector<int64_t> dims = dims_from(spec, "expand");
+    const Shape& s = x.a.shape();
+    for (size_t i = 0; i < dims.size(); ++i) {
+      const int k = static_cast<int>(i) - static_cast<int>(dims.size()) + s.ndim();
+      if (dims[i] == -1) {
+        if (k < 0) throw std::runtime_error("expand: -1 is not allowed in a leading, new dimension");
+        dims[i] = s[k];
+      }
+    }
+    return push_as<Tensor>(x.a, [&] { return broadcast_to(x.a, Shape(std::span<const int64_t>(dims))); });
+  });
+  for (const auto& [nm, root] : {std::pair{"std", true}, {"var", false}}) {
+    const bool r = root;
+    both(nm, [r, nm](const Tensor& x, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
+      double ddof = unbiased.is_none() || py::cast<bool>(unbiased) ? 1.0 : 0.0;
+      if (!correction.is_none()) ddof = py::cast<double>(correction);
+      const std::vector<int> axes = axes_from(dim);
+      return push_as<Tensor>(x.a, [&] { return variance_of(x.a, axes, keepdim, ddof, r, nm); });
+    }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false,
+       py::arg("correction") = py::none());
+  }
+  for (const auto& [nm, lg] : {std::pair{"softmax", false}, {"log_softmax", true}}) {
+    const bool l = lg;
+    both(nm, [l, nm](const Tensor& x, int dim) { return push_as<Tensor>(x.a, [&] { return softmax_of(x.a, dim, l, nm); }); },
+         py::arg("dim"));
+  }
+  both("split", [](const Tensor& x, py::object size, int dim) {
+    const int k = axis_in(dim, x.a.shape().ndim(), "split");
+    const std::vector<int64_t> sizes = split_sizes(size, x.a.shape()[k], "split");
+    PushGuard guard(x.a.context());
+    return tensors_tuple(split_of(x.a, sizes, k, "split"));
+  }, py::arg("split_size_or_sections"), py::arg("dim") = 0);
+  both("chunk", [](const Tensor& x, int64_t chunks, int dim) {
+    if (chunks <= 0) throw std::runtime_error("chunk: chunks must be positive");
+    const int k = axis_in(dim, x.a.shape().ndim(), "chunk");
+    const int64_t len = x.a.shape()[k];
+    const int64_t each = (len + chunks - 1) / chunks;
+    const std::vector<int64_t> sizes = split_sizes(py::int_(std::max<int64_t>(each, 1)), len, "chunk");
+    PushGuard guard(x.a.context());
+    return tensors_tuple(split_of(x.a, sizes, k, "chunk"));
+  }, py::arg("chunks"), py::arg("dim") = 0);
+  t.def("outer", [](const Tensor& a, const Tensor& b) {
+    return push_as<Tensor>(a.a, [&] {
+      return reshape(a.a, Shape{a.a.size(), 1}) * reshape(b.a, Shape{1, b.a.size()});
+    });
+  }, py::arg("input"), py::arg("vec2"));
+  t.def("linspace", [](double start, double end, int64_t steps, const py::kwargs& kwargs) {
+    const ContextPtr& context = python::context();
+    const std::optional<DType> dtype = kwargs.contains("dtype") ? torch_dtype_from(kwargs["dtype"], "linspace") : std::nullopt;
+    const Device d = torch_device(kwargs.contains("device") ? py::object(kwargs["device"]) : py::none(), *context, "linspace");
+    return push_as<Tensor>(*context, [&] { return linspace_of(context, start, end, steps, true, dtype.value_or(DType::float32), d); });
+  }, py::arg("start"), py::arg("end"), py::arg("steps"));
+  t.def("eye", [](int64_t n, py::object m, const py::kwargs& kwargs) {
+    const ContextPtr& context = python::context();
+    const std::optional<DType> dtype = kwargs.contains("dtype") ? torch_dtype_from(kwargs["dtype"], "eye") : std::nullopt;
+    const Device d = torch_device(kwargs.contains("device") ? py::object(kwargs["device"]) : py::none(), *context, "eye");
+    return push_as<Tensor>(*context, [&] {
+      return eye_of(context, n, m.is_none() ? n : py::cast<int64_t>(m), dtype.value_or(DType::float32), d);
+    });
+  }, py::arg("n"), py::arg("m") = py::none());
+  t.def("randint", [](const py::args& args, const py::kwargs& kwargs) {
+    // randint(high, size) or randint(low, high, size)
+    if (args.size() < 2 || args.size() > 3) throw py::type_error("randint(low=0, high, size): give high and size");
+    const int64_t low = args.size() == 3 ? py::cast<int64_t>(args[0]) : 0;
+    const int64_t high = py::cast<int64_t>(args[args.size() - 2]);
+    const Shape shape = shape_from(args[args.size() - 1], "randint");
+    const ContextPtr& context = python::context();
+    const Device d = torch_device(kwargs.contains("device") ? py::object(kwargs["device"]) : py::none(), *context, "randint");
+    const std::optional<DType> dtype = kwargs.contains("dtype") ? torch_dtype_from(kwargs["dtype"], "randint") : std::nullopt;
+    return push_as<Tensor>(*context, [&] {
+      NDArray out = randint_of(context, low, high, shape, d);
+      return dtype && *dtype != DType::int64 ? astype(out, *dtype) : out;
+    });
+  });
+}
+
 // ---- MXNet's nd -------------------------------------------------------------
 
 NDArray nd_arange(py::object start, py::object stop, double step, py::object repeat, py::object ctx, py::object dtype) {
@@ -361,7 +513,63 @@ MxArray nd_reduce(const MxArray& x, Reduction r, py::object axis, bool keepdims)
   });
 }
 
+void bind_nd_shapes(py::module_& nd) {
+  const auto mx_push = [](const NDArray& like, auto f) { return push_as<MxArray>(like, f); };
+  nd.def("expand_dims", [mx_push](const MxArray& x, int axis) {
+    return mx_push(x.a, [&] { return unsqueeze_of(x.a, axis, "expand_dims"); });
+  }, py::arg("data"), py::arg("axis"));
+  nd.def("squeeze", [mx_push](const MxArray& x, py::object axis) {
+    return mx_push(x.a, [&] {
+      std::optional<std::vector<int>> axes;
+      if (!axis.is_none()) axes = axes_from(axis);
+      NDArray out = squeeze_of(x.a, axes, "squeeze");
+      return out.shape().ndim() == 0 ? reshape(out, Shape{1}) : out;  // MXNet has no 0-d arrays
+    });
+  }, py::arg("data"), py::arg("axis") = py::none());
+  nd.def("swapaxes", [mx_push](const MxArray& x, int d1, int d2) {
+    return mx_push(x.a, [&] { return swapaxes_of(x.a, d1, d2, "swapaxes"); });
+  }, py::arg("data"), py::arg("dim1") = 0, py::arg("dim2") = 0);
+  nd.def("flip", [mx_push](const MxArray& x, py::object axis) {
+    const std::vector<int> axes = axes_from(axis);
+    return mx_push(x.a, [&] { return flip_of(x.a, axes, "flip"); });
+  }, py::arg("data"), py::arg("axis"));
+  nd.def("split", [](const MxArray& x, int64_t num_outputs, int axis, bool squeeze_axis) {
+    const int k = axis_in(axis, x.a.shape().ndim(), "split");
+    const int64_t len = x.a.shape()[k];
+    if (num_outputs <= 0 || len % num_outputs != 0) {
+      throw std::invalid_argument("split: axis " + std::to_string(k) + " of length " + std::to_string(len) +
+                                  " does not split into " + std::to_string(num_outputs) + " equal parts");
+    }
+    PushGuard guard(x.a.context());
+    std::vector<NDArray> parts = split_of(x.a, std::vector<int64_t>(static_cast<size_t>(num_outputs), len / num_outputs), k, "split");
+    py::list out;
+    for (NDArray& p : parts) out.append(wrap(MxArray{squeeze_axis && len / num_outputs == 1 ? squeeze_of(p, std::vector<int>{k}, "split") : p}));
+    return out;
+  }, py::arg("data"), py::arg("num_outputs"), py::arg("axis") = 1, py::arg("squeeze_axis") = false);
+  nd.def("linspace", [](double start, double stop, int64_t num, bool endpoint, py::object ctx, py::object dtype) {
+    const ContextPtr& context = python::context();
+    return push_as<MxArray>(*context, [&] {
+      return linspace_of(context, start, stop, num, endpoint, dtype_from(dtype).value_or(DType::float32),
+                         device_from(ctx, *context));
+    });
+  }, py::arg("start"), py::arg("stop"), py::arg("num"), py::arg("endpoint") = true, py::arg("ctx") = py::none(),
+     py::arg("dtype") = py::none());
+  nd.def("eye", [](int64_t n, int64_t m, py::object ctx, py::object dtype) {
+    const ContextPtr& context = python::context();
+    return push_as<MxArray>(*context, [&] {
+      return eye_of(context, n, m == 0 ? n : m, dtype_from(dtype).value_or(DType::float32), device_from(ctx, *context));
+    });
+  }, py::arg("N"), py::arg("M") = 0, py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
+  nd.def("random_randint", [](int64_t low, int64_t high, py::object shape, py::object ctx) {
+    const ContextPtr& context = python::context();
+    return push_as<MxArray>(*context, [&] {
+      return randint_of(context, low, high, shape_from(shape, "random.randint"), device_from(ctx, *context));
+    });
+  }, py::arg("low"), py::arg("high"), py::arg("shape") = py::make_tuple(1), py::arg("ctx") = py::none());
+}
+
 void bind_nd_types(py::module_& nd) {
+  bind_nd_shapes(nd);
   py::object c = nd.attr("NDArray");
   bind_common<MxArray>(c);
   nd.def("arange", [](py::object start, py::object stop, double step, py::object repeat, py::object ctx, py::object dtype) {
@@ -386,6 +594,7 @@ void bind_types(py::module_& m) {
   py::module_ torch = m.attr("torch");
   py::module_ nd = m.attr("nd");
   bind_torch_types(torch);
+  bind_torch_shapes(torch);
   bind_nd_types(nd);
 }
 

@@ -60,6 +60,44 @@ class NumPyInterface(unittest.TestCase):
             theirs = eval(expr, {"np": onp, "x": a, "y": b})
             same(self, ours, theirs, expr)
 
+    def test_shape_and_creation_functions(self):
+        a = onp.arange(24, dtype=onp.float32).reshape(2, 3, 4) / 5 - 2
+        for expr in ("np.expand_dims(x, 1)", "np.squeeze(x[:, :1])", "x[:, :1].squeeze(axis=1)", "x.flatten()",
+                     "np.swapaxes(x, 0, 2)", "x.swapaxes(1, 2)", "np.flip(x, 1)", "np.flip(x)", "np.std(x)",
+                     "x.var(axis=1)", "np.std(x, axis=2, ddof=1, keepdims=True)", "np.outer(x[0, 0], x[1, 2])",
+                     "np.linspace(0, 1, 5)", "np.linspace(2, 3, 4, endpoint=False)", "np.eye(3)", "np.eye(2, 3)"):
+            ours = eval(expr, {"np": np, "x": np.array(a)})
+            theirs = eval(expr, {"np": onp, "x": a})
+            same(self, ours, theirs, expr, "float32")
+        for expr in ("np.split(x, 2, axis=2)", "np.split(x, [1], axis=1)"):
+            ours = eval(expr, {"np": np, "x": np.array(a)})
+            theirs = eval(expr, {"np": onp, "x": a})
+            self.assertEqual(len(ours), len(theirs), expr)
+            for o, t in zip(ours, theirs):
+                same(self, o, t, expr)
+        r = np.random.randint(2, 5, size=(1000,)).asnumpy()
+        self.assertEqual(sorted(set(r.tolist())), [2, 3, 4])
+        with self.assertRaises(ValueError):
+            np.squeeze(np.ones((2, 3)), axis=0)
+
+    def test_training_mode(self):
+        from asyncscope import autograd
+        self.assertFalse(autograd.is_training())
+        with autograd.record():
+            self.assertTrue(autograd.is_training())
+            self.assertTrue(autograd.is_recording())
+            with autograd.predict_mode():
+                self.assertFalse(autograd.is_training())
+                self.assertTrue(autograd.is_recording())
+            with autograd.pause():
+                self.assertFalse(autograd.is_recording())
+        with autograd.record(train_mode=False):
+            self.assertFalse(autograd.is_training())
+        with autograd.train_mode():
+            self.assertTrue(autograd.is_training())
+            self.assertFalse(autograd.is_recording())
+        self.assertFalse(autograd.is_training())
+
     def test_assignment_and_in_place_updates_keep_the_object(self):
         x = np.arange(12).reshape(3, 4)
         expect = onp.arange(12, dtype=onp.float32).reshape(3, 4)

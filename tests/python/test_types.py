@@ -185,6 +185,31 @@ class TorchTypes(unittest.TestCase):
         for ours, theirs in zip(grads[0], grads[1]):
             same(self, ours, theirs, "float64 gradient")
 
+    def test_shape_and_creation_functions(self):
+        a = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 5 - 2
+        for call in ("x.unsqueeze(0)", "t.unsqueeze(x, -1)", "x[:, :1].squeeze()", "x[:, :1].squeeze(1)",
+                     "x.squeeze(0)", "x.flatten()", "t.flatten(x, 1)", "x.view(6, 4)", "x.view(-1)",
+                     "x.permute(2, 0, 1)", "t.permute(x, (1, 0, 2))", "x.transpose(0, 2)", "x.swapaxes(1, 2)",
+                     "x[0].t()", "x.flip(0)", "t.flip(x, (1, 2))", "x[:, :1].expand(2, 3, 4)",
+                     "x[0, 0].expand(2, -1)", "x.std()", "x.var(dim=1)", "x.std(2, unbiased=False, keepdim=True)",
+                     "x.softmax(-1)", "t.log_softmax(x, 1)", "t.outer(x[0, 0], x[0, 1])",
+                     "t.linspace(0, 1, 5)", "t.linspace(-2, 3, 7)", "t.eye(3)", "t.eye(2, 4, dtype=t.int64)"):
+            def make(t, call=call):
+                return eval(call, {"t": t, "x": t.tensor(a)})
+            ours, theirs = both(make)
+            same(self, ours, theirs, call)
+        for call in ("x.split(2, dim=2)", "t.split(x, [1, 2], 1)", "x.chunk(3, 1)", "t.chunk(x, 2, dim=-1)"):
+            ours = eval(call, {"t": atorch, "x": atorch.tensor(a)})
+            theirs = eval(call, {"t": real_torch, "x": real_torch.tensor(a)})
+            self.assertEqual(len(ours), len(theirs), call)
+            for o, th in zip(ours, theirs):
+                same(self, o, th, call)
+        r = atorch.randint(3, 9, (2000,))
+        self.assertEqual(r.dtype, atorch.int64)
+        values = r.numpy()
+        self.assertEqual((values.min(), values.max()), (3, 8))
+        self.assertEqual(sorted(set(values.tolist())), list(range(3, 9)))
+
     def test_random_indexing_sweep(self):
         rng = random.Random(7)
         shape = (3, 4, 5)
@@ -234,6 +259,21 @@ class MXNetTypes(unittest.TestCase):
         self.assertEqual(a.max().asscalar(), 9.0)
         self.assertEqual(nd.min(a, axis=0).asnumpy().tolist(), [1.0, 1.0, 4.0])
         self.assertEqual(a.prod(axis=1).asnumpy().tolist(), [12.0, 45.0])
+
+    def test_nd_shape_and_creation_functions(self):
+        a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+        x = nd.array(a)
+        np.testing.assert_array_equal(nd.expand_dims(x, 1).asnumpy(), np.expand_dims(a, 1))
+        np.testing.assert_array_equal(nd.squeeze(x[:, :1]).asnumpy(), np.squeeze(a[:, :1]))
+        np.testing.assert_array_equal(nd.swapaxes(x, 0, 2).asnumpy(), np.swapaxes(a, 0, 2))
+        np.testing.assert_array_equal(nd.flip(x, axis=1).asnumpy(), np.flip(a, 1))
+        parts = nd.split(x, num_outputs=2, axis=2)
+        for ours, theirs in zip(parts, np.split(a, 2, axis=2)):
+            np.testing.assert_array_equal(ours.asnumpy(), theirs)
+        np.testing.assert_allclose(nd.linspace(0, 1, 5).asnumpy(), np.linspace(0, 1, 5, dtype=np.float32))
+        np.testing.assert_array_equal(nd.eye(3).asnumpy(), np.eye(3, dtype=np.float32))
+        r = nd.random.randint(0, 4, shape=(500,)).asnumpy()
+        self.assertEqual(sorted(set(r.tolist())), [0, 1, 2, 3])
 
     def test_nd_indexing(self):
         x = nd.arange(12).reshape((3, 4))

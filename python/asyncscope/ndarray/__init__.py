@@ -33,10 +33,18 @@ argmin = _nd.argmin
 max = _nd.max
 min = _nd.min
 prod = _nd.prod
+expand_dims = _nd.expand_dims
+squeeze = _nd.squeeze
+swapaxes = _nd.swapaxes
+flip = _nd.flip
+split = _nd.split
+linspace = _nd.linspace
+eye = _nd.eye
 broadcast_to = _nd.broadcast_to
 
 __all__ = ["NDArray", "concat", "stack", "slice_axis", "ones", "zeros", "ones_like", "zeros_like", "full", "array", "dot", "waitall", "sum", "mean", "norm", "transpose", "reshape",
-           "broadcast_to", "random", "arange", "argmax", "argmin", "max", "min", "prod"]
+           "broadcast_to", "random", "arange", "argmax", "argmin", "max", "min", "prod",
+           "expand_dims", "squeeze", "swapaxes", "flip", "split", "linspace", "eye"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,
 # sigmoid, exp, sin, round, ...

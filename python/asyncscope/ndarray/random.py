@@ -12,3 +12,9 @@ def uniform(low=0, high=1, shape=(1,), ctx=None, dtype=None):
 def normal(loc=0, scale=1, shape=(1,), ctx=None, dtype=None):
     """Samples of N(loc, scale^2) (pushed; returns at once)."""
     return _core.nd.random_normal(loc, scale, shape, ctx)
+
+
+def randint(low, high, shape=(1,), ctx=None, dtype=None):
+    """Integers uniform in [low, high), int64 (pushed; returns at once)."""
+    out = _core.nd.random_randint(low, high, shape, ctx)
+    return out if dtype is None else out.astype(dtype)

@@ -42,6 +42,16 @@ where = _np.where
 clip = _np.clip
 floor_divide = _np.floor_divide
 mod = _np.mod
+expand_dims = _np.expand_dims
+squeeze = _np.squeeze
+swapaxes = _np.swapaxes
+flip = _np.flip
+std = _np.std
+var = _np.var
+linspace = _np.linspace
+eye = _np.eye
+split = _np.split
+outer = _np.outer
 
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "all", "any", "equal", "not_equal",
               "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor"):
@@ -58,6 +68,7 @@ __all__ = ["ndarray", "array", "zeros", "ones", "empty", "full", "zeros_like", "
            "stack", "dot", "matmul", "transpose", "reshape", "cumsum", "where", "clip", "floor_divide", "mod",
            "sum", "mean", "max", "min", "prod", "argmax", "argmin", "all", "any", "equal", "not_equal", "greater",
            "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor", "random", "linalg",
+           "expand_dims", "squeeze", "swapaxes", "flip", "std", "var", "linspace", "eye", "split", "outer",
            "float32", "float64", "int32", "int64", "uint8", "bool_"]
 for _name in _np.__table_ops__:
     globals()[_name] = getattr(_np, _name)

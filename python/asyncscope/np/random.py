@@ -12,3 +12,9 @@ def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None):
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None):
     """Samples of U(low, high), of shape `size` (a 0-d array for None; pushed, returns at once)."""
     return _core.np.random_uniform(low, high, size, dtype, ctx)
+
+
+def randint(low, high=None, size=None, dtype=None, ctx=None):
+    """Integers uniform in [low, high) ([0, low) without high), int64 (pushed, returns at once)."""
+    out = _core.np.random_randint(low, high, size, ctx)
+    return out if dtype is None else out.astype(dtype)

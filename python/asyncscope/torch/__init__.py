@@ -80,6 +80,9 @@ clamp = _t.clamp
 clip = _t.clip
 from_numpy = _t.from_numpy
 as_tensor = _t.as_tensor
+for _name in ("unsqueeze", "squeeze", "flatten", "permute", "transpose", "swapaxes", "flip", "std", "var", "softmax",
+              "log_softmax", "split", "chunk", "outer", "linspace", "eye", "randint"):
+    globals()[_name] = getattr(_t, _name)
 
 
 class dtype:
@@ -181,7 +184,9 @@ __all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand",
            "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "device", "Size",
            "dtype", "float32", "float", "float64", "double", "int32", "int", "int64", "long", "uint8", "bool",
            "cuda", "nn", "no_grad", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
-           "prod", "all", "any", "amax", "amin", "where", "clamp", "clip", "from_numpy", "as_tensor"]
+           "prod", "all", "any", "amax", "amin", "where", "clamp", "clip", "from_numpy", "as_tensor", "unsqueeze",
+           "squeeze", "flatten", "permute", "transpose", "swapaxes", "flip", "std", "var", "softmax", "log_softmax",
+           "split", "chunk", "outer", "linspace", "eye", "randint"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,
 # sigmoid, exp, sin, round, ...
