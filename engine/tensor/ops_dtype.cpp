@@ -737,10 +737,11 @@ NDArray reduce(const NDArray& a, Reduction r, std::span<const int> axes, bool ke
       });
     } else if (r == Reduction::max || r == Reduction::min) {
       // To every element equal to the extremum (PyTorch's amax rule).
+      std::vector<int> reduced_axes(axes.begin(), axes.end());
       autograd::record(kNames[static_cast<size_t>(r)], {&a}, out,
-                       [a, out = ops_detail::detached(out), kept](const NDArray& dy, Need) {
+                       [a, out = ops_detail::detached(out), kept, reduced_axes](const NDArray& dy, Need) {
                          const NDArray hit = compare(a, reshape(out, kept), Comparison::equal, false);
-                         const NDArray n = sum(hit, std::span<const int>(), true);
+                         const NDArray n = sum(hit, reduced_axes, true);  // the ties of each output
                          return Grads{hit * reshape(dy, kept) / n};
                        });
     } else if (r == Reduction::prod) {

@@ -60,14 +60,20 @@ RunRecord& run_to_end(RunList& runs, ProgramRunner& runner, const demos::Program
   runner.start(program, values);
   RunRecord& run = runs.add_live(program, values, runner.recorder());
   const auto deadline = Clock::now() + testing::kDeadlockTimeout;
+  // As the app polls: an open last line (a prompt) is read again, grown.
+  const auto poll = [&] {
+    bool last_open = false;
+    std::vector<std::string> lines = runner.console_since(run.console_resume_at(), &last_open);
+    runs.update_live(std::move(lines), true, last_open);
+  };
   while (runner.busy() && Clock::now() < deadline) {
-    runs.update_live(runner.console_since(run.console_resume_at()));
+    poll();
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   EXPECT_FALSE(runner.busy()) << "the script did not end";
   runner.stop();
   runner.join();
-  runs.update_live(runner.console_since(run.console_resume_at()));
+  poll();
   runs.end_live(runner.results(), runner.error());
   return run;
 }

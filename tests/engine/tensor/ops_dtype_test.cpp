@@ -230,6 +230,50 @@ TEST(OpsDType, InPlaceUpdatesKeepTheArrayAndItsType) {
   EXPECT_EQ(values<double>(d), (std::vector<double>{2, 2, 2}));
 }
 
+TEST(OpsDType, GradientsMatchFiniteDifferences) {
+  GradFixture fx;
+  using testing::expect_gradients_match;
+  using testing::host_random;
+  using Inputs = std::vector<NDArray>;
+  Selection strided;  // x[1:, ::-2] of a 3x4 array
+  strided.offset = 7;
+  strided.shape = Shape{2, 2};
+  strided.strides[0] = 4;
+  strided.strides[1] = -2;
+  expect_gradients_match(fx.ctx, [&](const Inputs& x) { return take(x[0], strided); }, {Shape{3, 4}},
+                         {host_random(12, 1)});
+  Selection broadcast;  // a row read three times: gradients add up
+  broadcast.shape = Shape{3, 4};
+  broadcast.strides[1] = 1;
+  expect_gradients_match(fx.ctx, [&](const Inputs& x) { return take(x[0], broadcast); }, {Shape{4}},
+                         {host_random(4, 2)});
+  expect_gradients_match(fx.ctx, [](const Inputs& x) { return cumsum(x[0], 1); }, {Shape{2, 5}}, {host_random(10, 3)});
+  expect_gradients_match(fx.ctx, [](const Inputs& x) { return cumsum(x[0], 0, true); }, {Shape{3, 2}},
+                         {host_random(6, 4)});
+  const int order[] = {2, 0, 1};
+  expect_gradients_match(fx.ctx, [&](const Inputs& x) { return permute(x[0], order); }, {Shape{2, 3, 2}},
+                         {host_random(12, 5)});
+  expect_gradients_match(
+      fx.ctx, [](const Inputs& x) { return where(compare(x[0], x[1], Comparison::greater, true), x[0], x[1]); },
+      {Shape{2, 3}, Shape{3}}, {host_random(6, 6), host_random(3, 7)});
+  const int last[] = {1};
+  // Values spaced further apart than the differences' step, so that no two
+  // are tied for the max or min within it.
+  std::vector<float> spaced(12);
+  for (size_t i = 0; i < spaced.size(); ++i) spaced[i] = static_cast<float>((i * 5) % 12) / 12.0f - 0.47f;
+  for (const Reduction r : {Reduction::sum, Reduction::mean, Reduction::prod, Reduction::max, Reduction::min}) {
+    SCOPED_TRACE("reduction " + std::to_string(static_cast<int>(r)));
+    expect_gradients_match(fx.ctx, [&](const Inputs& x) { return reduce(x[0], r, last, r == Reduction::mean); },
+                           {Shape{3, 4}}, {spaced});
+    expect_gradients_match(fx.ctx, [&](const Inputs& x) { return reduce(x[0], r, {}); }, {Shape{2, 3}},
+                           {std::vector<float>(spaced.begin(), spaced.begin() + 6)});
+  }
+  // Through float64 and back: the casts pass the gradient in each type.
+  expect_gradients_match(
+      fx.ctx, [](const Inputs& x) { return astype(exp(astype(x[0], DType::float64)) * 2.0f, DType::float32); },
+      {Shape{5}}, {host_random(5, 10)});
+}
+
 TEST(OpsDType, Float32OnlyKernelsRefuseOtherTypes) {
   GradFixture fx;
   const NDArray a = make<int32_t>(fx, Shape{2, 2}, {1, 2, 3, 4});
