@@ -111,6 +111,10 @@ constexpr OpDef kOps[] = {
     {"outer", OpKind::linalg, "", "outer", "", "the outer product of two vectors (composed: reshape, mul)", true,
      true},
     {"take", OpKind::indexing, "", "", "x[key]", "the elements basic indexing selects (a copy; CPU)", true, false},
+    {"gather", OpKind::indexing, "", "", "x[idx] x[mask]",
+     "the blocks integer arrays (or a bool mask's true positions) pick on the leading axes (CPU)", true, false},
+    {"scatter", OpKind::indexing, "", "", "x[idx] = v", "v written to the blocks integer arrays pick (CPU)", false,
+     false},
     {"assign", OpKind::indexing, "", "", "x[key] = v", "v written to the elements basic indexing selects (CPU)", false,
      false},
     // Copies.

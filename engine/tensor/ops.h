@@ -225,4 +225,17 @@ NDArray take(const NDArray& a, const Selection& selection);
 // a or value needs a gradient.
 NDArray& assign(NDArray& a, const Selection& selection, const NDArray& value);
 
+// Integer-array indexing (NumPy's advanced indexing on the leading axes):
+// k index arrays (integers, broadcast to one shape I) pick, for each
+// position j of I, the block a[i0[j], ..., ik-1[j], ...] of the remaining
+// dimensions; the result has shape I + a.shape[k:]. Negative indices count
+// from the end; one out of range is the op's error, at the sync point. On
+// the CPU; gather is differentiable for floats (its gradient adds the
+// blocks back, repeated indices summing).
+NDArray gather(const NDArray& a, std::span<const NDArray> indices);
+// a's picked blocks = value (broadcast to I + a.shape[k:], cast to a's
+// type), in place: one op writing a's var. A repeated index keeps the last
+// value written.
+NDArray& scatter(NDArray& a, std::span<const NDArray> indices, const NDArray& value);
+
 }  // namespace asyncscope

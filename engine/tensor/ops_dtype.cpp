@@ -1031,3 +1031,202 @@ NDArray& assign(NDArray& a, const Selection& sel, const NDArray& value) {
 }
 
 }  // namespace asyncscope
+
+// ---- integer-array indexing ---------------------------------------------------
+
+namespace asyncscope {
+namespace {
+
+// What gather and scatter share: the index arrays (int64, one shape) for the
+// first k dimensions of `a`, the shape of the result, and the size of the
+// block each index picks (the dimensions after the k indexed ones).
+struct GatherPlan {
+  std::vector<NDArray> indices;
+  Shape index_shape;
+  Shape out_shape;
+  int64_t block = 1;
+  std::vector<int64_t> dims;     // a's first k dimensions
+  std::vector<int64_t> strides;  // their strides, in blocks
+};
+
+GatherPlan plan_gather(const NDArray& a, std::span<const NDArray> indices, const char* op) {
+  const Shape& s = a.chunk(op)->shape;
+  const size_t k = indices.size();
+  if (k == 0 || k > static_cast<size_t>(s.ndim())) {
+    throw std::invalid_argument(std::string(op) + ": " + std::to_string(k) + " index arrays for a " + s.to_string() +
+                                " array");
+  }
+  GatherPlan plan;
+  Shape shape = indices[0].shape();
+  for (const NDArray& i : indices) {
+    ops_detail::check_pair(a, i, op);
+    if (!is_integral(i.dtype())) {
+      throw std::invalid_argument(std::string(op) + ": index arrays hold integers, got " + name(i.dtype()));
+    }
+    shape = ops_detail::broadcast_shape(shape, i.shape(), op);
+  }
+  plan.index_shape = shape;
+  for (const NDArray& i : indices) {
+    NDArray v = i.dtype() == DType::int64 ? i : astype(i, DType::int64);
+    plan.indices.push_back(v.shape() == shape ? v : broadcast_to(v, shape));
+  }
+  std::vector<int64_t> out(shape.begin(), shape.end());
+  for (int d = static_cast<int>(k); d < s.ndim(); ++d) {
+    out.push_back(s[d]);
+    plan.block *= s[d];
+  }
+  if (out.size() > static_cast<size_t>(Shape::kMaxDims)) {
+    throw std::invalid_argument(std::string(op) + ": the result would have " + std::to_string(out.size()) +
+                                " dimensions, more than " + std::to_string(Shape::kMaxDims));
+  }
+  plan.out_shape = Shape(std::span<const int64_t>(out));
+  plan.dims.assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(k));
+  plan.strides.assign(k, 1);
+  for (int d = static_cast<int>(k) - 2; d >= 0; --d) {
+    plan.strides[static_cast<size_t>(d)] = plan.strides[static_cast<size_t>(d) + 1] * plan.dims[static_cast<size_t>(d) + 1];
+  }
+  return plan;
+}
+
+// The block offset of index element j (negative indices from the end); the
+// op's error for one out of range.
+int64_t block_of(const std::vector<const int64_t*>& idx, const std::vector<int64_t>& dims,
+                 const std::vector<int64_t>& strides, int64_t j) {
+  int64_t at = 0;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    int64_t i = idx[d][j];
+    if (i < -dims[d] || i >= dims[d]) {
+      throw std::out_of_range("index " + std::to_string(i) + " is out of bounds for dimension " + std::to_string(d) +
+                              " with size " + std::to_string(dims[d]));
+    }
+    if (i < 0) i += dims[d];
+    at += i * strides[d];
+  }
+  return at;
+}
+
+NDArray scatter_add(const NDArray& dy, const Shape& base, const GatherPlan& plan);
+
+}  // namespace
+
+NDArray gather(const NDArray& a, std::span<const NDArray> indices) {
+  static const trace::NameId kName = trace::intern("gather");
+  GatherPlan plan = plan_gather(a, indices, "gather");
+  NDArray out = NDArray::empty(a.context_ptr(), plan.out_shape, a.device(), a.dtype());
+  std::vector<NDArray> in{a};
+  std::vector<Chunk*> idx;
+  for (const NDArray& i : plan.indices) {
+    in.push_back(i);
+    idx.push_back(ops_detail::storage(i, "gather"));
+  }
+  Chunk* o = out.chunk();
+  Chunk* x = ops_detail::storage(a, "gather");
+  const size_t bytes = plan.block * item_size(a.dtype());
+  const int64_t n = plan.index_shape.size();
+  ops_detail::launch_many(kName, "gather", in, out, [o, x, idx, bytes, n, dims = plan.dims, strides = plan.strides](const RunContext&) {
+    std::vector<const int64_t*> p;
+    for (Chunk* c : idx) p.push_back(c->typed_for_read<int64_t>());
+    if (o->shape.size() == 0) return;
+    auto* y = static_cast<std::byte*>(o->raw_for_write());
+    const auto* src = static_cast<const std::byte*>(x->raw_for_read());
+    for (int64_t j = 0; j < n; ++j) {
+      std::memcpy(y + static_cast<size_t>(j) * bytes, src + static_cast<size_t>(block_of(p, dims, strides, j)) * bytes, bytes);
+    }
+  });
+  if (is_floating(a.dtype()) && autograd::should_record({&a})) {
+    autograd::record(kName, {&a}, out, [base = a.shape(), plan](const NDArray& dy, Need) {
+      return Grads{scatter_add(dy, base, plan)};
+    });
+  }
+  return out;
+}
+
+namespace {
+
+// zeros of `base` with dy's blocks added at the gathered places: gather's gradient.
+NDArray scatter_add(const NDArray& dy, const Shape& base, const GatherPlan& plan) {
+  static const trace::NameId kName = trace::intern("gather_backward");
+  NDArray out = NDArray::empty(dy.context_ptr(), base, dy.device(), dy.dtype());
+  std::vector<NDArray> in{dy};
+  std::vector<Chunk*> idx;
+  for (const NDArray& i : plan.indices) {
+    in.push_back(i);
+    idx.push_back(ops_detail::storage(i, "gather_backward"));
+  }
+  Chunk* o = out.chunk();
+  Chunk* g = ops_detail::storage(dy, "gather_backward");
+  const DType t = dy.dtype();
+  const int64_t n = plan.index_shape.size(), block = plan.block;
+  ops_detail::launch_many(kName, "gather_backward", in, out,
+                          [o, g, idx, t, n, block, dims = plan.dims, strides = plan.strides](const RunContext&) {
+                            std::vector<const int64_t*> p;
+                            for (Chunk* c : idx) p.push_back(c->typed_for_read<int64_t>());
+                            visit_dtype(t, [&]<class T>(T) {
+                              T* y = o->typed_for_write<T>();
+                              std::fill(y, y + o->shape.size(), T{});
+                              const T* d = g->typed_for_read<T>();
+                              for (int64_t j = 0; j < n; ++j) {
+                                T* dst = y + block_of(p, dims, strides, j) * block;
+                                for (int64_t e = 0; e < block; ++e) dst[e] = static_cast<T>(dst[e] + d[j * block + e]);
+                              }
+                            });
+                          });
+  return out;
+}
+
+}  // namespace
+
+NDArray& scatter(NDArray& a, std::span<const NDArray> indices, const NDArray& value) {
+  static const trace::NameId kName = trace::intern("scatter");
+  GatherPlan plan = plan_gather(a, indices, "scatter");
+  ops_detail::check_pair(a, value, "scatter");
+  if (!(ops_detail::broadcast_shape(value.shape(), plan.out_shape, "scatter") == plan.out_shape)) {
+    throw std::invalid_argument("scatter: a " + value.shape().to_string() + " value cannot be assigned to a " +
+                                plan.out_shape.to_string() + " selection");
+  }
+  if (autograd::is_recording() && (a.requires_grad() || value.requires_grad())) {
+    throw std::logic_error(
+        "scatter: in-place updates of arrays that need a gradient are not allowed while recording (the recorded graph "
+        "would see the changed values); use the out-of-place op");
+  }
+  NDArray v = value.dtype() == a.dtype() ? value : astype(value, a.dtype());
+  if (!(v.shape() == plan.out_shape)) v = broadcast_to(v, plan.out_shape);
+  std::vector<NDArray> in{v};
+  std::vector<Chunk*> idx;
+  for (const NDArray& i : plan.indices) {
+    in.push_back(i);
+    idx.push_back(ops_detail::storage(i, "scatter"));
+  }
+  Chunk* o = ops_detail::storage(a, "scatter");
+  Chunk* x = ops_detail::storage(v, "scatter");
+  const size_t bytes = plan.block * item_size(a.dtype());
+  const int64_t n = plan.index_shape.size();
+  // One op writing a's var (and reading the value and the indices).
+  Context& ctx = a.context();
+  ctx.check_open("scatter");
+  std::vector<Var*> reads;
+  for (const NDArray& r : in) reads.push_back(r.var());
+  Var* const writes[] = {a.var()};
+  OpMeta meta(kName, a.device());
+  meta.iteration = ctx.iteration();
+  meta.out_bytes = a.bytes();
+  if (ops_detail::on_gpu(a.device())) {
+    throw std::invalid_argument("scatter: not implemented on " + to_string(a.device()));
+  }
+  ctx.engine().push(
+      [o, x, idx, bytes, n, dims = plan.dims, strides = plan.strides](const RunContext&) {
+        std::vector<const int64_t*> p;
+        for (Chunk* c : idx) p.push_back(c->typed_for_read<int64_t>());
+        if (n == 0 || bytes == 0) return;
+        auto* y = static_cast<std::byte*>(o->raw_for_update());
+        const auto* src = static_cast<const std::byte*>(x->raw_for_read());
+        for (int64_t j = 0; j < n; ++j) {
+          std::memcpy(y + static_cast<size_t>(block_of(p, dims, strides, j)) * bytes, src + static_cast<size_t>(j) * bytes,
+                      bytes);
+        }
+      },
+      reads, writes, meta);
+  return a;
+}
+
+}  // namespace asyncscope

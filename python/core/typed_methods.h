@@ -31,8 +31,97 @@ NDArray assigned_value(const NDArray& x, py::handle value) {
   return array_from(x.context_ptr(), value, x.dtype(), TypeDefaults::torch, x.device());
 }
 
+// An index array of a key: an array of x's flavour (not 0-d), a list, a
+// range or a NumPy array; null for an int, a slice, None or Ellipsis.
+template <class T>
+bool is_index_array(py::handle k) {
+  if (const T* a = array_of<T>(k)) return a->a.shape().ndim() > 0;
+  return py::isinstance<py::list>(k) || py::isinstance<py::array>(k) ||
+         py::isinstance(k, py::module_::import("builtins").attr("range"));
+}
+
+// The index arrays of an integer-array or boolean-mask key (NumPy's advanced
+// indexing), for the leading axes: the key is one index array, or a tuple
+// whose leading entries are index arrays or ints (ints count as 0-d index
+// arrays beside arrays, as in NumPy) followed by full slices or an
+// Ellipsis. A bool mask becomes the indices of its true elements: its values
+// are read first (a sync point, as in NumPy and PyTorch: the result's shape
+// depends on them). Nothing for a basic key; IndexError for another mix.
+template <class T>
+std::optional<std::vector<NDArray>> index_arrays(const NDArray& x, py::handle key) {
+  py::tuple items = py::isinstance<py::tuple>(key) ? py::reinterpret_borrow<py::tuple>(key) : py::make_tuple(key);
+  bool any = false;
+  for (py::handle k : items) any |= is_index_array<T>(k);
+  if (!any) return std::nullopt;
+  std::vector<py::handle> leading;
+  size_t i = 0;
+  for (; i < items.size(); ++i) {
+    py::handle k = items[i];
+    if (is_index_array<T>(k) || (PyIndex_Check(k.ptr()) && !PyBool_Check(k.ptr())) || array_of<T>(k) != nullptr) {
+      leading.push_back(k);
+    } else {
+      break;
+    }
+  }
+  for (; i < items.size(); ++i) {
+    py::handle k = items[i];
+    const bool full = k.is(py::ellipsis()) || (PySlice_Check(k.ptr()) && py::getattr(k, "start").is_none() &&
+                                               py::getattr(k, "stop").is_none() && py::getattr(k, "step").is_none());
+    if (!full) {
+      throw py::index_error("index arrays must come first in the key, followed only by ':' or '...' "
+                            "(other mixes of integer arrays, slices and None are not supported)");
+    }
+  }
+  py::module_ np = py::module_::import("numpy");
+  std::vector<NDArray> out;
+  for (py::handle k : leading) {
+    NDArray idx;
+    if (const T* a = array_of<T>(k)) {
+      idx = a->a;
+    } else if (is_index_array<T>(k)) {  // before __index__: a NumPy array has that slot too
+      idx = array_from(x.context_ptr(), np.attr("asarray")(k), std::nullopt, TypeDefaults::torch, x.device());
+    } else {
+      idx = full(x.context_ptr(), Shape{}, static_cast<double>(py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(k.ptr())))),
+                 DType::int64, x.device());
+    }
+    if (idx.dtype() != DType::boolean && !is_integral(idx.dtype()) && idx.size() == 0) {
+      idx = astype(idx, DType::int64);  // x[[]]: NumPy reads [] as float64
+    }
+    if (idx.dtype() == DType::boolean) {
+      // The mask's true positions, one index array per mask dimension.
+      const int first = static_cast<int>(out.size());
+      const Shape& s = x.shape();
+      if (first + idx.shape().ndim() > s.ndim()) throw py::index_error("too many indices for array");
+      for (int d = 0; d < idx.shape().ndim(); ++d) {
+        if (idx.shape()[d] != s[first + d]) {
+          throw py::index_error("boolean index did not match the indexed array along axis " +
+                                std::to_string(first + d) + "; the array is " + s.to_string() + ", the index " +
+                                idx.shape().to_string());
+        }
+      }
+      const py::array mask = to_numpy(idx, trace::SyncKind::to_host);
+      const py::tuple nonzero = mask.attr("nonzero")();
+      for (py::handle part : nonzero) {
+        out.push_back(array_from(x.context_ptr(), part, DType::int64, TypeDefaults::torch, x.device()));
+      }
+      continue;
+    }
+    if (!is_integral(idx.dtype())) {
+      throw py::index_error("tensors used as indices must be integer or bool, got " + std::string(name(idx.dtype())));
+    }
+    out.push_back(idx);
+  }
+  return out;
+}
+
 template <class T>
 py::object getitem(const T& x, py::handle key) {
+  std::optional<std::vector<NDArray>> idx;
+  {
+    PushGuard guard(x.a.context());  // the index arrays are pushed from the script's line
+    idx = index_arrays<T>(x.a, key);
+  }
+  if (idx) return wrap(push_as<T>(x.a, [&] { return gather(x.a, *idx); }));
   const Selection sel = selection_from(key, x.a.shape());
   return wrap(push_as<T>(x.a, [&] {
     NDArray out = take(x.a, sel);
@@ -47,6 +136,15 @@ py::object getitem(const T& x, py::handle key) {
 template <class T>
 void setitem(py::object self, py::handle key, py::handle value) {
   T& x = self.cast<T&>();
+  std::optional<std::vector<NDArray>> idx;
+  {
+    PushGuard guard(x.a.context());
+    idx = index_arrays<T>(x.a, key);
+  }
+  if (idx) {
+    in_place<T>(self, [&](NDArray& a) { scatter(a, *idx, assigned_value<T>(a, value)); });
+    return;
+  }
   const Selection sel = selection_from(key, x.a.shape());
   in_place<T>(self, [&](NDArray& a) { assign(a, sel, assigned_value<T>(a, value)); });
 }

@@ -210,6 +210,38 @@ class TorchTypes(unittest.TestCase):
         self.assertEqual((values.min(), values.max()), (3, 8))
         self.assertEqual(sorted(set(values.tolist())), list(range(3, 9)))
 
+    def test_integer_array_and_mask_indexing(self):
+        a = np.arange(24, dtype=np.float32).reshape(4, 6) / 3
+        keys = [[0, 2], [-1, 0, 0], (range(3), [1, 2, 5]), (np.array([1, 3]), slice(None)), (0, [1, 4]),
+                ([[0], [3]], [1, 2]), (Ellipsis,)]
+        for key in keys:
+            def make(t, key=key):
+                return t.tensor(a)[key]
+            ours, theirs = both(make)
+            same(self, ours, theirs, "x[%r]" % (key,))
+        for make in (lambda t: t.tensor(a)[t.tensor(a) > 4], lambda t: t.tensor(a)[t.tensor([True, False, True, False])],
+                     lambda t: t.tensor(a)[t.tensor([2, 0])], lambda t: t.tensor(a)[[]]):
+            ours, theirs = both(make)
+            same(self, ours, theirs, "mask/tensor index")
+        for key, value in (((t_mask := (a > 4)), 0.0), ([1, 3], -1.0), ((range(2), [5, 0]), 7.0)):
+            def assign(t, key=key, value=value):
+                x = t.tensor(a)
+                x[t.tensor(key) if isinstance(key, np.ndarray) else key] = value
+                return x
+            ours, theirs = both(assign)
+            same(self, ours, theirs, "x[%r] = %r" % (key, value))
+        # The gather of softmax regression's loss, with its gradient.
+        grads = []
+        for t in (atorch, real_torch):
+            y_hat = t.tensor([[0.1, 0.3, 0.6], [0.3, 0.2, 0.5]], requires_grad=True)
+            y = t.tensor([0, 2])
+            loss = -t.log(y_hat[range(len(y_hat)), y]).sum()
+            loss.backward()
+            grads.append(y_hat.grad)
+        same(self, grads[0], grads[1], "gradient of -log(y_hat[range(n), y])")
+        with self.assertRaises(IndexError):
+            atorch.tensor(a)[[0, 1], 1:]
+
     def test_random_indexing_sweep(self):
         rng = random.Random(7)
         shape = (3, 4, 5)

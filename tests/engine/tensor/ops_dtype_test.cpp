@@ -215,6 +215,32 @@ TEST(OpsDType, TakeAndAssignWorkThroughStrides) {
             (std::vector<int64_t>{1, 1, 1, 2, 2, 2}));
 }
 
+TEST(OpsDType, GatherAndScatterPickBlocksByIndexArrays) {
+  GradFixture fx;
+  NDArray a = reshape(arange(fx.ctx, 0, 12, 1, DType::int32, Device::cpu()), Shape{3, 4});
+  const NDArray rows = make<int64_t>(fx, Shape{2}, {2, -3});
+  const NDArray one[] = {rows};
+  EXPECT_EQ(gather(a, one).shape(), (Shape{2, 4}));
+  EXPECT_EQ(values<int32_t>(gather(a, one)), (std::vector<int32_t>{8, 9, 10, 11, 0, 1, 2, 3}));
+  const NDArray cols = make<int64_t>(fx, Shape{2, 1}, {3, 0});  // broadcast against rows: a 2x2 result
+  const NDArray two[] = {rows, cols};
+  EXPECT_EQ(gather(a, two).shape(), (Shape{2, 2}));
+  EXPECT_EQ(values<int32_t>(gather(a, two)), (std::vector<int32_t>{11, 3, 8, 0}));
+  scatter(a, one, make<int32_t>(fx, Shape{}, {-1}));
+  EXPECT_EQ(values<int32_t>(a), (std::vector<int32_t>{-1, -1, -1, -1, 4, 5, 6, 7, -1, -1, -1, -1}));
+  const NDArray bad = make<int64_t>(fx, Shape{1}, {3});
+  const NDArray out_of_range[] = {bad};
+  NDArray g = gather(a, out_of_range);
+  EXPECT_THROW(g.wait_to_read(), OpError) << "an index out of range is the op's error, at the sync point";
+  const NDArray f = from_host(fx.ctx, Shape{1}, {1.0f});
+  const NDArray floats[] = {f};
+  EXPECT_THROW(gather(a, floats), std::invalid_argument);
+  try {
+    wait_all(fx.ctx);
+  } catch (const OpError&) {  // the out-of-range gather, the run's first error since the last wait_all
+  }
+}
+
 TEST(OpsDType, InPlaceUpdatesKeepTheArrayAndItsType) {
   GradFixture fx;
   NDArray a = make<int32_t>(fx, Shape{3}, {1, 2, 3});
@@ -268,6 +294,13 @@ TEST(OpsDType, GradientsMatchFiniteDifferences) {
     expect_gradients_match(fx.ctx, [&](const Inputs& x) { return reduce(x[0], r, {}); }, {Shape{2, 3}},
                            {std::vector<float>(spaced.begin(), spaced.begin() + 6)});
   }
+  // Integer-array indexing: a repeated index adds its gradients up.
+  const NDArray rows = make<int64_t>(fx, Shape{4}, {2, 0, 2, -1});
+  const NDArray cols = make<int64_t>(fx, Shape{4}, {1, 3, 1, 0});
+  expect_gradients_match(fx.ctx, [&](const Inputs& x) { const NDArray i[] = {rows}; return gather(x[0], i); },
+                         {Shape{3, 4}}, {host_random(12, 11)});
+  expect_gradients_match(fx.ctx, [&](const Inputs& x) { const NDArray i[] = {rows, cols}; return gather(x[0], i); },
+                         {Shape{3, 4}}, {host_random(12, 12)});
   // Through float64 and back: the casts pass the gradient in each type.
   expect_gradients_match(
       fx.ctx, [](const Inputs& x) { return astype(exp(astype(x[0], DType::float64)) * 2.0f, DType::float32); },
