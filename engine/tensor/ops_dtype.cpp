@@ -943,6 +943,26 @@ NDArray put_selection(const NDArray& dy, const Shape& base, const Selection& sel
 
 }  // namespace
 
+namespace {
+
+// What assign and scatter check of the value they write: one context and
+// device, a shape that broadcasts to the selection's, and no recorded graph
+// that would see the array change.
+void check_assigned(const NDArray& a, const NDArray& value, const Shape& selected, const char* op) {
+  ops_detail::check_pair(a, value, op);
+  if (!(ops_detail::broadcast_shape(value.shape(), selected, op) == selected)) {
+    throw std::invalid_argument(std::string(op) + ": a " + value.shape().to_string() +
+                                " value cannot be assigned to a " + selected.to_string() + " selection");
+  }
+  if (autograd::is_recording() && (a.requires_grad() || value.requires_grad())) {
+    throw std::logic_error(std::string(op) +
+                           ": in-place updates of arrays that need a gradient are not allowed while recording (the "
+                           "recorded graph would see the changed values); use the out-of-place op");
+  }
+}
+
+}  // namespace
+
 NDArray take(const NDArray& a, const Selection& sel) {
   static const trace::NameId kName = trace::intern("take");
   const Shape& s = a.chunk("take")->shape;
@@ -993,16 +1013,7 @@ NDArray& assign(NDArray& a, const Selection& sel, const NDArray& value) {
   static const trace::NameId kName = trace::intern("assign");
   const Shape& s = a.chunk("assign")->shape;
   check_selection(s, sel, "assign");
-  ops_detail::check_pair(a, value, "assign");
-  if (!(ops_detail::broadcast_shape(value.shape(), sel.shape, "assign") == sel.shape)) {
-    throw std::invalid_argument("assign: a " + value.shape().to_string() + " value cannot be assigned to a " +
-                                sel.shape.to_string() + " selection");
-  }
-  if (autograd::is_recording() && (a.requires_grad() || value.requires_grad())) {
-    throw std::logic_error(
-        "assign: in-place updates of arrays that need a gradient are not allowed while recording (the recorded graph "
-        "would see the changed values); use the out-of-place op");
-  }
+  check_assigned(a, value, sel.shape, "assign");
   const NDArray v = value.dtype() == a.dtype() ? value : astype(value, a.dtype());
   Chunk* o = ops_detail::storage(a, "assign");
   Chunk* x = ops_detail::storage(v, "assign");
@@ -1179,16 +1190,7 @@ NDArray scatter_add(const NDArray& dy, const Shape& base, const GatherPlan& plan
 NDArray& scatter(NDArray& a, std::span<const NDArray> indices, const NDArray& value) {
   static const trace::NameId kName = trace::intern("scatter");
   GatherPlan plan = plan_gather(a, indices, "scatter");
-  ops_detail::check_pair(a, value, "scatter");
-  if (!(ops_detail::broadcast_shape(value.shape(), plan.out_shape, "scatter") == plan.out_shape)) {
-    throw std::invalid_argument("scatter: a " + value.shape().to_string() + " value cannot be assigned to a " +
-                                plan.out_shape.to_string() + " selection");
-  }
-  if (autograd::is_recording() && (a.requires_grad() || value.requires_grad())) {
-    throw std::logic_error(
-        "scatter: in-place updates of arrays that need a gradient are not allowed while recording (the recorded graph "
-        "would see the changed values); use the out-of-place op");
-  }
+  check_assigned(a, value, plan.out_shape, "scatter");
   NDArray v = value.dtype() == a.dtype() ? value : astype(value, a.dtype());
   if (!(v.shape() == plan.out_shape)) v = broadcast_to(v, plan.out_shape);
   std::vector<NDArray> in{v};
