@@ -186,7 +186,12 @@ class Interrupt(unittest.TestCase):
             time.sleep(0.5)  # inside the wait (the chain takes far longer)
             p.send_signal(signal.SIGINT)
             line = p.stdout.readline().split()
-            out, err = p.communicate(timeout=300)
+            # The rest through the same buffered reader: communicate() reads the pipe
+            # itself and would miss what readline() already buffered (the next line
+            # often comes in the same read).
+            out = p.stdout.read()
+            err = p.stderr.read()
+            p.wait(timeout=300)
         finally:
             p.kill()
         self.assertEqual(line[:2], ["interrupted", "after"], err)
