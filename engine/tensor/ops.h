@@ -225,6 +225,10 @@ NDArray take(const NDArray& a, const Selection& selection);
 // a or value needs a gradient.
 NDArray& assign(NDArray& a, const Selection& selection, const NDArray& value);
 
+// A random permutation of 0..n-1 (int64), seeded as the random fills are
+// (the same context seed and push order give the same one).
+NDArray randperm(const ContextPtr& ctx, int64_t n, Device device);
+
 // Integer-array indexing (NumPy's advanced indexing on the leading axes):
 // k index arrays (integers, broadcast to one shape I) pick, for each
 // position j of I, the block a[i0[j], ..., ik-1[j], ...] of the remaining

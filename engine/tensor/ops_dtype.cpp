@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "engine/base/random.h"
 #include "engine/base/vector_clones.h"
 #include "engine/tensor/op_launch.h"
 #include "engine/tensor/ops.h"
@@ -1229,6 +1230,36 @@ NDArray& scatter(NDArray& a, std::span<const NDArray> indices, const NDArray& va
       },
       reads, writes, meta);
   return a;
+}
+
+}  // namespace asyncscope
+
+// ---- random permutations ------------------------------------------------------
+
+namespace asyncscope {
+
+NDArray randperm(const ContextPtr& ctx, int64_t n, Device device) {
+  static const trace::NameId kName = trace::intern("randperm");
+  if (!ctx) throw std::invalid_argument("randperm: null context");
+  if (n < 0) throw std::invalid_argument("randperm: n must be non-negative, got " + std::to_string(n));
+  NDArray out = NDArray::empty(ctx, Shape{n}, device, DType::int64);
+  Chunk* o = out.chunk();
+  const uint64_t key = ctx->next_random_key();
+  launch_typed(
+      kName, "randperm", {}, {&out},
+      [o, key, n](const RunContext&) {
+        // Fisher-Yates, with the seeded counter-based stream: the same seed
+        // and push order give the same permutation, whatever the workers.
+        int64_t* y = o->typed_for_write<int64_t>();
+        for (int64_t i = 0; i < n; ++i) y[i] = i;
+        for (int64_t i = n - 1; i > 0; --i) {
+          const uint64_t r = random::bits(key, static_cast<uint64_t>(i));
+          const auto j = static_cast<int64_t>(r % static_cast<uint64_t>(i + 1));
+          std::swap(y[i], y[j]);
+        }
+      },
+      NoFunction{});
+  return device == Device::cpu() ? out : to(out, device);
 }
 
 }  // namespace asyncscope

@@ -320,6 +320,16 @@ void bind_np_functions(py::module_& np) {
   np.def("floor_divide", [](const NpArray& x, py::handle y) { return binary_fn(x, y, &floor_divide); });
   np.def("mod", [](const NpArray& x, py::handle y) { return binary_fn(x, y, &mod); });
   np.def("linalg_norm", [](const NpArray& x, py::object ord, py::object axis, bool keepdims) {
+    if (!ord.is_none() && !py::isinstance<py::str>(ord)) {
+      const double p = py::cast<double>(ord);
+      if (p != 2.0) {
+        const std::vector<int> axes = axes_from(axis);
+        if (x.a.shape().ndim() > 1 && axes.size() != 1) {
+          throw std::invalid_argument("norm: ord=" + std::string(py::str(ord)) + " is supported for vectors (one axis) only");
+        }
+        return push_as<NpArray>(x.a, [&] { return pnorm_of(x.a, p, axes, keepdims, "norm"); });
+      }
+    }
     return push_as<NpArray>(x.a, [&] { return np_norm(x.a, ord, axis, keepdims); });
   }, py::arg("x"), py::arg("ord") = py::none(), py::arg("axis") = py::none(), py::arg("keepdims") = false);
   np.def("random_normal", [](double loc, double scale, py::object size, py::object dtype, py::object ctx) {
@@ -455,6 +465,37 @@ void bind_np_shapes(py::module_& np, py::handle cls_handle) {
   np.def("outer", [](const NpArray& a, const NpArray& b) {
     return push_as<NpArray>(a.a, [&] { return reshape(a.a, Shape{a.a.size(), 1}) * reshape(b.a, Shape{1, b.a.size()}); });
   }, py::arg("a"), py::arg("b"));
+  bind_tile_repeat<NpArray>(np, "A", "a");
+  np.def("random_permutation", [](py::object x) {
+    if (const NpArray* a = array_of<NpArray>(x)) {
+      return push_as<NpArray>(a->a, [&] {
+        const NDArray perm[] = {randperm(a->a.context_ptr(), a->a.shape().ndim() ? a->a.shape()[0] : 1, a->a.device())};
+        return gather(a->a, perm);
+      });
+    }
+    const ContextPtr& context = python::context();
+    return push_as<NpArray>(*context, [&] { return randperm(context, py::cast<int64_t>(x), Device::cpu()); });
+  }, py::arg("x"));
+  np.def("random_shuffle", [](py::object self) {
+    NpArray& x = self.cast<NpArray&>();
+    in_place<NpArray>(self, [&](NDArray& a) {
+      if (a.shape().ndim() == 0) return;
+      const NDArray perm[] = {randperm(a.context_ptr(), a.shape()[0], a.device())};
+      const NDArray shuffled = gather(a, perm);
+      Selection whole;
+      whole.shape = a.shape();
+      for (int i = a.shape().ndim() - 1, stride = 1; i >= 0; --i) {
+        whole.strides[i] = stride;
+        stride *= static_cast<int>(a.shape()[i]);
+      }
+      assign(a, whole, shuffled);
+    });
+    (void)x;
+  }, py::arg("x"), "Shuffles x along its first axis, in place (gather, then one assign).");
+  c.attr("__reduce__") = py::cpp_function([](const NpArray& x) {
+    return py::make_tuple(py::module_::import("asyncscope.np").attr("_rebuild"),
+                          py::make_tuple(to_numpy(x.a, trace::SyncKind::to_host)));
+  }, py::is_method(c));
   np.def("random_randint", [](int64_t low, py::object high, py::object size, py::object ctx) {
     const ContextPtr& context = python::context();
     const int64_t lo = high.is_none() ? 0 : low;

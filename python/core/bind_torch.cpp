@@ -15,6 +15,7 @@
 #include "python/core/arrays.h"
 #include "python/core/bindings.h"
 #include "python/core/runtime.h"
+#include "python/core/shape_ops.h"
 #include "python/core/torch_devices.h"
 #include "python/core/torch_repr.h"
 
@@ -141,13 +142,19 @@ Tensor reduce_with_aliases(const Tensor& x, py::object dim, bool keepdim, py::ob
 }
 
 // The 2-norm (Frobenius for a matrix), over everything or along dim.
+// The p-norm ('fro' and None: 2; a number, inf included), of everything or along dim.
 Tensor norm_of(const Tensor& x, py::object p, py::object dim, bool keepdim) {
-  const bool two = py::isinstance<py::str>(p) ? py::cast<std::string>(p) == "fro"
-                                              : !p.is_none() && py::cast<double>(p) == 2.0;
-  if (!two && !p.is_none()) {
-    throw std::invalid_argument("norm: only the 2-norm (p=2 or 'fro') is supported, got p=" + std::string(py::str(p)));
+  double order = 2.0;
+  if (py::isinstance<py::str>(p)) {
+    if (py::cast<std::string>(p) != "fro") {
+      throw std::invalid_argument("norm: p must be a number or 'fro', got '" + py::cast<std::string>(p) + "'");
+    }
+  } else if (!p.is_none()) {
+    order = py::cast<double>(p);
   }
-  return reduce(x, dim, keepdim, ReduceKind::norm);
+  if (order == 2.0) return reduce(x, dim, keepdim, ReduceKind::norm);
+  const std::vector<int> axes = axes_from(dim);
+  return push_as<Tensor>(x.a, [&] { return pnorm_of(x.a, order, axes, keepdim, "norm"); });
 }
 
 // x on `device`: x itself when it is there already, as PyTorch's .to() does.

@@ -487,6 +487,53 @@ void bind_torch_shapes(py::module_& t) {
       return dtype && *dtype != DType::int64 ? astype(out, *dtype) : out;
     });
   });
+  t.def("normal", [](double mean, double std_dev, py::object size, const py::kwargs& kwargs) {
+    const ContextPtr& context = python::context();
+    const Device d = torch_device(kwargs.contains("device") ? py::object(kwargs["device"]) : py::none(), *context, "normal");
+    const std::optional<DType> dtype = kwargs.contains("dtype") ? torch_dtype_from(kwargs["dtype"], "normal") : std::nullopt;
+    Tensor out = push_as<Tensor>(*context, [&] {
+      NDArray v = normal(context, shape_from(size, "normal"), static_cast<float>(mean), static_cast<float>(std_dev), d);
+      return dtype && *dtype != DType::float32 ? astype(v, *dtype) : v;
+    });
+    if (kwargs.contains("requires_grad") && py::cast<bool>(kwargs["requires_grad"])) {
+      PushGuard guard(out.a.context());
+      out.a.attach_grad(autograd::GradReq::accumulate);
+    }
+    return out;
+  }, py::arg("mean"), py::arg("std"), py::arg("size"),
+     "normal(mean, std, size): samples of N(mean, std^2) (numbers for mean and std; seeded per run).");
+  t.def("randperm", [](int64_t n, const py::kwargs& kwargs) {
+    const ContextPtr& context = python::context();
+    const Device d = torch_device(kwargs.contains("device") ? py::object(kwargs["device"]) : py::none(), *context, "randperm");
+    return push_as<Tensor>(*context, [&] { return randperm(context, n, d); });
+  }, py::arg("n"), "A random permutation of 0..n-1 (int64; seeded per run).");
+  c.attr("repeat") = py::cpp_function([](const Tensor& x, const py::args& args) {
+    const py::object spec = args.size() == 1 && !PyIndex_Check(args[0].ptr()) ? py::object(args[0]) : py::object(args);
+    const std::vector<int64_t> reps = dims_from(spec, "repeat");
+    if (reps.size() < static_cast<size_t>(x.a.shape().ndim())) {
+      throw std::runtime_error("repeat: the number of repeat dims cannot be smaller than the tensor's dimensions");
+    }
+    return push_as<Tensor>(x.a, [&] { return tile_of(x.a, reps, "repeat"); });
+  }, py::is_method(c));
+  const auto tile = [](const Tensor& x, py::object dims) {
+    const std::vector<int64_t> reps = dims_from(dims, "tile");
+    return push_as<Tensor>(x.a, [&] { return tile_of(x.a, reps, "tile"); });
+  };
+  t.def("tile", tile, py::arg("input"), py::arg("dims"));
+  c.attr("tile") = py::cpp_function(tile, py::is_method(c), py::arg("dims"));
+  const auto interleave = [](const Tensor& x, int64_t repeats, py::object dim) {
+    std::optional<int> axis;
+    if (!dim.is_none()) axis = py::cast<int>(dim);
+    return push_as<Tensor>(x.a, [&] { return repeat_of(x.a, repeats, axis, "repeat_interleave"); });
+  };
+  t.def("repeat_interleave", interleave, py::arg("input"), py::arg("repeats"), py::arg("dim") = py::none());
+  c.attr("repeat_interleave") = py::cpp_function(interleave, py::is_method(c), py::arg("repeats"), py::arg("dim") = py::none());
+  t.def("bmm", [](const Tensor& a, const Tensor& b) { return push_as<Tensor>(a.a, [&] { return bmm_of(a.a, b.a, "bmm"); }); },
+        py::arg("input"), py::arg("mat2"), "Batched matrix product of (B, n, m) and (B, m, p) tensors (a dot per batch).");
+  // Pickling: the values, rebuilt by torch.tensor (on the CPU, without autograd).
+  c.attr("__reduce__") = py::cpp_function([](const Tensor& x) {
+    return py::make_tuple(torch_attr("_rebuild"), py::make_tuple(to_numpy(x.a, trace::SyncKind::to_host)));
+  }, py::is_method(c));
 }
 
 // ---- MXNet's nd -------------------------------------------------------------
@@ -568,8 +615,27 @@ void bind_nd_shapes(py::module_& nd) {
   }, py::arg("low"), py::arg("high"), py::arg("shape") = py::make_tuple(1), py::arg("ctx") = py::none());
 }
 
+void bind_nd_more(py::module_& nd) {
+  nd.def("batch_dot", [](const MxArray& a, const MxArray& b) {
+    return push_as<MxArray>(a.a, [&] { return bmm_of(a.a, b.a, "batch_dot"); });
+  }, py::arg("lhs"), py::arg("rhs"), "Batched matrix product of (B, n, m) and (B, m, p) arrays.");
+  bind_tile_repeat<MxArray>(nd, "data", "data");
+  nd.def("random_shuffle", [](const MxArray& x) {
+    return push_as<MxArray>(x.a, [&] {
+      const NDArray perm[] = {randperm(x.a.context_ptr(), x.a.shape().ndim() ? x.a.shape()[0] : 1, x.a.device())};
+      return gather(x.a, perm);
+    });
+  }, py::arg("data"));
+  py::object c = nd.attr("NDArray");
+  c.attr("__reduce__") = py::cpp_function([](const MxArray& x) {
+    return py::make_tuple(py::module_::import("asyncscope.ndarray").attr("_rebuild"),
+                          py::make_tuple(to_numpy(x.a, trace::SyncKind::to_host)));
+  }, py::is_method(c));
+}
+
 void bind_nd_types(py::module_& nd) {
   bind_nd_shapes(nd);
+  bind_nd_more(nd);
   py::object c = nd.attr("NDArray");
   bind_common<MxArray>(c);
   nd.def("arange", [](py::object start, py::object stop, double step, py::object repeat, py::object ctx, py::object dtype) {

@@ -179,4 +179,71 @@ NDArray randint_of(const ContextPtr& ctx, int64_t low, int64_t high, const Shape
   return astype(minimum(floor(u), top), DType::int64);
 }
 
+NDArray pnorm_of(const NDArray& a, double p, const std::vector<int>& axes, bool keepdims, const char* op) {
+  const NDArray x = is_floating(a.dtype()) ? a : astype(a, DType::float32);
+  const bool all = axes.empty() && !keepdims;
+  const auto finish = [&](NDArray v) { return all ? reshape(v, Shape{}) : v; };
+  if (p == 2.0) return all ? norm(x) : norm(x, axes, keepdims);
+  if (std::isinf(p)) return finish(reduce(abs(x), p > 0 ? Reduction::max : Reduction::min, axes, keepdims));
+  if (p == 1.0) return finish(sum(abs(x), axes, keepdims));
+  if (p == 0.0) {
+    const NDArray nonzero = astype(compare(x, full(x.context_ptr(), Shape{}, 0.0, x.dtype(), x.device()),
+                                           Comparison::not_equal, true), x.dtype());
+    return finish(sum(nonzero, axes, keepdims));
+  }
+  if (std::isnan(p)) throw std::invalid_argument(std::string(op) + ": p must be a number");
+  const NDArray powered = pow(abs(x), full(x.context_ptr(), Shape{}, p, x.dtype(), x.device()));
+  return finish(pow(sum(powered, axes, keepdims), full(x.context_ptr(), Shape{}, 1.0 / p, x.dtype(), x.device())));
+}
+
+NDArray tile_of(const NDArray& a, const std::vector<int64_t>& reps, const char* op) {
+  NDArray x = a;
+  const int nd = std::max(static_cast<int>(reps.size()), a.shape().ndim());
+  if (nd > Shape::kMaxDims) throw std::invalid_argument(std::string(op) + ": more dimensions than an array may have");
+  while (x.shape().ndim() < nd) x = unsqueeze_of(x, 0, op);
+  const size_t pad = static_cast<size_t>(nd) - reps.size();
+  for (size_t i = 0; i < reps.size(); ++i) {
+    const int64_t r = reps[i];
+    if (r < 0) throw std::invalid_argument(std::string(op) + ": repetitions must be non-negative");
+    if (r == 1) continue;
+    const int axis = static_cast<int>(pad + i);
+    if (r == 0) {
+      std::vector<int64_t> dims(x.shape().begin(), x.shape().end());
+      dims[static_cast<size_t>(axis)] = 0;
+      x = full(x.context_ptr(), Shape(std::span<const int64_t>(dims)), 0.0, x.dtype(), x.device());
+      continue;
+    }
+    const std::vector<NDArray> copies(static_cast<size_t>(r), x);
+    x = concat(copies, axis);
+  }
+  return x;
+}
+
+NDArray repeat_of(const NDArray& a, int64_t n, std::optional<int> axis, const char* op) {
+  if (n < 0) throw std::invalid_argument(std::string(op) + ": repeats must be non-negative");
+  const NDArray x = axis ? a : reshape(a, Shape{a.size()});
+  const int k = axis ? axis_in(*axis, x.shape().ndim(), op) : 0;
+  std::vector<int64_t> wide(x.shape().begin(), x.shape().end());
+  wide.insert(wide.begin() + k + 1, n);
+  std::vector<int64_t> merged(x.shape().begin(), x.shape().end());
+  merged[static_cast<size_t>(k)] *= n;
+  return reshape(broadcast_to(unsqueeze_of(x, k + 1, op), Shape(std::span<const int64_t>(wide))), merged);
+}
+
+NDArray bmm_of(const NDArray& a, const NDArray& b, const char* op) {
+  if (a.shape().ndim() != 3 || b.shape().ndim() != 3 || a.shape()[0] != b.shape()[0] || a.shape()[2] != b.shape()[1]) {
+    throw std::invalid_argument(std::string(op) + ": needs (B, n, m) and (B, m, p) arrays, got " +
+                                a.shape().to_string() + " and " + b.shape().to_string());
+  }
+  const int64_t batch = a.shape()[0];
+  if (batch == 0) return full(a.context_ptr(), Shape{0, a.shape()[1], b.shape()[2]}, 0.0, a.dtype(), a.device());
+  std::vector<NDArray> products;
+  for (int64_t i = 0; i < batch; ++i) {
+    const NDArray ai = reshape(slice_axis(a, 0, i, i + 1), Shape{a.shape()[1], a.shape()[2]});
+    const NDArray bi = reshape(slice_axis(b, 0, i, i + 1), Shape{b.shape()[1], b.shape()[2]});
+    products.push_back(dot(ai, bi));
+  }
+  return stack(products, 0);
+}
+
 }  // namespace asyncscope::python

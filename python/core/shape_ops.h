@@ -4,13 +4,14 @@
 // values keep their order (reshape), strided copies otherwise (take,
 // permute), and compositions of pushed ops for the rest (each one on the
 // timeline). std::invalid_argument names the function for a bad axis.
-// Threading: Python threads holding the GIL, inside a push guard.
+// Threading: Python threads holding the GIL (the functions inside a push guard).
 #pragma once
 
 #include <optional>
 #include <vector>
 
 #include "engine/tensor/ops.h"
+#include "python/core/arrays.h"
 
 namespace asyncscope::python {
 
@@ -41,5 +42,33 @@ NDArray softmax_of(const NDArray& a, int axis, bool log, const char* op);
 std::vector<NDArray> split_of(const NDArray& a, const std::vector<int64_t>& sizes, int axis, const char* op);
 // Integers uniform in [low, high), int64 (from the seeded uniform fill, floored).
 NDArray randint_of(const ContextPtr& ctx, int64_t low, int64_t high, const Shape& shape, Device device);
+
+// The p-norm along axes (empty: all): p = 2 the engine's norm; 1 the sum of
+// magnitudes; infinity (-infinity) the largest (smallest) magnitude; 0 the
+// count of non-zeros; another p (sum |a|^p)^(1/p).
+NDArray pnorm_of(const NDArray& a, double p, const std::vector<int>& axes, bool keepdims, const char* op);
+// a repeated reps[i] times along each axis (NumPy's tile, PyTorch's repeat):
+// reps longer than a's dimensions add leading axes.
+NDArray tile_of(const NDArray& a, const std::vector<int64_t>& reps, const char* op);
+// Each element repeated n times along axis (every axis flattened first when
+// none): NumPy's repeat, PyTorch's repeat_interleave.
+NDArray repeat_of(const NDArray& a, int64_t n, std::optional<int> axis, const char* op);
+// The batched matrix product of (B, n, m) and (B, m, p) arrays: one dot per batch, stacked.
+NDArray bmm_of(const NDArray& a, const NDArray& b, const char* op);
+
+// NumPy's tile(A, reps) and repeat(a, repeats, axis=None) as functions of
+// module m for flavour T (the first argument named as the framework names it).
+template <class T>
+void bind_tile_repeat(py::module_& m, const char* tile_arg, const char* repeat_arg) {
+  m.def("tile", [](const T& x, py::object reps) {
+    const std::vector<int64_t> r = dims_from(reps, "tile");
+    return push_as<T>(x.a, [&] { return tile_of(x.a, r, "tile"); });
+  }, py::arg(tile_arg), py::arg("reps"));
+  m.def("repeat", [](const T& x, int64_t repeats, py::object axis) {
+    std::optional<int> a;
+    if (!axis.is_none()) a = py::cast<int>(axis);
+    return push_as<T>(x.a, [&] { return repeat_of(x.a, repeats, a, "repeat"); });
+  }, py::arg(repeat_arg), py::arg("repeats"), py::arg("axis") = py::none());
+}
 
 }  // namespace asyncscope::python

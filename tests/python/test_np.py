@@ -80,6 +80,22 @@ class NumPyInterface(unittest.TestCase):
         with self.assertRaises(ValueError):
             np.squeeze(np.ones((2, 3)), axis=0)
 
+    def test_tile_repeat_permutations_norms_and_pickling(self):
+        a = onp.arange(12, dtype=onp.float32).reshape(3, 4) - 5
+        for expr in ("np.tile(x, (2, 2))", "np.tile(x, 2)", "np.repeat(x, 2)", "np.repeat(x, 3, axis=1)",
+                     "np.linalg.norm(x[0], ord=1)", "np.linalg.norm(x, ord=np.inf, axis=1)"):
+            ours = eval(expr, {"np": np, "x": np.array(a)})
+            theirs = eval(expr.replace("np.inf", "float('inf')"), {"np": onp, "x": a})
+            same(self, ours, theirs, expr, "float32")
+        p = np.random.permutation(10)
+        self.assertEqual(sorted(p.asnumpy().tolist()), list(range(10)))
+        x = np.array(a)
+        np.random.shuffle(x)
+        self.assertEqual(sorted(map(tuple, x.asnumpy().tolist())), sorted(map(tuple, a.tolist())))
+        import pickle
+        y = pickle.loads(pickle.dumps(np.arange(3, dtype="int64")))
+        self.assertEqual((y.dtype, y.asnumpy().tolist()), (onp.dtype("int64"), [0, 1, 2]))
+
     def test_training_mode(self):
         from asyncscope import autograd
         self.assertFalse(autograd.is_training())

@@ -44,8 +44,9 @@ class TorchFunctions(unittest.TestCase):
             close(self, atorch.norm(atorch.tensor(A), **kwargs), real_torch.norm(real_torch.tensor(A), **kwargs),
                   "norm(%s)" % kwargs)
             close(self, atorch.tensor(A).norm(**kwargs), real_torch.tensor(A).norm(**kwargs), "x.norm(%s)" % kwargs)
-        with self.assertRaisesRegex(ValueError, "only the 2-norm"):
-            atorch.norm(atorch.tensor(A), p=1)
+        close(self, atorch.norm(atorch.tensor(A), p=1), real_torch.norm(real_torch.tensor(A), p=1), "norm(p=1)")
+        with self.assertRaisesRegex(ValueError, "p must be a number or 'fro'"):
+            atorch.norm(atorch.tensor(A), p="nuc")
 
     def test_dot_and_mv_with_their_gradients(self):
         results = []

@@ -242,6 +242,26 @@ class TorchTypes(unittest.TestCase):
         with self.assertRaises(IndexError):
             atorch.tensor(a)[[0, 1], 1:]
 
+    def test_norms_repeats_batches_and_pickling(self):
+        a = np.arange(-6, 6, dtype=np.float32).reshape(3, 4) / 4
+        for call in ("x.norm(p=1)", "t.norm(x, p=float('inf'), dim=1)", "x.norm(p=3, dim=0, keepdim=True)",
+                     "x.norm(p=0)", "x.repeat(2, 1)", "x.repeat(1, 2, 3)", "t.tile(x, (2,))", "x.repeat_interleave(2)",
+                     "t.repeat_interleave(x, 3, dim=1)", "t.bmm(x.reshape(3, 4, 1), x.reshape(3, 1, 4))"):
+            def make(t, call=call):
+                return eval(call, {"t": t, "x": t.tensor(a)})
+            ours, theirs = both(make)
+            same(self, ours, theirs, call)
+        p = atorch.randperm(50)
+        self.assertEqual(p.dtype, atorch.int64)
+        self.assertEqual(sorted(p.tolist()), list(range(50)))
+        n = atorch.normal(1.0, 0.5, (20000,)).numpy()
+        self.assertAlmostEqual(float(n.mean()), 1.0, delta=0.02)
+        self.assertAlmostEqual(float(n.std()), 0.5, delta=0.02)
+        import pickle
+        for x in (atorch.tensor(a), atorch.arange(5), atorch.tensor([True, False])):
+            y = pickle.loads(pickle.dumps(x))
+            same(self, y, real_torch.tensor(x.numpy()), "pickled")
+
     def test_random_indexing_sweep(self):
         rng = random.Random(7)
         shape = (3, 4, 5)
@@ -306,6 +326,19 @@ class MXNetTypes(unittest.TestCase):
         np.testing.assert_array_equal(nd.eye(3).asnumpy(), np.eye(3, dtype=np.float32))
         r = nd.random.randint(0, 4, shape=(500,)).asnumpy()
         self.assertEqual(sorted(set(r.tolist())), [0, 1, 2, 3])
+
+    def test_nd_repeats_batches_shuffles_and_pickling(self):
+        a = np.arange(12, dtype=np.float32).reshape(3, 4)
+        np.testing.assert_array_equal(nd.tile(nd.array(a), (2, 1)).asnumpy(), np.tile(a, (2, 1)))
+        np.testing.assert_array_equal(nd.repeat(nd.array(a), 2, axis=0).asnumpy(), np.repeat(a, 2, axis=0))
+        b = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+        c = np.arange(8, dtype=np.float32).reshape(2, 4, 1)
+        np.testing.assert_allclose(nd.batch_dot(nd.array(b), nd.array(c)).asnumpy(), b @ c)
+        s = nd.random.shuffle(nd.array(a)).asnumpy()
+        self.assertEqual(sorted(map(tuple, s.tolist())), sorted(map(tuple, a.tolist())))
+        import pickle
+        x = pickle.loads(pickle.dumps(nd.arange(4, dtype="int32")))
+        self.assertEqual((x.dtype, x.asnumpy().tolist()), (np.int32, [0, 1, 2, 3]))
 
     def test_nd_indexing(self):
         x = nd.arange(12).reshape((3, 4))

@@ -40,11 +40,14 @@ flip = _nd.flip
 split = _nd.split
 linspace = _nd.linspace
 eye = _nd.eye
+batch_dot = _nd.batch_dot
+tile = _nd.tile
+repeat = _nd.repeat
 broadcast_to = _nd.broadcast_to
 
 __all__ = ["NDArray", "concat", "stack", "slice_axis", "ones", "zeros", "ones_like", "zeros_like", "full", "array", "dot", "waitall", "sum", "mean", "norm", "transpose", "reshape",
            "broadcast_to", "random", "arange", "argmax", "argmin", "max", "min", "prod",
-           "expand_dims", "squeeze", "swapaxes", "flip", "split", "linspace", "eye"]
+           "expand_dims", "squeeze", "swapaxes", "flip", "split", "linspace", "eye", "batch_dot", "tile", "repeat"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,
 # sigmoid, exp, sin, round, ...
@@ -52,3 +55,8 @@ for _name in _nd.__table_ops__:
     globals()[_name] = getattr(_nd, _name)
     __all__.append(_name)
 del _name
+
+
+def _rebuild(values):
+    """A pickled NDArray's values as an NDArray again (of their type)."""
+    return array(values, dtype=values.dtype)

@@ -18,3 +18,8 @@ def randint(low, high, shape=(1,), ctx=None, dtype=None):
     """Integers uniform in [low, high), int64 (pushed; returns at once)."""
     out = _core.nd.random_randint(low, high, shape, ctx)
     return out if dtype is None else out.astype(dtype)
+
+
+def shuffle(data):
+    """The array with its first axis in a random order (a new array; pushed, returns at once)."""
+    return _core.nd.random_shuffle(data)

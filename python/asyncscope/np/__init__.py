@@ -52,10 +52,20 @@ linspace = _np.linspace
 eye = _np.eye
 split = _np.split
 outer = _np.outer
+tile = _np.tile
+repeat = _np.repeat
 
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "all", "any", "equal", "not_equal",
               "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor"):
     globals()[_name] = getattr(_np, _name)
+
+import math as _math
+
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+e = _math.e
+newaxis = None
 
 float32 = "float32"
 float64 = "float64"
@@ -68,9 +78,15 @@ __all__ = ["ndarray", "array", "zeros", "ones", "empty", "full", "zeros_like", "
            "stack", "dot", "matmul", "transpose", "reshape", "cumsum", "where", "clip", "floor_divide", "mod",
            "sum", "mean", "max", "min", "prod", "argmax", "argmin", "all", "any", "equal", "not_equal", "greater",
            "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor", "random", "linalg",
-           "expand_dims", "squeeze", "swapaxes", "flip", "std", "var", "linspace", "eye", "split", "outer",
-           "float32", "float64", "int32", "int64", "uint8", "bool_"]
+           "expand_dims", "squeeze", "swapaxes", "flip", "std", "var", "linspace", "eye", "split", "outer", "tile", "repeat",
+           "float32", "float64", "int32", "int64", "uint8", "bool_",
+           "inf", "nan", "pi", "e", "newaxis"]
 for _name in _np.__table_ops__:
     globals()[_name] = getattr(_np, _name)
     if _name not in __all__:
         __all__.append(_name)
+
+
+def _rebuild(values):
+    """A pickled ndarray's values as an ndarray again (of their type)."""
+    return array(values, dtype=values.dtype)

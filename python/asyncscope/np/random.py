@@ -18,3 +18,13 @@ def randint(low, high=None, size=None, dtype=None, ctx=None):
     """Integers uniform in [low, high) ([0, low) without high), int64 (pushed, returns at once)."""
     out = _core.np.random_randint(low, high, size, ctx)
     return out if dtype is None else out.astype(dtype)
+
+
+def permutation(x):
+    """A random permutation of range(x) (int64), or of x's first axis (a new array)."""
+    return _core.np.random_permutation(x)
+
+
+def shuffle(x):
+    """Shuffles x along its first axis, in place (pushed; returns at once)."""
+    _core.np.random_shuffle(x)

@@ -81,7 +81,8 @@ clip = _t.clip
 from_numpy = _t.from_numpy
 as_tensor = _t.as_tensor
 for _name in ("unsqueeze", "squeeze", "flatten", "permute", "transpose", "swapaxes", "flip", "std", "var", "softmax",
-              "log_softmax", "split", "chunk", "outer", "linspace", "eye", "randint"):
+              "log_softmax", "split", "chunk", "outer", "linspace", "eye", "randint", "normal", "randperm", "tile",
+              "repeat_interleave", "bmm"):
     globals()[_name] = getattr(_t, _name)
 
 
@@ -186,7 +187,8 @@ __all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand",
            "cuda", "nn", "no_grad", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
            "prod", "all", "any", "amax", "amin", "where", "clamp", "clip", "from_numpy", "as_tensor", "unsqueeze",
            "squeeze", "flatten", "permute", "transpose", "swapaxes", "flip", "std", "var", "softmax", "log_softmax",
-           "split", "chunk", "outer", "linspace", "eye", "randint"]
+           "split", "chunk", "outer", "linspace", "eye", "randint", "normal", "randperm", "tile", "repeat_interleave",
+           "bmm"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,
 # sigmoid, exp, sin, round, ...
@@ -194,3 +196,8 @@ for _name in _t.__table_ops__:
     globals()[_name] = getattr(_t, _name)
     __all__.append(_name)
 del _name
+
+
+def _rebuild(values):
+    """A pickled tensor's values as a tensor again (on the CPU, of their type)."""
+    return tensor(values)
