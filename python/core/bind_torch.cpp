@@ -9,9 +9,11 @@
 // engine's CPU workers and return at once, as ops on a GPU stream do.
 #include <pybind11/stl.h>
 
+#include <cctype>
 #include <cstring>
 #include <stdexcept>
 
+#include "engine/tensor/autograd_graph.h"
 #include "python/core/arrays.h"
 #include "python/core/bindings.h"
 #include "python/core/runtime.h"
@@ -91,6 +93,46 @@ std::string device_suffix(Device d) {
   return d.kind == DeviceKind::cpu ? "" : "device='" + to_string(d) + "'";
 }
 
+// The name PyTorch gives the backward function of the op that computed x
+// (MulBackward0), or nothing for a leaf, a tensor outside any graph, or a
+// graph already released. Ops PyTorch names otherwise get their engine name
+// in PyTorch's pattern (take: TakeBackward0).
+std::optional<std::string> grad_fn_name(const NDArray& x) {
+  const detail::Chunk* c = x.chunk();
+  if (!c->grad || c->grad->leaf || !c->grad->node || c->grad->node->used) return std::nullopt;
+  const std::string op = trace::name_of(c->grad->node->name);
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"add", "AddBackward0"},       {"add_scalar", "AddBackward0"},   {"sub", "SubBackward0"},
+      {"sub_scalar", "SubBackward0"}, {"rsub_scalar", "RsubBackward1"}, {"mul", "MulBackward0"},
+      {"mul_scalar", "MulBackward0"}, {"div", "DivBackward0"},         {"div_scalar", "DivBackward0"},
+      {"rdiv_scalar", "MulBackward0"}, {"negative", "NegBackward0"},    {"pow", "PowBackward1"},
+      {"square", "PowBackward0"},    {"sqrt", "SqrtBackward0"},        {"exp", "ExpBackward0"},
+      {"log", "LogBackward0"},       {"relu", "ReluBackward0"},        {"sigmoid", "SigmoidBackward0"},
+      {"tanh", "TanhBackward0"},     {"sin", "SinBackward0"},          {"cos", "CosBackward0"},
+      {"abs", "AbsBackward0"},       {"sum", "SumBackward0"},          {"sum_axis", "SumBackward1"},
+      {"mean", "MeanBackward0"},     {"mean_axis", "MeanBackward1"},   {"norm", "NormBackward1"},
+      {"norm_axis", "NormBackward1"}, {"dot", "MmBackward0"},          {"reshape", "ViewBackward0"},
+      {"transpose", "TBackward0"},   {"permute", "PermuteBackward0"},  {"take", "IndexBackward0"},
+      {"gather", "IndexBackward0"},  {"concat", "CatBackward0"},       {"copy", "CloneBackward0"},
+      {"astype", "ToCopyBackward0"}, {"maximum", "MaximumBackward0"},  {"minimum", "MinimumBackward0"},
+      {"max", "MaxBackward1"},       {"min", "MinBackward1"},          {"prod", "ProdBackward0"},
+      {"cumsum", "CumsumBackward0"}, {"where", "WhereBackward0"},      {"broadcast_to", "ExpandBackward0"}};
+  for (const auto& [engine, torch_name] : kNames) {
+    if (op == engine) return std::string(torch_name);
+  }
+  std::string out;
+  bool upper = true;
+  for (const char ch : op) {
+    if (ch == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch))) : ch;
+    upper = false;
+  }
+  return out + "Backward0";
+}
+
 std::string torch_repr(const Tensor& x) {
   const DType t = x.a.dtype();
   std::vector<double> values;
@@ -115,7 +157,11 @@ std::string torch_repr(const Tensor& x) {
   if (t != DType::float32 && t != DType::int64 && t != DType::boolean) {
     suffixes.push_back(std::string("dtype=torch.") + name(t));
   }
-  if (x.a.grad_req() == autograd::GradReq::accumulate) suffixes.push_back("requires_grad=True");
+  if (x.a.grad_req() == autograd::GradReq::accumulate) {
+    suffixes.push_back("requires_grad=True");
+  } else if (const std::optional<std::string> fn = grad_fn_name(x.a)) {
+    suffixes.push_back("grad_fn=<" + *fn + ">");
+  }
   const TensorValues kind = is_floating(t)     ? TensorValues::floating
                             : t == DType::boolean ? TensorValues::boolean
                                                   : TensorValues::integer;
@@ -277,6 +323,11 @@ torch.cuda.synchronize() wait for the work they need.)");
         set_requires_grad(self.cast<Tensor&>(), requires_grad);
         return self;
       }, py::arg("requires_grad") = true, "Sets requires_grad in place and returns this tensor.")
+      .def_property_readonly("grad_fn", [](const Tensor& x) -> py::object {
+        const std::optional<std::string> fn = grad_fn_name(x.a);
+        if (!fn) return py::none();
+        return torch_attr("_GradFn")(*fn);
+      }, "The backward function of the op that computed this tensor (None for a leaf).")
       .def_property_readonly("is_leaf", [](const Tensor& x) {
         return x.a.grad_req() != autograd::GradReq::null || !x.a.requires_grad();
       })

@@ -262,6 +262,19 @@ class TorchTypes(unittest.TestCase):
             y = pickle.loads(pickle.dumps(x))
             same(self, y, real_torch.tensor(x.numpy()), "pickled")
 
+    def test_grad_fn_is_printed_as_pytorch_prints_it(self):
+        for make in (lambda t: 2 * t.dot(t.arange(4.0, requires_grad=True), t.arange(4.0)),
+                     lambda t: t.arange(4.0, requires_grad=True).sum(),
+                     lambda t: (t.ones(2, 2, requires_grad=True) * 3).mean(),
+                     lambda t: t.exp(t.ones(2, requires_grad=True)),
+                     lambda t: t.ones(2, requires_grad=True) + 1):
+            ours, theirs = both(make)
+            self.assertEqual(repr(ours), repr(theirs))
+            self.assertEqual(ours.grad_fn.name(), theirs.grad_fn.name())
+        self.assertIsNone(atorch.ones(2, requires_grad=True).grad_fn)
+        with atorch.no_grad():
+            self.assertNotIn("grad_fn", repr(atorch.ones(2, requires_grad=True) * 2))
+
     def test_random_indexing_sweep(self):
         rng = random.Random(7)
         shape = (3, 4, 5)

@@ -114,6 +114,19 @@ int64 = long = dtype("int64")
 uint8 = dtype("uint8")
 globals()["bool"] = dtype("bool")
 
+class _GradFn:
+    """A tensor's grad_fn: the name of the backward function of the op that computed it."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def name(self):
+        return self._name
+
+    def __repr__(self):
+        return "<%s object>" % self._name
+
+
 _max_result = _collections.namedtuple("max", ["values", "indices"])
 _min_result = _collections.namedtuple("min", ["values", "indices"])
 
