@@ -172,7 +172,9 @@ template <class F>
 NDArray unary(const NDArray& a, trace::NameId name, const char* op, cuda::UnaryOp gpu_op, float s, F f,
               IntegerInput rule = IntegerInput::to_float32) {
   if (a.dtype() != DType::float32) [[unlikely]] {
-    if (!is_floating(a.dtype()) && (rule == IntegerInput::to_float32 || a.dtype() == DType::boolean)) {
+    // A function that keeps integers has no meaning for bools (PyTorch refuses -b, abs(b), floor(b)).
+    if (a.dtype() == DType::boolean && rule == IntegerInput::keep) throw_dtype(op, a.dtype());
+    if (!is_floating(a.dtype()) && rule == IntegerInput::to_float32) {
       return unary(cast_for(a, DType::float32), name, op, gpu_op, s, f, rule);
     }
     return unary_typed(a, name, op, f, rule);

@@ -330,6 +330,7 @@ NDArray relu(const NDArray& a) {
 
 NDArray square(const NDArray& a) {
   static const trace::NameId kName = trace::intern("square");
+  if (a.dtype() == DType::boolean) return square(astype(a, DType::int64));  // as b ** 2 promotes
   NDArray out = unary(a, kName, "square", cuda::UnaryOp::square, 0.0f, [](auto x) { return x * x; }, IntegerInput::keep);
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [a](const NDArray& dy) { return dy * a * 2.0f; });

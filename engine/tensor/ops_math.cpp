@@ -43,6 +43,7 @@ NDArray abs(const NDArray& a) {
 
 NDArray sign(const NDArray& a) {
   static const trace::NameId kName = trace::intern("sign");
+  if (a.dtype() == DType::boolean) return copy(a);  // the sign of a bool is itself
   NDArray out = unary(a, kName, "sign", cuda::UnaryOp::sign, 0.0f,
                       [](auto x) { return static_cast<float>((x > 0) - (x < 0)); }, IntegerInput::keep);
   if (autograd::should_record({&a})) record1(kName, a, out, &zero_gradient);

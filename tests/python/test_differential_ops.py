@@ -1,6 +1,7 @@
 """A differential sweep of the typed ops: the PyTorch edition against the
 real PyTorch, and MXNet's np interface against NumPy, on random shapes
-(0-d, empty, broadcasting pairs) and every pair of dtypes: the same values,
+(0-d, empty, broadcasting pairs) and every pair of dtypes (every dtype for
+the elementwise functions): the same values,
 shape and dtype, or the same exception class when the framework refuses.
 The default run samples the combinations (seeded, a few hundred cases);
 ASYNCSCOPE_EXHAUSTIVE=1 (the `python.DifferentialExhaustive` test, labelled
@@ -29,6 +30,8 @@ SHAPE_PAIRS = [((), ()), ((3,), ()), ((), (4,)), ((2, 3), (2, 3)), ((2, 1), (1, 
                ((0,), (0,)), ((2, 0), (1, 0)), ((0, 3), (3,)), ((5,), (1,)), ((2, 3), (3, 2))]
 BINARY = ["+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">="]
 REDUCTIONS = ["sum", "prod", "max", "min", "argmax", "argmin", "all", "any"]
+UNARY = ["abs", "neg", "sign", "sqrt", "exp", "log", "log1p", "sin", "cos", "tanh", "sigmoid", "relu", "floor", "ceil",
+         "round", "square"]
 
 
 def values(rng, shape, dtype):
@@ -126,6 +129,15 @@ class TorchDifferential(Drained):
                 r = getattr(real_torch.tensor(a), name)(**kwargs)
                 return r[0] if isinstance(r, tuple) else r
             self.check(what, ours, theirs)
+
+    def test_elementwise_functions(self):
+        rng = onp.random.default_rng(10)
+        for name, t in itertools.product(UNARY, DTYPES):
+            a = values(rng, (2, 3), t)
+            if t.startswith("float") and name in ("sqrt", "log", "log1p"):
+                a = onp.abs(a)
+            self.check("%s(%s)" % (name, t), lambda: getattr(atorch, name)(atorch.tensor(a)),
+                       lambda: getattr(real_torch, name)(real_torch.tensor(a)))
 
     def test_casts(self):
         rng = onp.random.default_rng(8)
