@@ -22,6 +22,10 @@ using Chunks = Recycler<Chunk, &Chunk::next_free, 64, 64>;
 
 Chunk* new_chunk() { return Chunks::take(); }
 
+void drop_holder(Chunk* view) noexcept {
+  if (view->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) recycle_chunk(view);
+}
+
 void recycle_chunk(Chunk* chunk) noexcept {
   // Made anew in place: a new chunk's state is its default one, whatever
   // fields it gains.
@@ -39,19 +43,19 @@ void* Chunk::raw_for_write() {
       throw MemoryBudgetError("the " + shape.to_string() + " array", refusal);  // the op's error names the shape
     }
   }
-  return s->data;
+  return static_cast<std::byte*>(s->data) + offset;
 }
 
 void* Chunk::raw_for_update() {
   Chunk* s = storage();
   if (s->data == nullptr) throw std::logic_error("array " + shape.to_string() + " was updated before any op wrote it");
-  return s->data;
+  return static_cast<std::byte*>(s->data) + offset;
 }
 
 const void* Chunk::raw_for_read() const {
   const Chunk* s = storage();
   if (s->data == nullptr) throw std::logic_error("array " + shape.to_string() + " was read before any op wrote it");
-  return s->data;
+  return static_cast<const std::byte*>(s->data) + offset;
 }
 
 }  // namespace detail
@@ -79,11 +83,22 @@ NDArray NDArray::empty(const std::shared_ptr<Context>& context, const Shape& sha
 }
 
 NDArray make_view(const NDArray& base, const Shape& shape) {
-  detail::Chunk* b = base.chunk("reshape")->storage();
-  if (shape.size() != b->shape.size()) {
-    throw std::invalid_argument("reshape: cannot view " + base.shape().to_string() + " (" +
-                                std::to_string(b->shape.size()) + " elements) as " + shape.to_string() + " (" +
+  const detail::Chunk* c = base.chunk("reshape");
+  if (shape.size() != c->shape.size()) {
+    throw std::invalid_argument("reshape: cannot view " + c->shape.to_string() + " (" +
+                                std::to_string(c->shape.size()) + " elements) as " + shape.to_string() + " (" +
                                 std::to_string(shape.size()) + " elements)");
+  }
+  return make_view(base, shape, 0);
+}
+
+NDArray make_view(const NDArray& base, const Shape& shape, int64_t offset) {
+  detail::Chunk* c = base.chunk("view");
+  detail::Chunk* b = c->storage();
+  const size_t item = item_size(c->dtype);
+  if (offset < 0 || shape.size() < 0 || offset + shape.size() > c->shape.size()) {
+    throw std::out_of_range("view: elements " + std::to_string(offset) + " to " + std::to_string(offset + shape.size()) +
+                            " are outside a " + c->shape.to_string() + " array");
   }
   detail::Chunk* view = detail::new_chunk();
   ++b->storage_refs;  // the view's reference on the storage
@@ -93,8 +108,10 @@ NDArray make_view(const NDArray& base, const Shape& shape) {
   view->var = b->var;
   view->shape = shape;
   view->device = b->device;
-  view->bytes = b->bytes;
   view->dtype = b->dtype;
+  view->offset = c->offset + static_cast<size_t>(offset) * item;
+  view->bytes = static_cast<size_t>(shape.size()) * item;
+  view->slice = view->offset != 0 || view->bytes != b->bytes;
   return NDArray(view);
 }
 
@@ -140,9 +157,15 @@ void NDArray::release() noexcept {
   // other arrays, whose release pushes ops.
   std::unique_ptr<autograd::ArrayGrad> grad = std::move(chunk->grad);
   if (chunk->base != nullptr) {
-    // A view: no op uses its chunk (ops hold the storage's), so it goes now.
+    // A whole view: no op uses its chunk (ops hold the storage's), so it
+    // goes now. A part view goes when the ops holding it have run too.
     detail::Chunk* base = chunk->base;
-    detail::recycle_chunk(chunk);
+    if (!chunk->slice) {
+      detail::recycle_chunk(chunk);
+    } else {
+      chunk->context.reset();  // here, not on a worker (see release_storage)
+      detail::drop_holder(chunk);
+    }
     release_storage(base);
   } else {
     release_storage(chunk);

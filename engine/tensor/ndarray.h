@@ -11,7 +11,10 @@
 // an array goes away, freeing its storage is itself pushed as an op, so it
 // happens after every op already pushed that uses the array. An array made by
 // reshape() is a view: it shares the storage (and the engine var) of the
-// array it was made from, and keeps that array alive.
+// array it was made from, and keeps that array alive. So is a contiguous
+// part of an array (view_of in ops.h, what basic indexing gives): ops on it
+// read and write its part of the storage, in place, as writes of the one
+// var, so the engine orders them with every op on the whole array.
 //
 // Autograd belongs to the arrays (engine/tensor/autograd.h): attach_grad()
 // makes an array a leaf with a gradient; an op recorded on it remembers, in
@@ -53,10 +56,14 @@ namespace detail {
 
 // The state behind NDArray handles. Ops capture a raw pointer to the chunk
 // that owns the storage (storage()): the engine frees it only after every op
-// pushed on its var has run. A view owns no storage: it is freed on the
-// frontend when its last handle goes, and holds a reference on its base's
-// storage (not on the base array: a view that a gradient function keeps of
-// an op's output must not keep the output's autograd state alive).
+// pushed on its var has run. A view owns no storage and holds a reference on
+// its base's storage (not on the base array: a view that a gradient function
+// keeps of an op's output must not keep the output's autograd state alive).
+// A view of the whole storage (reshape) is freed on the frontend when its
+// last handle goes: ops capture the storage's chunk. A view of a part
+// (`slice`) is captured itself, for its offset and shape, so it also counts
+// the ops holding it (`holders`) and goes when the last of them and its last
+// handle are gone, on whichever thread that is.
 // Layout: three parts on cache lines of their own, by who writes them. The
 // first is the frontend's (handle counts, ownership); the second is written
 // when the array is made and only read after; the third holds the buffer
@@ -77,6 +84,9 @@ struct alignas(64) Chunk {
   // (the recorded op that computed it, its gradient after attach_grad).
   std::unique_ptr<autograd::ArrayGrad> grad;
   Chunk* next_free = nullptr;        // the chunk recycler's link while the chunk is pooled
+  // A part view's owners: 1 for all its handles together, + 1 per op
+  // capture (ops_detail::ChunkRef); the frontend and workers both count.
+  std::atomic<int> holders{1};
 
   alignas(64) Shape shape;
   size_t bytes = 0;
@@ -84,7 +94,9 @@ struct alignas(64) Chunk {
   PooledAllocator* allocator = nullptr;
   Var* var = nullptr;
   Chunk* base = nullptr;             // a view: the chunk that owns the storage (never itself a view)
+  size_t offset = 0;                 // a view: where its values start in the storage, in bytes
   DType dtype = DType::float32;
+  bool slice = false;                // a view of a part of the storage (see above)
 
   alignas(64) void* data = nullptr;  // allocated by the first writing op (storage owners only)
 
@@ -120,6 +132,9 @@ struct alignas(64) Chunk {
 // the frontend's next chunk is fetched ahead.
 Chunk* new_chunk();
 void recycle_chunk(Chunk* chunk) noexcept;
+// One owner of a part view less (its handles, or an op that captured it);
+// the last one recycles it. Any thread.
+void drop_holder(Chunk* view) noexcept;
 
 }  // namespace detail
 
@@ -150,8 +165,10 @@ class NDArray {
   Var* var() const { return chunk()->var; }
   Context& context() const { return *chunk()->context; }
   const std::shared_ptr<Context>& context_ptr() const { return chunk()->context; }
-  // Whether this array is a view of another's storage (made by reshape).
+  // Whether this array is a view of another's storage (made by reshape or view_of).
   bool is_view() const { return chunk()->base != nullptr; }
+  // Whether two arrays share storage (one is a view of the other, or both of a third).
+  bool shares_storage(const NDArray& other) const { return chunk()->storage() == other.chunk()->storage(); }
 
   // Sync points: block until every op pushed so far that writes this array has
   // finished; rethrow its error (OpError naming the op, or CancelledError).
@@ -221,7 +238,7 @@ class NDArray {
   }
 
  private:
-  friend NDArray make_view(const NDArray& base, const Shape& shape);
+  friend NDArray make_view(const NDArray& base, const Shape& shape, int64_t offset);
   explicit NDArray(detail::Chunk* chunk) noexcept : chunk_(chunk) {}
   void release() noexcept;
   [[noreturn]] static void throw_null(const char* op);
@@ -233,6 +250,9 @@ class NDArray {
 
 // A view of `base` with another shape of the same size (no op is pushed).
 NDArray make_view(const NDArray& base, const Shape& shape);
+// A view of `shape`'s size elements of `base`, from element `offset` of
+// base's row-major order (std::out_of_range past base's end).
+NDArray make_view(const NDArray& base, const Shape& shape, int64_t offset);
 
 // Values as text, e.g. "[[1, 2], [3, 4]]"; at most `edge` items per side of each dimension.
 std::string format_values(const Shape& shape, const float* data, int64_t edge = 3);

@@ -26,15 +26,54 @@ using detail::Chunk;
 
 inline bool on_gpu(Device d) noexcept { return d.kind != DeviceKind::cpu; }
 
-// The chunk that owns a's storage, for an op's function to capture (a view's
-// own chunk may go before the op runs; the storage may not).
-inline Chunk* storage(const NDArray& a, const char* op) { return a.chunk(op)->storage(); }
+// What an op's function captures of an array: the chunk that owns its
+// storage (a whole view's own chunk may go before the op runs; the storage
+// may not), or, for a view of a part of the storage, the view's chunk, which
+// says where its values are, counted as one of the view's holders while the
+// function lives. Copy it into the function: copies count, moves do not.
+class ChunkRef {
+ public:
+  ChunkRef() noexcept = default;
+  explicit ChunkRef(Chunk* c) noexcept : bits_(reinterpret_cast<uintptr_t>(c)) {
+    if (c->slice) {
+      c->holders.fetch_add(1, std::memory_order_relaxed);
+      bits_ |= kCounted;
+    }
+  }
+  ChunkRef(const ChunkRef& other) noexcept : bits_(other.bits_) {
+    if (bits_ & kCounted) get()->holders.fetch_add(1, std::memory_order_relaxed);
+  }
+  ChunkRef(ChunkRef&& other) noexcept : bits_(std::exchange(other.bits_, 0)) {}
+  ChunkRef& operator=(ChunkRef other) noexcept {
+    std::swap(bits_, other.bits_);
+    return *this;
+  }
+  ~ChunkRef() {
+    if (bits_ & kCounted) detail::drop_holder(get());
+  }
+  Chunk* get() const noexcept { return reinterpret_cast<Chunk*>(bits_ & ~kCounted); }
+  Chunk* operator->() const noexcept { return get(); }
+
+ private:
+  static constexpr uintptr_t kCounted = 1;  // chunks are 64-byte aligned: the low bit is free
+  uintptr_t bits_ = 0;
+};
+
+inline ChunkRef storage(const NDArray& a, const char* op) {
+  Chunk* c = a.chunk(op);
+  return ChunkRef(c->slice ? c : c->storage());
+}
+
+// `value` as an in-place op on `self` may read it while writing self: itself,
+// or, when it is another view of self's storage (x[1:] = x[:-1], x += x[0]),
+// a copy taken first, so no element is read after the op overwrote it.
+NDArray unaliased(const NDArray& self, const NDArray& value);
 
 // A handle on a's values for a gradient function to keep: a view of its
 // storage that carries no autograd state. An op's gradient that kept its own
 // output directly would make a cycle (the output holds the node, the node its
 // gradient function, the function the output) and the graph would never go.
-inline NDArray detached(const NDArray& a) { return make_view(a, a.shape()); }
+inline NDArray detached(const NDArray& a) { return make_view(a, a.shape(), 0); }
 
 // Both arrays usable by one op: not null, one context, one device.
 inline void check_pair(const NDArray& a, const NDArray& b, const char* op) {
@@ -140,7 +179,7 @@ template <class F>
 NDArray unary_typed(const NDArray& a, trace::NameId name, const char* op, F f, IntegerInput rule) {
   const DType dt = a.dtype();
   if (dt == DType::boolean || (!is_floating(dt) && rule == IntegerInput::to_float32)) throw_dtype(op, dt);
-  Chunk* x = storage(a, op);
+  ChunkRef x = storage(a, op);
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device(), dt);
   Chunk* o = out.chunk();
   const auto run = [&]<class T>(T) {
@@ -179,7 +218,7 @@ NDArray unary(const NDArray& a, trace::NameId name, const char* op, cuda::UnaryO
     }
     return unary_typed(a, name, op, f, rule);
   }
-  Chunk* x = storage(a, op);
+  ChunkRef x = storage(a, op);
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device());
   Chunk* o = out.chunk();
   launch(

@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -220,6 +221,15 @@ struct Selection {
 };
 // The selected values as a new array (a copy; differentiable for floats).
 NDArray take(const NDArray& a, const Selection& selection);
+// The selected values as a view of a's storage when they lie contiguous in
+// it (x[1], x[1:3], x[2, 1:3]), or nothing when they do not (x[:, 1],
+// x[::2]); std::out_of_range for a selection outside a. No op is pushed:
+// the view shares a's var, so an op writing one is ordered with every op
+// reading the other, and a write through either is seen through both
+// (NumPy's and PyTorch's basic-indexing views; MXNet's nd gives views for
+// the contiguous ones only, as here). A view carries no gradient link to a:
+// while recording take() it instead.
+std::optional<NDArray> view_of(const NDArray& a, const Selection& selection);
 // a's selected elements = value (broadcast to the selection's shape, cast to
 // a's type), in place: one op writing a's var. Refused while recording when
 // a or value needs a gradient.

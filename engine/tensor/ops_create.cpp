@@ -11,6 +11,7 @@
 namespace asyncscope {
 
 using ops_detail::Chunk;
+using ops_detail::ChunkRef;
 using ops_detail::launch;
 
 namespace {
@@ -167,7 +168,7 @@ void wait_all() { current_context()->wait_all(); }
 
 NDArray copy(const NDArray& a) {
   static const trace::NameId kName = trace::intern("copy");
-  Chunk* x = ops_detail::storage(a, "copy");
+  ChunkRef x = ops_detail::storage(a, "copy");
   if (a.dtype() != DType::float32) return astype(a, a.dtype());
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device());
   Chunk* o = out.chunk();
@@ -187,6 +188,17 @@ NDArray copy(const NDArray& a) {
   return out;
 }
 
+namespace ops_detail {
+
+NDArray unaliased(const NDArray& self, const NDArray& value) {
+  const Chunk* s = self.chunk();
+  const Chunk* v = value.chunk();
+  if (s->storage() != v->storage() || (s->offset == v->offset && s->shape == v->shape)) return value;
+  return copy(value);
+}
+
+}  // namespace ops_detail
+
 NDArray to(const NDArray& a, Device device) {
   static const trace::NameId kToHost = trace::intern("to_host");
   static const trace::NameId kToDevice = trace::intern("to_device");
@@ -196,7 +208,7 @@ NDArray to(const NDArray& a, Device device) {
     throw std::invalid_argument("to(): copies between two GPUs are not supported (" + to_string(from) + " to " +
                                 to_string(device) + "); go through the host");
   }
-  Chunk* x = ops_detail::storage(a, "to");
+  ChunkRef x = ops_detail::storage(a, "to");
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), device, a.dtype());
   Chunk* o = out.chunk();
   if (ops_detail::on_gpu(from)) {

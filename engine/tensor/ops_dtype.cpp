@@ -20,6 +20,7 @@ namespace asyncscope {
 
 using ops_detail::Binary;
 using ops_detail::Chunk;
+using ops_detail::ChunkRef;
 using ops_detail::launch_typed;
 using ops_detail::NoFunction;
 using Grads = std::vector<NDArray>;
@@ -67,7 +68,7 @@ constexpr bool kInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 NDArray astype(const NDArray& a, DType dtype) {
   static const trace::NameId kName = trace::intern("astype");
-  Chunk* x = ops_detail::storage(a, "astype");
+  ChunkRef x = ops_detail::storage(a, "astype");
   const DType from = a.dtype();
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device(), dtype);
   Chunk* o = out.chunk();
@@ -292,8 +293,8 @@ void push_typed_binary(const NDArray& a, const NDArray& b, const NDArray& out, D
   const Dims4 dims = ops_detail::padded(out.shape());
   const StretchMask ma = ops_detail::stretch_mask(a.shape(), dims);
   const StretchMask mb = ops_detail::stretch_mask(b.shape(), dims);
-  Chunk* x = ops_detail::storage(a, op);
-  Chunk* z = ops_detail::storage(b, op);
+  ChunkRef x = ops_detail::storage(a, op);
+  ChunkRef z = ops_detail::storage(b, op);
   Chunk* o = out.chunk();
   const DType result = out.dtype();
   launch_typed(
@@ -447,9 +448,9 @@ NDArray where(const NDArray& condition, const NDArray& a, const NDArray& b) {
   const StretchMask ma = ops_detail::stretch_mask(ca.shape(), dims);
   const StretchMask mb = ops_detail::stretch_mask(cb.shape(), dims);
   Chunk* o = out.chunk();
-  Chunk* pc = ops_detail::storage(cc, "where");
-  Chunk* pa = ops_detail::storage(ca, "where");
-  Chunk* pb = ops_detail::storage(cb, "where");
+  ChunkRef pc = ops_detail::storage(cc, "where");
+  ChunkRef pa = ops_detail::storage(ca, "where");
+  ChunkRef pb = ops_detail::storage(cb, "where");
   launch_typed(
       kName, "where", {&cc, &ca, &cb}, {&out},
       [o, pc, pa, pb, mc, ma, mb, dims, t](const RunContext&) {
@@ -716,7 +717,7 @@ NDArray reduce(const NDArray& a, Reduction r, std::span<const int> axes, bool ke
   const Shape out_shape(std::span<const int64_t>(out_dims, n_out));
   NDArray out = NDArray::empty(a.context_ptr(), out_shape, a.device(), out_type);
   Chunk* o = out.chunk();
-  Chunk* x = ops_detail::storage(a, text);
+  ChunkRef x = ops_detail::storage(a, text);
   const Dims4 in = ops_detail::padded(s);
   launch_typed(
       kNames[static_cast<size_t>(r)], text, {&a}, {&out},
@@ -767,7 +768,7 @@ NDArray cumsum(const NDArray& a, int axis, bool reverse) {
   const DType out_type = is_floating(in_type) ? in_type : DType::int64;
   NDArray out = NDArray::empty(a.context_ptr(), s, a.device(), out_type);
   Chunk* o = out.chunk();
-  Chunk* x = ops_detail::storage(a, "cumsum");
+  ChunkRef x = ops_detail::storage(a, "cumsum");
   int64_t outer = 1, len = 1, inner = 1;
   for (int i = 0; i < s.ndim(); ++i) {
     if (i < axis) outer *= s[i];
@@ -970,7 +971,7 @@ NDArray take(const NDArray& a, const Selection& sel) {
   check_selection(s, sel, "take");
   NDArray out = NDArray::empty(a.context_ptr(), sel.shape, a.device(), a.dtype());
   Chunk* o = out.chunk();
-  Chunk* x = ops_detail::storage(a, "take");
+  ChunkRef x = ops_detail::storage(a, "take");
   const size_t item = item_size(a.dtype());
   launch_typed(
       kName, "take", {&a}, {&out},
@@ -985,6 +986,20 @@ NDArray take(const NDArray& a, const Selection& sel) {
   return out;
 }
 
+std::optional<NDArray> view_of(const NDArray& a, const Selection& sel) {
+  const Shape& s = a.chunk("view")->shape;
+  check_selection(s, sel, "view");
+  // Contiguous: each dimension of more than one element steps over exactly
+  // the elements of the ones after it.
+  int64_t stride = 1;
+  for (int i = sel.shape.ndim() - 1; i >= 0; --i) {
+    if (sel.shape[i] != 1 && sel.strides[i] != stride) return std::nullopt;
+    stride *= sel.shape[i];
+  }
+  if (sel.shape.size() == 0) return std::nullopt;  // an empty selection: a (cheap) copy has no offset to check
+  return make_view(a, sel.shape, sel.offset);
+}
+
 namespace {
 
 // zeros of `base` with dy added at the selection: take's gradient.
@@ -992,7 +1007,7 @@ NDArray put_selection(const NDArray& dy, const Shape& base, const Selection& sel
   static const trace::NameId kName = trace::intern("take_backward");
   NDArray out = NDArray::empty(dy.context_ptr(), base, dy.device(), dy.dtype());
   Chunk* o = out.chunk();
-  Chunk* g = ops_detail::storage(dy, "take_backward");
+  ChunkRef g = ops_detail::storage(dy, "take_backward");
   const DType t = dy.dtype();
   launch_typed(
       kName, "take_backward", {&dy}, {&out},
@@ -1015,9 +1030,9 @@ NDArray& assign(NDArray& a, const Selection& sel, const NDArray& value) {
   const Shape& s = a.chunk("assign")->shape;
   check_selection(s, sel, "assign");
   check_assigned(a, value, sel.shape, "assign");
-  const NDArray v = value.dtype() == a.dtype() ? value : astype(value, a.dtype());
-  Chunk* o = ops_detail::storage(a, "assign");
-  Chunk* x = ops_detail::storage(v, "assign");
+  const NDArray v = value.dtype() == a.dtype() ? ops_detail::unaliased(a, value) : astype(value, a.dtype());
+  ChunkRef o = ops_detail::storage(a, "assign");
+  ChunkRef x = ops_detail::storage(v, "assign");
   const Dims4 dims = ops_detail::padded(sel.shape);
   const StretchMask mv = ops_detail::stretch_mask(v.shape(), dims);
   const size_t item = item_size(a.dtype());
@@ -1126,18 +1141,18 @@ NDArray gather(const NDArray& a, std::span<const NDArray> indices) {
   GatherPlan plan = plan_gather(a, indices, "gather");
   NDArray out = NDArray::empty(a.context_ptr(), plan.out_shape, a.device(), a.dtype());
   std::vector<NDArray> in{a};
-  std::vector<Chunk*> idx;
+  std::vector<ChunkRef> idx;
   for (const NDArray& i : plan.indices) {
     in.push_back(i);
     idx.push_back(ops_detail::storage(i, "gather"));
   }
   Chunk* o = out.chunk();
-  Chunk* x = ops_detail::storage(a, "gather");
+  ChunkRef x = ops_detail::storage(a, "gather");
   const size_t bytes = plan.block * item_size(a.dtype());
   const int64_t n = plan.index_shape.size();
   ops_detail::launch_many(kName, "gather", in, out, [o, x, idx, bytes, n, dims = plan.dims, strides = plan.strides](const RunContext&) {
     std::vector<const int64_t*> p;
-    for (Chunk* c : idx) p.push_back(c->typed_for_read<int64_t>());
+    for (const ChunkRef& c : idx) p.push_back(c->typed_for_read<int64_t>());
     if (o->shape.size() == 0) return;
     auto* y = static_cast<std::byte*>(o->raw_for_write());
     const auto* src = static_cast<const std::byte*>(x->raw_for_read());
@@ -1160,19 +1175,19 @@ NDArray scatter_add(const NDArray& dy, const Shape& base, const GatherPlan& plan
   static const trace::NameId kName = trace::intern("gather_backward");
   NDArray out = NDArray::empty(dy.context_ptr(), base, dy.device(), dy.dtype());
   std::vector<NDArray> in{dy};
-  std::vector<Chunk*> idx;
+  std::vector<ChunkRef> idx;
   for (const NDArray& i : plan.indices) {
     in.push_back(i);
     idx.push_back(ops_detail::storage(i, "gather_backward"));
   }
   Chunk* o = out.chunk();
-  Chunk* g = ops_detail::storage(dy, "gather_backward");
+  ChunkRef g = ops_detail::storage(dy, "gather_backward");
   const DType t = dy.dtype();
   const int64_t n = plan.index_shape.size(), block = plan.block;
   ops_detail::launch_many(kName, "gather_backward", in, out,
                           [o, g, idx, t, n, block, dims = plan.dims, strides = plan.strides](const RunContext&) {
                             std::vector<const int64_t*> p;
-                            for (Chunk* c : idx) p.push_back(c->typed_for_read<int64_t>());
+                            for (const ChunkRef& c : idx) p.push_back(c->typed_for_read<int64_t>());
                             visit_dtype(t, [&]<class T>(T) {
                               T* y = o->typed_for_write<T>();
                               std::fill(y, y + o->shape.size(), T{});
@@ -1192,16 +1207,16 @@ NDArray& scatter(NDArray& a, std::span<const NDArray> indices, const NDArray& va
   static const trace::NameId kName = trace::intern("scatter");
   GatherPlan plan = plan_gather(a, indices, "scatter");
   check_assigned(a, value, plan.out_shape, "scatter");
-  NDArray v = value.dtype() == a.dtype() ? value : astype(value, a.dtype());
+  NDArray v = value.dtype() == a.dtype() ? ops_detail::unaliased(a, value) : astype(value, a.dtype());
   if (!(v.shape() == plan.out_shape)) v = broadcast_to(v, plan.out_shape);
   std::vector<NDArray> in{v};
-  std::vector<Chunk*> idx;
+  std::vector<ChunkRef> idx;
   for (const NDArray& i : plan.indices) {
     in.push_back(i);
     idx.push_back(ops_detail::storage(i, "scatter"));
   }
-  Chunk* o = ops_detail::storage(a, "scatter");
-  Chunk* x = ops_detail::storage(v, "scatter");
+  ChunkRef o = ops_detail::storage(a, "scatter");
+  ChunkRef x = ops_detail::storage(v, "scatter");
   const size_t bytes = plan.block * item_size(a.dtype());
   const int64_t n = plan.index_shape.size();
   // One op writing a's var (and reading the value and the indices).
@@ -1219,7 +1234,7 @@ NDArray& scatter(NDArray& a, std::span<const NDArray> indices, const NDArray& va
   ctx.engine().push(
       [o, x, idx, bytes, n, dims = plan.dims, strides = plan.strides](const RunContext&) {
         std::vector<const int64_t*> p;
-        for (Chunk* c : idx) p.push_back(c->typed_for_read<int64_t>());
+        for (const ChunkRef& c : idx) p.push_back(c->typed_for_read<int64_t>());
         if (n == 0 || bytes == 0) return;
         auto* y = static_cast<std::byte*>(o->raw_for_update());
         const auto* src = static_cast<const std::byte*>(x->raw_for_read());

@@ -11,6 +11,7 @@ namespace asyncscope {
 
 using ops_detail::Binary;
 using ops_detail::Chunk;
+using ops_detail::ChunkRef;
 using ops_detail::launch;
 using ops_detail::IntegerInput;
 using ops_detail::record1;
@@ -131,8 +132,8 @@ NDArray binary(const NDArray& a, const NDArray& b, trace::NameId name, const cha
   const StretchMask mb = ops_detail::stretch_mask(b.shape(), out_dims);
   NDArray out = NDArray::empty(a.context_ptr(), shape, a.device());
   Chunk* o = out.chunk();
-  Chunk* x = ops_detail::storage(a, op);
-  Chunk* z = ops_detail::storage(b, op);
+  ChunkRef x = ops_detail::storage(a, op);
+  ChunkRef z = ops_detail::storage(b, op);
   constexpr cuda::BinaryOp kGpuOp = gpu_op<kOp>();
   launch(
       name, op, {&a, &b}, {&out},
@@ -374,8 +375,8 @@ NDArray relu_grad(const NDArray& x, const NDArray& dy) {
   }
   NDArray out = NDArray::empty(x.context_ptr(), x.shape(), x.device());
   Chunk* o = out.chunk();
-  Chunk* px = ops_detail::storage(x, "relu_grad");
-  Chunk* pd = ops_detail::storage(dy, "relu_grad");
+  ChunkRef px = ops_detail::storage(x, "relu_grad");
+  ChunkRef pd = ops_detail::storage(dy, "relu_grad");
   launch(
       kName, "relu_grad", {&x, &dy}, {&out},
       [o, px, pd](const RunContext&) {
@@ -461,10 +462,11 @@ NDArray& binary_in_place(NDArray& self, const NDArray& other, trace::NameId name
   refuse_while_recording(self, &other, op);
   const Dims4 dims = ops_detail::padded(shape);
   const StretchMask mb = ops_detail::stretch_mask(other.shape(), dims);
-  Chunk* o = ops_detail::storage(self, op);
-  Chunk* x = ops_detail::storage(other, op);
+  ChunkRef o = ops_detail::storage(self, op);
+  const NDArray src = ops_detail::unaliased(self, other);
+  ChunkRef x = ops_detail::storage(src, op);
   launch(
-      name, op, {&other}, {&self},
+      name, op, {&src}, {&self},
       [o, x, mb, dims](const RunContext&) {
         float* y = o->data_for_update();
         binary_kernel<kOp>(y, y, 0, x->data_for_read(), mb, dims);
@@ -484,7 +486,7 @@ NDArray& unary_in_place(NDArray& self, trace::NameId name, const char* op, cuda:
   if (self.dtype() != DType::float32) [[unlikely]] {
     return typed_in_place(self, ops_detail::scalar_array(self, s, true), kop, name, op);
   }
-  Chunk* o = ops_detail::storage(self, op);
+  ChunkRef o = ops_detail::storage(self, op);
   launch(
       name, op, {}, {&self},
       [o, f](const RunContext&) {
@@ -505,7 +507,7 @@ NDArray& fill_in_place(NDArray& self, float value, trace::NameId name, const cha
   if (self.dtype() != DType::float32) [[unlikely]] {
     return assign(self, whole(self.shape()), full(self.context_ptr(), Shape{}, value, self.dtype(), self.device()));
   }
-  Chunk* o = ops_detail::storage(self, op);
+  ChunkRef o = ops_detail::storage(self, op);
   launch(
       name, op, {}, {&self},
       [o, value](const RunContext&) {
@@ -525,10 +527,11 @@ NDArray& scaled_add_in_place(NDArray& self, const NDArray& other, float alpha, t
                                 other.shape().to_string() + " differ");
   }
   refuse_while_recording(self, &other, op);
-  Chunk* o = ops_detail::storage(self, op);
-  Chunk* x = ops_detail::storage(other, op);
+  ChunkRef o = ops_detail::storage(self, op);
+  const NDArray src = ops_detail::unaliased(self, other);
+  ChunkRef x = ops_detail::storage(src, op);
   launch(
-      name, op, {&other}, {&self},
+      name, op, {&src}, {&self},
       [o, x, alpha](const RunContext&) {
         float* y = o->data_for_update();
         const float* p = x->data_for_read();

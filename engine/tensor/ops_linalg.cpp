@@ -14,6 +14,7 @@
 namespace asyncscope {
 
 using ops_detail::Chunk;
+using ops_detail::ChunkRef;
 using ops_detail::launch;
 using Grads = std::vector<NDArray>;
 using Need = std::span<const bool>;
@@ -94,8 +95,8 @@ NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose
   }
   NDArray out = NDArray::empty(a.context_ptr(), Shape{m, n}, a.device());
   Chunk* o = out.chunk();
-  Chunk* pa = ops_detail::storage(a, "dot");
-  Chunk* pb = ops_detail::storage(b, "dot");
+  ChunkRef pa = ops_detail::storage(a, "dot");
+  ChunkRef pb = ops_detail::storage(b, "dot");
   // Leading dimensions from the operands' own shapes (a view's storage may have another).
   const auto lda = static_cast<int>(a.shape()[1]);
   const auto ldb = static_cast<int>(b.shape()[1]);
@@ -140,7 +141,7 @@ NDArray transpose(const NDArray& a) {
   const int64_t rows = a.shape()[0];
   const int64_t cols = a.shape()[1];
   if (a.dtype() != DType::float32) return permute(a, std::array<int, 2>{1, 0});
-  Chunk* x = ops_detail::storage(a, "transpose");
+  ChunkRef x = ops_detail::storage(a, "transpose");
   NDArray out = NDArray::empty(a.context_ptr(), Shape{cols, rows}, a.device());
   Chunk* o = out.chunk();
   launch(

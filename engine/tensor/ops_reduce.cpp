@@ -12,6 +12,7 @@
 namespace asyncscope {
 
 using ops_detail::Chunk;
+using ops_detail::ChunkRef;
 using ops_detail::launch;
 using Grads = std::vector<NDArray>;
 using Need = std::span<const bool>;
@@ -149,7 +150,7 @@ NDArray reduce_all(const NDArray& a, ReduceOp op) {
   if (a.chunk(text)->dtype != DType::float32 && op != ReduceOp::norm) {
     return reduce(a, op == ReduceOp::sum ? Reduction::sum : Reduction::mean, {}, false);
   }
-  Chunk* x = ops_detail::storage(a, text);
+  ChunkRef x = ops_detail::storage(a, text);
   NDArray out = NDArray::empty(a.context_ptr(), Shape{}, a.device());
   Chunk* o = out.chunk();
   launch(
@@ -167,7 +168,7 @@ NDArray reduce_all(const NDArray& a, ReduceOp op) {
 // dimensions in order, with or without the reduced ones as 1).
 NDArray reduce_axes(const NDArray& a, ReduceOp op, StretchMask reduced, const Shape& out_shape, trace::NameId name,
                     const char* text) {
-  Chunk* x = ops_detail::storage(a, text);
+  ChunkRef x = ops_detail::storage(a, text);
   const Dims4 in = ops_detail::padded(a.shape());
   NDArray out = NDArray::empty(a.context_ptr(), out_shape, a.device());
   Chunk* o = out.chunk();
@@ -237,7 +238,7 @@ NDArray reduce_along(const NDArray& a, std::span<const int> axes, bool keepdims,
 
 NDArray broadcast_to(const NDArray& a, const Shape& shape) {
   static const trace::NameId kName = trace::intern("broadcast_to");
-  Chunk* x = ops_detail::storage(a, "broadcast_to");
+  ChunkRef x = ops_detail::storage(a, "broadcast_to");
   if (!(ops_detail::broadcast_shape(a.shape(), shape, "broadcast_to") == shape)) {
     throw std::invalid_argument("broadcast_to: " + a.shape().to_string() + " cannot be stretched to " +
                                 shape.to_string());

@@ -12,6 +12,7 @@
 namespace asyncscope {
 
 using ops_detail::Chunk;
+using ops_detail::ChunkRef;
 using Grads = std::vector<NDArray>;
 using Need = std::span<const bool>;
 
@@ -52,7 +53,7 @@ NDArray slice_backward(const NDArray& dy, const Shape& shape, int axis, int64_t 
   static const trace::NameId kName = trace::intern("slice_backward");
   NDArray out = NDArray::empty(dy.context_ptr(), shape, dy.device());
   Chunk* o = out.chunk();
-  Chunk* g = ops_detail::storage(dy, "slice_backward");
+  ChunkRef g = ops_detail::storage(dy, "slice_backward");
   const int64_t rows = span_size(shape, 0, axis), inner = span_size(shape, axis + 1, shape.ndim());
   const int64_t full = shape[axis] * inner, part = dy.shape()[axis] * inner;
   const NDArray in[] = {dy};
@@ -94,7 +95,7 @@ NDArray concat(std::span<const NDArray> arrays, int axis) {
   NDArray out = NDArray::empty(arrays[0].context_ptr(), Shape(dims), arrays[0].device(), arrays[0].dtype());
   Chunk* o = out.chunk();
   const size_t item = item_size(arrays[0].dtype());
-  std::vector<std::pair<Chunk*, int64_t>> parts;  // storage, width of its rows
+  std::vector<std::pair<ChunkRef, int64_t>> parts;  // storage, width of its rows
   const int64_t rows = span_size(first, 0, axis), inner = span_size(first, axis + 1, ndim);
   for (const NDArray& a : arrays) parts.emplace_back(ops_detail::storage(a, "concat"), a.shape()[axis] * inner);
   const int64_t width = dims[axis] * inner;
@@ -153,7 +154,7 @@ NDArray slice_axis(const NDArray& a, int axis, int64_t begin, int64_t end) {
   dims[axis] = end - begin;
   NDArray out = NDArray::empty(a.context_ptr(), Shape(dims), a.device(), a.dtype());
   Chunk* o = out.chunk();
-  Chunk* x = ops_detail::storage(a, "slice_axis");
+  ChunkRef x = ops_detail::storage(a, "slice_axis");
   const size_t item = item_size(a.dtype());
   const int64_t rows = span_size(s, 0, axis), inner = span_size(s, axis + 1, s.ndim());
   const int64_t full = s[axis] * inner, part = (end - begin) * inner, from = begin * inner;

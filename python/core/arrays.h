@@ -462,10 +462,41 @@ struct DivInPlace {
 // updated and x stays the same object (y = x; x += 1 changes y too), for y
 // an array of x's flavour (broadcast to x's shape) or a number.
 // NotImplemented otherwise, so that Python falls back to x = x OP y.
+// PyTorch refuses an in-place op whose input is another view of part of
+// the elements it writes (x += x[0], x[1:] = x[:-1]); NumPy and MXNet read
+// such an input first (the engine copies it), so only the PyTorch edition
+// refuses it, with PyTorch's message. `dest` is the written part of self
+// (all of it when null); as in PyTorch, a strided part is not checked.
+template <class T>
+void check_overlap(const NDArray& self, const NDArray& input, const Selection* dest = nullptr) {
+  if constexpr (std::is_same_v<T, Tensor>) {
+    const detail::Chunk* s = self.chunk();
+    const detail::Chunk* i = input.chunk();
+    if (s->storage() != i->storage()) return;
+    const int64_t item = static_cast<int64_t>(item_size(s->dtype));
+    int64_t lo = static_cast<int64_t>(s->offset) / item, n = s->shape.size();
+    if (dest != nullptr) {
+      int64_t stride = 1;
+      for (int d = dest->shape.ndim() - 1; d >= 0; --d) {
+        if (dest->shape[d] != 1 && dest->strides[d] != stride) return;
+        stride *= dest->shape[d];
+      }
+      lo += dest->offset;
+      n = dest->shape.size();
+    }
+    const int64_t in_lo = static_cast<int64_t>(i->offset) / item, in_n = i->shape.size();
+    if (n == 0 || in_n == 0 || in_lo >= lo + n || lo >= in_lo + in_n || (lo == in_lo && n == in_n)) return;
+    throw std::runtime_error("unsupported operation: some elements of the input tensor and the written-to tensor "
+                             "refer to a single memory location. Please clone() the tensor before performing the "
+                             "operation.");
+  }
+}
+
 template <class T, class Update>
 py::object in_place_op(py::object self, py::handle y) {
   if (const T* other = array_of<T>(y)) {
     const NDArray b = other->a;  // a handle: y may be self
+    check_overlap<T>(self.cast<const T&>().a, b);
     in_place<T>(self, [&b](NDArray& a) { Update{}(a, b); });
     return self;
   }

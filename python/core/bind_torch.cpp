@@ -20,6 +20,7 @@
 #include "python/core/shape_ops.h"
 #include "python/core/torch_devices.h"
 #include "python/core/torch_repr.h"
+#include "python/core/typed_methods.h"
 
 namespace asyncscope::python {
 namespace {
@@ -360,7 +361,43 @@ torch.cuda.synchronize() wait for the work they need.)");
         in_place<Tensor>(self, [value](NDArray& a) { a.fill(value); });
         return self;
       }, py::arg("value"), "Sets every element to value in place.")
-      .def("reshape", [](const Tensor& x, const py::args& args) {
+      .def("copy_", [](py::object self, py::handle src) {
+        in_place<Tensor>(self, [&](NDArray& a) {
+          const NDArray v = assigned_value<Tensor>(a, src);
+          check_overlap<Tensor>(a, v);
+          Selection all;
+          all.shape = a.shape();
+          int64_t stride = 1;
+          for (int d = all.shape.ndim() - 1; d >= 0; --d) {
+            all.strides[d] = stride;
+            stride *= all.shape[d];
+          }
+          assign(a, all, v);
+        });
+        return self;
+      }, py::arg("src"), "Copies src's values (broadcast, cast to this tensor's type) into this tensor, in place.");
+  // add_ and the rest: one engine write of the tensor's var (its buffer updated in place).
+  const auto update = [&c]<class Update>(const char* name, Update, bool has_alpha, const char* doc) {
+    const auto f = [has_alpha, name](py::object self, py::handle other, py::handle alpha) {
+      py::object operand = py::reinterpret_borrow<py::object>(other);
+      if (!alpha.is_none()) {
+        if (!has_alpha) throw py::type_error(std::string(name) + "() got an unexpected keyword argument 'alpha'");
+        operand = operand * py::reinterpret_borrow<py::object>(alpha);
+      }
+      const py::object result = in_place_op<Tensor, Update>(self, operand);
+      if (result.is(py::reinterpret_borrow<py::object>(Py_NotImplemented))) {
+        throw py::type_error(std::string(name) + "(): argument 'other' must be a Tensor or a number, not " +
+                             std::string(py::str(py::type::of(other).attr("__name__"))));
+      }
+      return result;
+    };
+    c.def(name, f, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(), doc);
+  };
+  update("add_", AddInPlace{}, true, "self += alpha * other, in place.");
+  update("sub_", SubInPlace{}, true, "self -= alpha * other, in place.");
+  update("mul_", MulInPlace{}, false, "self *= other, in place.");
+  update("div_", DivInPlace{}, false, "self /= other, in place.");
+  c.def("reshape", [](const Tensor& x, const py::args& args) {
         // reshape(2, 3) or reshape((2, 3)); one dimension may be -1 (inferred).
         const py::object spec = args.size() == 1 && !py::isinstance<py::int_>(args[0]) ? py::object(args[0]) : py::object(args);
         const std::vector<int64_t> dims = dims_from(spec, "reshape");

@@ -124,7 +124,11 @@ py::object getitem(const T& x, py::handle key) {
   if (idx) return wrap(push_as<T>(x.a, [&] { return gather(x.a, *idx); }));
   const Selection sel = selection_from(key, x.a.shape());
   return wrap(push_as<T>(x.a, [&] {
-    NDArray out = take(x.a, sel);
+    // A view where the values lie contiguous (writes through it reach x);
+    // a copy otherwise, and while recording a gradient of x.
+    std::optional<NDArray> view;
+    if (!autograd::should_record({&x.a})) view = view_of(x.a, sel);
+    NDArray out = view ? *std::move(view) : take(x.a, sel);
     // MXNet's nd has no 0-d arrays: x[i] of a vector is a 1-element one.
     if constexpr (kNoZeroD<T>) {
       if (out.shape().ndim() == 0) out = reshape(out, Shape{1});
@@ -146,7 +150,11 @@ void setitem(py::object self, py::handle key, py::handle value) {
     return;
   }
   const Selection sel = selection_from(key, x.a.shape());
-  in_place<T>(self, [&](NDArray& a) { assign(a, sel, assigned_value<T>(a, value)); });
+  in_place<T>(self, [&](NDArray& a) {
+    const NDArray v = assigned_value<T>(a, value);
+    check_overlap<T>(a, v, &sel);
+    assign(a, sel, v);
+  });
 }
 
 // x OP y for the ops without a C++ operator (floor_divide, mod, the

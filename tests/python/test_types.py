@@ -5,7 +5,7 @@ giving bool, reductions' values and types (max with dim giving values and
 indices), cumsum, casts (.float(), .long(), .to(dtype), .type()), item()
 and tolist() of each type, printing of each type, and indexing (ints,
 slices with steps, negative indices, None, Ellipsis) with assignment
-through it. The MXNet edition against NumPy and MXNet's rules: float32 by
+through it; contiguous parts are views that write through. The MXNet edition against NumPy and MXNet's rules: float32 by
 default, 0/1 comparisons of the operands' type, float32 argmax indices,
 (1,)-shaped results where MXNet has no 0-d arrays."""
 
@@ -374,3 +374,117 @@ class MXNetTypes(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@unittest.skipIf(real_torch is None, NO_TORCH)
+class Views(unittest.TestCase):
+    """Basic indexing whose result lies contiguous in the array (x[1],
+    x[1:3], x[2, 1:3]) gives a view: writes through it reach the array and
+    writes to the array are seen through it, as in PyTorch, NumPy and
+    MXNet. Each script runs in both PyTorch editions and the results match."""
+
+    def check(self, script):
+        ours, theirs = script(atorch), script(real_torch)
+        self.assertEqual(len(ours), len(theirs))
+        for (what, a), (_, b) in zip(ours, theirs):
+            same(self, a, b, what)
+
+    def test_a_slice_of_rows_writes_through(self):
+        def script(t):
+            x = t.arange(12).reshape(3, 4)
+            x[1:3][:] = 0
+            y = x[0]
+            y += 100
+            x[0, 0] = -5
+            z = x[2, 1:3]
+            z.mul_(7)
+            z.add_(1)
+            return [("x", x), ("y", y), ("z", z)]
+        self.check(script)
+
+    def test_a_view_of_a_float_row_and_reshape_of_it(self):
+        def script(t):
+            x = t.zeros(4, 3)
+            r = x[1].reshape(3, 1)
+            r.fill_(2.5)
+            x[1:] += 1
+            v = x[3:4].view(-1)
+            v.zero_()
+            return [("x", x), ("r", r), ("v", v)]
+        self.check(script)
+
+    def test_an_input_overlapping_the_written_part_is_refused_as_pytorch_does(self):
+        for t in atorch, real_torch:
+            x = t.arange(8.0)
+            with self.assertRaisesRegex(RuntimeError, "single memory location"):
+                x[1:] = x[:-1]
+            m = t.arange(6.0).reshape(2, 3)
+            with self.assertRaisesRegex(RuntimeError, "single memory location"):
+                m += m[0]
+            with self.assertRaisesRegex(RuntimeError, "single memory location"):
+                m.add_(m[1])
+
+        def script(t):
+            x = t.arange(8.0)
+            x[1:] = x[:-1].clone()
+            m = t.arange(6.0).reshape(2, 3)
+            m += m  # the same elements: allowed
+            m[0] = m[0]
+            m[1, :2] = m[0, 1:]  # disjoint parts: allowed
+            return [("x", x), ("m", m)]
+        self.check(script)
+
+    def test_in_place_variants(self):
+        def script(t):
+            x = t.arange(6.0).reshape(2, 3)
+            y = x[1]
+            y.add_(t.ones(3), alpha=2).mul_(3).sub_(1).div_(2)
+            x.clamp_(min=1.5, max=9).sqrt_().neg_().abs_()
+            z = t.tensor([-1.5, 0.25, 2.0])
+            z.exp_().log_().relu_().pow_(2).sigmoid_().round_()
+            w = t.zeros(2, 3)
+            w.copy_(t.tensor([1, 2, 3]))
+            return [("x", x), ("y", y), ("z", z), ("w", w)]
+        self.check(script)
+        for t in atorch, real_torch:
+            with self.assertRaisesRegex(RuntimeError, "can't be cast to the desired output type Long"):
+                t.arange(3).exp_()
+
+    def test_numpy_editions_read_an_overlapping_input_first(self):
+        from asyncscope import np as anp
+        x = anp.arange(8)
+        x[1:] = x[:-1]
+        expected = np.arange(8, dtype=np.float32)
+        expected[1:] = expected[:-1]
+        np.testing.assert_array_equal(x.asnumpy(), expected)
+        m = anp.arange(6).reshape(2, 3)
+        m += m[0]
+        e = np.arange(6, dtype=np.float32).reshape(2, 3)
+        e += e[0]
+        np.testing.assert_array_equal(m.asnumpy(), e)
+
+    def test_indexing_a_tensor_that_needs_a_gradient_keeps_the_graph(self):
+        def script(t):
+            w = t.arange(6.0).reshape(2, 3).requires_grad_()
+            loss = (w[1] * w[1]).sum()
+            loss.backward()
+            return [("grad", w.grad)]
+        self.check(script)
+
+    def test_mxnet_editions_give_views_of_contiguous_parts(self):
+        a = nd.arange(10)
+        b = a[2:5]
+        b[:] = 1
+        np.testing.assert_array_equal(a.asnumpy(), [0, 1, 1, 1, 1, 5, 6, 7, 8, 9])
+        m = nd.arange(6).reshape((2, 3))
+        row = m[1]
+        m[1, 0] = 42
+        np.testing.assert_array_equal(row.asnumpy(), [42, 4, 5])
+        from asyncscope import np as anp
+        c = anp.arange(6).reshape(2, 3)
+        d = c[1]
+        d += 10
+        expected = np.arange(6, dtype=np.float32).reshape(2, 3)
+        e = expected[1]
+        e += 10
+        np.testing.assert_array_equal(c.asnumpy(), expected)

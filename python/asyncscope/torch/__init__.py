@@ -211,6 +211,33 @@ for _name in _t.__table_ops__:
 del _name
 
 
+_TYPE_NAMES = {"torch.float32": "Float", "torch.float64": "Double", "torch.int32": "Int", "torch.int64": "Long",
+               "torch.uint8": "Byte", "torch.bool": "Bool"}
+
+
+def _in_place(name):
+    """Tensor.<name>_: <name> of the tensor written back into its own buffer
+    (copy_, one engine write of its var), as PyTorch's in-place variants."""
+    out_of_place = getattr(Tensor, name)
+
+    def method(self, *args, **kwargs):
+        result = out_of_place(self, *args, **kwargs)
+        if result.is_floating_point() and not self.is_floating_point():
+            raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                               % (_TYPE_NAMES[repr(result.dtype)], _TYPE_NAMES[repr(self.dtype)]))
+        return self.copy_(result)
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = "%s(), in place: the result replaces this tensor's values and the tensor is returned." % name
+    return method
+
+
+for _name in ("abs", "neg", "negative", "exp", "log", "log1p", "sqrt", "square", "sin", "cos", "tanh", "sigmoid",
+              "relu", "floor", "ceil", "round", "sign", "clamp", "clip", "pow"):
+    setattr(Tensor, _name + "_", _in_place(_name))
+del _name
+
+
 def _rebuild(values):
     """A pickled tensor's values as a tensor again (on the CPU, of their type)."""
     return tensor(values)

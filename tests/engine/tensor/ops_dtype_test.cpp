@@ -1,13 +1,15 @@
 // The ops of every dtype (ops_dtype.cpp): casts as NumPy casts, typed
 // creation, promotion in arithmetic, Python's floored // and %, comparisons
 // as bool, reductions' result types and values, cumsum, strided take and
-// assignment, in-place updates of integer arrays, and the refusal of a
+// assignment, views of contiguous selections (writing through, overlapping
+// updates, lifetime), in-place updates of integer arrays, and the refusal of a
 // float32-only kernel to read another type.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "engine/core/errors.h"
@@ -213,6 +215,97 @@ TEST(OpsDType, TakeAndAssignWorkThroughStrides) {
   EXPECT_EQ(values<int64_t>(permute(a, order)), values<int64_t>(transpose(a)));
   EXPECT_EQ(values<int64_t>(broadcast_to(make<int64_t>(fx, Shape{2, 1}, {1, 2}), Shape{2, 3})),
             (std::vector<int64_t>{1, 1, 1, 2, 2, 2}));
+}
+
+Selection rows_of(const Shape& s, int64_t begin, int64_t end) {  // a[begin:end]
+  Selection sel;
+  const int64_t row = s.size() / s[0];
+  sel.offset = begin * row;
+  std::vector<int64_t> dims{end - begin};
+  for (int i = 1; i < s.ndim(); ++i) dims.push_back(s[i]);
+  sel.shape = Shape(dims);
+  int64_t stride = 1;
+  for (int i = s.ndim() - 1; i >= 0; --i) {
+    sel.strides[i] = stride;
+    stride *= sel.shape[i];
+  }
+  return sel;
+}
+
+TEST(OpsDType, ContiguousSelectionsAreViewsThatWriteThrough) {
+  GradFixture fx;
+  NDArray a = reshape(arange(fx.ctx, 0, 12, 1, DType::float32, Device::cpu()), Shape{3, 4});
+  std::optional<NDArray> rows = view_of(a, rows_of(a.shape(), 1, 3));  // a[1:3]
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_TRUE(rows->is_view());
+  EXPECT_TRUE(rows->shares_storage(a));
+  EXPECT_EQ(rows->shape(), (Shape{2, 4}));
+  EXPECT_EQ(rows->to_host(), (std::vector<float>{4, 5, 6, 7, 8, 9, 10, 11}));
+  *rows += 100.0f;  // the float32 kernel, on the view's part of the storage
+  EXPECT_EQ(a.to_host(), (std::vector<float>{0, 1, 2, 3, 104, 105, 106, 107, 108, 109, 110, 111}));
+  // A view of the view, reshaped: offsets add up.
+  std::optional<NDArray> one = view_of(*rows, rows_of(rows->shape(), 1, 2));
+  ASSERT_TRUE(one.has_value());
+  NDArray flat = reshape(*one, Shape{4});
+  flat.fill(-1.0f);
+  EXPECT_EQ(a.to_host()[8], -1.0f);
+  EXPECT_EQ(a.to_host()[7], 107.0f);
+  // Writes to the base are seen through the view; an op reading the view
+  // after a write to the base is ordered after it (one var).
+  a *= 2.0f;
+  const NDArray sum_of_view = reduce(flat, Reduction::sum, {});
+  EXPECT_EQ(sum_of_view.to_host(), (std::vector<float>{-8}));
+  // Not contiguous: a[:, 1] and a[::2] are no views.
+  Selection column;
+  column.offset = 1;
+  column.shape = Shape{3};
+  column.strides[0] = 4;
+  EXPECT_FALSE(view_of(a, column).has_value());
+  Selection every_other = rows_of(a.shape(), 0, 2);
+  every_other.strides[0] = 8;
+  EXPECT_FALSE(view_of(a, every_other).has_value());
+  EXPECT_THROW(make_view(a, Shape{4}, 9), std::out_of_range);
+  // Typed arrays too: an int64 row assigned through its view.
+  NDArray b = reshape(arange(fx.ctx, 0, 6, 1, DType::int64, Device::cpu()), Shape{2, 3});
+  NDArray second = *view_of(b, rows_of(b.shape(), 1, 2));
+  assign(second, rows_of(second.shape(), 0, 1), make<int64_t>(fx, Shape{}, {9}));
+  EXPECT_EQ(values<int64_t>(b), (std::vector<int64_t>{0, 1, 2, 9, 9, 9}));
+}
+
+TEST(OpsDType, OverlappingInPlaceUpdatesReadBeforeTheyWrite) {
+  GradFixture fx;
+  NDArray a = arange(fx.ctx, 0, 6, 1, DType::float32, Device::cpu());
+  NDArray tail = *view_of(a, rows_of(a.shape(), 1, 6));
+  const NDArray head = *view_of(a, rows_of(a.shape(), 0, 5));
+  assign(tail, rows_of(tail.shape(), 0, 5), head);  // a[1:] = a[:-1]
+  EXPECT_EQ(a.to_host(), (std::vector<float>{0, 0, 1, 2, 3, 4}));
+  NDArray m = reshape(arange(fx.ctx, 0, 6, 1, DType::float32, Device::cpu()), Shape{2, 3});
+  m += reshape(*view_of(m, rows_of(m.shape(), 0, 1)), Shape{3});  // m += m[0]: row 0 doubles, row 1 reads the old row 0
+  EXPECT_EQ(m.to_host(), (std::vector<float>{0, 2, 4, 3, 5, 7}));
+  m += m;  // the same elements: no copy needed, and none changes before it is read
+  EXPECT_EQ(m.to_host(), (std::vector<float>{0, 4, 8, 6, 10, 14}));
+  NDArray n = reshape(arange(fx.ctx, 0, 6, 1, DType::float32, Device::cpu()), Shape{2, 3});
+  n.add_scaled(reshape(*view_of(n, rows_of(n.shape(), 0, 2)), Shape{2, 3}), 1.0f);
+  EXPECT_EQ(n.to_host(), (std::vector<float>{0, 2, 4, 6, 8, 10}));
+}
+
+TEST(OpsDType, AViewOutlivesItsHandlesUntilItsOpsHaveRun) {
+  // Ops capture the view itself (its offset and shape): dropping every handle
+  // of the view and of its base right after pushing must not free either
+  // before those ops run (ASan and TSan builds check the memory).
+  GradFixture fx(EngineKind::threaded, 2);
+  std::vector<NDArray> results;
+  for (int i = 0; i < 200; ++i) {
+    NDArray base = reshape(arange(fx.ctx, 0, 64, 1, DType::float32, Device::cpu()), Shape{8, 8});
+    NDArray row = *view_of(base, rows_of(base.shape(), i % 8, i % 8 + 1));
+    row *= 2.0f;
+    results.push_back(reduce(row, Reduction::sum, {}));
+  }
+  for (int i = 0; i < 200; ++i) {
+    const int r = i % 8;
+    const float expected = 2.0f * static_cast<float>(8 * (8 * r) + 28);
+    EXPECT_EQ(results[static_cast<size_t>(i)].to_host(), (std::vector<float>{expected})) << i;
+  }
 }
 
 TEST(OpsDType, GatherAndScatterPickBlocksByIndexArrays) {
