@@ -182,16 +182,24 @@ NDArray accumulate(NDArray total, NDArray more) {
 
 }  // namespace
 
-void backward(const NDArray& head, const NDArray& head_grad, bool retain_graph) {
-  const ArrayGrad* hg = head.chunk("backward")->grad.get();
+namespace {
+
+// The walk backward and grad share: pushes the gradient ops from `head` back
+// through its graph. on_node(node, dy) sees each node's whole output
+// gradient before its gradient function uses it; on_leaf(leaf, g) gets each
+// leaf's summed gradient at the end.
+template <class OnNode, class OnLeaf>
+void propagate(const NDArray& head, const NDArray& head_grad, bool retain_graph, const char* op, OnNode&& on_node,
+               OnLeaf&& on_leaf) {
+  const ArrayGrad* hg = head.chunk(op)->grad.get();
   if (hg == nullptr || !hg->node) {
-    throw std::logic_error(
-        "backward: this array was not computed by recorded ops: call attach_grad() on the inputs (or make "
+    throw std::logic_error(std::string(op) +
+        ": this array was not computed by recorded ops: call attach_grad() on the inputs (or make "
         "them with requires_grad=True), and compute the array while recording (inside `with "
         "autograd.record():`, or with PyTorch's grad mode on)");
   }
   if (!head_grad.is_null() && !(head_grad.shape() == head.shape())) {
-    throw std::invalid_argument("backward: head gradient " + head_grad.shape().to_string() +
+    throw std::invalid_argument(std::string(op) + ": head gradient " + head_grad.shape().to_string() +
                                 " does not match the head " + head.shape().to_string());
   }
   std::vector<std::shared_ptr<Node>> order = reachable(hg->node);
@@ -207,6 +215,7 @@ void backward(const NDArray& head, const NDArray& head_grad, bool retain_graph) 
     Node& node = *order[i];
     NDArray dy = std::move(grads[i]);
     if (!dy.is_null()) {
+      on_node(node, dy);
       const size_t n = node.inputs.size();
       std::unique_ptr<bool[]> wanted(new bool[n]);
       bool any = false;
@@ -218,7 +227,7 @@ void backward(const NDArray& head, const NDArray& head_grad, bool retain_graph) 
           if (!need[k]) continue;
           const Edge& in = node.inputs[k];
           if (k >= dx.size() || dx[k].is_null() || !(dx[k].shape() == in.shape)) {
-            throw std::logic_error("backward: the gradient of op " + std::string(trace::name_of(node.name)) +
+            throw std::logic_error(std::string(op) + ": the gradient of op " + std::string(trace::name_of(node.name)) +
                                    " gave " +
                                    (k >= dx.size() || dx[k].is_null() ? std::string("no gradient")
                                                                       : dx[k].shape().to_string()) +
@@ -245,20 +254,66 @@ void backward(const NDArray& head, const NDArray& head_grad, bool retain_graph) 
   }
   grads.clear();
   order.clear();
-
   for (auto& [leaf_array, g] : leaf_grads) {
-    ArrayGrad& leaf = *leaf_array.chunk()->grad;
-    if (leaf.req == GradReq::add || (leaf.req == GradReq::accumulate && !leaf.grad.is_null())) {
-      leaf.grad += g;
-    } else if (leaf.req == GradReq::write || leaf.req == GradReq::accumulate) {
-      // A gradient another handle can see (the head gradient passed straight
-      // through an add, one array given to two leaves, or a view) is copied,
-      // so that a later in-place change of one grad never changes another.
-      const bool shared = g.chunk()->handles.load(std::memory_order_relaxed) > 1 || g.is_view();
-      leaf.grad = shared ? copy(g) : std::move(g);
-    }
+    on_leaf(leaf_array, std::move(g));
     g = NDArray();
   }
+}
+
+// A gradient another handle can see (the head gradient passed straight
+// through an add, one array given to two leaves, or a view) is copied, so
+// that a later in-place change of one never changes another.
+NDArray own(NDArray g) {
+  const bool shared = g.chunk()->handles.load(std::memory_order_relaxed) > 1 || g.is_view();
+  return shared ? copy(g) : std::move(g);
+}
+
+}  // namespace
+
+void backward(const NDArray& head, const NDArray& head_grad, bool retain_graph) {
+  propagate(
+      head, head_grad, retain_graph, "backward", [](const Node&, const NDArray&) {},
+      [](const NDArray& leaf_array, NDArray g) {
+        ArrayGrad& leaf = *leaf_array.chunk()->grad;
+        if (leaf.req == GradReq::add || (leaf.req == GradReq::accumulate && !leaf.grad.is_null())) {
+          leaf.grad += g;
+        } else if (leaf.req == GradReq::write || leaf.req == GradReq::accumulate) {
+          leaf.grad = own(std::move(g));
+        }
+      });
+}
+
+std::vector<NDArray> grad(const NDArray& head, std::span<const NDArray> inputs, const NDArray& head_grad,
+                          bool retain_graph) {
+  // Each input is a leaf (by its chunk) or the output of a recorded op (by its node).
+  std::unordered_map<const Node*, std::vector<size_t>> by_node;
+  std::unordered_map<const asyncscope::detail::Chunk*, std::vector<size_t>> by_leaf;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const asyncscope::detail::Chunk* c = inputs[i].chunk("grad");
+    const ArrayGrad* g = c->grad.get();
+    if (g != nullptr && g->node) {
+      by_node[g->node.get()].push_back(i);
+    } else if (g != nullptr && g->wants_grad()) {
+      by_leaf[c].push_back(i);
+    } else {
+      throw std::invalid_argument("grad: input " + std::to_string(i) +
+                                  " does not require a gradient (attach_grad, or requires_grad=True)");
+    }
+  }
+  std::vector<NDArray> out(inputs.size());
+  propagate(
+      head, head_grad, retain_graph, "grad",
+      [&](const Node& node, const NDArray& dy) {
+        if (auto it = by_node.find(&node); it != by_node.end()) {
+          for (size_t i : it->second) out[i] = copy(dy);
+        }
+      },
+      [&](const NDArray& leaf_array, NDArray g) {
+        if (auto it = by_leaf.find(leaf_array.chunk()); it != by_leaf.end()) {
+          for (size_t i : it->second) out[i] = it->second.size() > 1 ? copy(g) : own(g);
+        }
+      });
+  return out;
 }
 
 }  // namespace asyncscope::autograd

@@ -69,6 +69,14 @@ bool is_recording() noexcept;
 // earlier backward without retain_graph; std::invalid_argument if head_grad
 // does not match head's shape. Nothing is pushed when it throws.
 void backward(const NDArray& head, const NDArray& head_grad = NDArray(), bool retain_graph = false);
+// The gradients of `head` with respect to `inputs` (leaves with a gradient,
+// or arrays computed by recorded ops), without storing any leaf's grad()
+// (torch.autograd.grad, MXNet's autograd.grad). An input the head does not
+// depend on gets a null array. Pushes as backward does, never waits;
+// std::invalid_argument for an input that needs no gradient, the errors of
+// backward otherwise.
+std::vector<NDArray> grad(const NDArray& head, std::span<const NDArray> inputs, const NDArray& head_grad = NDArray(),
+                          bool retain_graph = false);
 
 // The extension point the differentiable ops are built on.
 //

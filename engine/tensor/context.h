@@ -75,6 +75,13 @@ class Context {
   // random ops were pushed before, so results never depend on the workers.
   uint64_t next_random_key() noexcept;
   uint64_t seed() const noexcept { return seed_; }
+  // Starts the random stream again from `seed` (torch.manual_seed,
+  // np.random.seed): the random ops pushed after it give what a run made
+  // with that seed gives for its first ones. Frontend thread.
+  void reseed(uint64_t seed) noexcept {
+    seed_ = seed;
+    random_ops_ = 0;
+  }
 
   // Floating-point operations of the matrix products pushed through this
   // context so far (2mnk each, counted by dot at push): the demos divide the

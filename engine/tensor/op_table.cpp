@@ -28,6 +28,9 @@ constexpr OpDef kOps[] = {
      "num values from start to stop; the identity (composed of arange and casts; CPU)", false, false},
     {"randperm", OpKind::creation, "random.shuffle", "randperm", "",
      "a random permutation of 0..n-1 (seeded; CPU); shuffles through gather", false, false},
+    {"multinomial", OpKind::creation, "random.multinomial", "multinomial", "",
+     "category indices drawn by weight, with or without replacement (seeded; CPU); np.random.choice",
+     false, false, nullptr, nullptr, "floats"},
     {"randint", OpKind::creation, "random.randint", "randint", "",
      "integers uniform in [low, high) (composed: uniform, floor, astype)", false, false},
     // Elementwise, broadcasting as NumPy does.

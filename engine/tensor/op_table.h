@@ -39,7 +39,8 @@ struct OpDef {
   NDArray (*unary)(const NDArray&) = nullptr;
   NDArray (*binary)(const NDArray&, const NDArray&) = nullptr;
   // The dtypes it takes: "all" (engine/tensor/dtype.h; the CPU kernels of
-  // every type, the CUDA ones of float32), or "float32".
+  // every type, the CUDA ones of float32), "floats" (float32 and float64),
+  // or "float32".
   std::string_view dtypes = "all";
 };
 

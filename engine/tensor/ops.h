@@ -238,6 +238,14 @@ NDArray& assign(NDArray& a, const Selection& selection, const NDArray& value);
 // A random permutation of 0..n-1 (int64), seeded as the random fills are
 // (the same context seed and push order give the same one).
 NDArray randperm(const ContextPtr& ctx, int64_t n, Device device);
+// `samples` category indices (int64) drawn from each row of `weights` (1-d:
+// one row; 2-d: one draw per row), category c with probability weights[c]
+// over the row's sum; without replacement no category repeats (at most as
+// many samples as categories with a non-zero weight). Seeded as the random
+// fills are. Negative, infinite or NaN weights, or a row summing to 0, are
+// the op's error at the sync point. On the CPU (a GPU array's weights are
+// copied there and the indices back).
+NDArray multinomial(const NDArray& weights, int64_t samples, bool replacement);
 
 // Integer-array indexing (NumPy's advanced indexing on the leading axes):
 // k index arrays (integers, broadcast to one shape I) pick, for each

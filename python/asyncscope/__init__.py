@@ -21,7 +21,7 @@ import os as _os
 import sys as _sys
 
 from . import _core
-from ._core import OpError, configure, export_trace, hosted, line_table, mark
+from ._core import OpError, configure, export_trace, hosted, line_table, mark, seed
 
 
 def _openblas_settings():

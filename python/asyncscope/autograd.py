@@ -16,6 +16,15 @@ from . import _core
 is_recording = _core.autograd.is_recording
 backward = _core.autograd.backward
 
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):
+    """The gradients of heads (summed) with respect to variables, a list (as
+    MXNet's autograd.grad); no variable's .grad changes. The graph is freed
+    unless retain_graph."""
+    if create_graph:
+        raise ValueError("grad: create_graph=True (gradients of gradients) is not supported")
+    return _core.autograd.grad(heads, variables, head_grads, bool(retain_graph), False)
+
 _state = _threading.local()
 
 

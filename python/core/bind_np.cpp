@@ -476,6 +476,43 @@ void bind_np_shapes(py::module_& np, py::handle cls_handle) {
     const ContextPtr& context = python::context();
     return push_as<NpArray>(*context, [&] { return randperm(context, py::cast<int64_t>(x), Device::cpu()); });
   }, py::arg("x"));
+  np.def("random_choice", [](py::object a, py::object size, bool replace, py::object p) {
+    // Indices drawn with multinomial, then a's values picked by them.
+    const NpArray* values = array_of<NpArray>(a);
+    const ContextPtr& context = values ? values->a.context_ptr() : python::context();
+    int64_t n = 0;
+    if (values) {
+      if (values->a.shape().ndim() != 1) throw py::value_error("a must be 1-dimensional");
+      n = values->a.shape()[0];
+    } else {
+      n = py::cast<int64_t>(a);
+    }
+    if (n <= 0) throw py::value_error("a must be greater than 0 unless no samples are taken");
+    std::vector<int64_t> dims;
+    if (!size.is_none()) dims = dims_from(size, "choice");
+    int64_t k = 1;
+    for (int64_t d : dims) k *= d;
+    return push_as<NpArray>(*context, [&] {
+      NDArray weights;
+      if (p.is_none()) {
+        weights = full(context, Shape{n}, 1.0, DType::float64, Device::cpu());
+      } else {
+        const NpArray* pa = array_of<NpArray>(p);
+        weights = pa ? pa->a : array_from(context, p, DType::float64, TypeDefaults::mxnet_np, Device::cpu());
+        if (weights.shape().ndim() != 1 || weights.shape()[0] != n) {
+          throw py::value_error("p must be 1-dimensional with one probability per element of a");
+        }
+      }
+      if (!replace && k > n) throw py::value_error("Cannot take a larger sample than population when replace=False");
+      NDArray idx = multinomial(weights, k, replace);
+      NDArray out = idx;
+      if (values) {
+        const NDArray picks[] = {values->a.device() == Device::cpu() ? idx : to(idx, values->a.device())};
+        out = gather(values->a, picks);
+      }
+      return reshape(out, Shape(dims));
+    });
+  }, py::arg("a"), py::arg("size") = py::none(), py::arg("replace") = true, py::arg("p") = py::none());
   np.def("random_shuffle", [](py::object self) {
     NpArray& x = self.cast<NpArray&>();
     in_place<NpArray>(self, [&](NDArray& a) {

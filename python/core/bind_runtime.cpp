@@ -27,6 +27,12 @@ void bind_runtime(py::module_& m) {
 random seed, the device arrays are made on, and an in-flight bound (0 = none).
 Call it before the first array is made; under `asyncscope script` or the app
 the host's run is used instead.)");
+  m.def("seed", [](py::int_ seed) {
+    // Any Python int, as the frameworks take (the low 64 bits of its value).
+    const uint64_t s = PyLong_AsUnsignedLongLongMask(seed.ptr());
+    if (PyErr_Occurred()) throw py::error_already_set();
+    python::context()->reseed(s);
+  }, py::arg("seed"), "Starts the run's random stream again from seed (manual_seed, np.random.seed, mx.random.seed).");
   m.def("export_trace", [](const std::string& path) {
     py::gil_scoped_release release;
     export_trace(path);

@@ -507,6 +507,15 @@ void bind_torch_shapes(py::module_& t) {
     const Device d = torch_device(kwargs.contains("device") ? py::object(kwargs["device"]) : py::none(), *context, "randperm");
     return push_as<Tensor>(*context, [&] { return randperm(context, n, d); });
   }, py::arg("n"), "A random permutation of 0..n-1 (int64; seeded per run).");
+  const auto draw = [](const Tensor& input, int64_t num_samples, bool replacement, py::object generator) {
+    if (!generator.is_none()) throw std::runtime_error("multinomial: generator= is not supported (seed with manual_seed)");
+    return push_as<Tensor>(input.a, [&] { return multinomial(input.a, num_samples, replacement); });
+  };
+  t.def("multinomial", draw, py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
+        py::arg("generator") = py::none(),
+        "num_samples indices drawn from each row of input's weights (int64; seeded per run).");
+  c.attr("multinomial") = py::cpp_function(draw, py::is_method(c), py::arg("num_samples"),
+                                           py::arg("replacement") = false, py::kw_only(), py::arg("generator") = py::none());
   c.attr("repeat") = py::cpp_function([](const Tensor& x, const py::args& args) {
     const py::object spec = args.size() == 1 && !PyIndex_Check(args[0].ptr()) ? py::object(args[0]) : py::object(args);
     const std::vector<int64_t> reps = dims_from(spec, "repeat");
@@ -620,6 +629,23 @@ void bind_nd_more(py::module_& nd) {
     return push_as<MxArray>(a.a, [&] { return bmm_of(a.a, b.a, "batch_dot"); });
   }, py::arg("lhs"), py::arg("rhs"), "Batched matrix product of (B, n, m) and (B, m, p) arrays.");
   bind_tile_repeat<MxArray>(nd, "data", "data");
+  nd.def("random_multinomial", [](const MxArray& data, py::object shape, bool get_prob, py::object dtype) {
+    if (get_prob) throw py::value_error("multinomial: get_prob=True is not supported");
+    // shape: the samples per row (an int or a tuple, appended to the rows' shape).
+    std::vector<int64_t> dims;
+    if (!shape.is_none()) dims = dims_from(shape, "multinomial");
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    const DType t = dtype.is_none() ? DType::int32 : *dtype_from(dtype);
+    return push_as<MxArray>(data.a, [&] {
+      NDArray out = astype(multinomial(data.a, shape.is_none() ? 1 : n, true), t);
+      std::vector<int64_t> full;
+      if (data.a.shape().ndim() == 2) full.push_back(data.a.shape()[0]);
+      full.insert(full.end(), dims.begin(), dims.end());
+      if (full.empty()) full.push_back(1);
+      return reshape(out, Shape(full));
+    });
+  }, py::arg("data"), py::arg("shape") = py::none(), py::arg("get_prob") = false, py::arg("dtype") = py::none());
   nd.def("random_shuffle", [](const MxArray& x) {
     return push_as<MxArray>(x.a, [&] {
       const NDArray perm[] = {randperm(x.a.context_ptr(), x.a.shape().ndim() ? x.a.shape()[0] : 1, x.a.device())};

@@ -41,20 +41,40 @@ bool is_index_array(py::handle k) {
 }
 
 // The index arrays of an integer-array or boolean-mask key (NumPy's advanced
-// indexing), for the leading axes: the key is one index array, or a tuple
-// whose leading entries are index arrays or ints (ints count as 0-d index
-// arrays beside arrays, as in NumPy) followed by full slices or an
-// Ellipsis. A bool mask becomes the indices of its true elements: its values
-// are read first (a sync point, as in NumPy and PyTorch: the result's shape
-// depends on them). Nothing for a basic key; IndexError for another mix.
+// indexing), for the leading axes: the key is one index array, or a tuple of
+// slices, then index arrays or ints (ints count as 0-d index arrays beside
+// arrays, as in NumPy), then full slices or an Ellipsis. A bool mask becomes
+// the indices of its true elements: its values are read first (a sync
+// point, as in NumPy and PyTorch: the result's shape depends on them). A
+// leading slice becomes the index array of its positions, shaped to
+// broadcast on an axis of its own before the index arrays' axes, which is
+// where NumPy puts them (x[:, [0, 2]] has x.shape[0] rows of 2). Nothing for
+// a basic key; IndexError for another mix.
 template <class T>
 std::optional<std::vector<NDArray>> index_arrays(const NDArray& x, py::handle key) {
   py::tuple items = py::isinstance<py::tuple>(key) ? py::reinterpret_borrow<py::tuple>(key) : py::make_tuple(key);
   bool any = false;
   for (py::handle k : items) any |= is_index_array<T>(k);
   if (!any) return std::nullopt;
-  std::vector<py::handle> leading;
+  const Shape& s = x.shape();
+  const auto is_full = [](py::handle k) {
+    return k.is(py::ellipsis()) || (PySlice_Check(k.ptr()) && py::getattr(k, "start").is_none() &&
+                                    py::getattr(k, "stop").is_none() && py::getattr(k, "step").is_none());
+  };
+  // Leading slices, as (start, step, length) on their axes.
+  struct Range {
+    Py_ssize_t start, step, length;
+  };
+  std::vector<Range> ranges;
   size_t i = 0;
+  for (; i < items.size() && PySlice_Check(items[i].ptr()); ++i) {
+    if (static_cast<int>(i) >= s.ndim()) throw py::index_error("too many indices for array");
+    Py_ssize_t start = 0, stop = 0, step = 0;
+    if (PySlice_Unpack(items[i].ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
+    const Py_ssize_t length = PySlice_AdjustIndices(s[static_cast<int>(i)], &start, &stop, step);
+    ranges.push_back({start, step, length});
+  }
+  std::vector<py::handle> leading;
   for (; i < items.size(); ++i) {
     py::handle k = items[i];
     if (is_index_array<T>(k) || (PyIndex_Check(k.ptr()) && !PyBool_Check(k.ptr())) || array_of<T>(k) != nullptr) {
@@ -64,16 +84,14 @@ std::optional<std::vector<NDArray>> index_arrays(const NDArray& x, py::handle ke
     }
   }
   for (; i < items.size(); ++i) {
-    py::handle k = items[i];
-    const bool full = k.is(py::ellipsis()) || (PySlice_Check(k.ptr()) && py::getattr(k, "start").is_none() &&
-                                               py::getattr(k, "stop").is_none() && py::getattr(k, "step").is_none());
-    if (!full) {
-      throw py::index_error("index arrays must come first in the key, followed only by ':' or '...' "
+    if (!is_full(items[i])) {
+      throw py::index_error("index arrays must follow only slices in the key, and be followed only by ':' or '...' "
                             "(other mixes of integer arrays, slices and None are not supported)");
     }
   }
   py::module_ np = py::module_::import("numpy");
   std::vector<NDArray> out;
+  for (size_t r = 0; r < ranges.size(); ++r) out.emplace_back();  // filled in below, once the arrays' rank is known
   for (py::handle k : leading) {
     NDArray idx;
     if (const T* a = array_of<T>(k)) {
@@ -90,7 +108,6 @@ std::optional<std::vector<NDArray>> index_arrays(const NDArray& x, py::handle ke
     if (idx.dtype() == DType::boolean) {
       // The mask's true positions, one index array per mask dimension.
       const int first = static_cast<int>(out.size());
-      const Shape& s = x.shape();
       if (first + idx.shape().ndim() > s.ndim()) throw py::index_error("too many indices for array");
       for (int d = 0; d < idx.shape().ndim(); ++d) {
         if (idx.shape()[d] != s[first + d]) {
@@ -110,6 +127,18 @@ std::optional<std::vector<NDArray>> index_arrays(const NDArray& x, py::handle ke
       throw py::index_error("tensors used as indices must be integer or bool, got " + std::string(name(idx.dtype())));
     }
     out.push_back(idx);
+  }
+  int rank = 0;
+  for (size_t k = ranges.size(); k < out.size(); ++k) rank = std::max(rank, out[k].shape().ndim());
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    // Axis r of its own: (1, ..., length, ..., 1) before the arrays' rank.
+    std::vector<int64_t> dims(ranges.size() + static_cast<size_t>(rank), 1);
+    dims[r] = ranges[r].length;
+    const Range& g = ranges[r];
+    out[r] = reshape(arange(x.context_ptr(), static_cast<double>(g.start),
+                            static_cast<double>(g.start + g.step * g.length), static_cast<double>(g.step),
+                            DType::int64, x.device()),
+                     Shape(dims));
   }
   return out;
 }

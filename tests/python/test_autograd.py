@@ -52,3 +52,20 @@ class Autograd(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class AutogradGrad(unittest.TestCase):
+    def test_grad_returns_the_gradients_and_leaves_grad_alone(self):
+        x = nd.array([[1.0, 2.0], [3.0, 4.0]])
+        x.attach_grad()
+        with autograd.record():
+            h = x * x
+            y = (h * x).sum()
+        gx, gh = autograd.grad(y, [x, h], retain_graph=True)
+        np.testing.assert_allclose(gx.asnumpy(), 3 * x.asnumpy() ** 2)
+        np.testing.assert_allclose(gh.asnumpy(), x.asnumpy())
+        np.testing.assert_array_equal(x.grad.asnumpy(), np.zeros((2, 2)))
+        (only,) = autograd.grad(y, [x])
+        np.testing.assert_allclose(only.asnumpy(), 3 * x.asnumpy() ** 2)
+        with self.assertRaises(ValueError):
+            autograd.grad(y, [x], create_graph=True)

@@ -100,3 +100,44 @@ class TorchAutograd(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@unittest.skipIf(real_torch is None, NO_TORCH)
+class TorchAutogradGrad(unittest.TestCase):
+    """torch.autograd.grad beside the real one: gradients of one or several
+    outputs with respect to leaves and to intermediate tensors, weighted by
+    grad_outputs, without touching .grad; unused inputs; the graph freed
+    unless retain_graph."""
+
+    def test_gradients_with_respect_to_leaves_and_intermediates(self):
+        def run(lib, tensor):
+            x = tensor(X, requires_grad=True)
+            w = tensor(X[0], requires_grad=True)
+            h = lib.tanh(x * w)
+            y = (h * h).sum()
+            z = (x * 3).sum()
+            gx, gh, gw = lib.autograd.grad(y, (x, h, w), retain_graph=True)
+            both_heads = lib.autograd.grad([y, z], [x])
+            weighted = lib.autograd.grad(x * 2, x, grad_outputs=tensor(X))
+            return [gx, gh, gw, both_heads[0], weighted[0], x.grad, w.grad]
+        ours, theirs = both(run)
+        for a, b in zip(ours, theirs):
+            if b is None:
+                self.assertIsNone(a)
+            else:
+                np.testing.assert_allclose(as_numpy(a), as_numpy(b), rtol=1e-5, atol=1e-6)
+
+    def test_unused_inputs_and_a_freed_graph(self):
+        for lib, tensor in (atorch, atorch.tensor), (real_torch, real_torch.tensor):
+            x = tensor(X, requires_grad=True)
+            u = tensor(X, requires_grad=True)
+            y = (x * x).sum()
+            with self.assertRaises(RuntimeError):
+                lib.autograd.grad(y, [x, u], retain_graph=True)
+            gx, gu = lib.autograd.grad(y, [x, u], allow_unused=True)
+            self.assertIsNone(gu)
+            np.testing.assert_allclose(as_numpy(gx), 2 * X)
+            with self.assertRaises(RuntimeError):
+                lib.autograd.grad(y, [x])  # the graph went with the first grad without retain_graph
+            with self.assertRaises(RuntimeError):
+                lib.autograd.grad((tensor(X) * 2).sum(), [tensor(X)])

@@ -213,7 +213,9 @@ class TorchTypes(unittest.TestCase):
     def test_integer_array_and_mask_indexing(self):
         a = np.arange(24, dtype=np.float32).reshape(4, 6) / 3
         keys = [[0, 2], [-1, 0, 0], (range(3), [1, 2, 5]), (np.array([1, 3]), slice(None)), (0, [1, 4]),
-                ([[0], [3]], [1, 2]), (Ellipsis,)]
+                ([[0], [3]], [1, 2]), (Ellipsis,), (slice(None), [0, 2]), (slice(1, None), [5, 0], Ellipsis),
+                (slice(None, None, 2), [[0], [3]]), (slice(None), np.array([True, False, True, False, True, False])),
+                (slice(0, 0), [1]), (slice(None), 3)]
         for key in keys:
             def make(t, key=key):
                 return t.tensor(a)[key]
@@ -223,7 +225,8 @@ class TorchTypes(unittest.TestCase):
                      lambda t: t.tensor(a)[t.tensor([2, 0])], lambda t: t.tensor(a)[[]]):
             ours, theirs = both(make)
             same(self, ours, theirs, "mask/tensor index")
-        for key, value in (((t_mask := (a > 4)), 0.0), ([1, 3], -1.0), ((range(2), [5, 0]), 7.0)):
+        for key, value in (((t_mask := (a > 4)), 0.0), ([1, 3], -1.0), ((range(2), [5, 0]), 7.0),
+                           ((slice(None), [0, 2]), 5.0), ((slice(1, 3), [[4], [1]]), -2.0)):
             def assign(t, key=key, value=value):
                 x = t.tensor(a)
                 x[t.tensor(key) if isinstance(key, np.ndarray) else key] = value
@@ -488,3 +491,69 @@ class Views(unittest.TestCase):
         e = expected[1]
         e += 10
         np.testing.assert_array_equal(c.asnumpy(), expected)
+
+
+class Sampling(unittest.TestCase):
+    """multinomial and choice in the three editions: each category drawn about
+    as often as its weight says, no repeats without replacement, and the
+    same draws again after the same seed (checked by distribution and
+    reproducibility, not against another library's stream)."""
+
+    def test_draws_follow_the_weights(self):
+        weights = [0.1, 0.0, 0.6, 0.3]
+        n = 40000
+        counts = np.bincount(atorch.multinomial(atorch.tensor(weights), n, replacement=True).numpy(), minlength=4)
+        for c, w in enumerate(weights):
+            # 5 standard deviations of a binomial count.
+            self.assertLess(abs(counts[c] - n * w), 5 * (n * w * (1 - w)) ** 0.5 + 1, (c, counts))
+        from asyncscope import np as anp
+        picks = anp.random.choice(anp.array([10.0, 20.0, 30.0]), n, p=[0.5, 0.25, 0.25]).asnumpy()
+        self.assertLess(abs((picks == 10).sum() - n / 2), 5 * (n / 4) ** 0.5)
+        rows = nd.random.multinomial(nd.array([[0.0, 1.0], [1.0, 0.0]]), shape=(2, 3))
+        self.assertEqual(rows.shape, (2, 2, 3))
+        self.assertEqual(rows.dtype, np.int32)
+        np.testing.assert_array_equal(rows.asnumpy()[0], np.ones((2, 3)))
+        np.testing.assert_array_equal(rows.asnumpy()[1], np.zeros((2, 3)))
+
+    def test_without_replacement_no_category_repeats(self):
+        for _ in range(20):
+            draw = atorch.multinomial(atorch.ones(3, 10), 10).numpy()
+            self.assertEqual(draw.shape, (3, 10))
+            for row in draw:
+                self.assertEqual(sorted(row.tolist()), list(range(10)))
+        from asyncscope import np as anp
+        s = anp.random.choice(6, (2, 3), replace=False).asnumpy()
+        self.assertEqual(sorted(s.ravel().tolist()), list(range(6)))
+        # A zero weight is never drawn, even without replacement.
+        first = atorch.multinomial(atorch.tensor([0.0, 1.0, 1.0]), 2).numpy()
+        self.assertNotIn(0, first.tolist())
+
+    def test_refusals(self):
+        with self.assertRaisesRegex(RuntimeError, "without replacement"):
+            atorch.multinomial(atorch.ones(3), 4)
+        with self.assertRaisesRegex(RuntimeError, "floats"):
+            atorch.multinomial(atorch.ones(3, dtype=atorch.int64), 1)
+        from asyncscope import OpError
+        with self.assertRaisesRegex(OpError, "non-negative"):
+            atorch.multinomial(atorch.tensor([1.0, -1.0]), 1).numpy()
+        try:
+            nd.waitall()  # the run's first error since the last waitall: forget it here
+        except OpError:
+            pass
+        from asyncscope import np as anp
+        with self.assertRaisesRegex(ValueError, "larger sample"):
+            anp.random.choice(3, 4, replace=False)
+
+    def test_the_same_seed_draws_the_same_again(self):
+        from asyncscope import np as anp
+
+        def draws():
+            return [atorch.multinomial(atorch.ones(50), 5).tolist(), atorch.randn(4).tolist(),
+                    atorch.randperm(6).tolist(), anp.random.choice(100, 5).asnumpy().tolist(),
+                    nd.random.uniform(shape=(3,)).asnumpy().tolist()]
+        atorch.manual_seed(7)
+        first = draws()
+        anp.random.seed(7)
+        self.assertEqual(draws(), first)
+        nd.random.seed(8)
+        self.assertNotEqual(draws(), first)

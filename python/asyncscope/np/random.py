@@ -4,6 +4,14 @@ program give the same numbers, whatever the workers."""
 from .. import _core
 
 
+def seed(seed=None):
+    """Starts the run's random stream again from seed (an int): what follows
+    draws the same numbers each time (not NumPy's numbers)."""
+    if seed is None:
+        raise ValueError("seed: give an int (a seed from the clock would not reproduce)")
+    _core.seed(seed)
+
+
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None):
     """Samples of N(loc, scale^2), of shape `size` (a 0-d array for None; pushed, returns at once)."""
     return _core.np.random_normal(loc, scale, size, dtype, ctx)
@@ -28,3 +36,10 @@ def permutation(x):
 def shuffle(x):
     """Shuffles x along its first axis, in place (pushed; returns at once)."""
     _core.np.random_shuffle(x)
+
+
+def choice(a, size=None, replace=True, p=None, ctx=None):
+    """Samples of range(a) (int64) or of the 1-d array a, of shape `size` (a
+    0-d array for None), with probabilities p (uniform when None), with or
+    without replacement (pushed, returns at once)."""
+    return _core.np.random_choice(a, size, replace, p)

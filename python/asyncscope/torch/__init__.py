@@ -38,7 +38,7 @@ import builtins as _builtins
 import collections as _collections
 
 from .. import _core
-from . import cuda, nn
+from . import autograd, cuda, nn
 
 _t = _core.torch
 
@@ -82,7 +82,7 @@ from_numpy = _t.from_numpy
 as_tensor = _t.as_tensor
 for _name in ("unsqueeze", "squeeze", "flatten", "permute", "transpose", "swapaxes", "flip", "std", "var", "softmax",
               "log_softmax", "split", "chunk", "outer", "linspace", "eye", "randint", "normal", "randperm", "tile",
-              "repeat_interleave", "bmm"):
+              "repeat_interleave", "bmm", "multinomial"):
     globals()[_name] = getattr(_t, _name)
 
 
@@ -197,11 +197,11 @@ class no_grad:
 __all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "norm", "dot", "mv",
            "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "device", "Size",
            "dtype", "float32", "float", "float64", "double", "int32", "int", "int64", "long", "uint8", "bool",
-           "cuda", "nn", "no_grad", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
+           "autograd", "cuda", "nn", "no_grad", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
            "prod", "all", "any", "amax", "amin", "where", "clamp", "clip", "from_numpy", "as_tensor", "unsqueeze",
            "squeeze", "flatten", "permute", "transpose", "swapaxes", "flip", "std", "var", "softmax", "log_softmax",
            "split", "chunk", "outer", "linspace", "eye", "randint", "normal", "randperm", "tile", "repeat_interleave",
-           "bmm"]
+           "bmm", "multinomial", "manual_seed"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,
 # sigmoid, exp, sin, round, ...
@@ -209,6 +209,13 @@ for _name in _t.__table_ops__:
     globals()[_name] = getattr(_t, _name)
     __all__.append(_name)
 del _name
+
+
+def manual_seed(seed):
+    """Starts the run's random stream again from seed (an int): the random
+    ops after it (rand, randn, randint, randperm, multinomial, dropout, ...)
+    draw the same numbers each time (not PyTorch's numbers)."""
+    _core.seed(_builtins.int(seed))
 
 
 _TYPE_NAMES = {"torch.float32": "Float", "torch.float64": "Double", "torch.int32": "Int", "torch.int64": "Long",

@@ -78,6 +78,35 @@ TEST(Autograd, BackwardAfterTheScopeHasClosedAsInTheChaptersLoop) {
   });
 }
 
+TEST(Autograd, GradGivesTheGradientsOfLeavesAndIntermediatesAndStoresNone) {
+  run_with_timeout([] {
+    GradFixture fx;
+    ContextScope scope(fx.ctx);
+    NDArray x = from_host({3}, {1, 2, 3});
+    x.attach_grad();
+    NDArray unused = from_host({3}, {0, 0, 0});
+    unused.attach_grad();
+    NDArray h, y;
+    {
+      autograd::Record record;
+      h = x * x;
+      y = sum(h * x);  // x^3 summed: dy/dx = 3x^2, dy/dh = x
+    }
+    const NDArray inputs[] = {x, h, unused};
+    std::vector<NDArray> g = autograd::grad(y, inputs, NDArray(), true);
+    ASSERT_EQ(g.size(), 3u);
+    EXPECT_EQ(values(g[0]), (std::vector<float>{3, 12, 27}));
+    EXPECT_EQ(values(g[1]), (std::vector<float>{1, 2, 3}));
+    EXPECT_TRUE(g[2].is_null()) << "the head does not depend on it";
+    EXPECT_EQ(values(x.grad()), (std::vector<float>{0, 0, 0})) << "grad() leaves the leaves' gradients alone";
+    const NDArray just_x[] = {x};
+    EXPECT_EQ(values(autograd::grad(y, just_x, from_host({}, {2.0f}))[0]), (std::vector<float>{6, 24, 54}));
+    EXPECT_THROW(autograd::grad(y, just_x), std::logic_error) << "the graph went with the last grad";
+    const NDArray plain[] = {from_host({1}, {1})};
+    EXPECT_THROW(autograd::grad(y, plain), std::invalid_argument);
+  });
+}
+
 TEST(Autograd, ASecondBackwardOnTheSameGraphIsAClearError) {
   run_with_timeout([] {
     GradFixture fx;

@@ -6,6 +6,7 @@
 // float32-only kernel to read another type.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -306,6 +307,39 @@ TEST(OpsDType, AViewOutlivesItsHandlesUntilItsOpsHaveRun) {
     const float expected = 2.0f * static_cast<float>(8 * (8 * r) + 28);
     EXPECT_EQ(results[static_cast<size_t>(i)].to_host(), (std::vector<float>{expected})) << i;
   }
+}
+
+TEST(OpsDType, MultinomialDrawsByWeight) {
+  GradFixture fx;
+  const NDArray w = from_host(fx.ctx, Shape{4}, {1, 0, 6, 3});
+  const std::vector<int64_t> draws = values<int64_t>(multinomial(w, 20000, true));
+  std::vector<int> counts(4);
+  for (int64_t d : draws) ++counts[static_cast<size_t>(d)];
+  EXPECT_EQ(counts[1], 0) << "a zero weight is never drawn";
+  EXPECT_NEAR(counts[2], 12000, 5 * std::sqrt(20000 * 0.6 * 0.4));
+  EXPECT_NEAR(counts[0], 2000, 5 * std::sqrt(20000 * 0.1 * 0.9));
+  // Without replacement: each row a permutation of its categories.
+  const NDArray rows = multinomial(full(fx.ctx, Shape{3, 8}, 1.0, DType::float64, Device::cpu()), 8, false);
+  EXPECT_EQ(rows.shape(), (Shape{3, 8}));
+  std::vector<int64_t> r = values<int64_t>(rows);
+  for (int i = 0; i < 3; ++i) {
+    std::vector<int64_t> row(r.begin() + i * 8, r.begin() + (i + 1) * 8);
+    std::sort(row.begin(), row.end());
+    EXPECT_EQ(row, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  }
+  EXPECT_THROW(multinomial(w, 5, false), std::invalid_argument);
+  EXPECT_THROW(multinomial(arange(fx.ctx, 0, 3, 1, DType::int64, Device::cpu()), 1, true), std::invalid_argument);
+  NDArray bad = multinomial(from_host(fx.ctx, Shape{2}, {1, -1}), 1, true);
+  EXPECT_THROW(bad.wait_to_read(), OpError);
+  try {
+    wait_all(fx.ctx);
+  } catch (const OpError&) {
+  }
+  // The same seed, the same draws.
+  fx.ctx->reseed(3);
+  const std::vector<int64_t> first = values<int64_t>(multinomial(w, 50, true));
+  fx.ctx->reseed(3);
+  EXPECT_EQ(values<int64_t>(multinomial(w, 50, true)), first);
 }
 
 TEST(OpsDType, GatherAndScatterPickBlocksByIndexArrays) {
