@@ -1,5 +1,6 @@
 #include "engine/tensor/ndarray.h"
 
+#include <algorithm>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
@@ -23,7 +24,9 @@ using Chunks = Recycler<Chunk, &Chunk::next_free, 64, 64>;
 Chunk* new_chunk() { return Chunks::take(); }
 
 void drop_holder(Chunk* view) noexcept {
-  if (view->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) recycle_chunk(view);
+  if (view->holders.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (view->data != nullptr) view->allocator->deallocate(view->data, view->bytes);  // a strided view's own buffer
+  recycle_chunk(view);
 }
 
 void recycle_chunk(Chunk* chunk) noexcept {
@@ -35,6 +38,8 @@ void recycle_chunk(Chunk* chunk) noexcept {
 }
 
 void* Chunk::raw_for_write() {
+  // A strided view's own buffer, which strided_read made.
+  if (strided) [[unlikely]] return raw_for_update();
   Chunk* s = storage();
   if (s->data == nullptr) {
     try {
@@ -47,12 +52,17 @@ void* Chunk::raw_for_write() {
 }
 
 void* Chunk::raw_for_update() {
+  if (strided) [[unlikely]] {
+    if (data == nullptr) throw std::logic_error("strided view " + shape.to_string() + " used before it was read");
+    return data;
+  }
   Chunk* s = storage();
   if (s->data == nullptr) throw std::logic_error("array " + shape.to_string() + " was updated before any op wrote it");
   return static_cast<std::byte*>(s->data) + offset;
 }
 
 const void* Chunk::raw_for_read() const {
+  if (strided) [[unlikely]] return const_cast<Chunk*>(this)->raw_for_update();
   const Chunk* s = storage();
   if (s->data == nullptr) throw std::logic_error("array " + shape.to_string() + " was read before any op wrote it");
   return static_cast<const std::byte*>(s->data) + offset;
@@ -93,6 +103,7 @@ NDArray make_view(const NDArray& base, const Shape& shape) {
 }
 
 NDArray make_view(const NDArray& base, const Shape& shape, int64_t offset) {
+  if (base.chunk("view")->strided) return make_view(copy(base), shape, offset);
   detail::Chunk* c = base.chunk("view");
   detail::Chunk* b = c->storage();
   const size_t item = item_size(c->dtype);
@@ -113,6 +124,24 @@ NDArray make_view(const NDArray& base, const Shape& shape, int64_t offset) {
   view->bytes = static_cast<size_t>(shape.size()) * item;
   view->slice = view->offset != 0 || view->bytes != b->bytes;
   return NDArray(view);
+}
+
+NDArray make_strided_view(const NDArray& base, const Shape& shape, int64_t offset, const int64_t* strides) {
+  detail::Chunk* c = base.chunk("view");
+  if (c->strided || c->device != Device::cpu()) {
+    throw std::invalid_argument("view: a strided view is made of a CPU array whose elements lie in row-major order");
+  }
+  NDArray view = make_view(base, Shape{}, 0);  // the storage reference, context and var
+  detail::Chunk* v = view.chunk_;
+  const size_t item = item_size(c->dtype);
+  v->shape = shape;
+  v->offset = c->offset + static_cast<size_t>(offset) * item;
+  v->bytes = static_cast<size_t>(shape.size()) * item;
+  v->slice = true;
+  v->strided = true;
+  v->strides.reset(new int64_t[static_cast<size_t>(std::max(shape.ndim(), 1))]);
+  for (int d = 0; d < shape.ndim(); ++d) v->strides[d] = strides[d];
+  return view;
 }
 
 NDArray::NDArray(const NDArray& other) noexcept : chunk_(other.chunk_) {
@@ -195,7 +224,8 @@ NDArray NDArray::readable_on_host(trace::SyncKind kind, const char* op) const {
   ctx.check_not_stopped();
   // A device array is first copied to host memory by an op on its stream;
   // the wait then covers the device work and the copy.
-  NDArray host = c->device.kind == DeviceKind::cpu ? *this : to(*this, Device::cpu());
+  // A strided view's values are gathered first, by a copy (a row-major array).
+  NDArray host = c->device.kind == DeviceKind::cpu ? (c->strided ? copy(*this) : *this) : to(*this, Device::cpu());
   ctx.engine().wait_for_var(host.var(), kind);
   ctx.check_not_stopped();
   return host;

@@ -63,7 +63,11 @@ namespace detail {
 // last handle goes: ops capture the storage's chunk. A view of a part
 // (`slice`) is captured itself, for its offset and shape, so it also counts
 // the ops holding it (`holders`) and goes when the last of them and its last
-// handle are gone, on whichever thread that is.
+// handle are gone, on whichever thread that is. A `strided` part (x[:, 1])
+// has its elements apart in the storage: an op reading or writing it works
+// on the view's own buffer (`data`, which only it has), which an op
+// writing the one var fills from the storage first ("strided_read"), and
+// one more writes back after an op changed it ("strided_write").
 // Layout: three parts on cache lines of their own, by who writes them. The
 // first is the frontend's (handle counts, ownership); the second is written
 // when the array is made and only read after; the third holds the buffer
@@ -95,8 +99,11 @@ struct alignas(64) Chunk {
   Var* var = nullptr;
   Chunk* base = nullptr;             // a view: the chunk that owns the storage (never itself a view)
   size_t offset = 0;                 // a view: where its values start in the storage, in bytes
+  // A strided view: the storage elements between its elements, per dimension.
+  std::unique_ptr<int64_t[]> strides;
   DType dtype = DType::float32;
   bool slice = false;                // a view of a part of the storage (see above)
+  bool strided = false;              // ... whose elements lie apart (strides)
 
   alignas(64) void* data = nullptr;  // allocated by the first writing op (storage owners only)
 
@@ -239,6 +246,11 @@ class NDArray {
 
  private:
   friend NDArray make_view(const NDArray& base, const Shape& shape, int64_t offset);
+  friend NDArray make_strided_view(const NDArray& base, const Shape& shape, int64_t offset, const int64_t* strides);
+// A view of the elements of `base` (a storage owner or a view of a
+// contiguous part, on the CPU) at offset + i0 * strides[0] + ... of base's
+// row-major order, for i in `shape` (view_of in ops.h decides when).
+NDArray make_strided_view(const NDArray& base, const Shape& shape, int64_t offset, const int64_t* strides);
   explicit NDArray(detail::Chunk* chunk) noexcept : chunk_(chunk) {}
   void release() noexcept;
   [[noreturn]] static void throw_null(const char* op);
@@ -248,11 +260,16 @@ class NDArray {
   detail::Chunk* chunk_ = nullptr;
 };
 
-// A view of `base` with another shape of the same size (no op is pushed).
+// A view of `base` with another shape of the same size (no op is pushed;
+// a strided view is copied first: its elements do not lie in row-major order).
 NDArray make_view(const NDArray& base, const Shape& shape);
 // A view of `shape`'s size elements of `base`, from element `offset` of
 // base's row-major order (std::out_of_range past base's end).
 NDArray make_view(const NDArray& base, const Shape& shape, int64_t offset);
+// A view of the elements of `base` (a storage owner or a view of a
+// contiguous part, on the CPU) at offset + i0 * strides[0] + ... of base's
+// row-major order, for i in `shape` (view_of in ops.h decides when).
+NDArray make_strided_view(const NDArray& base, const Shape& shape, int64_t offset, const int64_t* strides);
 
 // Values as text, e.g. "[[1, 2], [3, 4]]"; at most `edge` items per side of each dimension.
 std::string format_values(const Shape& shape, const float* data, int64_t edge = 3);

@@ -59,9 +59,18 @@ class ChunkRef {
   uintptr_t bits_ = 0;
 };
 
+// For a strided view: pushes the op that gathers its elements from the
+// storage into its own buffer (a write of the var, so it runs after every
+// op already pushed on the array and before the op about to be pushed), or
+// the op that scatters its buffer back after an op wrote it (ops_dtype.cpp).
+void strided_read(const NDArray& view);
+void strided_write(const NDArray& view);
+
 inline ChunkRef storage(const NDArray& a, const char* op) {
   Chunk* c = a.chunk(op);
-  return ChunkRef(c->slice ? c : c->storage());
+  if (!c->slice) [[likely]] return ChunkRef(c->storage());
+  if (c->strided) strided_read(a);
+  return ChunkRef(c);
 }
 
 // `value` as an in-place op on `self` may read it while writing self: itself,
@@ -148,6 +157,9 @@ void launch_typed(trace::NameId name, const char* op, std::initializer_list<cons
     } else {
       ctx.engine().push(std::forward<Cpu>(cpu), r, w, meta);
     }
+  }
+  for (const NDArray* a : out) {
+    if (a->chunk()->strided) [[unlikely]] strided_write(*a);
   }
 }
 
@@ -262,6 +274,7 @@ void launch_many(trace::NameId name, const char* op, std::span<const NDArray> in
   meta.out_bytes = out.bytes();
   meta.first_touch = &out.chunk()->shape;
   ctx.engine().push(std::forward<Cpu>(cpu), reads, writes, meta);
+  if (out.chunk()->strided) [[unlikely]] strided_write(out);
 }
 
 // An op's interned name, looked up once per call site:

@@ -989,18 +989,78 @@ NDArray take(const NDArray& a, const Selection& sel) {
 }
 
 std::optional<NDArray> view_of(const NDArray& a, const Selection& sel) {
-  const Shape& s = a.chunk("view")->shape;
-  check_selection(s, sel, "view");
+  const Chunk* c = a.chunk("view");
+  check_selection(c->shape, sel, "view");
+  if (sel.shape.size() == 0) return std::nullopt;  // an empty selection: a (cheap) copy has no offset to check
   // Contiguous: each dimension of more than one element steps over exactly
   // the elements of the ones after it.
   int64_t stride = 1;
+  bool contiguous = true;
   for (int i = sel.shape.ndim() - 1; i >= 0; --i) {
-    if (sel.shape[i] != 1 && sel.strides[i] != stride) return std::nullopt;
+    if (sel.shape[i] != 1 && sel.strides[i] != stride) contiguous = false;
     stride *= sel.shape[i];
   }
-  if (sel.shape.size() == 0) return std::nullopt;  // an empty selection: a (cheap) copy has no offset to check
-  return make_view(a, sel.shape, sel.offset);
+  if (contiguous) return make_view(a, sel.shape, sel.offset);
+  // A strided part of a strided view is a copy; so is one on a GPU (whose
+  // kernels have no strided reads and writes).
+  if (c->strided || c->device != Device::cpu()) return std::nullopt;
+  return make_strided_view(a, sel.shape, sel.offset, sel.strides);
 }
+
+namespace ops_detail {
+
+namespace {
+
+// A strided view's place in its storage, as a selection of the storage's elements.
+Selection layout_of(const Chunk* view) {
+  Selection sel;
+  sel.offset = static_cast<int64_t>(view->offset / item_size(view->dtype));
+  sel.shape = view->shape;
+  for (int d = 0; d < view->shape.ndim(); ++d) sel.strides[d] = view->strides[d];
+  return sel;
+}
+
+}  // namespace
+
+// Pushes f, given the view's chunk, as an op writing the view's var: the
+// view's buffer is the view's own, and writing the var keeps every other op
+// on the array (which may read or write that buffer) away meanwhile.
+template <class F>
+void push_on_view(const NDArray& view, trace::NameId name, size_t out_bytes, F f) {
+  Chunk* v = view.chunk();
+  Context& ctx = view.context();
+  OpMeta meta(name, v->device);
+  meta.iteration = ctx.iteration();
+  meta.out_bytes = out_bytes;
+  Var* const writes[] = {v->var};
+  ctx.engine().push([ref = ChunkRef(v), f](const RunContext&) { f(ref.get()); }, std::span<Var* const>(),
+                    std::span<Var* const>(writes, 1), meta);
+}
+
+void strided_read(const NDArray& view) {
+  static const trace::NameId kName = trace::intern("strided_read");
+  push_on_view(view, kName, view.bytes(), [](Chunk* c) {
+    if (c->data == nullptr) {
+      try {
+        c->data = c->allocator->allocate(c->bytes);
+      } catch (const MemoryBudgetError& refusal) {
+        throw MemoryBudgetError("the " + c->shape.to_string() + " view", refusal);
+      }
+    }
+    take_rows(c->data, c->base->raw_for_read(), layout_of(c), item_size(c->dtype));
+  });
+}
+
+void strided_write(const NDArray& view) {
+  static const trace::NameId kName = trace::intern("strided_write");
+  push_on_view(view, kName, 0, [](Chunk* c) {
+    const Selection sel = layout_of(c);
+    assign_rows(c->base->raw_for_update(), c->raw_for_read(), sel, stretched_strides(padded(sel.shape), 0),
+                item_size(c->dtype));
+  });
+}
+
+}  // namespace ops_detail
 
 namespace {
 

@@ -472,7 +472,7 @@ void check_overlap(const NDArray& self, const NDArray& input, const Selection* d
   if constexpr (std::is_same_v<T, Tensor>) {
     const detail::Chunk* s = self.chunk();
     const detail::Chunk* i = input.chunk();
-    if (s->storage() != i->storage()) return;
+    if (s->storage() != i->storage() || s->strided || i->strided) return;
     const int64_t item = static_cast<int64_t>(item_size(s->dtype));
     int64_t lo = static_cast<int64_t>(s->offset) / item, n = s->shape.size();
     if (dest != nullptr) {

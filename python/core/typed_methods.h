@@ -153,10 +153,14 @@ py::object getitem(const T& x, py::handle key) {
   if (idx) return wrap(push_as<T>(x.a, [&] { return gather(x.a, *idx); }));
   const Selection sel = selection_from(key, x.a.shape());
   return wrap(push_as<T>(x.a, [&] {
-    // A view where the values lie contiguous (writes through it reach x);
-    // a copy otherwise, and while recording a gradient of x.
+    // A view (writes through it reach x), as PyTorch gives for every basic
+    // index; MXNet's arrays have no strides, so it gives views of contiguous
+    // parts only and copies the rest. A copy while recording a gradient of x.
     std::optional<NDArray> view;
     if (!autograd::should_record({&x.a})) view = view_of(x.a, sel);
+    if constexpr (!kTorch<T>) {
+      if (view && view->chunk()->strided) view.reset();
+    }
     NDArray out = view ? *std::move(view) : take(x.a, sel);
     // MXNet's nd has no 0-d arrays: x[i] of a vector is a 1-element one.
     if constexpr (kNoZeroD<T>) {

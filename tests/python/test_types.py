@@ -405,6 +405,24 @@ class Views(unittest.TestCase):
             return [("x", x), ("y", y), ("z", z)]
         self.check(script)
 
+    def test_strided_parts_write_through_too(self):
+        def script(t):
+            x = t.arange(20).reshape(4, 5)
+            col = x[:, 1]
+            col[:] = 0
+            col += 3
+            x[2, 1] = 99
+            corners = x[::3, ::4]
+            corners.mul_(-1)
+            every_other = x[1, ::2]
+            every_other.copy_(t.tensor([7, 8, 9]))
+            block = x[1:3, 2:4]
+            block.fill_(-5)
+            seen = col + 0
+            return [("x", x), ("col", col), ("corners", corners), ("seen", seen), ("sum", block.sum()),
+                    ("flat", corners.reshape(-1))]
+        self.check(script)
+
     def test_a_view_of_a_float_row_and_reshape_of_it(self):
         def script(t):
             x = t.zeros(4, 3)
@@ -491,6 +509,11 @@ class Views(unittest.TestCase):
         e = expected[1]
         e += 10
         np.testing.assert_array_equal(c.asnumpy(), expected)
+        # MXNet's arrays have no strides: a strided part is a copy, as there.
+        m = nd.arange(6).reshape((2, 3))
+        col = m[:, 1]
+        col[:] = -1
+        np.testing.assert_array_equal(m.asnumpy(), np.arange(6).reshape(2, 3))
 
 
 class Sampling(unittest.TestCase):
