@@ -242,12 +242,47 @@ py::object tensor_item(const Tensor& x) {
 py::object size_of(const Tensor& x) { return torch_attr("Size")(tuple_of(x.a.shape())); }
 
 void bind_tensor(py::module_& t) {
-  py::class_<Tensor> c(t, "Tensor", R"(A float32 tensor whose every operation is pushed to the asyncscope engine
-and returns at once, on the GPU's stream (device='cuda') or, unlike PyTorch,
-on the engine's CPU workers. item(), numpy(), printing and
-torch.cuda.synchronize() wait for the work they need.)");
+  py::class_<Tensor> c(t, "Tensor", R"(A tensor (float32 unless made with another dtype) whose every operation is
+pushed to the asyncscope engine and returns at once, on the GPU's stream
+(device='cuda') or, unlike PyTorch, on the engine's CPU workers. item(),
+numpy(), printing and torch.cuda.synchronize() wait for the work they need.)");
   c.attr("__module__") = "asyncscope.torch";
   bind_array_common(c);
+  // Tensor(t) shares t's storage outside the graph (what nn.Parameter builds
+  // on); Tensor(data) makes a float32 tensor of the values, as PyTorch's
+  // legacy constructor does.
+  c.def(py::init([](py::object data) {
+    if (const Tensor* x = array_of<Tensor>(data)) return Tensor{make_view(x->a, x->a.shape())};
+    const ContextPtr& context = python::context();
+    return push_as<Tensor>(*context, [&] {
+      return array_from(context, data, DType::float32, TypeDefaults::torch, context->device());
+    });
+  }), py::arg("data"));
+  // Hashable by identity, as PyTorch's tensors are (optimizer state is keyed by parameter).
+  c.attr("__hash__") = py::cpp_function([](py::handle self) { return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr()))); },
+                                        py::is_method(c));
+  c.def_property("data", [](const Tensor& x) { return Tensor{make_view(x.a, x.a.shape())}; },
+                 [](py::object self, py::handle value) {
+                   // x.data = y: y's values, in place (same shape), outside the graph.
+                   const Tensor* v = array_of<Tensor>(value);
+                   if (v == nullptr) throw py::type_error("data: assign a Tensor");
+                   Tensor& x = self.cast<Tensor&>();
+                   if (!(v->a.shape() == x.a.shape())) {
+                     throw std::runtime_error("data: assigning a " + v->a.shape().to_string() + " tensor to a " +
+                                              x.a.shape().to_string() + " one (only the same shape is supported)");
+                   }
+                   autograd::Pause pause;
+                   Selection all;
+                   all.shape = x.a.shape();
+                   for (int d = all.shape.ndim() - 1, stride = 1; d >= 0; --d) {
+                     all.strides[d] = stride;
+                     stride *= static_cast<int>(all.shape[d]);
+                   }
+                   PushGuard guard(x.a.context());
+                   NDArray target = make_view(x.a, x.a.shape());
+                   assign(target, all, v->a);
+                 },
+                 "The same values, sharing storage, outside the graph (in-place changes of it reach this tensor).");
   c.def("__matmul__", [](const Tensor& x, const Tensor& y) {
     return push_as<Tensor>(x.a, [&] { return matmul(x.a, y.a, "matmul"); });
   },

@@ -38,7 +38,7 @@ import builtins as _builtins
 import collections as _collections
 
 from .. import _core
-from . import autograd, cuda, nn
+from . import autograd, cuda
 
 _t = _core.torch
 
@@ -184,20 +184,85 @@ class Size(tuple):
 
 
 class no_grad:
-    """Turns this thread's grad mode off while it lives (a context manager)."""
+    """Turns this thread's grad mode off while it lives (a context manager,
+    or a decorator)."""
+
+    _mode = False
 
     def __enter__(self):
-        self._previous = _t._set_grad_enabled(False)
+        self._previous = _t._set_grad_enabled(self._mode)
 
     def __exit__(self, *exc):
         _t._set_grad_enabled(self._previous)
         return False
 
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            with type(self)():
+                return fn(*args, **kwargs)
+        return wrapped
+
+
+class enable_grad(no_grad):
+    """Turns this thread's grad mode on while it lives (inside no_grad)."""
+
+    _mode = True
+
+
+def save(obj, f):
+    """Pickles obj (a tensor, a state_dict, any picklable object holding
+    tensors) to the file f (a path or a binary file); a sync point for the
+    tensors' values."""
+    import pickle
+    if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__"):
+        with open(f, "wb") as out:
+            pickle.dump(obj, out)
+    else:
+        pickle.dump(obj, f)
+
+
+def load(f, map_location=None, weights_only=False):
+    """What save() wrote (tensors come back on the CPU, or on map_location)."""
+    import pickle
+    if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__"):
+        with open(f, "rb") as source:
+            obj = pickle.load(source)
+    else:
+        obj = pickle.load(f)
+    if map_location is not None:
+        def move(x):
+            if isinstance(x, Tensor):
+                return x.to(map_location)
+            if isinstance(x, dict):
+                return type(x)((k, move(v)) for k, v in x.items())
+            if isinstance(x, (list, tuple)):
+                return type(x)(move(v) for v in x)
+            return x
+        obj = move(obj)
+    return obj
+
+
+def _normal_(self, mean=0.0, std=1.0):
+    """Fills the tensor in place with samples of N(mean, std^2) (seeded per run)."""
+    return self.copy_(randn(tuple(self.shape)) * std + mean)
+
+
+def _uniform_(self, a=0.0, b=1.0):
+    """Fills the tensor in place with samples of U(a, b) (seeded per run)."""
+    return self.copy_(rand(tuple(self.shape)) * (b - a) + a)
+
+
+Tensor.normal_ = _normal_
+Tensor.uniform_ = _uniform_
+
 
 __all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "norm", "dot", "mv",
            "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "device", "Size",
            "dtype", "float32", "float", "float64", "double", "int32", "int", "int64", "long", "uint8", "bool",
-           "autograd", "cuda", "nn", "no_grad", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
+           "autograd", "cuda", "nn", "optim", "utils", "no_grad", "enable_grad", "save", "load", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
            "prod", "all", "any", "amax", "amin", "where", "clamp", "clip", "from_numpy", "as_tensor", "unsqueeze",
            "squeeze", "flatten", "permute", "transpose", "swapaxes", "flip", "std", "var", "softmax", "log_softmax",
            "split", "chunk", "outer", "linspace", "eye", "randint", "normal", "randperm", "tile", "repeat_interleave",
@@ -248,3 +313,5 @@ del _name
 def _rebuild(values):
     """A pickled tensor's values as a tensor again (on the CPU, of their type)."""
     return tensor(values)
+
+from . import nn, optim, utils  # noqa: E402 (they use the names above)

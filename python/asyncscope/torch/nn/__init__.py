@@ -1,0 +1,511 @@
+"""torch.nn of the PyTorch edition: Module and Sequential, the layers a
+reader writes first (Linear, LazyLinear, ReLU, Sigmoid, Tanh, Softmax,
+Flatten, Dropout, Identity), Parameter, the losses (MSELoss, L1Loss,
+CrossEntropyLoss, BCEWithLogitsLoss) and nn.functional / nn.init.
+
+Every layer is made of the engine's ops: a forward pass is pushed and
+returns at once, is recorded for autograd when a parameter needs a
+gradient, and each op shows on the timeline with the script line that ran
+it. Modules are plain Python objects, as in PyTorch: subclass Module, set
+layers and Parameters as attributes in __init__, and write forward."""
+
+import builtins as _builtins
+import collections as _collections
+import itertools as _itertools
+import math as _math
+
+from ... import _core
+from ... import torch as _torch  # partly imported when this module loads: used at call time only
+from . import functional, init
+
+__all__ = ["Module", "Sequential", "ModuleList", "Parameter", "Linear", "LazyLinear", "ReLU", "Sigmoid", "Tanh",
+           "Softmax", "LogSoftmax", "Flatten", "Dropout", "Identity", "MSELoss", "L1Loss", "CrossEntropyLoss",
+           "BCEWithLogitsLoss", "functional", "init"]
+
+
+class Parameter(_core.torch.Tensor):
+    """A tensor that is a module's parameter: a leaf that requires a
+    gradient (unless requires_grad=False), sharing data's storage."""
+
+    def __init__(self, data=None, requires_grad=True):
+        if data is None:
+            data = _torch.zeros(0)
+        super().__init__(data)
+        self.requires_grad_(requires_grad)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return Parameter, (_torch.tensor(self.detach().numpy()), self.requires_grad)
+
+
+class Module:
+    """The base of every layer and network: holds parameters, buffers and
+    submodules (set as attributes), and maps inputs to outputs (forward)."""
+
+    def __init__(self):
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", _collections.OrderedDict())
+        object.__setattr__(self, "_buffers", _collections.OrderedDict())
+        object.__setattr__(self, "_modules", _collections.OrderedDict())
+
+    # -- attributes: parameters and submodules are kept in order ---------------
+    def __setattr__(self, name, value):
+        if "_parameters" not in self.__dict__ and isinstance(value, (Parameter, Module)):
+            raise AttributeError("cannot assign a parameter or module before Module.__init__() call")
+        for table in ("_parameters", "_buffers", "_modules"):
+            self.__dict__.get(table, {}).pop(name, None)
+        if isinstance(value, Parameter):
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._modules[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        for table in ("_parameters", "_buffers", "_modules"):
+            entries = self.__dict__.get(table)
+            if entries is not None and name in entries:
+                return entries[name]
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
+
+    def __delattr__(self, name):
+        for table in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(table, {}):
+                del self.__dict__[table][name]
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name, param):
+        """Adds a parameter (None: a declared parameter without a value)."""
+        if param is None:
+            self._parameters[name] = None
+        else:
+            setattr(self, name, param)
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Adds a tensor that is state but not a parameter (it goes into state_dict)."""
+        self._buffers[name] = tensor
+
+    def add_module(self, name, module):
+        """Adds a submodule under name."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError("%s is not a Module subclass" % type(module).__name__)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    # -- running ------------------------------------------------------------
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError('Module [%s] is missing the required "forward" function' % type(self).__name__)
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def train(self, mode=True):
+        """Training mode (dropout active) for this module and its children."""
+        for m in self.modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self):
+        """Evaluation mode: train(False)."""
+        return self.train(False)
+
+    # -- walking the tree ------------------------------------------------------
+    def named_children(self):
+        for name, m in self._modules.items():
+            if m is not None:
+                yield name, m
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_modules(self, memo=None, prefix=""):
+        memo = set() if memo is None else memo
+        if id(self) in memo:
+            return
+        memo.add(id(self))
+        yield prefix, self
+        for name, m in self.named_children():
+            yield from m.named_modules(memo, prefix + ("." if prefix else "") + name)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_parameters(self, prefix="", recurse=True):
+        seen = set()
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for module_prefix, m in modules:
+            for name, p in m._parameters.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield module_prefix + ("." if module_prefix else "") + name, p
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True):
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for module_prefix, m in modules:
+            for name, b in m._buffers.items():
+                if b is not None:
+                    yield module_prefix + ("." if module_prefix else "") + name, b
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def apply(self, fn):
+        """Calls fn on every submodule (children first) and on this module."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # -- gradients and state ---------------------------------------------------
+    def zero_grad(self, set_to_none=True):
+        """Forgets (or zeroes) every parameter's gradient."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                p.grad.zero_()
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """The parameters and buffers by dotted name, as tensors outside the graph."""
+        out = _collections.OrderedDict() if destination is None else destination
+        for name, p in self.named_parameters(prefix=prefix.rstrip(".")):
+            out[name] = p if keep_vars else p.detach()
+        for name, b in self.named_buffers(prefix=prefix.rstrip(".")):
+            out[name] = b if keep_vars else b.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copies the values of state_dict into the parameters and buffers of
+        the same names (in place, so optimizers holding them keep working)."""
+        own = dict(self.named_parameters())
+        own.update(dict(self.named_buffers()))
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            raise RuntimeError("Error(s) in loading state_dict for %s: missing keys %s, unexpected keys %s"
+                               % (type(self).__name__, missing, unexpected))
+        with _torch.no_grad():
+            for name, value in state_dict.items():
+                if name not in own:
+                    continue
+                target = own[name]
+                if tuple(target.shape) != tuple(value.shape):
+                    raise RuntimeError("size mismatch for %s: copying a param with shape %s, the shape in the "
+                                       "current model is %s" % (name, tuple(value.shape), tuple(target.shape)))
+                target.copy_(value)
+        return _collections.namedtuple("IncompatibleKeys", "missing_keys unexpected_keys")(missing, unexpected)
+
+    def to(self, *args, **kwargs):
+        """Moves the parameters and buffers to a device (their gradients go)."""
+        device = kwargs.get("device", args[0] if args else None)
+        if device is None or isinstance(device, _torch.dtype):
+            raise TypeError("Module.to: give a device ('cpu', 'cuda', torch.device)")
+        for m in self.modules():
+            for name, p in list(m._parameters.items()):
+                if p is not None:
+                    m._parameters[name] = Parameter(p.detach().to(device), p.requires_grad)
+            for name, b in list(m._buffers.items()):
+                if b is not None:
+                    m._buffers[name] = b.to(device)
+        return self
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else "cuda:%d" % device)
+
+    # -- printing ----------------------------------------------------------------
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines = extra.split("\n")
+        for name, m in self._modules.items():
+            child = repr(m).replace("\n", "\n  ")
+            lines.append("(" + name + "): " + child)
+        if not lines:
+            return type(self).__name__ + "()"
+        if len(lines) == 1 and not self._modules:
+            return type(self).__name__ + "(" + lines[0] + ")"
+        return type(self).__name__ + "(\n  " + "\n  ".join(lines) + "\n)"
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)) | set(self._parameters) | set(self._modules) | set(self._buffers))
+
+
+class Sequential(Module):
+    """Modules applied in order: Sequential(a, b, c)(x) is c(b(a(x)));
+    indexing gives a module (an int) or a Sequential (a slice)."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], _collections.OrderedDict):
+            for name, m in args[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(args):
+                self.add_module(str(i), m)
+
+    def forward(self, input):
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return Sequential(_collections.OrderedDict(list(self._modules.items())[index]))
+        n = len(self)
+        if not -n <= index < n:
+            raise IndexError("index %d is out of range" % index)
+        return list(self._modules.values())[index % n]
+
+    def __setitem__(self, index, module):
+        key = list(self._modules)[index]
+        self._modules[key] = module
+
+    def __delitem__(self, index):
+        keys = list(self._modules)
+        for k in (keys[index] if isinstance(index, slice) else [keys[index]]):
+            del self._modules[k]
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules whose parameters belong to the module holding it."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        for m in modules or []:
+            self.append(m)
+
+    def append(self, module):
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def __getitem__(self, index):
+        return list(self._modules.values())[index]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+class Identity(Module):
+    """Returns its input."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """y = x W^T + b, with W of shape (out_features, in_features) and b of
+    (out_features,), both U(-1/sqrt(in_features), 1/sqrt(in_features)) at
+    first, as PyTorch initializes them."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_torch.zeros(out_features, in_features))
+        if bias:
+            self.bias = Parameter(_torch.zeros(out_features))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / _math.sqrt(self.in_features) if self.in_features > 0 else 0
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return functional.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return "in_features=%d, out_features=%d, bias=%s" % (self.in_features, self.out_features,
+                                                            self.bias is not None)
+
+
+class LazyLinear(Linear):
+    """Linear whose in_features is read from the first input it is given."""
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        Module.__init__(self)
+        self.in_features = 0
+        self.out_features = out_features
+        self._has_bias = bias
+        self.register_parameter("weight", None)
+        self.register_parameter("bias", None)
+
+    def forward(self, input):
+        if self.in_features == 0:
+            self.in_features = input.shape[-1]
+            self.weight = Parameter(_torch.zeros(self.out_features, self.in_features))
+            if self._has_bias:
+                self.bias = Parameter(_torch.zeros(self.out_features))
+            self.reset_parameters()
+        return functional.linear(input, self.weight, self.bias)
+
+
+class ReLU(Module):
+    """max(x, 0) elementwise."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return functional.relu(input, self.inplace)
+
+
+class Sigmoid(Module):
+    """1 / (1 + exp(-x)) elementwise."""
+
+    def forward(self, input):
+        return functional.sigmoid(input)
+
+
+class Tanh(Module):
+    """tanh(x) elementwise."""
+
+    def forward(self, input):
+        return functional.tanh(input)
+
+
+class Softmax(Module):
+    """softmax along dim."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return functional.softmax(input, self.dim)
+
+    def extra_repr(self):
+        return "dim=%s" % self.dim
+
+
+class LogSoftmax(Softmax):
+    """log_softmax along dim."""
+
+    def forward(self, input):
+        return functional.log_softmax(input, self.dim)
+
+
+class Flatten(Module):
+    """Flattens dimensions start_dim..end_dim into one (by default all but the batch's)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return "start_dim=%d, end_dim=%d" % (self.start_dim, self.end_dim)
+
+
+class Dropout(Module):
+    """In training mode, zeroes each element with probability p and scales
+    the rest by 1 / (1 - p); the identity in evaluation mode."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError("dropout probability has to be between 0 and 1, but got %s" % p)
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        return functional.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return "p=%s, inplace=%s" % (self.p, self.inplace)
+
+
+class _Loss(Module):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        if reduction not in ("mean", "sum", "none"):
+            raise ValueError("%s is not a valid value for reduction" % reduction)
+        self.reduction = reduction
+
+
+class MSELoss(_Loss):
+    """The mean (or sum) of the squared differences."""
+
+    def forward(self, input, target):
+        return functional.mse_loss(input, target, self.reduction)
+
+
+class L1Loss(_Loss):
+    """The mean (or sum) of the absolute differences."""
+
+    def forward(self, input, target):
+        return functional.l1_loss(input, target, self.reduction)
+
+
+class CrossEntropyLoss(_Loss):
+    """Softmax cross-entropy of logits (N, C) against class indices or probabilities."""
+
+    def __init__(self, weight=None, reduction="mean", label_smoothing=0.0):
+        super().__init__(reduction)
+        self.weight = weight
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):
+        return functional.cross_entropy(input, target, self.weight, self.reduction, self.label_smoothing)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross-entropy of sigmoid(input) against target, computed stably."""
+
+    def __init__(self, reduction="mean", pos_weight=None):
+        super().__init__(reduction)
+        self.pos_weight = pos_weight
+
+    def forward(self, input, target):
+        return functional.binary_cross_entropy_with_logits(input, target, self.reduction, self.pos_weight)

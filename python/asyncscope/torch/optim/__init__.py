@@ -1,0 +1,134 @@
+"""torch.optim of the PyTorch edition: SGD (momentum, dampening, Nesterov,
+weight decay) and Adam, with param_groups, zero_grad and step. A step is a
+few in-place ops per parameter, pushed under no_grad like every other op:
+it returns at once and shows on the timeline."""
+
+from ... import torch as _torch
+
+__all__ = ["Optimizer", "SGD", "Adam"]
+
+
+class Optimizer:
+    """Holds parameter groups (dicts with "params" and the settings) and the
+    per-parameter state; subclasses write step()."""
+
+    def __init__(self, params, defaults):
+        self.defaults = dict(defaults)
+        self.state = {}
+        self.param_groups = []
+        params = list(params)
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, group):
+        group = dict(group)
+        ps = group["params"]
+        group["params"] = [ps] if isinstance(ps, _torch.Tensor) else list(ps)
+        for key, value in self.defaults.items():
+            group.setdefault(key, value)
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none=True):
+        """Forgets (or zeroes) the gradients of every parameter."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def __repr__(self):
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append("Parameter Group %d" % i)
+            for key in sorted(k for k in group if k != "params"):
+                lines.append("    %s: %s" % (key, group[key]))
+        return "\n".join(lines) + "\n)"
+
+
+class SGD(Optimizer):
+    """p -= lr * d, with d the gradient plus weight_decay * p, passed through
+    a momentum buffer when momentum > 0 (PyTorch's formulation)."""
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, maximize=False):
+        if lr < 0 or momentum < 0 or weight_decay < 0:
+            raise ValueError("Invalid SGD setting: lr %s, momentum %s, weight_decay %s" % (lr, momentum, weight_decay))
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                                      nesterov=nesterov, maximize=maximize))
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with _torch.enable_grad():
+                loss = closure()
+        with _torch.no_grad():
+            for group in self.param_groups:
+                lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    d = -p.grad if group["maximize"] else p.grad
+                    if group["weight_decay"]:
+                        d = d + group["weight_decay"] * p
+                    if momentum:
+                        state = self.state.setdefault(p, {})
+                        buf = state.get("momentum_buffer")
+                        if buf is None:
+                            buf = state["momentum_buffer"] = d.clone()
+                        else:
+                            buf.mul_(momentum).add_(d, alpha=1 - dampening)
+                        d = d + momentum * buf if group["nesterov"] else buf
+                    p.add_(d, alpha=-lr)
+        return loss
+
+
+class Adam(Optimizer):
+    """Adam: running means of the gradient and of its square, corrected for
+    their start at zero (Kingma and Ba), with L2 weight decay."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, maximize=False):
+        if not 0 <= betas[0] < 1 or not 0 <= betas[1] < 1 or lr < 0 or eps < 0:
+            raise ValueError("Invalid Adam setting: lr %s, betas %s, eps %s" % (lr, betas, eps))
+        if amsgrad:
+            raise ValueError("Adam: amsgrad=True is not supported")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize))
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with _torch.enable_grad():
+                loss = closure()
+        with _torch.no_grad():
+            for group in self.param_groups:
+                b1, b2 = group["betas"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = -p.grad if group["maximize"] else p.grad
+                    if group["weight_decay"]:
+                        g = g + group["weight_decay"] * p
+                    state = self.state.setdefault(p, {})
+                    if not state:
+                        state["step"] = 0
+                        state["exp_avg"] = _torch.zeros_like(p)
+                        state["exp_avg_sq"] = _torch.zeros_like(p)
+                    state["step"] += 1
+                    t = state["step"]
+                    m, v = state["exp_avg"], state["exp_avg_sq"]
+                    m.mul_(b1).add_(g, alpha=1 - b1)
+                    v.mul_(b2).add_(g * g, alpha=1 - b2)
+                    step_size = group["lr"] / (1 - b1 ** t)
+                    denom = (v / (1 - b2 ** t)).sqrt() + group["eps"]
+                    p.add_(m / denom, alpha=-step_size)
+        return loss
