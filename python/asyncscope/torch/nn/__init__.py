@@ -42,6 +42,18 @@ class Parameter(_core.torch.Tensor):
         return Parameter, (_torch.tensor(self.detach().numpy()), self.requires_grad)
 
 
+def zero_grads(params, set_to_none=True):
+    """Forgets (set_to_none) or zeroes the gradients of params (Module's and
+    the optimizers' zero_grad)."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            p.grad.zero_()
+
+
 class Module:
     """The base of every layer and network: holds parameters, buffers and
     submodules (set as attributes), and maps inputs to outputs (forward)."""
@@ -173,13 +185,7 @@ class Module:
     # -- gradients and state ---------------------------------------------------
     def zero_grad(self, set_to_none=True):
         """Forgets (or zeroes) every parameter's gradient."""
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                p.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def requires_grad_(self, requires_grad=True):
         for p in self.parameters():

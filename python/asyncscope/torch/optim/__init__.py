@@ -33,14 +33,27 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Forgets (or zeroes) the gradients of every parameter."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    p.grad.zero_()
+        from ..nn import zero_grads
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
+
+    def _updates(self, closure):
+        """Runs closure (with grad mode on) for the loss step() returns, then
+        yields (group, parameter, its gradient) for every parameter with a
+        gradient, the gradient negated under maximize and with the group's
+        weight decay added, all under no_grad."""
+        self._loss = None
+        if closure is not None:
+            with _torch.enable_grad():
+                self._loss = closure()
+        with _torch.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = -p.grad if group["maximize"] else p.grad
+                    if group["weight_decay"]:
+                        g = g + group["weight_decay"] * p
+                    yield group, p, g
 
     def step(self, closure=None):
         raise NotImplementedError
@@ -67,29 +80,18 @@ class SGD(Optimizer):
                                       nesterov=nesterov, maximize=maximize))
 
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with _torch.enable_grad():
-                loss = closure()
-        with _torch.no_grad():
-            for group in self.param_groups:
-                lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    d = -p.grad if group["maximize"] else p.grad
-                    if group["weight_decay"]:
-                        d = d + group["weight_decay"] * p
-                    if momentum:
-                        state = self.state.setdefault(p, {})
-                        buf = state.get("momentum_buffer")
-                        if buf is None:
-                            buf = state["momentum_buffer"] = d.clone()
-                        else:
-                            buf.mul_(momentum).add_(d, alpha=1 - dampening)
-                        d = d + momentum * buf if group["nesterov"] else buf
-                    p.add_(d, alpha=-lr)
-        return loss
+        for group, p, d in self._updates(closure):
+            momentum = group["momentum"]
+            if momentum:
+                state = self.state.setdefault(p, {})
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = state["momentum_buffer"] = d.clone()
+                else:
+                    buf.mul_(momentum).add_(d, alpha=1 - group["dampening"])
+                d = d + momentum * buf if group["nesterov"] else buf
+            p.add_(d, alpha=-group["lr"])
+        return self._loss
 
 
 class Adam(Optimizer):
@@ -105,30 +107,18 @@ class Adam(Optimizer):
                                       amsgrad=amsgrad, maximize=maximize))
 
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with _torch.enable_grad():
-                loss = closure()
-        with _torch.no_grad():
-            for group in self.param_groups:
-                b1, b2 = group["betas"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    g = -p.grad if group["maximize"] else p.grad
-                    if group["weight_decay"]:
-                        g = g + group["weight_decay"] * p
-                    state = self.state.setdefault(p, {})
-                    if not state:
-                        state["step"] = 0
-                        state["exp_avg"] = _torch.zeros_like(p)
-                        state["exp_avg_sq"] = _torch.zeros_like(p)
-                    state["step"] += 1
-                    t = state["step"]
-                    m, v = state["exp_avg"], state["exp_avg_sq"]
-                    m.mul_(b1).add_(g, alpha=1 - b1)
-                    v.mul_(b2).add_(g * g, alpha=1 - b2)
-                    step_size = group["lr"] / (1 - b1 ** t)
-                    denom = (v / (1 - b2 ** t)).sqrt() + group["eps"]
-                    p.add_(m / denom, alpha=-step_size)
-        return loss
+        for group, p, g in self._updates(closure):
+            b1, b2 = group["betas"]
+            state = self.state.setdefault(p, {})
+            if not state:
+                state["step"] = 0
+                state["exp_avg"] = _torch.zeros_like(p)
+                state["exp_avg_sq"] = _torch.zeros_like(p)
+            state["step"] += 1
+            t = state["step"]
+            m, v = state["exp_avg"], state["exp_avg_sq"]
+            m.mul_(b1).add_(g, alpha=1 - b1)
+            v.mul_(b2).add_(g * g, alpha=1 - b2)
+            denom = (v / (1 - b2 ** t)).sqrt() + group["eps"]
+            p.add_(m / denom, alpha=-group["lr"] / (1 - b1 ** t))
+        return self._loss
