@@ -182,6 +182,29 @@ printing and npx.waitall() wait for the work they need.)");
         });
       }, py::arg("axis") = py::none());
   c.attr("as_in_context") = c.attr("as_in_ctx");
+  c.attr("copyto") = py::cpp_function([](const NpArray& x, py::handle other) -> py::object {
+    // copyto(array): x's values into that array (same shape), which it returns;
+    // copyto(ctx): a copy on that device, even the same one.
+    if (py::isinstance<NpArray>(other)) {
+      NpArray& target = other.cast<NpArray&>();
+      if (!(target.a.shape() == x.a.shape())) {
+        throw std::invalid_argument("copyto: the target's shape " + target.a.shape().to_string() + " is not " +
+                                    x.a.shape().to_string());
+      }
+      PushGuard guard(x.a.context());
+      Selection all;
+      all.shape = target.a.shape();
+      for (int d = all.shape.ndim() - 1, stride = 1; d >= 0; --d) {
+        all.strides[d] = stride;
+        stride *= static_cast<int>(all.shape[d]);
+      }
+      const NDArray source = x.a.device() == target.a.device() ? x.a : to(x.a, target.a.device());
+      assign(target.a, all, source);
+      return py::reinterpret_borrow<py::object>(other);
+    }
+    const Device d = np_device(other, x.a.context());
+    return py::cast(push_as<NpArray>(x.a, [&] { return to(x.a, d); }));
+  }, py::is_method(c), py::arg("other"), "A copy on the context `other`, or x's values written into the array `other`.");
   const std::pair<const char*, Reduction> reductions[] = {
       {"sum", Reduction::sum}, {"mean", Reduction::mean}, {"max", Reduction::max}, {"min", Reduction::min},
       {"prod", Reduction::prod}, {"argmax", Reduction::argmax}, {"argmin", Reduction::argmin},
@@ -268,8 +291,10 @@ void bind_np_functions(py::module_& np) {
   np.def("stack", [arrays_of](py::handle seq, int axis) {
     return push_as<NpArray>(*python::context(), [&] { return stack(arrays_of(seq, "stack"), axis); });
   }, py::arg("arrays"), py::arg("axis") = 0);
-  np.def("dot", [](const NpArray& a, const NpArray& b) { return push_as<NpArray>(a.a, [&] { return np_dot(a.a, b.a); }); },
-         py::arg("a"), py::arg("b"), "NumPy's dot of 0-, 1- and 2-D arrays (BLAS sgemm for the products).");
+  const auto dot_of = [](const NpArray& a, const NpArray& b) { return push_as<NpArray>(a.a, [&] { return np_dot(a.a, b.a); }); };
+  np.def("dot", dot_of, py::arg("a"), py::arg("b"), "NumPy's dot of 0-, 1- and 2-D arrays (BLAS sgemm for the products).");
+  py::object cls = np.attr("ndarray");
+  cls.attr("dot") = py::cpp_function(dot_of, py::is_method(cls), py::arg("b"), "a.dot(b): np.dot(a, b).");
   np.def("matmul", [](const NpArray& a, const NpArray& b) {
     return push_as<NpArray>(a.a, [&] { return matmul_vectors(a.a, b.a, "matmul"); });
   }, py::arg("a"), py::arg("b"));

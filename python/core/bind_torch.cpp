@@ -300,15 +300,17 @@ numpy(), printing and torch.cuda.synchronize() wait for the work they need.)");
         }
         return to_numpy(x.a, trace::SyncKind::to_host);
       }, "A NumPy float32 copy of the values (a sync point; PyTorch shares the memory instead).")
-      .def("to", [](py::object self, py::object device, py::object dtype) {
+      .def("to", [](py::object self, py::object device, py::object dtype, bool, bool) {
         // to(dtype) or to(device, dtype): a torch dtype in the first place is the type.
+        // non_blocking: every copy here is asynchronous already; copy: a move always copies.
         if (dtype.is_none() && !device.is_none() && py::hasattr(device, "_asyncscope_dtype")) std::swap(device, dtype);
         py::object moved_self = device.is_none() ? self : moved(self, device, "to");
         const std::optional<DType> t = torch_dtype_from(dtype, "to");
         const Tensor& x = moved_self.cast<const Tensor&>();
         if (!t || *t == x.a.dtype()) return moved_self;
         return py::cast(push_as<Tensor>(x.a, [&] { return astype(x.a, *t); }));
-      }, py::arg("device") = py::none(), py::arg("dtype") = py::none(),
+      }, py::arg("device") = py::none(), py::arg("dtype") = py::none(), py::arg("non_blocking") = false,
+         py::arg("copy") = false,
          "This tensor on `device` and of `dtype` (pushed as a copy; the tensor itself when nothing changes).")
       .def("cpu", [](py::object self) { return moved(self, py::str("cpu"), "cpu"); },
            "This tensor in host memory (pushed as a copy from a GPU).")

@@ -38,6 +38,19 @@ class NumPyInterface(unittest.TestCase):
         self.assertEqual(np.random.normal().shape, ())
         self.assertEqual(np.random.uniform(size=(2, 3)).shape, (2, 3))
 
+    def test_dot_method_and_copyto(self):
+        a = np.arange(6).reshape(2, 3)
+        e = onp.arange(6, dtype=onp.float32).reshape(2, 3)
+        same(self, a.dot(a.T), e @ e.T, "a.dot(a.T)")
+        b = np.zeros((2, 3))
+        self.assertIs(a.copyto(b), b)
+        same(self, b, e, "copyto(array)")
+        c = a.copyto(npx.cpu())
+        c += 1
+        same(self, a, e, "copyto(ctx) copies")
+        with self.assertRaises(ValueError):
+            a.copyto(np.zeros(4))
+
     def test_printing(self):
         self.assertEqual(repr(np.arange(12)),
                          "array([ 0.,  1.,  2.,  3.,  4.,  5.,  6.,  7.,  8.,  9., 10., 11.])")

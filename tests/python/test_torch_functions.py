@@ -39,6 +39,15 @@ class TorchFunctions(unittest.TestCase):
                 close(self, getattr(atorch, lib_call)(atorch.tensor(A), **kwargs),
                       getattr(real_torch, lib_call)(real_torch.tensor(A), **kwargs), "torch." + what)
 
+    def test_products_as_methods_and_asynchronous_moves(self):
+        a = np.arange(6, dtype=np.float32).reshape(2, 3)
+        x = atorch.tensor(a)
+        np.testing.assert_allclose(x.mm(x.t()).numpy(), a @ a.T)
+        np.testing.assert_allclose(x.mv(atorch.ones(3)).numpy(), a.sum(1))
+        np.testing.assert_allclose(x.matmul(atorch.ones(3)).numpy(), a.sum(1))
+        np.testing.assert_allclose(atorch.ones(3).dot(atorch.ones(3)).numpy(), 3.0)
+        np.testing.assert_allclose(x.to("cpu", non_blocking=True).numpy(), a)
+
     def test_norm(self):
         for kwargs in ({}, {"p": 2}, {"p": "fro"}, {"dim": 1}, {"dim": 0, "keepdim": True}):
             close(self, atorch.norm(atorch.tensor(A), **kwargs), real_torch.norm(real_torch.tensor(A), **kwargs),

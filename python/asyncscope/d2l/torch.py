@@ -1,54 +1,10 @@
 """The d2l helpers of the chapter's PyTorch edition: Benchmark, Timer,
-try_gpu, try_all_gpus. The timings they print are wall-clock time on the
+try_gpu, try_all_gpus, num_gpus, cpu, gpu. The timings they print are wall-clock time on the
 frontend: with asynchronous ops, that is the time to enqueue the work unless
 a sync point (item(), printing, torch.cuda.synchronize()) waited for it."""
 
-import time
-
 from .. import torch
-
-
-class Timer:
-    """Records running times: start(), stop() (returns the last), avg(), sum(), cumsum()."""
-
-    def __init__(self):
-        self.times = []
-        self.start()
-
-    def start(self):
-        self._began = time.perf_counter()
-
-    def stop(self):
-        self.times.append(time.perf_counter() - self._began)
-        return self.times[-1]
-
-    def avg(self):
-        return sum(self.times) / len(self.times) if self.times else 0.0
-
-    def sum(self):
-        return sum(self.times)
-
-    def cumsum(self):
-        out, total = [], 0.0
-        for t in self.times:
-            total += t
-            out.append(total)
-        return out
-
-
-class Benchmark:
-    """A context manager that prints how long its body took: 'description: 0.1234 sec'."""
-
-    def __init__(self, description="Done"):
-        self.description = description
-
-    def __enter__(self):
-        self.timer = Timer()
-        return self
-
-    def __exit__(self, *exc):
-        print("%s: %.4f sec" % (self.description, self.timer.stop()))
-        return False
+from ._common import Benchmark, Timer
 
 
 def try_gpu(i=0):
@@ -64,4 +20,19 @@ def try_all_gpus():
     return gpus or [torch.device("cpu")]
 
 
-__all__ = ["Timer", "Benchmark", "try_gpu", "try_all_gpus"]
+def num_gpus():
+    """How many GPUs this run can use."""
+    return torch.cuda.device_count()
+
+
+def cpu():
+    """The CPU device."""
+    return torch.device("cpu")
+
+
+def gpu(i=0):
+    """cuda:i (whether or not this run can use it)."""
+    return torch.device("cuda", i)
+
+
+__all__ = ["Timer", "Benchmark", "try_gpu", "try_all_gpus", "num_gpus", "cpu", "gpu"]

@@ -259,6 +259,21 @@ Tensor.normal_ = _normal_
 Tensor.uniform_ = _uniform_
 
 
+def _method_of(fn):
+    def method(self, other):
+        return fn(self, other)
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+# The products as methods too (x.mm(y), as PyTorch has them).
+for _name in ("mm", "mv", "matmul", "dot", "outer", "bmm"):
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _method_of(globals()[_name]))
+del _name
+
+
 __all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "norm", "dot", "mv",
            "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "device", "Size",
            "dtype", "float32", "float", "float64", "double", "int32", "int", "int64", "long", "uint8", "bool",
