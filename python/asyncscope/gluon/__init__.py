@@ -1,5 +1,6 @@
 """Gluon (MXNet edition): blocks (gluon.nn), losses (gluon.loss), parameters
-and the Trainer, over asyncscope's C++ layers.
+and the Trainer over asyncscope's C++ layers, and datasets and loaders
+(gluon.data).
 
     net = nn.Sequential()
     net.add(nn.Dense(2048, activation='relu'), nn.Dense(1))
@@ -8,11 +9,11 @@ and the Trainer, over asyncscope's C++ layers.
 """
 
 from .. import _core
-from . import loss, nn
+from . import data, loss, nn
 
 Trainer = _core.gluon.Trainer
 Parameter = _core.gluon.Parameter
 ParameterDict = _core.gluon.ParameterDict
 Block = _core.gluon.Block
 
-__all__ = ["Trainer", "Parameter", "ParameterDict", "Block", "loss", "nn"]
+__all__ = ["Trainer", "Parameter", "ParameterDict", "Block", "data", "loss", "nn"]
