@@ -258,6 +258,9 @@ numpy(), printing and torch.cuda.synchronize() wait for the work they need.)");
       return array_from(context, data, DType::float32, TypeDefaults::torch, context->device());
     });
   }), py::arg("data"));
+  // For nn.UninitializedParameter: the object becomes the made parameter
+  // (its array, gradient state included), so those holding it keep it.
+  c.def("_rebind", [](Tensor& x, const Tensor& made) { x.a = made.a; });
   // Hashable by identity, as PyTorch's tensors are (optimizer state is keyed by parameter).
   c.attr("__hash__") = py::cpp_function([](py::handle self) { return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr()))); },
                                         py::is_method(c));

@@ -1,8 +1,15 @@
-"""What both editions of the d2l helpers share: Timer and Benchmark. The
+"""What both editions of the d2l helpers share: Timer and Benchmark (the
 timings they print are wall-clock time on the frontend: with asynchronous
-ops, that is the time to enqueue the work unless a sync point waited for it."""
+ops, that is the time to enqueue the work unless a sync point waited for
+it), HyperParameters, ProgressBoard, add_to_class and the plot helpers
+(drawing with matplotlib when it is installed; without it, saying once
+that plots are skipped)."""
 
+import collections as _collections
+import inspect as _inspect
+import sys as _sys
 import time
+
 
 class Timer:
     """Records running times: start(), stop() (returns the last), avg(), sum(), cumsum()."""
@@ -47,4 +54,158 @@ class Benchmark:
         return False
 
 
-__all__ = ["Timer", "Benchmark"]
+
+
+# -- the d2l library's framework-independent classes ---------------------------
+
+_plot_notice_given = False
+
+
+def _pyplot():
+    """matplotlib.pyplot, or None (saying once that plots are skipped)."""
+    global _plot_notice_given
+    try:
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        if not _plot_notice_given:
+            _plot_notice_given = True
+            print("d2l: matplotlib is not installed, so plots are skipped "
+                  "(apt-get install python3-matplotlib to draw them)", file=_sys.stderr)
+        return None
+
+
+def add_to_class(Class):
+    """A decorator that adds the function it decorates to Class as a method."""
+    def wrapper(obj):
+        setattr(Class, obj.__name__, obj)
+        return obj
+    return wrapper
+
+
+class HyperParameters:
+    """save_hyperparameters() stores the arguments of the calling __init__ as
+    attributes (and in self.hparams), except those named in ignore."""
+
+    def save_hyperparameters(self, ignore=()):
+        frame = _inspect.currentframe().f_back
+        _, _, _, local_vars = _inspect.getargvalues(frame)
+        self.hparams = {k: v for k, v in local_vars.items()
+                        if k not in set(ignore) | {"self"} and not k.startswith("_")}
+        for k, v in self.hparams.items():
+            setattr(self, k, v)
+
+
+def use_svg_display():
+    """Plots as SVG in Jupyter (a no-op without matplotlib_inline)."""
+    try:
+        from matplotlib_inline import backend_inline
+        backend_inline.set_matplotlib_formats("svg")
+    except ImportError:
+        pass
+
+
+def set_figsize(figsize=(3.5, 2.5)):
+    """The size of the figures plotted next."""
+    plt = _pyplot()
+    if plt is not None:
+        use_svg_display()
+        plt.rcParams["figure.figsize"] = figsize
+
+
+def set_axes(axes, xlabel, ylabel, xlim, ylim, xscale, yscale, legend):
+    """Labels, limits, scales and legend of matplotlib axes."""
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_xscale(xscale)
+    axes.set_yscale(yscale)
+    axes.set_xlim(xlim)
+    axes.set_ylim(ylim)
+    if legend:
+        axes.legend(legend)
+    axes.grid()
+
+
+def _values(v):
+    """A plottable list from a list, a NumPy array or an asyncscope array (a sync point)."""
+    if hasattr(v, "asnumpy"):
+        return v.asnumpy()
+    if hasattr(v, "detach"):
+        return v.detach().numpy()
+    return v
+
+
+def plot(X, Y=None, xlabel=None, ylabel=None, legend=(), xlim=None, ylim=None, xscale="linear", yscale="linear",
+         fmts=("-", "m--", "g-.", "r:"), figsize=(3.5, 2.5), axes=None):
+    """Plots data points (one or several curves), as d2l.plot does; skipped,
+    saying so once, without matplotlib."""
+    plt = _pyplot()
+    if plt is None:
+        return
+
+    def has_one_axis(x):
+        return hasattr(x, "ndim") and x.ndim == 1 or isinstance(x, list) and not hasattr(x[0], "__len__")
+
+    if has_one_axis(X):
+        X = [X]
+    if Y is None:
+        X, Y = [[]] * len(X), X
+    elif has_one_axis(Y):
+        Y = [Y]
+    if len(X) != len(Y):
+        X = X * len(Y)
+    set_figsize(figsize)
+    if axes is None:
+        axes = plt.gca()
+    axes.cla()
+    for x, y, fmt in zip(X, Y, fmts):
+        x, y = _values(x), _values(y)
+        axes.plot(x, y, fmt) if len(x) else axes.plot(y, fmt)
+    set_axes(axes, xlabel, ylabel, xlim, ylim, xscale, yscale, list(legend))
+
+
+class ProgressBoard(HyperParameters):
+    """Draws points as they come (draw(x, y, label, every_n)), averaging
+    every_n of them into one: d2l's training curves. Without matplotlib the
+    points are still kept (board.data), and the drawing is skipped."""
+
+    def __init__(self, xlabel=None, ylabel=None, xlim=None, ylim=None, xscale="linear", yscale="linear",
+                 ls=("-", "--", "-.", ":"), colors=("C0", "C1", "C2", "C3"), fig=None, axes=None,
+                 figsize=(3.5, 2.5), display=True):
+        self.save_hyperparameters()
+        self.data = _collections.OrderedDict()
+        self.raw_points = _collections.OrderedDict()
+
+    def draw(self, x, y, label, every_n=1):
+        Point = _collections.namedtuple("Point", ["x", "y"])
+        points = self.raw_points.setdefault(label, [])
+        line = self.data.setdefault(label, [])
+        points.append(Point(x, float(y)))
+        if len(points) != every_n:
+            return
+        line.append(Point(sum(p.x for p in points) / every_n, sum(p.y for p in points) / every_n))
+        points.clear()
+        if not self.display:
+            return
+        plt = _pyplot()
+        if plt is None:
+            return
+        use_svg_display()
+        if self.fig is None:
+            self.fig = plt.figure(figsize=self.figsize)
+        axes = self.axes if self.axes else plt.gca()
+        axes.cla()
+        for (name, pts), ls, color in zip(self.data.items(), self.ls, self.colors):
+            axes.plot([p.x for p in pts], [p.y for p in pts], linestyle=ls, color=color, label=name)
+        if self.xlim:
+            axes.set_xlim(self.xlim)
+        if self.ylim:
+            axes.set_ylim(self.ylim)
+        axes.set_xlabel(self.xlabel or "x")
+        axes.set_xscale(self.xscale)
+        axes.set_yscale(self.yscale)
+        axes.legend()
+
+
+__all__ = ["Timer", "Benchmark", "HyperParameters", "ProgressBoard", "add_to_class", "plot", "set_figsize",
+           "set_axes", "use_svg_display"]

@@ -18,7 +18,7 @@ from ... import _core
 from ... import torch as _torch  # partly imported when this module loads: used at call time only
 from . import functional, init
 
-__all__ = ["Module", "Sequential", "ModuleList", "Parameter", "Linear", "LazyLinear", "ReLU", "Sigmoid", "Tanh",
+__all__ = ["Module", "Sequential", "ModuleList", "Parameter", "UninitializedParameter", "Linear", "LazyLinear", "ReLU", "Sigmoid", "Tanh",
            "Softmax", "LogSoftmax", "Flatten", "Dropout", "Identity", "MSELoss", "L1Loss", "CrossEntropyLoss",
            "BCEWithLogitsLoss", "functional", "init"]
 
@@ -372,6 +372,53 @@ class Linear(Module):
                                                             self.bias is not None)
 
 
+class UninitializedParameter(Parameter):
+    """A lazy layer's parameter before its first input, when its shape is not
+    known yet (an empty placeholder). In-place initializations of it
+    (p.data.normal_(0, 0.01), p.fill_(0)) are kept and applied, in order,
+    when the layer makes it; an optimizer given it before then updates the
+    made parameter, as it is the same object."""
+
+    def __init__(self, requires_grad=True):
+        super().__init__(_torch.zeros(0), requires_grad)
+        self._pending = []
+
+    @property
+    def data(self):
+        return self
+
+    def _record(name):
+        def method(self, *args, **kwargs):
+            self._pending.append((name, args, kwargs))
+            return self
+        method.__name__ = name
+        return method
+
+    normal_ = _record("normal_")
+    uniform_ = _record("uniform_")
+    fill_ = _record("fill_")
+    zero_ = _record("zero_")
+    del _record
+
+    def materialize(self, shape, reset):
+        """Becomes a Parameter of `shape`: reset(parameter) initializes it,
+        then the kept initializations run on it."""
+        pending = self._pending
+        made = Parameter(_torch.zeros(*shape), self.requires_grad)
+        reset(made)
+        self._rebind(made)
+        self.__class__ = Parameter
+        del self._pending
+        with _torch.no_grad():
+            for name, args, kwargs in pending:
+                getattr(self.data, name)(*args, **kwargs)
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__
+
+
 class LazyLinear(Linear):
     """Linear whose in_features is read from the first input it is given."""
 
@@ -379,17 +426,19 @@ class LazyLinear(Linear):
         Module.__init__(self)
         self.in_features = 0
         self.out_features = out_features
-        self._has_bias = bias
-        self.register_parameter("weight", None)
-        self.register_parameter("bias", None)
+        self.weight = UninitializedParameter()
+        if bias:
+            self.bias = UninitializedParameter()
+        else:
+            self.register_parameter("bias", None)
 
     def forward(self, input):
         if self.in_features == 0:
             self.in_features = input.shape[-1]
-            self.weight = Parameter(_torch.zeros(self.out_features, self.in_features))
-            if self._has_bias:
-                self.bias = Parameter(_torch.zeros(self.out_features))
-            self.reset_parameters()
+            bound = 1 / _math.sqrt(self.in_features)
+            self.weight.materialize((self.out_features, self.in_features), lambda p: init.uniform_(p, -bound, bound))
+            if self.bias is not None:
+                self.bias.materialize((self.out_features,), lambda p: init.uniform_(p, -bound, bound))
         return functional.linear(input, self.weight, self.bias)
 
 
