@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -63,5 +64,16 @@ PooledAllocator& device_allocator(Device device);
 // Process-wide page-locked host memory, the host side of device-to-host
 // copies (so the copy is asynchronous); never destroyed.
 PooledAllocator& pinned_allocator();
+
+// How long a stream's completer polls an op's end event (cudaEventQuery in a
+// loop) before it sleeps in cudaEventSynchronize: a short op's end then wakes
+// its waiter within a query's time instead of the driver's wake-up (several
+// microseconds), and a long op costs at most this much of a core per op.
+// Starts at ASYNCSCOPE_GPU_POLL_US microseconds when set (0 turns polling
+// off; std::invalid_argument if malformed), else kDefaultCompletionPollNs.
+// Read by each wait, so a change applies to the next op's completion.
+inline constexpr int64_t kDefaultCompletionPollNs = 50'000;
+int64_t completion_poll_ns();
+void set_completion_poll_ns(int64_t ns);  // clamped to [0, 1 s]
 
 }  // namespace asyncscope::cuda

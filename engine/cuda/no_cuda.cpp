@@ -31,6 +31,8 @@ int64_t default_device_budget_bytes(Device) { refuse(); }
 std::unique_ptr<PooledAllocator> make_device_allocator(Device) { refuse(); }
 PooledAllocator& device_allocator(Device) { refuse(); }
 PooledAllocator& pinned_allocator() { refuse(); }
+int64_t completion_poll_ns() { return 0; }
+void set_completion_poll_ns(int64_t) {}
 
 void fill(void*, float*, int64_t, float) { refuse(); }
 void fill_uniform(void*, float*, int64_t, uint64_t, float, float) { refuse(); }

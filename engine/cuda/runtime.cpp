@@ -2,6 +2,8 @@
 // device and pinned memory. Kernels are in kernels.cu.
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -181,8 +183,32 @@ class PinnedSource final : public BlockSource {
 };
 
 constexpr int64_t kAnchorMaxAgeNs = 1'000'000'000;
+constexpr int64_t kMaxCompletionPollNs = 1'000'000'000;
+
+int64_t initial_completion_poll_ns() {
+  const char* text = std::getenv("ASYNCSCOPE_GPU_POLL_US");
+  if (text == nullptr || *text == '\0') return kDefaultCompletionPollNs;
+  char* end = nullptr;
+  const long long us = std::strtoll(text, &end, 10);
+  if (*end != '\0' || us < 0 || us > kMaxCompletionPollNs / 1000) {
+    throw std::invalid_argument(std::string("ASYNCSCOPE_GPU_POLL_US must be a number of microseconds from 0 to ") +
+                                std::to_string(kMaxCompletionPollNs / 1000) + ", got '" + text + "'");
+  }
+  return static_cast<int64_t>(us) * 1000;
+}
+
+std::atomic<int64_t>& completion_poll() {
+  static std::atomic<int64_t> ns{initial_completion_poll_ns()};
+  return ns;
+}
 
 }  // namespace
+
+int64_t completion_poll_ns() { return completion_poll().load(std::memory_order_relaxed); }
+
+void set_completion_poll_ns(int64_t ns) {
+  completion_poll().store(std::clamp<int64_t>(ns, 0, kMaxCompletionPollNs), std::memory_order_relaxed);
+}
 
 const BlasApi& blas_api() {
   static const LoadedBlas loaded = load_blas();
@@ -207,6 +233,7 @@ void require(Device device) {
 
 std::unique_ptr<DeviceStream> make_stream(Device device, int index) {
   require(device);
+  (void)completion_poll_ns();  // a malformed ASYNCSCOPE_GPU_POLL_US is refused here, not on the completer
   return std::make_unique<Stream>(device.index, index);
 }
 
@@ -393,6 +420,13 @@ DeviceStream::Span Stream::wait(Token token) {
     free_events_.push_back(p.start);
     free_events_.push_back(p.end);
     throw CudaError(p.broken);
+  }
+  // Poll first (a short op ends within the budget and wakes nobody), then sleep.
+  if (const int64_t poll = completion_poll_ns(); poll > 0) {
+    const int64_t deadline = trace::now_ns() + poll;
+    while (cudaEventQuery(p.end) == cudaErrorNotReady && trace::now_ns() < deadline) {
+    }
+    (void)cudaGetLastError();  // a failed query's error is reported by the synchronize below
   }
   const cudaError_t done = cudaEventSynchronize(p.end);
   Span span;

@@ -5,6 +5,8 @@
 //   - 10 x (normal + matmul 1000^2): enqueue time vs synchronised time;
 //   - the device's idle gap between two dependent kernels (same-stream
 //     successors are submitted at their producer's launch): < 5 us;
+//   - a waited tiny op (y = x + 1; wait), with and without the completer's
+//     poll, split into push, launch, device time and wake-up from the trace;
 // and, to find where a GPU op's launch and wait go, the CUDA runtime calls
 // one op makes, each timed alone (BM_CudaApiCosts, builds with CUDA only).
 // Without a usable GPU each one reports "skipped" with the reason.
@@ -190,6 +192,60 @@ void BM_CudaDependentKernelGap(benchmark::State& state) {
   state.SetLabel(cuda::status().device_name);
 }
 BENCHMARK(BM_CudaDependentKernelGap)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
+
+// A waited tiny GPU op, y = x + 1 on a 128 x 128 array then y.wait_to_read(),
+// the sync-vs-async demo's iteration on a GPU, with the completer's poll
+// budget the argument in microseconds (0: it sleeps in cudaEventSynchronize
+// at once). Reported: the median iteration and its parts from the trace,
+// each a median over the iterations, in microseconds:
+//   push_us    the frontend's push (enqueue to the wait's begin)
+//   launch_us  the launch lane's span (event records, the kernel launch)
+//   device_us  the op's span on the device (its two events)
+//   wake_us    from the device end to the wait's end (completer, release,
+//              the frontend's wake-up)
+void BM_CudaWaitedTinyOp(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  const int64_t poll_before = cuda::completion_poll_ns();
+  cuda::set_completion_poll_ns(state.range(0) * 1000);
+  Context::Options options;
+  options.device = Device::cuda(0);
+  options.engine.recorder = std::make_shared<trace::Recorder>();
+  auto ctx = Context::create(options);
+  NDArray x = full(ctx, {128, 128}, 1.0f);
+  for (int i = 0; i < 100; ++i) (x + 1.0f).wait_to_read();  // warm-up: kernel load, pools
+  const int64_t t_begin = trace::now_ns();
+  std::vector<double> iterations;
+  for (auto _ : state) {
+    const int64_t t0 = trace::now_ns();
+    NDArray y = x + 1.0f;
+    y.wait_to_read();
+    iterations.push_back(static_cast<double>(trace::now_ns() - t0) / 1e3);
+  }
+  const trace::TraceModel m = trace::snapshot(*options.engine.recorder);
+  std::vector<double> push, launch, device, wake;
+  const int64_t origin_begin = t_begin - m.origin_ns;
+  for (const trace::SyncSpan& s : m.syncs) {
+    if (s.begin < origin_begin || s.kind != trace::SyncKind::wait_to_read) continue;
+    const trace::OpInfo* op = m.find_op(s.last_op);
+    if (op == nullptr || !op->executed() || !op->launched()) continue;
+    push.push_back(static_cast<double>(s.begin - op->enqueue) / 1e3);
+    launch.push_back(static_cast<double>(op->launch_end - op->launch_start) / 1e3);
+    device.push_back(static_cast<double>(op->end - op->start) / 1e3);
+    wake.push_back(static_cast<double>(s.end - op->end) / 1e3);
+  }
+  if (!wake.empty()) {
+    state.counters["iteration_us"] = bench::median(iterations);
+    state.counters["push_us"] = bench::median(push);
+    state.counters["launch_us"] = bench::median(launch);
+    state.counters["device_us"] = bench::median(device);
+    state.counters["wake_us"] = bench::median(wake);
+    state.counters["measured"] = static_cast<double>(wake.size());
+  }
+  cuda::set_completion_poll_ns(poll_before);
+  state.SetLabel(cuda::status().device_name);
+}
+BENCHMARK(BM_CudaWaitedTinyOp)->Arg(0)->Arg(cuda::kDefaultCompletionPollNs / 1000)->Iterations(3000)
+    ->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 #if ASYNCSCOPE_BENCH_CUDA
 // The CUDA runtime calls behind one GPU op, each timed alone: what the

@@ -305,6 +305,87 @@ TEST(Cuda, TraceShowsLaunchesOnTheHostAndOrderedDeviceSpans) {
   });
 }
 
+// Basic indexing's contiguous views (x[1:3]) on the device: the kernels run on
+// the view's part of the storage (a byte offset), writes go through to the
+// base, and the results match the same ops on the CPU.
+TEST(Cuda, ContiguousViewsComputeAndWriteThroughOnTheDevice) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    Pair p;
+    std::vector<float> values(12);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+    Selection rows;  // a[1:3] of a 3 x 4 array
+    rows.offset = 4;
+    rows.shape = Shape{2, 4};
+    rows.strides[0] = 4;
+    rows.strides[1] = 1;
+    Selection last = rows;  // a[2:3]
+    last.offset = 8;
+    last.shape = Shape{1, 4};
+    Selection column;  // a[:, 1], strided: no view on a GPU
+    column.offset = 1;
+    column.shape = Shape{3};
+    column.strides[0] = 4;
+    std::vector<std::vector<float>> got[2];
+    for (int side = 0; side < 2; ++side) {
+      const ContextPtr& ctx = side == 0 ? p.cpu : p.gpu;
+      NDArray a = from_host(ctx, Shape{3, 4}, values);
+      std::optional<NDArray> v = view_of(a, rows);
+      ASSERT_TRUE(v.has_value());
+      got[side].push_back(v->to_host());
+      *v += 100.0f;
+      got[side].push_back(a.to_host());
+      NDArray w = *view_of(a, last);
+      got[side].push_back((*v * w - 3.0f).to_host());      // two views of one storage, broadcast
+      got[side].push_back(exp(w * 0.01f).to_host());
+      got[side].push_back(reduce(*v, Reduction::sum, {}).to_host());
+      got[side].push_back(dot(w, transpose(w)).to_host());
+      w.fill(-1.0f);
+      got[side].push_back(a.to_host());
+      if (side == 1) {
+        EXPECT_FALSE(view_of(a, column).has_value()) << "strided views are CPU only";
+      }
+    }
+    ASSERT_EQ(got[0].size(), got[1].size());
+    for (size_t i = 0; i < got[0].size(); ++i) expect_close(got[0][i], got[1][i], 1e-5f, "view result");
+  });
+}
+
+// The completer polls an op's end event for a bounded time before it sleeps:
+// with polling off, a budget longer than every op, and one shorter than a
+// long product, waited ops give the same values and ordered device spans.
+TEST(Cuda, CompletionPollBudgetsGiveTheSameResults) {
+  REQUIRE_GPU();
+  const int64_t before = cuda::completion_poll_ns();
+  run_with_timeout([] {
+    for (const int64_t poll : {int64_t{0}, int64_t{1'000'000'000}, int64_t{2'000}}) {
+      cuda::set_completion_poll_ns(poll);
+      EXPECT_EQ(cuda::completion_poll_ns(), poll);
+      Pair p;
+      NDArray a = normal(p.gpu, {1024, 1024});
+      NDArray total = sum(dot(a, a));  // a product of about 1 ms, longer than the 2 us budget
+      NDArray cpu_a = normal(p.cpu, {1024, 1024});
+      const float want = sum(dot(cpu_a, cpu_a)).item();
+      EXPECT_NEAR(total.item(), want, 1e-3f * std::max(std::fabs(want), 1e4f)) << "poll " << poll;
+      NDArray y = full(p.gpu, {4}, 1.0f);
+      for (int i = 0; i < 50; ++i) {
+        y = y + 1.0f;
+        y.wait_to_read();
+      }
+      EXPECT_EQ(y.to_host()[3], 51.0f) << "poll " << poll;
+      const trace::TraceModel m = trace::snapshot(*p.recorder);
+      for (const trace::OpInfo& op : m.ops) {
+        if (op.executed() && op.device == trace::DeviceKind::cuda) {
+          EXPECT_LE(op.start, op.end);
+        }
+      }
+    }
+  });
+  cuda::set_completion_poll_ns(-5);
+  EXPECT_EQ(cuda::completion_poll_ns(), 0) << "negative budgets clamp to 0";
+  cuda::set_completion_poll_ns(before);
+}
+
 // A real device fault: a kernel that writes through an address the device
 // does not map. The fault is sticky (it ends the process's CUDA context), so
 // the test runs in a fresh process (a thread-safe death test re-executes the

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The GPU check on a machine other than the one that builds: the GPU machine
+# may run another distribution (no Debian development packages, another
+# Python), so the binaries are built here and travel with the shared
+# libraries they need.
+#
+#   scripts/gpu-check.sh bundle [BUILD]   here: pack BUILD's (default build)
+#       engine_tests, asyncscope_bench and asyncscope, stripped and
+#       xz-compressed, with every library they load that is not part of the C
+#       and C++ runtimes (OpenBLAS, Google Benchmark, libpython, GLFW, ...),
+#       into .gpu/ (ignored by git; about 20 MB).
+#   scripts/gpu-check.sh run OUT          there, from the working tree's root
+#       with .gpu/ beside it: unpacks into /tmp/asyncscope-gpu and runs, each
+#       result saved under OUT as soon as it exists:
+#         check.log           every step's output, with the times
+#         gpu-tests.xml       the GPU tests (ASYNCSCOPE_REQUIRE_GPU: a missing
+#                             GPU fails them instead of skipping)
+#         bench-gpu.json      the GPU benchmarks, 3 repetitions
+#         demos.jsonl         the six demos with --device cuda, one JSON each
+#         torch_reference.json, torch_chapter_cuda.json.gz
+#                             real PyTorch on the same GPU (bench/gpu), when
+#                             the machine's python3 has it
+#         engine-tests.xml    the rest of engine_tests (some use the GPU when
+#                             there is one)
+#       in about 3 minutes on an H200, so that a second try fits in the time
+#       a GPU machine is lent. Exit status: 0 when every step passed.
+set -uo pipefail
+
+mode=${1:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+bundle() {
+  local build=${1:-build}
+  local out="$root/.gpu"
+  rm -rf "$out"
+  mkdir -p "$out/bin" "$out/lib"
+  local skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libresolv)'
+  for b in engine_tests asyncscope_bench asyncscope; do
+    [ -x "$root/$build/bin/$b" ] || { echo "gpu-check: $build/bin/$b is missing (make build first)" >&2; exit 2; }
+    strip -o "$out/bin/$b" "$root/$build/bin/$b"
+    xz -T2 -6 -f "$out/bin/$b"
+    ldd "$root/$build/bin/$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+  done | sort -u | while read -r name path; do
+    [[ $name =~ $skip ]] && continue
+    [ -e "$out/lib/$name.xz" ] || xz -T2 -6 -c "$path" >"$out/lib/$name.xz"
+  done
+  # OpenBLAS is loaded with dlopen (engine/tensor/blas.cpp), so ldd misses it.
+  local blas
+  blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libopenblas.so.0) || true
+  [ -f "$blas" ] || { echo "gpu-check: libopenblas.so.0 not found (apt-get install libopenblas0-pthread)" >&2; exit 2; }
+  xz -T2 -6 -c "$blas" >"$out/lib/libopenblas.so.0.xz"
+  git -C "$root" rev-parse HEAD >"$out/commit" 2>/dev/null || true
+  du -sh "$out"
+}
+
+run() {
+  local out=${1:?usage: scripts/gpu-check.sh run OUT}
+  mkdir -p "$out"
+  local log="$out/check.log" dir=/tmp/asyncscope-gpu failed=0
+  [ -d "$root/.gpu" ] || { echo "gpu-check: no .gpu/ here: run 'scripts/gpu-check.sh bundle' on the build machine and carry .gpu" >&2; exit 2; }
+  rm -rf "$dir" && mkdir -p "$dir/bin" "$dir/lib"
+  for f in "$root"/.gpu/bin/*.xz; do xz -dc "$f" >"$dir/bin/$(basename "$f" .xz)"; done
+  for f in "$root"/.gpu/lib/*.xz; do xz -dc "$f" >"$dir/lib/$(basename "$f" .xz)"; done
+  chmod +x "$dir"/bin/*
+  # cuBLAS is loaded with dlopen: the CUDA toolkit's, or the one a Python wheel brought.
+  local cublas
+  cublas=$(find /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib /usr/lib/x86_64-linux-gnu /opt /usr/local/lib \
+             -maxdepth 7 -name 'libcublas.so.1[0-9]' 2>/dev/null | head -1)
+  export LD_LIBRARY_PATH="$dir/lib${cublas:+:$(dirname "$cublas")}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export ASYNCSCOPE_REQUIRE_GPU=1
+  step() {  # step NAME SECONDS COMMAND...: runs it, its output into the log, under a time limit
+    local name=$1 limit=$2
+    shift 2
+    echo "== $(date -u +%T) $name" | tee -a "$log"
+    local t0=$SECONDS
+    timeout "$limit" "$@" 2>&1 | tee -a "$log"
+    local rc=${PIPESTATUS[0]}
+    echo "== $name: exit $rc after $((SECONDS - t0)) s" | tee -a "$log"
+    [ "$rc" = 0 ] || failed=1
+  }
+  {
+    echo "bundle of commit $(cat "$root/.gpu/commit" 2>/dev/null), cuBLAS: ${cublas:-not found}"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1
+    nproc; uname -r
+  } | tee -a "$log"
+  step gpu-tests 150 "$dir/bin/engine_tests" --gtest_filter='Cuda*:*CudaDemo*:ThreadedEngineGpu*' \
+    --gtest_output="xml:$out/gpu-tests.xml"
+  step gpu-benchmarks 150 "$dir/bin/asyncscope_bench" --benchmark_filter=Cuda --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_out="$out/bench-gpu.json" --benchmark_out_format=json
+  for demo in queued-vs-finished sync-functions sync-vs-async dependency-graph memory-and-sync host-vs-gpu; do
+    step "demo $demo" 60 "$dir/bin/asyncscope" run "$demo" --device cuda --json "$dir/$demo.json"
+    [ -f "$dir/$demo.json" ] && { tr -d '\n' <"$dir/$demo.json"; echo; } >>"$out/demos.jsonl"
+  done
+  if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    step torch-reference 90 env PYTHONUNBUFFERED=1 python3 "$root/bench/gpu/torch_reference.py" "$out"
+  else
+    echo "== torch-reference: skipped (python3 has no PyTorch with CUDA here)" | tee -a "$log"
+  fi
+  step engine-tests-rest 120 "$dir/bin/engine_tests" --gtest_brief=1 \
+    --gtest_filter='-Cuda*:*CudaDemo*:ThreadedEngineGpu*' --gtest_output="xml:$out/engine-tests.xml"
+  echo "== $(date -u +%T) done: $([ $failed = 0 ] && echo 'every step passed' || echo 'a step failed')" | tee -a "$log"
+  return $failed
+}
+
+case $mode in
+  bundle) shift; bundle "$@" ;;
+  run) shift; run "$@" ;;
+  *) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac
