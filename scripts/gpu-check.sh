@@ -24,6 +24,11 @@
 #                             there is one)
 #       in about 3 minutes on an H200, so that a second try fits in the time
 #       a GPU machine is lent. Exit status: 0 when every step passed.
+#       GPU_CHECK_ONLY="gpu-benchmarks demo ..." runs only the steps named
+#       (gpu-tests, gpu-benchmarks, demo, torch-reference, engine-tests-rest).
+#       With .gpu/base/asyncscope_bench.xz (another commit's, packed by hand)
+#       and no GPU_CHECK_ONLY, the GPU benchmarks also run A/B, four rounds of
+#       fresh processes in alternating order, one JSON line each in ab.jsonl.
 set -uo pipefail
 
 mode=${1:-}
@@ -71,6 +76,7 @@ run() {
   step() {  # step NAME SECONDS COMMAND...: runs it, its output into the log, under a time limit
     local name=$1 limit=$2
     shift 2
+    if [ -n "${GPU_CHECK_ONLY:-}" ] && [[ " $GPU_CHECK_ONLY " != *" ${name%% *} "* ]]; then return 0; fi
     echo "== $(date -u +%T) $name" | tee -a "$log"
     local t0=$SECONDS
     timeout "$limit" "$@" 2>&1 | tee -a "$log"
@@ -95,6 +101,20 @@ run() {
     step torch-reference 90 env PYTHONUNBUFFERED=1 python3 "$root/bench/gpu/torch_reference.py" "$out"
   else
     echo "== torch-reference: skipped (python3 has no PyTorch with CUDA here)" | tee -a "$log"
+  fi
+  if [ -f "$root/.gpu/base/asyncscope_bench.xz" ]; then
+    # A/B of the GPU benchmarks against the binary in .gpu/base (another
+    # commit's), fresh processes taking turns, the order flipping each round.
+    xz -dc "$root/.gpu/base/asyncscope_bench.xz" >"$dir/bin/asyncscope_bench_base" && chmod +x "$dir/bin/asyncscope_bench_base"
+    for round in 1 2 3 4; do
+      for side in $([ $((round % 2)) = 1 ] && echo base new || echo new base); do
+        bin="$dir/bin/asyncscope_bench"; [ "$side" = base ] && bin="$dir/bin/asyncscope_bench_base"
+        step "ab-$side-$round" 60 "$bin" --benchmark_filter="${GPU_CHECK_AB_FILTER:-WaitedTinyOp|DependentKernelGap|NormalMatmul}" \
+          --benchmark_out="$dir/ab.json" --benchmark_out_format=json
+        [ -f "$dir/ab.json" ] && { echo "{\"side\": \"$side\", \"round\": $round, \"run\": $(tr -d '\n' <"$dir/ab.json")}"; } >>"$out/ab.jsonl"
+        rm -f "$dir/ab.json"
+      done
+    done
   fi
   step engine-tests-rest 120 "$dir/bin/engine_tests" --gtest_brief=1 \
     --gtest_filter='-Cuda*:*CudaDemo*:ThreadedEngineGpu*' --gtest_output="xml:$out/engine-tests.xml"

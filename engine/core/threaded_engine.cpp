@@ -61,6 +61,10 @@ struct ThreadedEngine::Stream {
   std::condition_variable ready;
   std::deque<Submitted> submitted;  // guarded by mutex
   bool stopping = false;            // guarded by mutex
+  // submitted.size() and stopping, readable without the mutex: the completer
+  // spins on it for a while before it sleeps on `ready` (a futex wake-up
+  // costs several microseconds, more than a tiny op's time on the device).
+  std::atomic<uint32_t> queued{0};
   int64_t last_end = 0;             // completer only: keeps the GPU lane ordered
 };
 
@@ -85,7 +89,10 @@ ThreadedEngine::ThreadedEngine(const EngineOptions& options)
   }
   cpu->mailboxes = tuned_ && n > 1;  // hand_off.h
   pools_.push_back(std::move(cpu));
-  if (options.gpu_streams != 0) start_gpu_pool(options);  // may throw: no thread started yet
+  if (options.gpu_streams != 0) {
+    start_gpu_pool(options);  // may throw: no thread started yet
+    wait_spin_ns_ = kGpuWaitSpinNs;
+  }
   for (auto& pool : pools_) {
     for (auto& w : pool->workers) {
       w->thread = std::thread([this, w = w.get()] { worker_main(*w); });
@@ -357,6 +364,7 @@ void ThreadedEngine::launch(OpRecord* op, Worker& worker) {
   {
     std::lock_guard lock(stream.mutex);
     stream.submitted.push_back(std::move(s));
+    stream.queued.fetch_add(1, std::memory_order_release);
   }
   stream.ready.notify_one();
   dispatch_chain(successors);
@@ -368,12 +376,16 @@ void ThreadedEngine::completer_main(Worker& worker) {
   trace::set_thread_name(to_string(device) + " stream " + std::to_string(worker.index));
   for (;;) {
     Stream::Submitted s;
+    // The next op is usually launched within microseconds of the last one's
+    // completion: look for it a while before sleeping.
+    (void)spin_until([&stream] { return stream.queued.load(std::memory_order_acquire) != 0; }, kCompleterSpinNs);
     {
       std::unique_lock lock(stream.mutex);
       stream.ready.wait(lock, [&stream] { return stream.stopping || !stream.submitted.empty(); });
       if (stream.submitted.empty()) return;  // stopping, and nothing left
       s = std::move(stream.submitted.front());
       stream.submitted.pop_front();
+      stream.queued.fetch_sub(1, std::memory_order_relaxed);
     }
     OpRecord* op = s.op;
     DeviceStream::Span span{s.launch_end, s.launch_end};
@@ -571,7 +583,7 @@ void ThreadedEngine::wait_for_var(Var* var, trace::SyncKind kind) {
     // Ops still queued (or in a mailbox) at two looks in a row, about 0.4 us apart: no worker
     // is running to take them (they wait for a core, maybe this one), so
     // the wait yields at once instead of spinning on.
-    const bool ended = slot.wait([this, queued_before = false]() mutable {
+    const bool ended = slot.wait(wait_spin_ns_, [this, queued_before = false]() mutable {
       const bool queued = ops_not_taken();
       const bool stalled = queued && queued_before;
       queued_before = queued;

@@ -172,6 +172,8 @@ class ThreadedEngine final : public EngineBase {
   // Fixed after construction, read by workers at every dispatch.
   alignas(64) std::vector<std::unique_ptr<Pool>> pools_;
   const bool tuned_;  // EngineOptions::scheduling == tuned
+  // A sync point's spin before it sleeps: longer with GPU streams (wait_slot.h).
+  int64_t wait_spin_ns_ = kWaitSlotSpinNs;
   alignas(64) std::atomic<int> waiters_{0};      // read by every worker after each op
   std::atomic<uint32_t> wake_seq_{0};
   RunAhead run_ahead_;  // run_ahead.h; its waiter count is on a line of its own

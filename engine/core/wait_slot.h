@@ -22,6 +22,14 @@ namespace asyncscope {
 
 // How long a waiter spins before it sleeps on the futex.
 inline constexpr int64_t kWaitSlotSpinNs = 20'000;
+// The same on an engine with GPU streams: a waited tiny GPU op takes a
+// launch (a few microseconds per CUDA call), its time on the device and the
+// completer's look, often more than kWaitSlotSpinNs, and a futex wake-up
+// would add several microseconds more.
+inline constexpr int64_t kGpuWaitSpinNs = 100'000;
+// How long a GPU stream's completer looks for the next launched op before it
+// sleeps (threaded_engine.cpp).
+inline constexpr int64_t kCompleterSpinNs = 50'000;
 
 class SleepHook;
 
@@ -65,7 +73,11 @@ struct alignas(64) WaitSlot {  // own cache line: the signaller writes it while 
   // signaller and the thread has a fresh one. Only the thread's own slot
   // (this_thread_wait_slot) is ever given up; a wait on another goes on.
   template <class Stalled>
-  [[nodiscard]] bool wait(Stalled stalled) noexcept;
+  [[nodiscard]] bool wait(int64_t spin_ns, Stalled stalled) noexcept;
+  template <class Stalled>
+  [[nodiscard]] bool wait(Stalled stalled) noexcept {
+    return wait(kWaitSlotSpinNs, stalled);
+  }
   [[nodiscard]] bool wait() noexcept {
     return wait([] { return false; });
   }

@@ -44,12 +44,12 @@ bool sleep_on(const std::atomic<uint32_t>& word, Asleep asleep, GiveUp give_up) 
 }
 
 template <class Stalled>
-bool WaitSlot::wait(Stalled stalled) noexcept {
+bool WaitSlot::wait(int64_t spin_ns, Stalled stalled) noexcept {
   const auto signalled = [this] {
     const uint32_t s = state.load(std::memory_order_acquire);
     return s == kSignalled;
   };
-  if (!spin_until(signalled, kWaitSlotSpinNs, stalled)) {
+  if (!spin_until(signalled, spin_ns, stalled)) {
     uint32_t expected = kWaiting;
     // Asleep from here: the signaller, seeing kSleeping, makes the wake-up call.
     if (state.compare_exchange_strong(expected, kSleeping, std::memory_order_acq_rel)) {

@@ -6,28 +6,14 @@
 
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/kernels.h"
+#include "engine/cuda/grid.cuh"
 #include "engine/cuda/stream.h"
 #include "engine/base/random.h"
 
 namespace asyncscope::cuda {
 namespace {
 
-constexpr int kThreads = 256;
-
-Stream& on(void* stream) { return *static_cast<Stream*>(stream); }
-
-// Enough blocks to cover n elements, capped: kernels loop over the rest.
-unsigned blocks_for(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, 65535));
-}
-
-void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
-
-__device__ inline int64_t global_index() {
-  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ inline int64_t grid_stride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
+using namespace grid;
 
 __global__ void fill_kernel(float* y, int64_t n, float value) {
   for (int64_t i = global_index(); i < n; i += grid_stride()) y[i] = value;
@@ -221,6 +207,12 @@ bool kernels_loadable(std::string& reason) {
 void fill(void* stream, float* y, int64_t n, float value) {
   if (n == 0) return;
   fill_kernel<<<blocks_for(n), kThreads, 0, on(stream).submit_handle()>>>(y, n, value);
+  check_launch("fill kernel");
+}
+
+void fill_raw(void* cuda_stream, float* y, int64_t n, float value) {
+  if (n == 0) return;
+  fill_kernel<<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(cuda_stream)>>>(y, n, value);
   check_launch("fill kernel");
 }
 

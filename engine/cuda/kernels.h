@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "engine/base/layout.h"
+#include "engine/cuda/elements.h"
 
 namespace asyncscope::cuda {
 
@@ -31,6 +32,9 @@ enum class UpdateOp : uint8_t { add, sub, add_scaled, mul_scalar };
 enum class ReduceOp : uint8_t { sum, mean, norm };
 
 void fill(void* stream, float* y, int64_t n, float value);
+// fill() on a plain cudaStream_t (`cuda_stream`), outside the engine's
+// streams: for benchmarks that time the runtime's own calls.
+void fill_raw(void* cuda_stream, float* y, int64_t n, float value);
 void fill_uniform(void* stream, float* y, int64_t n, uint64_t key, float low, float high);
 void fill_normal(void* stream, float* y, int64_t n, uint64_t key, float mean, float std_dev);
 
@@ -60,5 +64,47 @@ void sgemm(void* stream, bool transpose_a, bool transpose_b, int m, int n, int k
 // for the device-to-host direction to stay asynchronous.
 void copy_to_device(void* stream, void* y, const void* host_x, size_t bytes);
 void copy_to_host(void* stream, void* host_y, const void* x, size_t bytes);
+
+// ---- the ops of every element type (typed_kernels.cu; per element: elements.h) ----
+
+// y[0..n) = the `item`-byte word `bits` (a value already converted to y's type).
+void fill_words(void* stream, void* y, int64_t n, size_t item, uint64_t bits);
+// y[i] = start + i * step converted to `type`, for i in [0, n).
+void arange(void* stream, Type type, void* y, int64_t n, double start, double step);
+// y (type `to`) = x (type `from`) converted, n elements.
+void cast(void* stream, Type to, void* y, Type from, const void* x, int64_t n);
+// y (type `result`, layout `out`) = a op b computed in `compute`, each
+// operand (of type `compute`) stretched along its mask.
+void binary_typed(void* stream, TypedBinary op, Type compute, Type result, void* y, Dims4 out, const void* a,
+                  StretchMask a_mask, const void* b, StretchMask b_mask);
+// y (type t, layout out) = c ? a : b, each stretched along its mask.
+void where(void* stream, Type t, void* y, Dims4 out, const bool* c, StretchMask c_mask, const void* a,
+           StretchMask a_mask, const void* b, StretchMask b_mask);
+// y (type `out_type`, one element per output of `layout`) = reduction r of x
+// (type `in`): a block per output, its threads' partials combined in a tree.
+void reduce_typed(void* stream, TypedReduction r, Type in, Type out_type, void* y, const void* x,
+                  const ReduceLayout& layout, int64_t outputs);
+// y (type `out_type`) = running sums of x (type `in`) along an axis of length
+// len, between `outer` and `inner` elements; from the end when `reverse`.
+void cumsum(void* stream, Type in, Type out_type, void* y, const void* x, int64_t outer, int64_t len, int64_t inner,
+            bool reverse);
+// y[k] = x[selected_offset(k)], words of `item` bytes, n = the selection's size.
+void take(void* stream, void* y, const void* x, const StridedLayout& selection, int64_t n, size_t item);
+// y (`base_n` elements of type t, floating) = 0, then y[selected_offset(k)] += dy[k].
+void take_backward(void* stream, Type t, void* y, int64_t base_n, const void* dy, const StridedLayout& selection,
+                   int64_t n);
+// y[selected_offset(k)] = value[value_offset(k)], words of `item` bytes.
+void assign(void* stream, void* y, const void* value, const StridedLayout& selection, Strides4 value_strides,
+            int64_t n, size_t item);
+
+// Integer-array indexing over n index elements, blocks of `block` elements:
+// y's block j = x's block block_at(j) (zeros for an index out of range);
+void gather(void* stream, void* y, const void* x, const IndexArrays& ix, int64_t n, int64_t block, size_t item);
+// y's block block_at(j) = value's block j (one out of range is skipped; of
+// two equal indices, either value may win, as in PyTorch on a GPU);
+void scatter(void* stream, void* y, const void* value, const IndexArrays& ix, int64_t n, int64_t block, size_t item);
+// y (`base_n` elements of floating type t) = 0, then its block block_at(j) += dy's block j.
+void scatter_add(void* stream, Type t, void* y, int64_t base_n, const void* dy, const IndexArrays& ix, int64_t n,
+                 int64_t block);
 
 }  // namespace asyncscope::cuda

@@ -35,6 +35,7 @@ int64_t completion_poll_ns() { return 0; }
 void set_completion_poll_ns(int64_t) {}
 
 void fill(void*, float*, int64_t, float) { refuse(); }
+void fill_raw(void*, float*, int64_t, float) { refuse(); }
 void fill_uniform(void*, float*, int64_t, uint64_t, float, float) { refuse(); }
 void fill_normal(void*, float*, int64_t, uint64_t, float, float) { refuse(); }
 void binary(void*, BinaryOp, float*, Dims4, const float*, StretchMask, const float*, StretchMask) { refuse(); }
@@ -50,5 +51,22 @@ void sgemm(void*, bool, bool, int, int, int, float, const float*, int, const flo
 }
 void copy_to_device(void*, void*, const void*, size_t) { refuse(); }
 void copy_to_host(void*, void*, const void*, size_t) { refuse(); }
+void fill_words(void*, void*, int64_t, size_t, uint64_t) { refuse(); }
+void arange(void*, Type, void*, int64_t, double, double) { refuse(); }
+void cast(void*, Type, void*, Type, const void*, int64_t) { refuse(); }
+void binary_typed(void*, TypedBinary, Type, Type, void*, Dims4, const void*, StretchMask, const void*, StretchMask) {
+  refuse();
+}
+void where(void*, Type, void*, Dims4, const bool*, StretchMask, const void*, StretchMask, const void*, StretchMask) {
+  refuse();
+}
+void reduce_typed(void*, TypedReduction, Type, Type, void*, const void*, const ReduceLayout&, int64_t) { refuse(); }
+void cumsum(void*, Type, Type, void*, const void*, int64_t, int64_t, int64_t, bool) { refuse(); }
+void take(void*, void*, const void*, const StridedLayout&, int64_t, size_t) { refuse(); }
+void take_backward(void*, Type, void*, int64_t, const void*, const StridedLayout&, int64_t) { refuse(); }
+void assign(void*, void*, const void*, const StridedLayout&, Strides4, int64_t, size_t) { refuse(); }
+void gather(void*, void*, const void*, const IndexArrays&, int64_t, int64_t, size_t) { refuse(); }
+void scatter(void*, void*, const void*, const IndexArrays&, int64_t, int64_t, size_t) { refuse(); }
+void scatter_add(void*, Type, void*, int64_t, const void*, const IndexArrays&, int64_t, int64_t) { refuse(); }
 
 }  // namespace asyncscope::cuda

@@ -255,15 +255,17 @@ void record1(trace::NameId name, const NDArray& a, const NDArray& out, G g) {
                    [g = std::move(g)](const NDArray& dy, std::span<const bool>) { return std::vector<NDArray>{g(dy)}; });
 }
 
-// Pushes an op reading any number of arrays and writing `out`, on the CPU
-// (std::invalid_argument, naming the op, on another device), whatever
-// their dtypes.
-template <class Cpu>
-void launch_many(trace::NameId name, const char* op, std::span<const NDArray> in, const NDArray& out, Cpu&& cpu) {
+// Pushes an op reading any number of arrays and writing `out`, whatever
+// their dtypes: `cpu` on a CPU worker, or `gpu` submitted to the stream when
+// `out` is on a GPU (without one, std::invalid_argument naming the op).
+template <class Cpu, class Gpu = NoFunction>
+void launch_many(trace::NameId name, const char* op, std::span<const NDArray> in, const NDArray& out, Cpu&& cpu,
+                 Gpu&& gpu = NoFunction{}) {
   Context& ctx = out.context();
   ctx.check_open(op);
-  if (on_gpu(out.device())) {
-    throw std::invalid_argument(std::string(op) + ": not implemented on " + to_string(out.device()));
+  const bool device = on_gpu(out.device());
+  if constexpr (std::is_same_v<std::decay_t<Gpu>, NoFunction>) {
+    if (device) throw std::invalid_argument(std::string(op) + ": not implemented on " + to_string(out.device()));
   }
   std::vector<Var*> reads;
   reads.reserve(in.size());
@@ -273,7 +275,13 @@ void launch_many(trace::NameId name, const char* op, std::span<const NDArray> in
   meta.iteration = ctx.iteration();
   meta.out_bytes = out.bytes();
   meta.first_touch = &out.chunk()->shape;
-  ctx.engine().push(std::forward<Cpu>(cpu), reads, writes, meta);
+  if constexpr (std::is_same_v<std::decay_t<Gpu>, NoFunction>) {
+    ctx.engine().push(std::forward<Cpu>(cpu), reads, writes, meta);
+  } else if (device) {
+    ctx.engine().push(std::forward<Gpu>(gpu), reads, writes, meta);
+  } else {
+    ctx.engine().push(std::forward<Cpu>(cpu), reads, writes, meta);
+  }
   if (out.chunk()->strided) [[unlikely]] strided_write(out);
 }
 

@@ -15,6 +15,7 @@
 
 #include "engine/base/random.h"
 #include "engine/base/vector_clones.h"
+#include "engine/cuda/kernels.h"
 #include "engine/tensor/op_launch.h"
 #include "engine/tensor/ops.h"
 
@@ -40,6 +41,30 @@ NDArray cast_for(const NDArray& a, DType dtype) { return astype(a, dtype); }
 }  // namespace ops_detail
 
 namespace {
+
+// The GPU kernels' names for the element types and ops (engine/cuda/elements.h).
+static_assert(static_cast<int>(cuda::Type::boolean) == static_cast<int>(DType::boolean) &&
+              static_cast<int>(cuda::Type::uint8) == static_cast<int>(DType::uint8) &&
+              static_cast<int>(cuda::Type::float64) == static_cast<int>(DType::float64));
+static_assert(static_cast<int>(cuda::TypedBinary::logical_xor) == static_cast<int>(Binary::logical_xor) &&
+              static_cast<int>(cuda::TypedBinary::floor_divide) == static_cast<int>(Binary::floor_divide) &&
+              static_cast<int>(cuda::TypedBinary::less_equal) == static_cast<int>(Binary::less_equal));
+static_assert(static_cast<int>(cuda::TypedReduction::mean) == static_cast<int>(Reduction::mean) &&
+              static_cast<int>(cuda::TypedReduction::argmin) == static_cast<int>(Reduction::argmin));
+static_assert(Shape::kMaxDims == 4, "cuda::StridedLayout holds 4 dimensions");
+
+cuda::Type gpu_type(DType t) { return static_cast<cuda::Type>(t); }
+
+cuda::StridedLayout gpu_layout(const Selection& sel) {
+  cuda::StridedLayout l;
+  l.offset = sel.offset;
+  l.ndim = sel.shape.ndim();
+  for (int d = 0; d < l.ndim; ++d) {
+    l.shape[d] = sel.shape[d];
+    l.strides[d] = sel.strides[d];
+  }
+  return l;
+}
 
 const ContextPtr& checked(const ContextPtr& ctx, const char* op) {
   if (!ctx) throw std::invalid_argument(std::string(op) + ": null context");
@@ -74,12 +99,7 @@ NDArray astype(const NDArray& a, DType dtype) {
   const DType from = a.dtype();
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device(), dtype);
   Chunk* o = out.chunk();
-  if (from == dtype && ops_detail::on_gpu(a.device())) {
-    launch_typed(kName, "astype", {&a}, {&out}, NoFunction{}, [o, x](const RunContext& rc) {
-      cuda::unary(rc.stream, cuda::UnaryOp::copy, static_cast<float*>(o->raw_for_write()),
-                  static_cast<const float*>(x->raw_for_read()), static_cast<int64_t>(o->bytes / sizeof(float)));
-    });
-  } else {
+  {
     launch_typed(
         kName, "astype", {&a}, {&out},
         [o, x, from, dtype](const RunContext&) {
@@ -96,7 +116,10 @@ NDArray astype(const NDArray& a, DType dtype) {
             });
           });
         },
-        NoFunction{});
+        [o, x, from, dtype](const RunContext& rc) {
+          cuda::cast(rc.stream, gpu_type(dtype), o->raw_for_write(), gpu_type(from), x->raw_for_read(),
+                     o->shape.size());
+        });
   }
   if (is_floating(from) && is_floating(dtype) && autograd::should_record({&a})) {
     autograd::record(kName, {&a}, out, [from](const NDArray& dy, Need) { return Grads{astype(dy, from)}; });
@@ -118,7 +141,14 @@ NDArray full(const ContextPtr& ctx, const Shape& shape, double value, DType dtyp
           std::fill(y, y + o->shape.size(), v);
         });
       },
-      NoFunction{});
+      [o, value, dtype](const RunContext& rc) {
+        uint64_t bits = 0;
+        visit_dtype(dtype, [&]<class T>(T) {
+          const T v = convert<T>(value);
+          std::memcpy(&bits, &v, sizeof(T));
+        });
+        cuda::fill_words(rc.stream, o->raw_for_write(), o->shape.size(), item_size(dtype), bits);
+      });
   return out;
 }
 
@@ -139,7 +169,9 @@ NDArray arange(const ContextPtr& ctx, double start, double stop, double step, DT
           for (int64_t i = 0; i < n; ++i) y[i] = convert<T>(start + static_cast<double>(i) * step);
         });
       },
-      NoFunction{});
+      [o, start, step, dtype, n](const RunContext& rc) {
+        cuda::arange(rc.stream, gpu_type(dtype), o->raw_for_write(), n, start, step);
+      });
   return out;
 }
 
@@ -154,6 +186,10 @@ NDArray from_host_bytes(const ContextPtr& ctx, const Shape& shape, DType dtype, 
     std::vector<float> values(bytes.size() / sizeof(float));
     if (!values.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
     return from_host(ctx, shape, std::move(values), device);
+  }
+  if (device != Device::cpu()) {
+    // The values go to the host side first, then one copy to the device.
+    return to(from_host_bytes(ctx, shape, dtype, std::move(bytes), Device::cpu()), device);
   }
   NDArray out = NDArray::empty(checked(ctx, "from_host"), shape, device, dtype);
   Chunk* o = out.chunk();
@@ -314,7 +350,10 @@ void push_typed_binary(const NDArray& a, const NDArray& b, const NDArray& out, D
           }
         });
       },
-      NoFunction{});
+      [o, x, z, ma, mb, dims, compute, result](const RunContext& rc) {
+        cuda::binary_typed(rc.stream, static_cast<cuda::TypedBinary>(kOp), gpu_type(compute), gpu_type(result),
+                           o->raw_for_write(), dims, x->raw_for_read(), ma, z->raw_for_read(), mb);
+      });
 }
 
 }  // namespace
@@ -472,7 +511,10 @@ NDArray where(const NDArray& condition, const NDArray& a, const NDArray& b) {
                 }
         });
       },
-      NoFunction{});
+      [o, pc, pa, pb, mc, ma, mb, dims, t](const RunContext& rc) {
+        cuda::where(rc.stream, gpu_type(t), o->raw_for_write(), dims, static_cast<const bool*>(pc->raw_for_read()), mc,
+                    pa->raw_for_read(), ma, pb->raw_for_read(), mb);
+      });
   if (autograd::should_record({&ca, &cb})) {
     autograd::record(kName, {&ca, &cb}, out, [cc, sa = ca.shape(), sb = cb.shape()](const NDArray& dy, Need need) {
       const NDArray zero = zeros(dy.context_ptr(), Shape{}, dy.device());
@@ -730,7 +772,11 @@ NDArray reduce(const NDArray& a, Reduction r, std::span<const int> axes, bool ke
           });
         });
       },
-      NoFunction{});
+      [o, x, r, in, reduced, in_type, out_type](const RunContext& rc) {
+        const cuda::ReduceLayout l = cuda::reduce_layout(in, reduced);
+        cuda::reduce_typed(rc.stream, static_cast<cuda::TypedReduction>(r), gpu_type(in_type), gpu_type(out_type),
+                           o->raw_for_write(), x->raw_for_read(), l, l.kept.size());
+      });
   if (is_floating(in_type) && autograd::should_record({&a})) {
     const Shape kept(std::span<const int64_t>(kept_dims, static_cast<size_t>(s.ndim())));
     if (r == Reduction::sum || r == Reduction::mean) {
@@ -798,7 +844,10 @@ NDArray cumsum(const NDArray& a, int axis, bool reverse) {
           });
         });
       },
-      NoFunction{});
+      [o, x, outer, len, inner, in_type, out_type, reverse](const RunContext& rc) {
+        cuda::cumsum(rc.stream, gpu_type(in_type), gpu_type(out_type), o->raw_for_write(), x->raw_for_read(), outer,
+                     len, inner, reverse);
+      });
   if (is_floating(in_type) && autograd::should_record({&a})) {
     autograd::record(kName, {&a}, out,
                      [axis, reverse](const NDArray& dy, Need) { return Grads{cumsum(dy, axis, !reverse)}; });
@@ -981,7 +1030,9 @@ NDArray take(const NDArray& a, const Selection& sel) {
         if (o->shape.size() == 0) return;
         take_rows(o->raw_for_write(), x->raw_for_read(), sel, item);
       },
-      NoFunction{});
+      [o, x, sel, item](const RunContext& rc) {
+        cuda::take(rc.stream, o->raw_for_write(), x->raw_for_read(), gpu_layout(sel), o->shape.size(), item);
+      });
   if (is_floating(a.dtype()) && autograd::should_record({&a})) {
     autograd::record(kName, {&a}, out, [s, sel](const NDArray& dy, Need) { return Grads{put_selection(dy, s, sel)}; });
   }
@@ -1081,7 +1132,10 @@ NDArray put_selection(const NDArray& dy, const Shape& base, const Selection& sel
           for_each_selected(sel, [&](int64_t k, int64_t at) { y[at] = static_cast<T>(y[at] + p[k]); });
         });
       },
-      NoFunction{});
+      [o, g, sel, t](const RunContext& rc) {
+        cuda::take_backward(rc.stream, gpu_type(t), o->raw_for_write(), o->shape.size(), g->raw_for_read(),
+                            gpu_layout(sel), sel.shape.size());
+      });
   return out;
 }
 
@@ -1115,7 +1169,12 @@ NDArray& assign(NDArray& a, const Selection& sel, const NDArray& value) {
         void* y = whole ? o->raw_for_write() : o->raw_for_update();
         assign_rows(y, x->raw_for_read(), sel, stretched_strides(dims, mv), item);
       },
-      NoFunction{});
+      [o, x, sel, dims, mv, item, whole](const RunContext& rc) {
+        if (sel.shape.size() == 0) return;
+        void* y = whole ? o->raw_for_write() : o->raw_for_update();
+        cuda::assign(rc.stream, y, x->raw_for_read(), gpu_layout(sel), stretched_strides(dims, mv), sel.shape.size(),
+                     item);
+      });
   return a;
 }
 
@@ -1196,6 +1255,19 @@ int64_t block_of(const std::vector<const int64_t*>& idx, const std::vector<int64
 
 NDArray scatter_add(const NDArray& dy, const Shape& base, const GatherPlan& plan);
 
+// The index arrays' device pointers and their dimensions, for the GPU kernels.
+cuda::IndexArrays gpu_indices(const std::vector<ChunkRef>& idx, const std::vector<int64_t>& dims,
+                              const std::vector<int64_t>& strides) {
+  cuda::IndexArrays ix;
+  ix.count = static_cast<int>(idx.size());
+  for (size_t d = 0; d < idx.size(); ++d) {
+    ix.index[d] = idx[d]->typed_for_read<int64_t>();
+    ix.dims[d] = dims[d];
+    ix.strides[d] = strides[d];
+  }
+  return ix;
+}
+
 }  // namespace
 
 NDArray gather(const NDArray& a, std::span<const NDArray> indices) {
@@ -1221,6 +1293,8 @@ NDArray gather(const NDArray& a, std::span<const NDArray> indices) {
     for (int64_t j = 0; j < n; ++j) {
       std::memcpy(y + static_cast<size_t>(j) * bytes, src + static_cast<size_t>(block_of(p, dims, strides, j)) * bytes, bytes);
     }
+  }, [o, x, idx, n, block = plan.block, item = item_size(a.dtype()), dims = plan.dims, strides = plan.strides](const RunContext& rc) {
+    cuda::gather(rc.stream, o->raw_for_write(), x->raw_for_read(), gpu_indices(idx, dims, strides), n, block, item);
   });
   if (is_floating(a.dtype()) && autograd::should_record({&a})) {
     autograd::record(kName, {&a}, out, [base = a.shape(), plan](const NDArray& dy, Need) {
@@ -1259,6 +1333,10 @@ NDArray scatter_add(const NDArray& dy, const Shape& base, const GatherPlan& plan
                                 for (int64_t e = 0; e < block; ++e) dst[e] = static_cast<T>(dst[e] + d[j * block + e]);
                               }
                             });
+                          },
+                          [o, g, idx, t, n, block, dims = plan.dims, strides = plan.strides](const RunContext& rc) {
+                            cuda::scatter_add(rc.stream, gpu_type(t), o->raw_for_write(), o->shape.size(),
+                                              g->raw_for_read(), gpu_indices(idx, dims, strides), n, block);
                           });
   return out;
 }
@@ -1291,7 +1369,14 @@ NDArray& scatter(NDArray& a, std::span<const NDArray> indices, const NDArray& va
   meta.iteration = ctx.iteration();
   meta.out_bytes = a.bytes();
   if (ops_detail::on_gpu(a.device())) {
-    throw std::invalid_argument("scatter: not implemented on " + to_string(a.device()));
+    ctx.engine().push(
+        [o, x, idx, n, block = plan.block, item = item_size(a.dtype()), dims = plan.dims,
+         strides = plan.strides](const RunContext& rc) {
+          cuda::scatter(rc.stream, o->raw_for_update(), x->raw_for_read(), gpu_indices(idx, dims, strides), n, block,
+                        item);
+        },
+        reads, writes, meta);
+    return a;
   }
   ctx.engine().push(
       [o, x, idx, bytes, n, dims = plan.dims, strides = plan.strides](const RunContext&) {
@@ -1319,7 +1404,8 @@ NDArray randperm(const ContextPtr& ctx, int64_t n, Device device) {
   static const trace::NameId kName = trace::intern("randperm");
   if (!ctx) throw std::invalid_argument("randperm: null context");
   if (n < 0) throw std::invalid_argument("randperm: n must be non-negative, got " + std::to_string(n));
-  NDArray out = NDArray::empty(ctx, Shape{n}, device, DType::int64);
+  // On the host (a sequential shuffle), then copied to the device.
+  NDArray out = NDArray::empty(ctx, Shape{n}, Device::cpu(), DType::int64);
   Chunk* o = out.chunk();
   const uint64_t key = ctx->next_random_key();
   launch_typed(

@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -199,7 +201,9 @@ BENCHMARK(BM_CudaDependentKernelGap)->UseManualTime()->Unit(benchmark::kMillisec
 // at once). Reported: the median iteration and its parts from the trace,
 // each a median over the iterations, in microseconds:
 //   push_us    the frontend's push (enqueue to the wait's begin)
+//   dispatch_us  from the enqueue to the launch thread's start
 //   launch_us  the launch lane's span (event records, the kernel launch)
+//   start_after_launch_us  from the launch's start to the op's start on the device
 //   device_us  the op's span on the device (its two events)
 //   wake_us    from the device end to the wait's end (completer, release,
 //              the frontend's wake-up)
@@ -222,21 +226,25 @@ void BM_CudaWaitedTinyOp(benchmark::State& state) {
     iterations.push_back(static_cast<double>(trace::now_ns() - t0) / 1e3);
   }
   const trace::TraceModel m = trace::snapshot(*options.engine.recorder);
-  std::vector<double> push, launch, device, wake;
+  std::vector<double> push, dispatch, launch, queued, device, wake;
   const int64_t origin_begin = t_begin - m.origin_ns;
   for (const trace::SyncSpan& s : m.syncs) {
     if (s.begin < origin_begin || s.kind != trace::SyncKind::wait_to_read) continue;
     const trace::OpInfo* op = m.find_op(s.last_op);
     if (op == nullptr || !op->executed() || !op->launched()) continue;
     push.push_back(static_cast<double>(s.begin - op->enqueue) / 1e3);
+    dispatch.push_back(static_cast<double>(op->launch_start - op->enqueue) / 1e3);
     launch.push_back(static_cast<double>(op->launch_end - op->launch_start) / 1e3);
+    queued.push_back(static_cast<double>(op->start - op->launch_start) / 1e3);
     device.push_back(static_cast<double>(op->end - op->start) / 1e3);
     wake.push_back(static_cast<double>(s.end - op->end) / 1e3);
   }
   if (!wake.empty()) {
     state.counters["iteration_us"] = bench::median(iterations);
     state.counters["push_us"] = bench::median(push);
+    state.counters["dispatch_us"] = bench::median(dispatch);
     state.counters["launch_us"] = bench::median(launch);
+    state.counters["start_after_launch_us"] = bench::median(queued);
     state.counters["device_us"] = bench::median(device);
     state.counters["wake_us"] = bench::median(wake);
     state.counters["measured"] = static_cast<double>(wake.size());
@@ -244,7 +252,7 @@ void BM_CudaWaitedTinyOp(benchmark::State& state) {
   cuda::set_completion_poll_ns(poll_before);
   state.SetLabel(cuda::status().device_name);
 }
-BENCHMARK(BM_CudaWaitedTinyOp)->Arg(0)->Arg(cuda::kDefaultCompletionPollNs / 1000)->Iterations(3000)
+BENCHMARK(BM_CudaWaitedTinyOp)->Arg(0)->Arg(10)->Arg(50)->Iterations(3000)
     ->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 #if ASYNCSCOPE_BENCH_CUDA
@@ -265,7 +273,11 @@ BENCHMARK(BM_CudaWaitedTinyOp)->Arg(0)->Arg(cuda::kDefaultCompletionPollNs / 100
 //                       event, as the backend does), spin (cudaEventQuery in a
 //                       loop), stream (cudaStreamSynchronize), yield
 //                       (cudaEventQuery, yielding between queries)
+//   rt_spin_blocking_us the spin, on a blocking-sync event
+//   query_done_us       cudaEventQuery of an event that has completed
 //   span_*_us           the device time between the two events, per kind
+//   handoff_us          one thread waking another through a condition
+//                       variable (half a ping-pong), no CUDA involved
 void BM_CudaApiCosts(benchmark::State& state) {
   if (skip_without_gpu(state)) return;
   constexpr int kCalls = 2000;
@@ -282,7 +294,7 @@ void BM_CudaApiCosts(benchmark::State& state) {
     cudaEventCreate(&plain[i]);
   }
   const auto now_us = [] { return static_cast<double>(trace::now_ns()) / 1e3; };
-  cuda::fill(stream, y, 2, 1.0f);  // loads the kernel
+  cuda::fill_raw(stream, y, 2, 1.0f);  // loads the kernel
   cudaStreamSynchronize(stream);
   for (auto _ : state) {
     std::vector<double> v;
@@ -297,11 +309,11 @@ void BM_CudaApiCosts(benchmark::State& state) {
       cudaStreamSynchronize(stream);
       state.counters[name] = bench::median(v);
     };
-    time_calls("launch_us", [&](int) { cuda::fill(stream, y, 2, 1.0f); });
+    time_calls("launch_us", [&](int) { cuda::fill_raw(stream, y, 2, 1.0f); });
     time_calls("record_blocking_us", [&](int i) { cudaEventRecord(blocking[i & 1], stream); });
     time_calls("record_default_us", [&](int i) { cudaEventRecord(plain[i & 1], stream); });
     cudaEventRecord(blocking[0], stream);
-    cuda::fill(stream, y, 2, 1.0f);
+    cuda::fill_raw(stream, y, 2, 1.0f);
     cudaEventRecord(blocking[1], stream);
     cudaEventSynchronize(blocking[1]);
     time_calls("elapsed_us", [&](int) {
@@ -315,7 +327,7 @@ void BM_CudaApiCosts(benchmark::State& state) {
       for (int i = 0; i < kCalls; ++i) {
         const double t0 = now_us();
         cudaEventRecord(events[0], stream);
-        cuda::fill(stream, y, 2, 1.0f);
+        cuda::fill_raw(stream, y, 2, 1.0f);
         cudaEventRecord(events[1], stream);
         wait(events[1]);
         v.push_back(now_us() - t0);
@@ -331,10 +343,42 @@ void BM_CudaApiCosts(benchmark::State& state) {
       while (cudaEventQuery(e) == cudaErrorNotReady) {
       }
     });
+    round_trips("rt_spin_blocking_us", "span_spin_blocking_us", blocking, [](cudaEvent_t e) {
+      while (cudaEventQuery(e) == cudaErrorNotReady) {
+      }
+    });
+    time_calls("query_done_us", [&](int) { cudaEventQuery(blocking[1]); });
     round_trips("rt_stream_us", "span_stream_us", plain, [stream](cudaEvent_t) { cudaStreamSynchronize(stream); });
     round_trips("rt_yield_us", "span_yield_us", plain, [](cudaEvent_t e) {
       while (cudaEventQuery(e) == cudaErrorNotReady) std::this_thread::yield();
     });
+  }
+  {
+    // One thread waking another through a mutex and condition variable (the
+    // completer waking a waiting frontend): half a ping-pong round trip.
+    std::mutex m;
+    std::condition_variable cv;
+    int turn = 0;
+    constexpr int kRounds = 2000;
+    std::thread other([&] {
+      for (int i = 0; i < kRounds; ++i) {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return turn == 1; });
+        turn = 0;
+        cv.notify_one();
+      }
+    });
+    std::vector<double> v;
+    for (int i = 0; i < kRounds; ++i) {
+      const double t0 = now_us();
+      std::unique_lock lock(m);
+      turn = 1;
+      cv.notify_one();
+      cv.wait(lock, [&] { return turn == 0; });
+      v.push_back((now_us() - t0) / 2);
+    }
+    other.join();
+    state.counters["handoff_us"] = bench::median(v);
   }
   for (int i = 0; i < 2; ++i) {
     cudaEventDestroy(blocking[i]);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <algorithm>
 #include <span>
 #include <sstream>
@@ -348,6 +349,129 @@ TEST(Cuda, ContiguousViewsComputeAndWriteThroughOnTheDevice) {
     }
     ASSERT_EQ(got[0].size(), got[1].size());
     for (size_t i = 0; i < got[0].size(); ++i) expect_close(got[0][i], got[1][i], 1e-5f, "view result");
+  });
+}
+
+// The ops of every element type on the device (typed_kernels.cu) against the
+// same ops on the CPU: creation, casts, integer and bool arithmetic with
+// broadcasting, comparisons, where, each reduction along axes, running sums,
+// strided selections read and assigned, take's gradient, and the host
+// fallbacks (randperm, multinomial) copied to the device.
+TEST(Cuda, OpsOfEveryTypeMatchTheCpu) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    Pair p;
+    struct Result {
+      DType dtype;
+      std::vector<std::byte> bytes;
+    };
+    std::vector<Result> got[2];
+    for (int side = 0; side < 2; ++side) {
+      const ContextPtr& ctx = side == 0 ? p.cpu : p.gpu;
+      const Device dev = ctx->device();
+      std::vector<Result>& out = got[side];
+      const auto keep = [&](const NDArray& a) { out.push_back({a.dtype(), a.to_host_bytes()}); };
+      const NDArray i = arange(ctx, -7, 17, 1, DType::int64, dev);           // 24 int64
+      const NDArray m = reshape(astype(i, DType::int32), Shape{2, 3, 4});
+      const NDArray f = reshape(astype(i, DType::float64) * 0.75f, Shape{2, 3, 4});  // float32 * float64 promotes
+      const NDArray u = astype(m, DType::uint8);
+      const NDArray b = astype(m, DType::boolean);
+      const NDArray three = full(ctx, Shape{4}, 3.0, DType::int32, dev);
+      keep(i);
+      keep(m);
+      keep(f);
+      keep(u);
+      keep(b);
+      keep(full(ctx, Shape{5}, -2.5, DType::int64, dev));
+      keep(arange(ctx, 1, 2, 0.25, DType::float64, dev));
+      keep(astype(f, DType::int64));
+      keep(astype(f, DType::float32));
+      keep(m + three);
+      keep(m * three);
+      keep(floor_divide(m, three));
+      keep(mod(m, three));
+      keep(pow(m, three));
+      keep(maximum(u, astype(three, DType::uint8)));
+      keep(f / astype(three, DType::float64));
+      keep(compare(m, three, Comparison::greater_equal, true));
+      keep(compare(b, astype(three, DType::boolean), Comparison::logical_xor, true));
+      keep(where(b, f, astype(m, DType::float64)));
+      for (int r = 0; r <= static_cast<int>(Reduction::mean); ++r) {
+        const std::vector<std::vector<int>> axis_sets = {{}, {0}, {1, 2}, {2}};
+        for (const std::vector<int>& axes : axis_sets) {
+          if (static_cast<Reduction>(r) != Reduction::mean) keep(reduce(m, static_cast<Reduction>(r), axes));
+          keep(reduce(f, static_cast<Reduction>(r), axes, true));
+        }
+      }
+      keep(reduce(astype(normal(ctx, {300, 1000}), DType::float64), Reduction::sum, std::vector<int>{}));
+      keep(cumsum(u, 2));
+      keep(cumsum(f, 0, true));
+      Selection sel;  // m[:, ::2, ::-3] of 2 x 3 x 4
+      sel.offset = 3;
+      sel.shape = Shape{2, 2, 2};
+      sel.strides[0] = 12;
+      sel.strides[1] = 8;
+      sel.strides[2] = -3;
+      keep(take(m, sel));
+      NDArray target = astype(m, DType::int64);
+      assign(target, sel, full(ctx, Shape{2, 1}, 99.0, DType::int64, dev));
+      keep(target);
+      NDArray w = astype(f, DType::float32);
+      w.attach_grad();
+      NDArray loss;
+      {
+        autograd::Record record;
+        NDArray picked = take(w, sel);
+        loss = sum(picked * picked);
+      }
+      loss.backward();
+      keep(w.grad());
+      // Integer-array indexing: m[[1, -1, 0]] and m[[0, 1], [2, 0]], assigned and differentiated.
+      const NDArray rows = from_host_bytes(ctx, Shape{3}, DType::int64, [] {
+        std::vector<std::byte> bytes(24);
+        const int64_t v[] = {1, -1, 0};
+        std::memcpy(bytes.data(), v, 24);
+        return bytes;
+      }(), dev);
+      const NDArray first = astype(arange(ctx, 0, 2, 1, DType::int32, dev), DType::int64);
+      const NDArray second = astype(arange(ctx, 2, -1, -2, DType::int32, dev), DType::int64);
+      keep(gather(m, std::vector<NDArray>{rows}));
+      keep(gather(f, std::vector<NDArray>{first, second}));
+      NDArray scattered = astype(m, DType::float64);
+      scatter(scattered, std::vector<NDArray>{first, second}, full(ctx, Shape{1}, -5.0, DType::float64, dev));
+      keep(scattered);
+      NDArray v = astype(f, DType::float32);
+      v.attach_grad();
+      NDArray gathered_loss;
+      {
+        autograd::Record record;
+        gathered_loss = sum(gather(v, std::vector<NDArray>{rows}) * 2.0f);
+      }
+      gathered_loss.backward();
+      keep(v.grad());
+      keep(randperm(ctx, 10, dev));
+      keep(multinomial(full(ctx, Shape{2, 5}, 1.0, DType::float32, dev), 3, false));
+      keep(from_host_bytes(ctx, Shape{2}, DType::int32, std::vector<std::byte>(8, std::byte{1}), dev));
+    }
+    ASSERT_EQ(got[0].size(), got[1].size());
+    for (size_t k = 0; k < got[0].size(); ++k) {
+      ASSERT_EQ(got[0][k].dtype, got[1][k].dtype) << "result " << k;
+      if (got[0][k].dtype == DType::float64 || got[0][k].dtype == DType::float32) {
+        // Reductions in another order: the last bits of the double sums.
+        visit_dtype(got[0][k].dtype, [&]<class T>(T) {
+          const size_t n = got[0][k].bytes.size() / sizeof(T);
+          for (size_t e = 0; e < n; ++e) {
+            T a, c;
+            std::memcpy(&a, got[0][k].bytes.data() + e * sizeof(T), sizeof(T));
+            std::memcpy(&c, got[1][k].bytes.data() + e * sizeof(T), sizeof(T));
+            if (std::isnan(a) && std::isnan(c)) continue;
+            ASSERT_NEAR(a, c, 1e-5 * std::max<double>(1.0, std::fabs(a))) << "result " << k << " at " << e;
+          }
+        });
+      } else {
+        EXPECT_EQ(got[0][k].bytes, got[1][k].bytes) << "result " << k << " (" << name(got[0][k].dtype) << ")";
+      }
+    }
   });
 }
 
