@@ -32,6 +32,11 @@ namespace asyncscope::cuda {
 
 // Element types, in DType's order (engine/tensor/dtype.h; checked there).
 enum class Type : uint8_t { float32, float64, int32, int64, uint8, boolean };
+// The elementwise functions of one input (and a scalar s).
+enum class UnaryOp : uint8_t {
+  copy, add_scalar, sub_scalar, mul_scalar, div_scalar, rsub_scalar, rdiv_scalar, negative, relu, square, sqrt, exp, log,
+  abs, sign, sin, cos, tanh, sigmoid, log1p, floor, ceil, rint, round
+};
 // The typed binary ops, in ops_detail::Binary's order (checked there).
 enum class TypedBinary : uint8_t {
   add, sub, mul, div, pow, maximum, minimum, equal, not_equal, greater, greater_equal, less, less_equal,
@@ -226,6 +231,56 @@ ASYNCSCOPE_HOST_DEVICE inline T apply(TypedBinary op, T a, T b) {
     case TypedBinary::logical_xor: return static_cast<T>((a != T{}) != (b != T{}));
   }
   return T{};
+}
+
+// f(x, s) in T, as the CPU ops compute it for a float64 or (the functions
+// that keep them) an integer x: s is a float, promoted as C++ promotes it.
+template <class T>
+ASYNCSCOPE_HOST_DEVICE inline T apply_unary(UnaryOp op, T x, float s) {
+  switch (op) {
+    case UnaryOp::copy: return x;
+    case UnaryOp::add_scalar: return static_cast<T>(x + s);
+    case UnaryOp::sub_scalar: return static_cast<T>(x - s);
+    case UnaryOp::mul_scalar: return static_cast<T>(x * s);
+    case UnaryOp::div_scalar: return static_cast<T>(x / s);
+    case UnaryOp::rsub_scalar: return static_cast<T>(s - x);
+    case UnaryOp::rdiv_scalar: return static_cast<T>(s / x);
+    case UnaryOp::negative: return static_cast<T>(-x);
+    case UnaryOp::relu: return x > 0 ? x : T{};
+    case UnaryOp::square: return static_cast<T>(x * x);
+    case UnaryOp::abs:
+      if constexpr (std::is_unsigned_v<T>) {
+        return x;
+      } else {
+        return x < 0 ? static_cast<T>(-x) : x;
+      }
+    case UnaryOp::sign:
+      if constexpr (std::is_unsigned_v<T>) {
+        return static_cast<T>(x > 0);
+      } else {
+        return static_cast<T>(static_cast<float>((x > 0) - (x < 0)));
+      }
+    default: break;
+  }
+  if constexpr (kFloat<T>) {
+    switch (op) {
+      case UnaryOp::sqrt: return sqrt(x);
+      case UnaryOp::exp: return exp(x);
+      case UnaryOp::log: return log(x);
+      case UnaryOp::sin: return sin(x);
+      case UnaryOp::cos: return cos(x);
+      case UnaryOp::tanh: return tanh(x);
+      case UnaryOp::sigmoid: return static_cast<T>(1.0f / (1.0f + exp(-x)));
+      case UnaryOp::log1p: return log1p(x);
+      case UnaryOp::floor: return floor(x);
+      case UnaryOp::ceil: return ceil(x);
+      case UnaryOp::rint: return nearbyint(x);
+      case UnaryOp::round: return round(x);
+      default: return x;
+    }
+  } else {
+    return x;  // the rounding functions give an integer back
+  }
 }
 
 // y[i] = v as type r (static_cast: arithmetic results are already in r, and

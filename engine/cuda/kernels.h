@@ -22,11 +22,7 @@ enum class BinaryOp : uint8_t {
   add, sub, mul, div, pow, maximum, minimum,
   equal, not_equal, greater, greater_equal, less, less_equal  // 1 or 0
 };
-// y = f(x, s) elementwise.
-enum class UnaryOp : uint8_t {
-  copy, add_scalar, sub_scalar, mul_scalar, div_scalar, rsub_scalar, rdiv_scalar, negative, relu, square, sqrt, exp, log,
-  abs, sign, sin, cos, tanh, sigmoid, log1p, floor, ceil, rint, round
-};
+// y = f(x, s) elementwise: UnaryOp (elements.h).
 // y = f(y, x) in place (mul_scalar ignores x: y *= s).
 enum class UpdateOp : uint8_t { add, sub, add_scaled, mul_scalar };
 enum class ReduceOp : uint8_t { sum, mean, norm };
@@ -71,6 +67,9 @@ void copy_to_host(void* stream, void* host_y, const void* x, size_t bytes);
 void fill_words(void* stream, void* y, int64_t n, size_t item, uint64_t bits);
 // y[i] = start + i * step converted to `type`, for i in [0, n).
 void arange(void* stream, Type type, void* y, int64_t n, double start, double step);
+// y = f(x, s) for n elements of type t (float64, or an integer type for the
+// functions that keep integers: negative, relu, square, abs, sign, rounding).
+void unary_typed(void* stream, UnaryOp op, Type t, void* y, const void* x, int64_t n, float s);
 // y (type `to`) = x (type `from`) converted, n elements.
 void cast(void* stream, Type to, void* y, Type from, const void* x, int64_t n);
 // y (type `result`, layout `out`) = a op b computed in `compute`, each

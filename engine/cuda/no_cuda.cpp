@@ -53,6 +53,7 @@ void copy_to_device(void*, void*, const void*, size_t) { refuse(); }
 void copy_to_host(void*, void*, const void*, size_t) { refuse(); }
 void fill_words(void*, void*, int64_t, size_t, uint64_t) { refuse(); }
 void arange(void*, Type, void*, int64_t, double, double) { refuse(); }
+void unary_typed(void*, UnaryOp, Type, void*, const void*, int64_t, float) { refuse(); }
 void cast(void*, Type, void*, Type, const void*, int64_t) { refuse(); }
 void binary_typed(void*, TypedBinary, Type, Type, void*, Dims4, const void*, StretchMask, const void*, StretchMask) {
   refuse();

@@ -52,6 +52,11 @@ __global__ void arange_kernel(T* y, int64_t n, double start, double step) {
   }
 }
 
+template <class T>
+__global__ void unary_typed_kernel(UnaryOp op, T* y, const T* x, int64_t n, float s) {
+  for (int64_t i = global_index(); i < n; i += grid_stride()) y[i] = elements::apply_unary<T>(op, x[i], s);
+}
+
 template <class To, class From>
 __global__ void cast_kernel(To* y, const From* x, int64_t n) {
   for (int64_t i = global_index(); i < n; i += grid_stride()) y[i] = elements::convert<To>(x[i]);
@@ -159,6 +164,19 @@ void arange(void* stream, Type type, void* y, int64_t n, double start, double st
     arange_kernel<T><<<blocks_for(n), kThreads, 0, on(stream).submit_handle()>>>(static_cast<T*>(y), n, start, step);
   });
   check_launch("arange kernel");
+}
+
+void unary_typed(void* stream, UnaryOp op, Type t, void* y, const void* x, int64_t n, float s) {
+  if (n == 0) return;
+  visit(t, [&]<class T>(T) {
+    if constexpr (std::is_same_v<T, bool>) {
+      throw CudaError("unary kernel: no bool kernel");
+    } else {
+      unary_typed_kernel<T><<<blocks_for(n), kThreads, 0, on(stream).submit_handle()>>>(
+          op, static_cast<T*>(y), static_cast<const T*>(x), n, s);
+    }
+  });
+  check_launch("unary kernel");
 }
 
 void cast(void* stream, Type to, void* y, Type from, const void* x, int64_t n) {

@@ -186,9 +186,11 @@ enum class IntegerInput { to_float32, keep };
 // astype (ops.h), for the helpers here.
 NDArray cast_for(const NDArray& a, DType dtype);
 
-// f over an array of float64 or (rule keep) an integer type, on the CPU.
+// f over an array of float64 or (rule keep) an integer type; on a GPU the
+// same function is cuda::unary_typed(gpu_op, s).
 template <class F>
-NDArray unary_typed(const NDArray& a, trace::NameId name, const char* op, F f, IntegerInput rule) {
+NDArray unary_typed(const NDArray& a, trace::NameId name, const char* op, cuda::UnaryOp gpu_op, float s, F f,
+                    IntegerInput rule) {
   const DType dt = a.dtype();
   if (dt == DType::boolean || (!is_floating(dt) && rule == IntegerInput::to_float32)) throw_dtype(op, dt);
   ChunkRef x = storage(a, op);
@@ -203,7 +205,10 @@ NDArray unary_typed(const NDArray& a, trace::NameId name, const char* op, F f, I
           const int64_t n = o->shape.size();
           for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(f(p[i]));
         },
-        NoFunction{});
+        [o, x, gpu_op, s, dt](const RunContext& rc) {
+          cuda::unary_typed(rc.stream, gpu_op, static_cast<cuda::Type>(dt), o->raw_for_write(), x->raw_for_read(),
+                            o->shape.size(), s);
+        });
   };
   switch (dt) {
     case DType::float64: run(double{}); break;
@@ -228,7 +233,7 @@ NDArray unary(const NDArray& a, trace::NameId name, const char* op, cuda::UnaryO
     if (!is_floating(a.dtype()) && rule == IntegerInput::to_float32) {
       return unary(cast_for(a, DType::float32), name, op, gpu_op, s, f, rule);
     }
-    return unary_typed(a, name, op, f, rule);
+    return unary_typed(a, name, op, gpu_op, s, f, rule);
   }
   ChunkRef x = storage(a, op);
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), a.device());

@@ -125,10 +125,16 @@ void BM_CudaPushTinyOp(benchmark::State& state) {
 BENCHMARK(BM_CudaPushTinyOp)->Iterations(100000)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 // The design card's experiment: 10 x (normal 1000^2 + matmul) on the GPU.
-// Reported time = synchronised; enqueue_ms = when the pushes returned.
+// Reported time = synchronised; enqueue_ms = when the pushes returned;
+// normal_us, dot_us: the ops' median spans on the device; gap_us: the
+// median idle time on the stream before an op.
 void BM_CudaNormalMatmulEnqueueVsSync(benchmark::State& state) {
   if (skip_without_gpu(state)) return;
-  auto ctx = gpu_context();
+  Context::Options options;
+  options.device = Device::cuda(0);
+  options.seed = 1;
+  options.engine.recorder = std::make_shared<trace::Recorder>();
+  auto ctx = Context::create(options);
   {
     NDArray w = normal(ctx, {1000, 1000});
     dot(w, w).wait_to_read();
@@ -148,6 +154,26 @@ void BM_CudaNormalMatmulEnqueueVsSync(benchmark::State& state) {
     state.SetIterationTime(static_cast<double>(t2 - t0) * 1e-9);
   }
   state.counters["enqueue_ms"] = enqueue_total / static_cast<double>(state.iterations());
+  // Where the device time goes, from the trace: each op's span on the device
+  // and the idle gap before it on the stream (medians, microseconds).
+  const trace::TraceModel m = trace::snapshot(*options.engine.recorder);
+  std::vector<double> normal_us, dot_us, gap_us;
+  int64_t last_end = -1;
+  for (const trace::OpInfo& op : m.ops) {
+    if (!op.known() || !op.executed() || op.device == trace::DeviceKind::cpu) continue;
+    const std::string_view name = m.op_name(op);
+    if (name == "normal") normal_us.push_back(static_cast<double>(op.end - op.start) / 1e3);
+    if (name == "dot") dot_us.push_back(static_cast<double>(op.end - op.start) / 1e3);
+    if (last_end >= 0 && op.start >= last_end && op.start - last_end < 1'000'000) {
+      gap_us.push_back(static_cast<double>(op.start - last_end) / 1e3);
+    }
+    last_end = op.end;
+  }
+  if (!dot_us.empty()) {
+    state.counters["normal_us"] = bench::median(normal_us);
+    state.counters["dot_us"] = bench::median(dot_us);
+    state.counters["gap_us"] = bench::median(gap_us);
+  }
   state.SetLabel(cuda::status().device_name);
 }
 BENCHMARK(BM_CudaNormalMatmulEnqueueVsSync)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);

@@ -118,6 +118,63 @@ TEST(CudaElements, CastsMatchAstype) {
   }
 }
 
+TEST(CudaElements, UnaryFunctionsOfEveryTypeMatchTheCpu) {
+  auto ctx = cpu_context();
+  using cuda::UnaryOp;
+  const float s = 2.5f;
+  struct Case {
+    UnaryOp op;
+    NDArray (*cpu)(const NDArray&);
+    bool keeps_integers;
+  };
+  const Case cases[] = {
+      {UnaryOp::add_scalar, [](const NDArray& a) { return a + 2.5f; }, false},
+      {UnaryOp::sub_scalar, [](const NDArray& a) { return a - 2.5f; }, false},
+      {UnaryOp::mul_scalar, [](const NDArray& a) { return a * 2.5f; }, false},
+      {UnaryOp::div_scalar, [](const NDArray& a) { return a / 2.5f; }, false},
+      {UnaryOp::rsub_scalar, [](const NDArray& a) { return 2.5f - a; }, false},
+      {UnaryOp::rdiv_scalar, [](const NDArray& a) { return 2.5f / a; }, false},
+      {UnaryOp::negative, [](const NDArray& a) { return -a; }, true},
+      {UnaryOp::relu, &relu, true},
+      {UnaryOp::square, &square, true},
+      {UnaryOp::sqrt, &sqrt, false},
+      {UnaryOp::exp, &exp, false},
+      {UnaryOp::log, &log, false},
+      {UnaryOp::abs, &abs, true},
+      {UnaryOp::sign, &sign, true},
+      {UnaryOp::sin, &sin, false},
+      {UnaryOp::cos, &cos, false},
+      {UnaryOp::tanh, &tanh, false},
+      {UnaryOp::sigmoid, &sigmoid, false},
+      {UnaryOp::log1p, &log1p, false},
+      {UnaryOp::floor, &floor, true},
+      {UnaryOp::ceil, &ceil, true},
+      {UnaryOp::rint, &rint, true},
+      {UnaryOp::round, &round, true},
+  };
+  int checked = 0;
+  for (DType t : {DType::float64, DType::int32, DType::int64, DType::uint8}) {
+    const std::vector<std::byte> x = values_of(t, 50, 31, false, true);
+    const NDArray a = make(ctx, Shape{50}, t, x);
+    for (const Case& c : cases) {
+      if (!is_floating(t) && !c.keeps_integers) continue;  // computed on a float32 copy
+      const NDArray want = c.cpu(a);
+      ASSERT_EQ(want.dtype(), t);
+      std::vector<std::byte> got(x.size());
+      visit_dtype(t, [&]<class T>(T) {
+        if constexpr (!std::is_same_v<T, bool>) {
+          for (int64_t i = 0; i < 50; ++i) {
+            reinterpret_cast<T*>(got.data())[i] = el::apply_unary<T>(c.op, reinterpret_cast<const T*>(x.data())[i], s);
+          }
+        }
+      });
+      expect_same(t, want.to_host_bytes(), got, 0, "unary " + std::to_string(static_cast<int>(c.op)) + " on " + name(t));
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 23 + 3 * 9);  // every function on float64; the nine that keep integers on each integer type
+}
+
 bool is_comparison(ops_detail::Binary op) {
   return op >= ops_detail::Binary::equal && op <= ops_detail::Binary::less_equal ? true
                                                                                  : op >= ops_detail::Binary::logical_and;
