@@ -158,16 +158,24 @@ void BM_CudaNormalMatmulEnqueueVsSync(benchmark::State& state) {
   // and the idle gap before it on the stream (medians, microseconds).
   const trace::TraceModel m = trace::snapshot(*options.engine.recorder);
   std::vector<double> normal_us, dot_us, gap_us;
-  int64_t last_end = -1;
+  struct Span {
+    int64_t start, end, enqueue;
+    bool operator<(const Span& o) const { return start < o.start; }
+  };
+  std::vector<Span> spans;
   for (const trace::OpInfo& op : m.ops) {
     if (!op.known() || !op.executed() || op.device == trace::DeviceKind::cpu) continue;
     const std::string_view name = m.op_name(op);
     if (name == "normal") normal_us.push_back(static_cast<double>(op.end - op.start) / 1e3);
     if (name == "dot") dot_us.push_back(static_cast<double>(op.end - op.start) / 1e3);
-    if (last_end >= 0 && op.start >= last_end && op.start - last_end < 1'000'000) {
-      gap_us.push_back(static_cast<double>(op.start - last_end) / 1e3);
-    }
-    last_end = op.end;
+    if (name == "normal" || name == "dot") spans.push_back({op.start, op.end, op.enqueue});
+  }
+  // The stream's idle time before each op that was pushed before the op
+  // ahead of it ended (an iteration's first op waits for its push instead).
+  std::sort(spans.begin(), spans.end());
+  for (size_t i = 1; i < spans.size(); ++i) {
+    if (spans[i].enqueue >= spans[i - 1].end) continue;
+    gap_us.push_back(static_cast<double>(std::max<int64_t>(spans[i].start - spans[i - 1].end, 0)) / 1e3);
   }
   if (!dot_us.empty()) {
     state.counters["normal_us"] = bench::median(normal_us);
