@@ -65,7 +65,6 @@ LoadedBlas load_blas() {
   symbol(loaded.api.set_stream, "cublasSetStream_v2");
   symbol(loaded.api.set_math_mode, "cublasSetMathMode");
   symbol(loaded.api.sgemm, "cublasSgemm_v2");
-  symbol(loaded.api.set_workspace, "cublasSetWorkspace_v2");
   symbol(loaded.api.status_string, "cublasGetStatusString");
   return loaded;  // the library stays loaded for the life of the process
 }
@@ -198,17 +197,6 @@ int64_t initial_completion_poll_ns() {
   return static_cast<int64_t>(us) * 1000;
 }
 
-// ASYNCSCOPE_CUBLAS_WORKSPACE_MB (0: cuBLAS's own), else 32 MiB, what NVIDIA
-// advises for Hopper; checked when the first stream is made.
-int64_t blas_workspace_bytes() {
-  static const int64_t bytes = [] {
-    const char* text = std::getenv("ASYNCSCOPE_CUBLAS_WORKSPACE_MB");
-    if (text != nullptr && std::string(text) == "0") return int64_t{0};
-    return env_megabytes("ASYNCSCOPE_CUBLAS_WORKSPACE_MB", int64_t{32} << 20);
-  }();
-  return bytes;
-}
-
 std::atomic<int64_t>& completion_poll() {
   static std::atomic<int64_t> ns{initial_completion_poll_ns()};
   return ns;
@@ -300,18 +288,11 @@ Stream::Stream(int device, int /*index*/) : device_(device) {
     // Plain FP32 (no TF32 tensor-core rounding), so results compare with the CPU's.
     check(api.set_math_mode(blas_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
     check(cudaMalloc(reinterpret_cast<void**>(&scratch_), 8 * sizeof(double)), "cudaMalloc");
-    // A workspace of our own on this stream, as PyTorch gives its handles:
-    // without one, cuBLAS may pick other kernels for small products.
-    if (const int64_t bytes = blas_workspace_bytes(); bytes > 0) {
-      check(cudaMalloc(&blas_workspace_, static_cast<size_t>(bytes)), "cudaMalloc (cuBLAS workspace)");
-      check(api.set_workspace(blas_, blas_workspace_, static_cast<size_t>(bytes)), "cublasSetWorkspace");
-    }
     anchor_ = new_anchor();
     check(cudaEventSynchronize(anchor_->event), "cudaEventSynchronize");
   } catch (...) {
     if (blas_ != nullptr) blas_api().destroy(blas_);
     if (scratch_ != nullptr) cudaFree(scratch_);
-    if (blas_workspace_ != nullptr) cudaFree(blas_workspace_);
     anchor_.reset();
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
     if (anchor_stream_ != nullptr) cudaStreamDestroy(anchor_stream_);
@@ -332,7 +313,6 @@ Stream::~Stream() {
   anchor_.reset();
   blas_api().destroy(blas_);
   cudaFree(scratch_);
-  if (blas_workspace_ != nullptr) cudaFree(blas_workspace_);
   cudaStreamDestroy(stream_);
   cudaStreamDestroy(anchor_stream_);
   (void)cudaGetLastError();

@@ -46,7 +46,6 @@ struct BlasApi {
   decltype(&cublasSetStream_v2) set_stream;
   decltype(&cublasSetMathMode) set_math_mode;
   decltype(&cublasSgemm_v2) sgemm;
-  decltype(&cublasSetWorkspace_v2) set_workspace;
   decltype(&cublasGetStatusString) status_string;
 };
 // Throws CudaError saying why cuBLAS cannot be loaded.
@@ -94,7 +93,6 @@ class Stream final : public DeviceStream {
   cudaStream_t anchor_stream_ = nullptr;  // never given work: anchors run at once
   cublasHandle_t blas_ = nullptr;
   double* scratch_ = nullptr;
-  void* blas_workspace_ = nullptr;  // cuBLAS's workspace on this stream (cublasSetWorkspace)
 
   // Launcher thread only.
   std::shared_ptr<const Anchor> anchor_;
