@@ -96,6 +96,12 @@ void take_backward(void* stream, Type t, void* y, int64_t base_n, const void* dy
 void assign(void* stream, void* y, const void* value, const StridedLayout& selection, Strides4 value_strides,
             int64_t n, size_t item);
 
+// `rows` rows of width_bytes each, from src (rows src_pitch bytes apart) to
+// dst (dst_pitch apart), device to device (cudaMemcpy2DAsync).
+void copy_rows(void* stream, void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width_bytes,
+               int64_t rows);
+// y[0..bytes) = 0.
+void zero(void* stream, void* y, size_t bytes);
 // Integer-array indexing over n index elements, blocks of `block` elements:
 // y's block j = x's block block_at(j) (zeros for an index out of range);
 void gather(void* stream, void* y, const void* x, const IndexArrays& ix, int64_t n, int64_t block, size_t item);

@@ -66,6 +66,8 @@ void cumsum(void*, Type, Type, void*, const void*, int64_t, int64_t, int64_t, bo
 void take(void*, void*, const void*, const StridedLayout&, int64_t, size_t) { refuse(); }
 void take_backward(void*, Type, void*, int64_t, const void*, const StridedLayout&, int64_t) { refuse(); }
 void assign(void*, void*, const void*, const StridedLayout&, Strides4, int64_t, size_t) { refuse(); }
+void copy_rows(void*, void*, size_t, const void*, size_t, size_t, int64_t) { refuse(); }
+void zero(void*, void*, size_t) { refuse(); }
 void gather(void*, void*, const void*, const IndexArrays&, int64_t, int64_t, size_t) { refuse(); }
 void scatter(void*, void*, const void*, const IndexArrays&, int64_t, int64_t, size_t) { refuse(); }
 void scatter_add(void*, Type, void*, int64_t, const void*, const IndexArrays&, int64_t, int64_t) { refuse(); }

@@ -280,6 +280,19 @@ void assign(void* stream, void* y, const void* value, const StridedLayout& selec
   check_launch("assign kernel");
 }
 
+void copy_rows(void* stream, void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width_bytes,
+               int64_t rows) {
+  if (rows == 0 || width_bytes == 0) return;
+  check(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width_bytes, static_cast<size_t>(rows),
+                          cudaMemcpyDeviceToDevice, on(stream).submit_handle()),
+        "cudaMemcpy2DAsync");
+}
+
+void zero(void* stream, void* y, size_t bytes) {
+  if (bytes == 0) return;
+  check(cudaMemsetAsync(y, 0, bytes, on(stream).submit_handle()), "cudaMemsetAsync");
+}
+
 void gather(void* stream, void* y, const void* x, const IndexArrays& ix, int64_t n, int64_t block, size_t item) {
   if (n == 0 || block == 0) return;
   visit_item(item, [&]<class W>(W) {

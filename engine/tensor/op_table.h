@@ -38,9 +38,8 @@ struct OpDef {
   // made (one of the two, by kind).
   NDArray (*unary)(const NDArray&) = nullptr;
   NDArray (*binary)(const NDArray&, const NDArray&) = nullptr;
-  // The dtypes it takes: "all" (engine/tensor/dtype.h; the CPU kernels of
-  // every type, the CUDA ones of float32), "floats" (float32 and float64),
-  // or "float32".
+  // The dtypes it takes, on every device it has: "all"
+  // (engine/tensor/dtype.h), "floats" (float32 and float64), or "float32".
   std::string_view dtypes = "all";
 };
 

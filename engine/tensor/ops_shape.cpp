@@ -6,6 +6,7 @@
 #include <numeric>
 #include <string>
 
+#include "engine/cuda/kernels.h"
 #include "engine/tensor/op_launch.h"
 #include "engine/tensor/ops.h"
 
@@ -57,11 +58,19 @@ NDArray slice_backward(const NDArray& dy, const Shape& shape, int axis, int64_t 
   const int64_t rows = span_size(shape, 0, axis), inner = span_size(shape, axis + 1, shape.ndim());
   const int64_t full = shape[axis] * inner, part = dy.shape()[axis] * inner;
   const NDArray in[] = {dy};
-  ops_detail::launch_many(kName, "slice_backward", in, out, [o, g, rows, inner, full, part, begin](const RunContext&) {
-    float* y = o->data_for_write();
-    std::fill(y, y + rows * full, 0.0f);
-    copy_block(y + begin * inner, full, g->data_for_read(), part, rows, part, sizeof(float));
-  });
+  ops_detail::launch_many(
+      kName, "slice_backward", in, out,
+      [o, g, rows, inner, full, part, begin](const RunContext&) {
+        float* y = o->data_for_write();
+        std::fill(y, y + rows * full, 0.0f);
+        copy_block(y + begin * inner, full, g->data_for_read(), part, rows, part, sizeof(float));
+      },
+      [o, g, rows, inner, full, part, begin](const RunContext& rc) {
+        float* y = o->data_for_write();
+        cuda::zero(rc.stream, y, static_cast<size_t>(rows * full) * sizeof(float));
+        cuda::copy_rows(rc.stream, y + begin * inner, static_cast<size_t>(full) * sizeof(float), g->data_for_read(),
+                        static_cast<size_t>(part) * sizeof(float), static_cast<size_t>(part) * sizeof(float), rows);
+      });
   return out;
 }
 
@@ -99,16 +108,25 @@ NDArray concat(std::span<const NDArray> arrays, int axis) {
   const int64_t rows = span_size(first, 0, axis), inner = span_size(first, axis + 1, ndim);
   for (const NDArray& a : arrays) parts.emplace_back(ops_detail::storage(a, "concat"), a.shape()[axis] * inner);
   const int64_t width = dims[axis] * inner;
-  ops_detail::launch_many(kName, "concat", arrays, out,
-                          [o, parts = std::move(parts), rows, width, item](const RunContext&) {
-                            auto* y = static_cast<std::byte*>(o->raw_for_write());
-                            int64_t offset = 0;
-                            for (const auto& [c, w] : parts) {
-                              copy_block(y + static_cast<size_t>(offset) * item, width, c->raw_for_read(), w, rows, w,
-                                         item);
-                              offset += w;
-                            }
-                          });
+  ops_detail::launch_many(
+      kName, "concat", arrays, out,
+      [o, parts, rows, width, item](const RunContext&) {
+        auto* y = static_cast<std::byte*>(o->raw_for_write());
+        int64_t offset = 0;
+        for (const auto& [c, w] : parts) {
+          copy_block(y + static_cast<size_t>(offset) * item, width, c->raw_for_read(), w, rows, w, item);
+          offset += w;
+        }
+      },
+      [o, parts, rows, width, item](const RunContext& rc) {
+        auto* y = static_cast<std::byte*>(o->raw_for_write());
+        int64_t offset = 0;
+        for (const auto& [c, w] : parts) {
+          cuda::copy_rows(rc.stream, y + static_cast<size_t>(offset) * item, static_cast<size_t>(width) * item,
+                          c->raw_for_read(), static_cast<size_t>(w) * item, static_cast<size_t>(w) * item, rows);
+          offset += w;
+        }
+      });
   if (is_floating(arrays[0].dtype()) && autograd::should_record(arrays)) {
     std::vector<int64_t> lengths;
     for (const NDArray& a : arrays) lengths.push_back(a.shape()[axis]);
@@ -159,10 +177,18 @@ NDArray slice_axis(const NDArray& a, int axis, int64_t begin, int64_t end) {
   const int64_t rows = span_size(s, 0, axis), inner = span_size(s, axis + 1, s.ndim());
   const int64_t full = s[axis] * inner, part = (end - begin) * inner, from = begin * inner;
   const NDArray in[] = {a};
-  ops_detail::launch_many(kName, "slice_axis", in, out, [o, x, rows, full, part, from, item](const RunContext&) {
-    copy_block(o->raw_for_write(), part, static_cast<const std::byte*>(x->raw_for_read()) + static_cast<size_t>(from) * item,
-               full, rows, part, item);
-  });
+  ops_detail::launch_many(
+      kName, "slice_axis", in, out,
+      [o, x, rows, full, part, from, item](const RunContext&) {
+        copy_block(o->raw_for_write(), part,
+                   static_cast<const std::byte*>(x->raw_for_read()) + static_cast<size_t>(from) * item, full, rows,
+                   part, item);
+      },
+      [o, x, rows, full, part, from, item](const RunContext& rc) {
+        cuda::copy_rows(rc.stream, o->raw_for_write(), static_cast<size_t>(part) * item,
+                        static_cast<const std::byte*>(x->raw_for_read()) + static_cast<size_t>(from) * item,
+                        static_cast<size_t>(full) * item, static_cast<size_t>(part) * item, rows);
+      });
   if (a.dtype() == DType::float32 && autograd::should_record({&a})) {
     autograd::record(kName, {&a}, out, [shape = s, axis, begin](const NDArray& dy, Need) {
       return Grads{slice_backward(dy, shape, axis, begin)};

@@ -156,12 +156,12 @@ py::object getitem(const T& x, py::handle key) {
     // A view (writes through it reach x), as PyTorch gives for every basic
     // index; MXNet's arrays have no strides, so it gives views of contiguous
     // parts only and copies the rest. A copy while recording a gradient of x.
-    std::optional<NDArray> view;
-    if (!autograd::should_record({&x.a})) view = view_of(x.a, sel);
-    if constexpr (!kTorch<T>) {
-      if (view && view->chunk()->strided) view.reset();
+    NDArray out;
+    if (!autograd::should_record({&x.a})) {
+      std::optional<NDArray> view = view_of(x.a, sel);
+      if (view && (kTorch<T> || !view->chunk()->strided)) out = std::move(*view);
     }
-    NDArray out = view ? *std::move(view) : take(x.a, sel);
+    if (out.is_null()) out = take(x.a, sel);
     // MXNet's nd has no 0-d arrays: x[i] of a vector is a 1-element one.
     if constexpr (kNoZeroD<T>) {
       if (out.shape().ndim() == 0) out = reshape(out, Shape{1});

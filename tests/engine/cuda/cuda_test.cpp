@@ -355,8 +355,9 @@ TEST(Cuda, ContiguousViewsComputeAndWriteThroughOnTheDevice) {
 // The ops of every element type on the device (typed_kernels.cu) against the
 // same ops on the CPU: creation, casts, integer and bool arithmetic with
 // broadcasting, comparisons, where, each reduction along axes, running sums,
-// strided selections read and assigned, take's gradient, and the host
-// fallbacks (randperm, multinomial) copied to the device.
+// strided selections read and assigned, take's gradient, integer-array
+// indexing and its gradient, concat, slice_axis and its gradient, permute,
+// and the host fallbacks (randperm, multinomial) copied to the device.
 TEST(Cuda, OpsOfEveryTypeMatchTheCpu) {
   REQUIRE_GPU();
   run_with_timeout([] {
@@ -449,6 +450,19 @@ TEST(Cuda, OpsOfEveryTypeMatchTheCpu) {
       }
       gathered_loss.backward();
       keep(v.grad());
+      // Shape ops that copy blocks or strided parts, and slice_axis's gradient.
+      keep(concat(std::vector<NDArray>{m, m * three}, 1));
+      keep(slice_axis(f, 2, 1, 3));
+      keep(permute(m, std::vector<int>{2, 0, 1}));
+      NDArray s32 = astype(f, DType::float32);
+      s32.attach_grad();
+      NDArray sliced_loss;
+      {
+        autograd::Record record;
+        sliced_loss = sum(slice_axis(s32, 1, 1, 3) * 3.0f);
+      }
+      sliced_loss.backward();
+      keep(s32.grad());
       keep(randperm(ctx, 10, dev));
       keep(multinomial(full(ctx, Shape{2, 5}, 1.0, DType::float32, dev), 3, false));
       keep(from_host_bytes(ctx, Shape{2}, DType::int32, std::vector<std::byte>(8, std::byte{1}), dev));
