@@ -128,8 +128,8 @@ NDArray make_view(const NDArray& base, const Shape& shape, int64_t offset) {
 
 NDArray make_strided_view(const NDArray& base, const Shape& shape, int64_t offset, const int64_t* strides) {
   detail::Chunk* c = base.chunk("view");
-  if (c->strided || c->device != Device::cpu()) {
-    throw std::invalid_argument("view: a strided view is made of a CPU array whose elements lie in row-major order");
+  if (c->strided) {
+    throw std::invalid_argument("view: a strided view is made of an array whose elements lie in row-major order");
   }
   NDArray view = make_view(base, Shape{}, 0);  // the storage reference, context and var
   detail::Chunk* v = view.chunk_;

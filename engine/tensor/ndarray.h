@@ -248,7 +248,7 @@ class NDArray {
   friend NDArray make_view(const NDArray& base, const Shape& shape, int64_t offset);
   friend NDArray make_strided_view(const NDArray& base, const Shape& shape, int64_t offset, const int64_t* strides);
 // A view of the elements of `base` (a storage owner or a view of a
-// contiguous part, on the CPU) at offset + i0 * strides[0] + ... of base's
+// contiguous part, on any device) at offset + i0 * strides[0] + ... of base's
 // row-major order, for i in `shape` (view_of in ops.h decides when).
 NDArray make_strided_view(const NDArray& base, const Shape& shape, int64_t offset, const int64_t* strides);
   explicit NDArray(detail::Chunk* chunk) noexcept : chunk_(chunk) {}
@@ -267,7 +267,7 @@ NDArray make_view(const NDArray& base, const Shape& shape);
 // base's row-major order (std::out_of_range past base's end).
 NDArray make_view(const NDArray& base, const Shape& shape, int64_t offset);
 // A view of the elements of `base` (a storage owner or a view of a
-// contiguous part, on the CPU) at offset + i0 * strides[0] + ... of base's
+// contiguous part, on any device) at offset + i0 * strides[0] + ... of base's
 // row-major order, for i in `shape` (view_of in ops.h decides when).
 NDArray make_strided_view(const NDArray& base, const Shape& shape, int64_t offset, const int64_t* strides);
 

@@ -1052,9 +1052,8 @@ std::optional<NDArray> view_of(const NDArray& a, const Selection& sel) {
     stride *= sel.shape[i];
   }
   if (contiguous) return make_view(a, sel.shape, sel.offset);
-  // A strided part of a strided view is a copy; so is one on a GPU (whose
-  // kernels have no strided reads and writes).
-  if (c->strided || c->device != Device::cpu()) return std::nullopt;
+  // A strided part of a strided view is a copy.
+  if (c->strided) return std::nullopt;
   return make_strided_view(a, sel.shape, sel.offset, sel.strides);
 }
 
@@ -1073,42 +1072,66 @@ Selection layout_of(const Chunk* view) {
 
 }  // namespace
 
-// Pushes f, given the view's chunk, as an op writing the view's var: the
-// view's buffer is the view's own, and writing the var keeps every other op
-// on the array (which may read or write that buffer) away meanwhile.
-template <class F>
-void push_on_view(const NDArray& view, trace::NameId name, size_t out_bytes, F f) {
+// Pushes f (on the CPU) or gpu (on a GPU), given the view's chunk, as an op
+// writing the view's var: the view's buffer is the view's own, and writing
+// the var keeps every other op on the array (which may read or write that
+// buffer) away meanwhile.
+template <class F, class G>
+void push_on_view(const NDArray& view, trace::NameId name, size_t out_bytes, F f, G gpu) {
   Chunk* v = view.chunk();
   Context& ctx = view.context();
   OpMeta meta(name, v->device);
   meta.iteration = ctx.iteration();
   meta.out_bytes = out_bytes;
   Var* const writes[] = {v->var};
-  ctx.engine().push([ref = ChunkRef(v), f](const RunContext&) { f(ref.get()); }, std::span<Var* const>(),
-                    std::span<Var* const>(writes, 1), meta);
+  if (on_gpu(v->device)) {
+    ctx.engine().push([ref = ChunkRef(v), gpu](const RunContext& rc) { gpu(ref.get(), rc.stream); },
+                      std::span<Var* const>(), std::span<Var* const>(writes, 1), meta);
+  } else {
+    ctx.engine().push([ref = ChunkRef(v), f](const RunContext&) { f(ref.get()); }, std::span<Var* const>(),
+                      std::span<Var* const>(writes, 1), meta);
+  }
+}
+
+// A strided view's buffer, allocated on its first read (from its base's allocator).
+void allocate_view_buffer(Chunk* c) {
+  if (c->data != nullptr) return;
+  try {
+    c->data = c->allocator->allocate(c->bytes);
+  } catch (const MemoryBudgetError& refusal) {
+    throw MemoryBudgetError("the " + c->shape.to_string() + " view", refusal);
+  }
 }
 
 void strided_read(const NDArray& view) {
   static const trace::NameId kName = trace::intern("strided_read");
-  push_on_view(view, kName, view.bytes(), [](Chunk* c) {
-    if (c->data == nullptr) {
-      try {
-        c->data = c->allocator->allocate(c->bytes);
-      } catch (const MemoryBudgetError& refusal) {
-        throw MemoryBudgetError("the " + c->shape.to_string() + " view", refusal);
-      }
-    }
-    take_rows(c->data, c->base->raw_for_read(), layout_of(c), item_size(c->dtype));
-  });
+  push_on_view(
+      view, kName, view.bytes(),
+      [](Chunk* c) {
+        allocate_view_buffer(c);
+        take_rows(c->data, c->base->raw_for_read(), layout_of(c), item_size(c->dtype));
+      },
+      [](Chunk* c, void* stream) {
+        allocate_view_buffer(c);
+        cuda::take(stream, c->data, c->base->raw_for_read(), gpu_layout(layout_of(c)), c->shape.size(),
+                   item_size(c->dtype));
+      });
 }
 
 void strided_write(const NDArray& view) {
   static const trace::NameId kName = trace::intern("strided_write");
-  push_on_view(view, kName, 0, [](Chunk* c) {
-    const Selection sel = layout_of(c);
-    assign_rows(c->base->raw_for_update(), c->raw_for_read(), sel, stretched_strides(padded(sel.shape), 0),
-                item_size(c->dtype));
-  });
+  push_on_view(
+      view, kName, 0,
+      [](Chunk* c) {
+        const Selection sel = layout_of(c);
+        assign_rows(c->base->raw_for_update(), c->raw_for_read(), sel, stretched_strides(padded(sel.shape), 0),
+                    item_size(c->dtype));
+      },
+      [](Chunk* c, void* stream) {
+        const Selection sel = layout_of(c);
+        cuda::assign(stream, c->base->raw_for_update(), c->raw_for_read(), gpu_layout(sel),
+                     stretched_strides(padded(sel.shape), 0), sel.shape.size(), item_size(c->dtype));
+      });
 }
 
 }  // namespace ops_detail

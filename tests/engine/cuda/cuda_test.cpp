@@ -306,10 +306,11 @@ TEST(Cuda, TraceShowsLaunchesOnTheHostAndOrderedDeviceSpans) {
   });
 }
 
-// Basic indexing's contiguous views (x[1:3]) on the device: the kernels run on
-// the view's part of the storage (a byte offset), writes go through to the
-// base, and the results match the same ops on the CPU.
-TEST(Cuda, ContiguousViewsComputeAndWriteThroughOnTheDevice) {
+// Basic indexing's views on the device: a contiguous one (x[1:3]) is the
+// kernels' part of the storage (a byte offset), a strided one (x[:, 1]) its
+// own buffer filled by strided_read and written back by strided_write;
+// writes go through to the base, and the results match the CPU's.
+TEST(Cuda, ViewsComputeAndWriteThroughOnTheDevice) {
   REQUIRE_GPU();
   run_with_timeout([] {
     Pair p;
@@ -343,9 +344,13 @@ TEST(Cuda, ContiguousViewsComputeAndWriteThroughOnTheDevice) {
       got[side].push_back(dot(w, transpose(w)).to_host());
       w.fill(-1.0f);
       got[side].push_back(a.to_host());
-      if (side == 1) {
-        EXPECT_FALSE(view_of(a, column).has_value()) << "strided views are CPU only";
-      }
+      // A strided view (a[:, 1]): read through its buffer, written back to a.
+      std::optional<NDArray> c = view_of(a, column);
+      ASSERT_TRUE(c.has_value());
+      got[side].push_back(c->to_host());
+      *c *= 10.0f;
+      got[side].push_back(a.to_host());
+      got[side].push_back((*c * 2.0f + 1.0f).to_host());
     }
     ASSERT_EQ(got[0].size(), got[1].size());
     for (size_t i = 0; i < got[0].size(); ++i) expect_close(got[0][i], got[1][i], 1e-5f, "view result");
