@@ -8,7 +8,9 @@
 #       engine_tests, asyncscope_bench and asyncscope, stripped and
 #       xz-compressed, with every library they load that is not part of the C
 #       and C++ runtimes (OpenBLAS, Google Benchmark, libpython, GLFW, ...),
-#       into .gpu/ (ignored by git; about 20 MB).
+#       and, for `asyncscope script`, the standard library of the Python the
+#       app links, NumPy and the asyncscope package, into .gpu/ (ignored by
+#       git; about 30 MB).
 #   scripts/gpu-check.sh run OUT          there, from the working tree's root
 #       with .gpu/ beside it: unpacks into /tmp/asyncscope-gpu and runs, each
 #       result saved under OUT as soon as it exists:
@@ -17,6 +19,8 @@
 #                             GPU fails them instead of skipping)
 #         bench-gpu.json      the GPU benchmarks, 3 repetitions
 #         demos.jsonl         the six demos with --device cuda, one JSON each
+#         (check.log)         the PyTorch edition on cuda:0 against the CPU
+#                             (bench/gpu/torch_edition_check.py)
 #         torch_reference.json, torch_chapter_cuda.json.gz
 #                             real PyTorch on the same GPU (bench/gpu), when
 #                             the machine's python3 has it
@@ -25,7 +29,8 @@
 #       in about 3 minutes on an H200, so that a second try fits in the time
 #       a GPU machine is lent. Exit status: 0 when every step passed.
 #       GPU_CHECK_ONLY="gpu-benchmarks demo ..." runs only the steps named
-#       (gpu-tests, gpu-benchmarks, demo, torch-reference, engine-tests-rest).
+#       (gpu-tests, gpu-benchmarks, demo, python-edition, torch-reference,
+#       engine-tests-rest).
 #       With .gpu/base/asyncscope_bench.xz (another commit's, packed by hand)
 #       and no GPU_CHECK_ONLY, the GPU benchmarks also run A/B, four rounds of
 #       fresh processes in alternating order, one JSON line each in ab.jsonl.
@@ -54,6 +59,30 @@ bundle() {
   blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libopenblas.so.0) || true
   [ -f "$blas" ] || { echo "gpu-check: libopenblas.so.0 not found (apt-get install libopenblas0-pthread)" >&2; exit 2; }
   xz -T2 -6 -c "$blas" >"$out/lib/libopenblas.so.0.xz"
+  # The app's interpreter for `asyncscope script` there: the standard library
+  # of the Python it links, NumPy and its libraries, and our package.
+  local py stdlib
+  py=$(ldd "$root/$build/bin/asyncscope" | awk '/libpython/ {print $1}' | sed 's/^lib\(python[0-9.]*\)\.so.*/\1/')
+  stdlib=/usr/lib/$py
+  if [ -n "$py" ] && [ -d "$stdlib" ] && [ -d "$root/$build/python/asyncscope" ]; then
+    tar -C /usr/lib --exclude=test --exclude=tests --exclude=__pycache__ --exclude=idlelib --exclude=tkinter \
+      --exclude=ensurepip --exclude=lib2to3 --exclude=site-packages --exclude=dist-packages -cJf "$out/stdlib.tar.xz" "$py"
+    local numpy
+    numpy=$(/usr/bin/python3 -c 'import numpy, os; print(os.path.dirname(numpy.__file__))')
+    tar -C "$(dirname "$numpy")" --exclude=tests --exclude=__pycache__ -cJf "$out/numpy.tar.xz" numpy
+    for so in "$numpy"/core/_multiarray_umath*.so; do
+      ldd "$so" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+    done | while read -r name path; do
+      [[ $name =~ $skip ]] && continue
+      [ -e "$out/lib/$name.xz" ] || xz -T2 -6 -c "$path" >"$out/lib/$name.xz"
+    done
+    local stage
+    stage=$(mktemp -d)
+    cp -rL "$root/$build/python/asyncscope" "$stage/"
+    find "$stage" -name '*.so' -exec strip {} \;
+    tar -C "$stage" --exclude=__pycache__ -cJf "$out/asyncscope-python.tar.xz" asyncscope
+    rm -rf "$stage"
+  fi
   git -C "$root" rev-parse HEAD >"$out/commit" 2>/dev/null || true
   du -sh "$out"
 }
@@ -97,6 +126,15 @@ run() {
     step "demo $demo" 60 "$dir/bin/asyncscope" run "$demo" --device cuda --json "$dir/$demo.json"
     [ -f "$dir/$demo.json" ] && { tr -d '\n' <"$dir/$demo.json"; echo; } >>"$out/demos.jsonl"
   done
+  if [ -f "$root/.gpu/stdlib.tar.xz" ]; then
+    # The PyTorch edition on the GPU, through the app's own interpreter.
+    mkdir -p "$dir/py/lib" "$dir/py/site"
+    tar -C "$dir/py/lib" -xJf "$root/.gpu/stdlib.tar.xz"
+    tar -C "$dir/py/site" -xJf "$root/.gpu/numpy.tar.xz"
+    tar -C "$dir/py/site" -xJf "$root/.gpu/asyncscope-python.tar.xz"
+    step python-edition 90 env PYTHONHOME="$dir/py" PYTHONPATH="$dir/py/site" PYTHONNOUSERSITE=1 \
+      "$dir/bin/asyncscope" script "$root/bench/gpu/torch_edition_check.py"
+  fi
   if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
     step torch-reference 90 env PYTHONUNBUFFERED=1 python3 "$root/bench/gpu/torch_reference.py" "$out"
   else
