@@ -132,7 +132,8 @@ run() {
     tar -C "$dir/py/lib" -xJf "$root/.gpu/stdlib.tar.xz"
     tar -C "$dir/py/site" -xJf "$root/.gpu/numpy.tar.xz"
     tar -C "$dir/py/site" -xJf "$root/.gpu/asyncscope-python.tar.xz"
-    step python-edition 90 env PYTHONHOME="$dir/py" PYTHONPATH="$dir/py/site" PYTHONNOUSERSITE=1 \
+    step python-edition 90 env PYTHONHOME="$dir/py" PYTHONPATH="$dir/py/site" ASYNCSCOPE_PYTHONPATH="$dir/py/site" \
+      PYTHONNOUSERSITE=1 \
       "$dir/bin/asyncscope" script "$root/bench/gpu/torch_edition_check.py"
   fi
   if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then

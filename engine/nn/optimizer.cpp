@@ -57,7 +57,7 @@ void Trainer::step(int64_t batch_size) {
       continue;
     }
     NDArray& m = momenta_[i];
-    if (m.is_null()) m = zeros(w.context_ptr(), w.shape());
+    if (m.is_null()) m = zeros(w.context_ptr(), w.shape(), w.device());
     m *= momentum_;
     m.add_scaled(g, -learning_rate_ * scale);
     if (wd_ != 0.0f) m.add_scaled(w, -learning_rate_ * wd_);

@@ -207,7 +207,7 @@ void propagate(const NDArray& head, const NDArray& head_grad, bool retain_graph,
   std::unordered_map<const Node*, size_t> index;
   for (size_t i = 0; i < order.size(); ++i) index.emplace(order[i].get(), i);
   std::vector<NDArray> grads(order.size());
-  grads[index.at(hg->node.get())] = head_grad.is_null() ? ones(head.context_ptr(), head.shape()) : head_grad;
+  grads[index.at(hg->node.get())] = head_grad.is_null() ? ones(head.context_ptr(), head.shape(), head.device()) : head_grad;
 
   std::vector<std::pair<NDArray, NDArray>> leaf_grads;  // the leaf array, its summed gradient
   std::unordered_map<const asyncscope::detail::Chunk*, size_t> leaf_index;

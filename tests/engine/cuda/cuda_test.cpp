@@ -494,6 +494,32 @@ TEST(Cuda, OpsOfEveryTypeMatchTheCpu) {
   });
 }
 
+// A script's context: arrays on the CPU by default, a stream for cuda:0 beside
+// them (as `asyncscope script` and python3 runs have). Backward of a GPU
+// scalar seeds its gradient on the GPU (it was made on the context's default
+// device, the CPU, and relu's gradient then mixed the two).
+TEST(Cuda, GradientsOfGpuArraysStayOnTheGpuInACpuContext) {
+  REQUIRE_GPU();
+  run_with_timeout([] {
+    Context::Options o;
+    o.seed = 7;
+    o.engine.gpu_streams = 1;
+    o.engine.gpu_device = Device::cuda(0);
+    auto ctx = Context::create(o);
+    ASSERT_EQ(ctx->device(), Device::cpu());
+    NDArray x = full(ctx, Shape{3}, 1.0f, Device::cuda(0));
+    x.attach_grad();
+    NDArray loss;
+    {
+      autograd::Record record;
+      loss = sum(relu(x * 2.0f));
+    }
+    loss.backward();
+    EXPECT_EQ(x.grad().device(), Device::cuda(0));
+    EXPECT_EQ(x.grad().to_host(), (std::vector<float>{2, 2, 2}));
+  });
+}
+
 // The completer polls an op's end event for a bounded time before it sleeps:
 // with polling off, a budget longer than every op, and one shorter than a
 // long product, waited ops give the same values and ordered device spans.

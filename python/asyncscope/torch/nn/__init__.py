@@ -400,11 +400,12 @@ class UninitializedParameter(Parameter):
     zero_ = _record("zero_")
     del _record
 
-    def materialize(self, shape, reset):
-        """Becomes a Parameter of `shape`: reset(parameter) initializes it,
-        then the kept initializations run on it."""
+    def materialize(self, shape, reset, device=None):
+        """Becomes a Parameter of `shape` (on `device`, else the CPU):
+        reset(parameter) initializes it, then the kept initializations run
+        on it."""
         pending = self._pending
-        made = Parameter(_torch.zeros(*shape), self.requires_grad)
+        made = Parameter(_torch.zeros(*shape, device=device), self.requires_grad)
         reset(made)
         self._rebind(made)
         self.__class__ = Parameter
@@ -436,9 +437,10 @@ class LazyLinear(Linear):
         if self.in_features == 0:
             self.in_features = input.shape[-1]
             bound = 1 / _math.sqrt(self.in_features)
-            self.weight.materialize((self.out_features, self.in_features), lambda p: init.uniform_(p, -bound, bound))
+            self.weight.materialize((self.out_features, self.in_features), lambda p: init.uniform_(p, -bound, bound),
+                                    input.device)
             if self.bias is not None:
-                self.bias.materialize((self.out_features,), lambda p: init.uniform_(p, -bound, bound))
+                self.bias.materialize((self.out_features,), lambda p: init.uniform_(p, -bound, bound), input.device)
         return functional.linear(input, self.weight, self.bias)
 
 

@@ -95,7 +95,7 @@ def cross_entropy(input, target, weight=None, reduction="mean", label_smoothing=
     if target.is_floating_point():  # class probabilities
         probs = target
     else:
-        probs = (target.unsqueeze(1) == _torch.arange(classes)).float()
+        probs = (target.unsqueeze(1) == _torch.arange(classes, device=target.device)).float()
     if label_smoothing:
         probs = probs * (1 - label_smoothing) + label_smoothing / classes
     per_class = -(logp * probs)
