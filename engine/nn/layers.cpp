@@ -33,6 +33,13 @@ Block::Block(std::string_view kind) : scope_(scopes().back().prefix), kind_(kind
   prefix_ = scope_ + kind_ + std::to_string(number_) + "_";
 }
 
+std::string next_prefix(std::string_view kind) {
+  ScopeFrame& frame = scopes().back();
+  auto it = frame.counts.find(kind);
+  if (it == frame.counts.end()) it = frame.counts.emplace(std::string(kind), 0).first;
+  return frame.prefix + std::string(kind) + std::to_string(it->second++) + "_";
+}
+
 void Block::rename_prefix(const std::string& from, const std::string& to) {
   prefix_ = replaced_prefix(prefix_, from, to);
   scope_ = replaced_prefix(scope_, from, to);

@@ -86,6 +86,11 @@ class Block {
   std::string prefix_;
 };
 
+// The prefix a block of `kind` made now on this thread would get
+// ("mlp0_"), counted as the blocks' own: for blocks defined outside C++ (a
+// Python subclass of gluon's Block), so their children are named as Gluon's.
+std::string next_prefix(std::string_view kind);
+
 enum class Activation { none, relu };
 // "relu" -> relu, "" or "none" -> none; std::invalid_argument listing the known names otherwise.
 Activation activation_from_name(std::string_view name);

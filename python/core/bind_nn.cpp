@@ -59,7 +59,39 @@ void bind_nn(py::module_& m) {
   init.def("One", [] { return nn::init::constant(1.0f); });
   init.def("Constant", &nn::init::constant, py::arg("value"));
 
+  g.def("_next_prefix", &nn::next_prefix, py::arg("kind"),
+        "The prefix a block of this kind made now gets ('mlp0_'), counted with the C++ blocks' names.");
+
   py::class_<nn::Parameter>(g, "Parameter", "A named, trainable array of a block, with its gradient.")
+      .def(py::init([](std::string name, py::object shape, std::optional<nn::Initializer> init,
+                       const std::string& grad_req) {
+             std::vector<int64_t> dims;
+             if (!shape.is_none()) {
+               if (py::isinstance<py::int_>(shape)) {
+                 dims.push_back(shape.cast<int64_t>());
+               } else {
+                 for (py::handle d : shape) dims.push_back(d.cast<int64_t>());
+               }
+             }
+             for (int64_t d : dims) {
+               if (d < 0) throw std::invalid_argument("Parameter " + name + ": a dimension is negative");
+             }
+             autograd::GradReq req = autograd::GradReq::write;
+             if (grad_req == "add") {
+               req = autograd::GradReq::add;
+             } else if (grad_req == "null") {
+               req = autograd::GradReq::null;
+             } else if (grad_req != "write") {
+               throw std::invalid_argument("Parameter " + name + ": grad_req must be 'write', 'add' or 'null', got '" +
+                                           grad_req + "'");
+             }
+             return std::make_unique<nn::Parameter>(std::move(name), Shape(std::span<const int64_t>(dims)), req,
+                                                    init ? *init : nn::Initializer{});
+           }),
+           py::arg("name"), py::arg("shape") = py::none(), py::arg("init") = py::none(),
+           py::arg("grad_req") = "write",
+           "A parameter of `shape` (0 for a size the first batch tells); its own init, if given, wins over "
+           "initialize()'s.")
       .def_property_readonly("name", &nn::Parameter::name)
       .def_property_readonly("shape", [](const nn::Parameter& p) { return tuple_of(p.shape()); })
       .def("data", [](const nn::Parameter& p, py::object) { return MxArray{p.data()}; }, py::arg("ctx") = py::none())
@@ -69,9 +101,36 @@ void bind_nn(py::module_& m) {
         p.initialize(initializer_or_default(init), python::context(), force);
       }, py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("force_reinit") = false)
       .def("zero_grad", &nn::Parameter::zero_grad)
+      .def_property_readonly("_initialized", &nn::Parameter::is_initialized)
+      .def("_set_shape", [](nn::Parameter& p, const std::vector<int64_t>& dims) {
+        PushGuard guard(*python::context());
+        p.set_shape(Shape(std::span<const int64_t>(dims)));
+      }, py::arg("shape"))
+      .def("set_data", [](nn::Parameter& p, const MxArray& value) {
+        PushGuard guard(value.a.context());
+        NDArray d = p.data();
+        if (!(value.a.shape() == d.shape())) {
+          throw std::invalid_argument("Parameter " + p.name() + ".set_data: a " + value.a.shape().to_string() +
+                                      " array for a " + d.shape().to_string() + " parameter");
+        }
+        Selection all;
+        all.shape = d.shape();
+        for (int i = d.shape().ndim() - 1, stride = 1; i >= 0; --i) {
+          all.strides[i] = stride;
+          stride *= static_cast<int>(d.shape()[i]);
+        }
+        autograd::Pause pause;
+        assign(d, all, value.a);
+      }, py::arg("data"), "Copies `data` (of the parameter's shape) into it, in place (pushed).")
       .def("__repr__", &parameter_repr);
 
   py::class_<nn::ParameterDict>(g, "ParameterDict", "A block's parameters by full name (a dict).")
+      .def(py::init<>())
+      .def("_add", [](nn::ParameterDict& d, nn::Parameter& p) { d.add(&p); }, py::keep_alive<1, 2>(),
+           py::arg("parameter"), "Adds a parameter (kept alive with the dict).")
+      .def("update", [](nn::ParameterDict& d, const nn::ParameterDict& other) {
+        for (nn::Parameter* p : other) d.add(p);
+      }, py::keep_alive<1, 2>(), py::arg("other"), "Adds every parameter of `other` (kept alive with this dict).")
       .def("__getitem__", [](const nn::ParameterDict& d, const std::string& name) -> nn::Parameter& {
         if (!d.contains(name)) throw py::key_error(name);
         return d[name];
@@ -106,6 +165,8 @@ void bind_nn(py::module_& m) {
       });
 
   py::class_<NameScopeGuard, std::unique_ptr<NameScopeGuard>>(g, "_NameScope")
+      .def(py::init([](std::string prefix) { return std::make_unique<NameScopeGuard>(std::move(prefix), std::nullopt); }),
+           py::arg("prefix"), "A name scope for blocks made inside `with` (their names start with `prefix`).")
       .def("__enter__", [](NameScopeGuard& s) { s.scope.emplace(s.prefix); })
       .def("__exit__", [](NameScopeGuard& s, py::handle, py::handle, py::handle) {
         s.scope.reset();

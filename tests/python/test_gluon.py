@@ -30,7 +30,7 @@ class Gluon(unittest.TestCase):
         with self.assertRaises(KeyError):
             params["nope"]
         with self.assertRaises(ValueError):
-            nn.Dense(4, activation="tanh")
+            nn.Dense(4, activation="swish")
 
     def test_l2_loss_with_the_label_first_as_the_chapter_calls_it(self):
         loss = gloss.L2Loss()

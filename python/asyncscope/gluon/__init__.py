@@ -1,6 +1,6 @@
-"""Gluon (MXNet edition): blocks (gluon.nn), losses (gluon.loss), parameters
-and the Trainer over asyncscope's C++ layers, and datasets and loaders
-(gluon.data).
+"""Gluon (MXNet edition): blocks to subclass and layers (gluon.nn), losses
+(gluon.loss), parameters and the Trainer over asyncscope's C++ layers, and
+datasets and loaders (gluon.data).
 
     net = nn.Sequential()
     net.add(nn.Dense(2048, activation='relu'), nn.Dense(1))
@@ -14,6 +14,7 @@ from . import data, loss, nn
 Trainer = _core.gluon.Trainer
 Parameter = _core.gluon.Parameter
 ParameterDict = _core.gluon.ParameterDict
-Block = _core.gluon.Block
+Block = nn.Block
+HybridBlock = nn.HybridBlock
 
-__all__ = ["Trainer", "Parameter", "ParameterDict", "Block", "data", "loss", "nn"]
+__all__ = ["Trainer", "Parameter", "ParameterDict", "Block", "HybridBlock", "data", "loss", "nn"]
