@@ -19,20 +19,32 @@ float finite(std::string_view name, double value, double low) {
 
 Trainer::Trainer(const ParameterDict& params, std::string_view optimizer, const Options& options)
     : params_(params.begin(), params.end()), optimizer_(optimizer) {
-  if (optimizer != "sgd") {
-    throw std::invalid_argument("Trainer: unknown optimizer '" + std::string(optimizer) + "' (supported: sgd)");
+  const bool adam = optimizer == "adam";
+  if (optimizer != "sgd" && !adam) {
+    throw std::invalid_argument("Trainer: unknown optimizer '" + std::string(optimizer) + "' (supported: sgd, adam)");
   }
+  if (adam) learning_rate_ = 0.001f;
   for (const auto& [name, value] : options) {
     if (name == "learning_rate") {
       learning_rate_ = finite(name, value, 0.0);
-    } else if (name == "momentum") {
-      momentum_ = finite(name, value, 0.0);
     } else if (name == "wd") {
       wd_ = finite(name, value, 0.0);
+    } else if (!adam && name == "momentum") {
+      momentum_ = finite(name, value, 0.0);
+    } else if (adam && name == "beta1") {
+      beta1_ = finite(name, value, 0.0);
+    } else if (adam && name == "beta2") {
+      beta2_ = finite(name, value, 0.0);
+    } else if (adam && name == "epsilon") {
+      epsilon_ = finite(name, value, 0.0);
     } else {
-      throw std::invalid_argument("Trainer: unknown option '" + name +
-                                  "' for sgd (known: learning_rate, momentum, wd)");
+      throw std::invalid_argument("Trainer: unknown option '" + name + "' for " + std::string(optimizer) +
+                                  (adam ? " (known: learning_rate, beta1, beta2, epsilon, wd)"
+                                        : " (known: learning_rate, momentum, wd)"));
     }
+  }
+  if (adam && (beta1_ >= 1.0f || beta2_ >= 1.0f)) {
+    throw std::invalid_argument("Trainer: adam's beta1 and beta2 must be below 1");
   }
 }
 
@@ -43,6 +55,10 @@ void Trainer::step(int64_t batch_size) {
     throw std::invalid_argument("Trainer.step: batch_size must be > 0, got " + std::to_string(batch_size));
   }
   const float scale = 1.0f / static_cast<float>(batch_size);
+  if (optimizer_ == "adam") {
+    adam_step(scale);
+    return;
+  }
   if (momentum_ != 0.0f && momenta_.empty()) momenta_.resize(params_.size());
   for (size_t i = 0; i < params_.size(); ++i) {
     Parameter* p = params_[i];
@@ -62,6 +78,35 @@ void Trainer::step(int64_t batch_size) {
     m.add_scaled(g, -learning_rate_ * scale);
     if (wd_ != 0.0f) m.add_scaled(w, -learning_rate_ * wd_);
     w += m;
+  }
+}
+
+void Trainer::adam_step(float scale) {
+  if (momenta_.empty()) {
+    momenta_.resize(params_.size());
+    variances_.resize(params_.size());
+  }
+  ++steps_;
+  const double t = static_cast<double>(steps_);
+  const auto lr_t = static_cast<float>(learning_rate_ * std::sqrt(1.0 - std::pow(beta2_, t)) /
+                                       (1.0 - std::pow(beta1_, t)));
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Parameter* p = params_[i];
+    if (p->grad_req() == autograd::GradReq::null) continue;
+    NDArray w = p->data();
+    NDArray g = p->grad() * scale;
+    if (wd_ != 0.0f) g.add_scaled(w, wd_);
+    NDArray& m = momenta_[i];
+    NDArray& v = variances_[i];
+    if (m.is_null()) {
+      m = zeros(w.context_ptr(), w.shape(), w.device());
+      v = zeros(w.context_ptr(), w.shape(), w.device());
+    }
+    m *= beta1_;
+    m.add_scaled(g, 1.0f - beta1_);
+    v *= beta2_;
+    v.add_scaled(square(g), 1.0f - beta2_);
+    w.add_scaled(m / (sqrt(v) + epsilon_), -lr_t);
   }
 }
 

@@ -9,7 +9,11 @@
 //
 // Optimizers: "sgd" with learning_rate (default 0.01), momentum (0) and wd
 // (weight decay, 0): with momentum m, m = momentum m - lr (g / batch + wd w)
-// and w += m; without, w -= lr (g / batch + wd w).
+// and w += m; without, w -= lr (g / batch + wd w). "adam" with
+// learning_rate (0.001), beta1 (0.9), beta2 (0.999), epsilon (1e-8) and wd,
+// as MXNet's: g = grad / batch + wd w, m = beta1 m + (1 - beta1) g,
+// v = beta2 v + (1 - beta2) g^2, and at step t
+// w -= lr sqrt(1 - beta2^t) / (1 - beta1^t) m / (sqrt(v) + epsilon).
 //
 // Threading: frontend only.
 #pragma once
@@ -45,7 +49,12 @@ class Trainer {
   float learning_rate_ = 0.01f;
   float momentum_ = 0.0f;
   float wd_ = 0.0f;
-  std::vector<NDArray> momenta_;  // per parameter, made at the first step when momentum is on
+  float beta1_ = 0.9f, beta2_ = 0.999f, epsilon_ = 1e-8f;  // adam
+  int64_t steps_ = 0;
+  std::vector<NDArray> momenta_;  // per parameter, made at the first step (sgd with momentum; adam's m)
+  std::vector<NDArray> variances_;  // adam's v, per parameter
+
+  void adam_step(float scale);
 };
 
 }  // namespace asyncscope::nn

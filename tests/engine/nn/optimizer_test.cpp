@@ -1,10 +1,12 @@
 // Trainer: made from a name and options as Gluon's, the SGD update rule (with
-// momentum and weight decay), training that actually fits, and memory: after
+// momentum and weight decay) and Adam's, training that actually fits, and memory: after
 // a step whose handles are dropped, only the parameters and their gradients
 // stay live.
 #include "engine/nn/optimizer.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "engine/nn/layers.h"
 #include "engine/nn/loss.h"
@@ -72,6 +74,30 @@ TEST(Trainer, MomentumAndWeightDecayFollowMxnetsSgd) {
   });
 }
 
+TEST(Trainer, AdamFollowsMxnetsUpdateWithBiasCorrection) {
+  run_with_timeout([] {
+    Fixture fx;
+    ContextScope scope(fx.ctx);
+    Parameter w("w", {1});
+    Parameter frozen("frozen", {1}, autograd::GradReq::null);
+    w.initialize(init::constant(1.0f));
+    frozen.initialize(init::zeros());
+    Trainer trainer(dict_of({&w, &frozen}), "adam", {{"learning_rate", 0.1}, {"wd", 0.01}});
+    // g = 2 / batch + wd w; m, v running moments; w -= lr sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + eps).
+    double m = 0, v = 0, wv = 1;
+    for (int t = 1; t <= 4; ++t) {
+      gradient_of_two(w, frozen);
+      trainer.step(2);
+      const double g = 2.0 / 2 + 0.01 * wv;
+      m = 0.9 * m + 0.1 * g;
+      v = 0.999 * v + 0.001 * g * g;
+      wv -= 0.1 * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t)) * m / (std::sqrt(v) + 1e-8);
+      EXPECT_NEAR(w.data().item(), wv, 1e-5) << "step " << t;
+    }
+    EXPECT_EQ(frozen.data().item(), 0.0f);
+  });
+}
+
 TEST(Trainer, UnknownOptimizersAndOptionsAreRefusedWithWhatIsKnown) {
   run_with_timeout([] {
     const auto message = [](std::string_view name, const Trainer::Options& options) {
@@ -82,7 +108,11 @@ TEST(Trainer, UnknownOptimizersAndOptionsAreRefusedWithWhatIsKnown) {
       }
       return std::string("accepted");
     };
-    EXPECT_NE(message("adam", {}).find("supported: sgd"), std::string::npos);
+    EXPECT_NE(message("rmsprop", {}).find("supported: sgd, adam"), std::string::npos);
+    EXPECT_NE(message("adam", {{"momentum", 0.9}}).find("known: learning_rate, beta1, beta2, epsilon, wd"),
+              std::string::npos);
+    EXPECT_NE(message("adam", {{"beta1", 1.0}}).find("below 1"), std::string::npos);
+    EXPECT_FLOAT_EQ(Trainer(ParameterDict(), "adam").learning_rate(), 0.001f);
     EXPECT_NE(message("sgd", {{"learning_rat", 0.1}}).find("known: learning_rate, momentum, wd"), std::string::npos);
     EXPECT_NE(message("sgd", {{"learning_rate", -1}}).find("learning_rate must be"), std::string::npos);
     EXPECT_EQ(message("sgd", {{"learning_rate", 0.005}}), "accepted");
