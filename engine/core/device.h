@@ -36,4 +36,25 @@ struct DeviceName {
 };
 DeviceName parse_device_name(std::string_view name);
 
+// Simulated GPUs: with n > 0, the devices cuda:0 .. cuda:n-1 are simulated
+// in this process. Their arrays live in host memory and their ops run the
+// CPU kernels on worker threads of their own (one pool per device, drawn as
+// the device's lanes, marked simulated), so lessons about several devices
+// computing at once (and copying between them) run on a machine without
+// GPUs; no CUDA device is used then. The number comes from
+// set_simulated_gpus(), else ASYNCSCOPE_SIMULATED_GPUS (0 when unset), and
+// is fixed at its first read (the first run that asks): an engine decides
+// where each op runs by it. At most kMaxSimulatedGpus.
+//
+// Threading: any thread.
+inline constexpr int kMaxSimulatedGpus = 16;
+int simulated_gpus();
+// std::invalid_argument for n outside 0..kMaxSimulatedGpus; std::logic_error
+// if the number was already read as another one (set it before the first run).
+void set_simulated_gpus(int n);
+// Whether `device` is a simulated GPU.
+inline bool simulated(Device device) {
+  return device.kind != DeviceKind::cpu && simulated_gpus() > 0;
+}
+
 }  // namespace asyncscope

@@ -57,6 +57,11 @@ struct EngineOptions {
   // Makes the streams; required when gpu_streams > 0. The engine knows no
   // backend: a Context on a GPU installs the CUDA backend's (cuda::make_stream).
   StreamFactory stream_factory;
+  // Simulated GPUs (engine/core/device.h): a pool of simulated_workers
+  // host threads for each of cuda:0 .. cuda:simulated_gpus-1, running the
+  // ops pushed to that device. Not with gpu_streams. ThreadedEngine only.
+  int simulated_gpus = 0;
+  int simulated_workers = 1;
   // push blocks while this many ops are pushed but unfinished; 0 = no bound.
   int64_t max_inflight = 0;
   // Where ops, syncs and enqueues are recorded; null = no tracing.

@@ -93,6 +93,7 @@ ThreadedEngine::ThreadedEngine(const EngineOptions& options)
     start_gpu_pool(options);  // may throw: no thread started yet
     wait_spin_ns_ = kGpuWaitSpinNs;
   }
+  if (options.simulated_gpus != 0) start_simulated_pools(options);
   for (auto& pool : pools_) {
     for (auto& w : pool->workers) {
       w->thread = std::thread([this, w = w.get()] { worker_main(*w); });
@@ -122,6 +123,28 @@ void ThreadedEngine::start_gpu_pool(const EngineOptions& options) {
     pool->workers.push_back(std::move(w));
   }
   pools_.push_back(std::move(pool));
+}
+
+void ThreadedEngine::start_simulated_pools(const EngineOptions& options) {
+  if (options.simulated_gpus < 0 || options.simulated_gpus > kMaxSimulatedGpus) {
+    throw std::invalid_argument("simulated_gpus must be between 0 and " + std::to_string(kMaxSimulatedGpus));
+  }
+  if (options.gpu_streams != 0) throw std::invalid_argument("simulated_gpus cannot be used with gpu_streams");
+  if (options.simulated_workers < 1 || options.simulated_workers > 64) {
+    throw std::invalid_argument("simulated_workers must be between 1 and 64");
+  }
+  for (int d = 0; d < options.simulated_gpus; ++d) {
+    auto pool = std::make_unique<Pool>();
+    pool->device = Device::cuda(static_cast<uint8_t>(d));
+    pool->simulated = true;
+    for (int i = 0; i < options.simulated_workers; ++i) {
+      auto w = std::make_unique<Worker>();
+      w->pool = pool.get();
+      w->index = static_cast<uint16_t>(i);
+      pool->workers.push_back(std::move(w));
+    }
+    pools_.push_back(std::move(pool));
+  }
 }
 
 ThreadedEngine::~ThreadedEngine() {
@@ -437,7 +460,9 @@ void ThreadedEngine::completer_main(Worker& worker) {
 void ThreadedEngine::worker_main(Worker& worker) {
   const Device device = worker.pool->device;
   trace::set_thread_name(device.kind == DeviceKind::cpu ? "CPU worker " + std::to_string(worker.index)
-                                                        : to_string(device) + " launch " + std::to_string(worker.index));
+                         : worker.pool->simulated
+                             ? to_string(device) + " (simulated) worker " + std::to_string(worker.index)
+                             : to_string(device) + " launch " + std::to_string(worker.index));
   tls_worker_ = &worker;
   for (;;) {
     // What this worker's own last op made ready runs first, here (LocalRun);

@@ -88,6 +88,7 @@ class ThreadedEngine final : public EngineBase {
     std::vector<std::unique_ptr<Worker>> workers;
     std::unique_ptr<HelpBoard> help;  // tuned CPU pools of 2 or more workers
     bool mailboxes = false;  // tuned CPU pools of 2 or more workers (hand_off.h)
+    bool simulated = false;  // a simulated GPU's host workers (EngineOptions::simulated_gpus)
     // The worker that finished the pool's latest op (pools with mailboxes);
     // written only when it changes.
     alignas(64) std::atomic<uint16_t> last_worker{0};
@@ -146,6 +147,7 @@ class ThreadedEngine final : public EngineBase {
   void wake_waiters() noexcept;
 
   void start_gpu_pool(const EngineOptions& options);
+  void start_simulated_pools(const EngineOptions& options);
   // Sets the pending-op charge on memory_ to (pending() + kRecountEvery) *
   // kPendingOpBytes: the ops waiting now and the pushes until the next
   // recount, charged ahead. Throws MemoryBudgetError, charging nothing more,

@@ -96,7 +96,9 @@ class HostVsGpu final : public Program {
     env.result("device_gflops", "pushed matrix products", gflops(flops, op_busy_seconds(m, "dot", marker_time(m, "engine, asynchronous"))),
                "GFLOP/s");
     env.note("The push loop returns almost at once; the wait at the end takes the real time.");
-    if (on_gpu) {
+    if (on_gpu && simulated_gpus() > 0) {
+      env.note("Device: a simulated GPU (host memory and host threads; ASYNCSCOPE_SIMULATED_GPUS).");
+    } else if (on_gpu) {
       const cuda::Status& gpu = cuda::status();
       env.note("Device: " + gpu.device_name + " (compute capability " + std::to_string(gpu.compute_capability / 10) +
                "." + std::to_string(gpu.compute_capability % 10) + ").");

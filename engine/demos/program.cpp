@@ -134,6 +134,7 @@ Device device_from(const ParamValues& values) {
   const std::string& name = values.choice("device");
   if (name == "cpu") return Device::cpu();
   const Device gpu = Device::cuda(0);
+  if (simulated_gpus() > 0) return gpu;  // a simulated GPU (engine/core/device.h)
   try {
     cuda::require(gpu);
   } catch (const std::invalid_argument& e) {

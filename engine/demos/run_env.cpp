@@ -60,7 +60,15 @@ RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& contr
   context.seed = request.seed;
   context.allocator = allocator_;
   context.device = request.device;
-  if (request.device.kind != DeviceKind::cpu) {
+  if (simulated_gpus() > 0) {
+    // Simulated GPUs (engine/core/device.h): a pool per device, host memory
+    // counted as the run's GPU memory.
+    if (request.device.kind != DeviceKind::cpu || (request.gpu_when_available && request.kind == EngineKind::threaded)) {
+      context.engine.gpu_streams = 1;  // asks the context for the GPUs, simulated
+      device_allocator_ = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>());
+      context.device_allocator = device_allocator_;
+    }
+  } else if (request.device.kind != DeviceKind::cpu) {
     device_allocator_ = cuda::make_device_allocator(request.device);
     context.device_allocator = device_allocator_;
   } else if (request.gpu_when_available && request.kind == EngineKind::threaded && cuda::available()) {

@@ -23,6 +23,19 @@ namespace {
 // made by the CUDA backend unless the caller brought its own streams.
 EngineOptions engine_options(const Context::Options& options) {
   EngineOptions engine = options.engine;
+  if (const int simulated = simulated_gpus(); simulated > 0) {
+    // Every GPU is a simulated one: a host pool per device, no CUDA.
+    if (options.device.kind != DeviceKind::cpu && options.device.index >= simulated) {
+      throw std::invalid_argument(to_string(options.device) + " does not exist (" + std::to_string(simulated) +
+                                  " simulated GPUs)");
+    }
+    if (options.device.kind != DeviceKind::cpu || engine.gpu_streams > 0) {
+      engine.simulated_gpus = simulated;
+      engine.gpu_streams = 0;
+      engine.stream_factory = nullptr;
+    }
+    return engine;
+  }
   if (options.device.kind != DeviceKind::cpu) {
     cuda::require(options.device);
     if (engine.gpu_streams == 0) engine.gpu_streams = 1;
@@ -46,7 +59,15 @@ Context::Context(const Options& options)
       seed_(options.seed) {
   const EngineOptions& engine = options.engine;
   const Device gpu = options.device.kind != DeviceKind::cpu ? options.device : engine.gpu_device;
-  if (engine_->num_workers(gpu) > 0) {
+  if (simulated_gpus() > 0) {
+    // The simulated GPUs' memory: one host allocator for all of them, its
+    // live bytes the run's "GPU memory".
+    if (engine_->num_workers(Device::cuda(0)) > 0) {
+      device_allocator_ = options.device_allocator
+                              ? options.device_allocator
+                              : std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>());
+    }
+  } else if (engine_->num_workers(gpu) > 0) {
     device_allocator_ = options.device_allocator ? options.device_allocator : unowned(cuda::device_allocator(gpu));
   }
   if (options.blas_threads < 0) throw std::invalid_argument("blas_threads must be >= 0 (0 = automatic)");
@@ -65,6 +86,13 @@ Context::~Context() {
 
 PooledAllocator& Context::allocator_for(Device device) const {
   if (device.kind == DeviceKind::cpu) return *allocator_;
+  if (simulated(device)) {
+    if (device_allocator_ == nullptr || engine_->num_workers(device) == 0) {
+      throw std::invalid_argument("device " + to_string(device) + " is not one of this run's " +
+                                  std::to_string(simulated_gpus()) + " simulated GPUs");
+    }
+    return *device_allocator_;
+  }
   cuda::require(device);
   if (device_allocator_ == nullptr || engine_->num_workers(device) == 0) {
     throw std::invalid_argument("device " + to_string(device) +

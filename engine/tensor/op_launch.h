@@ -24,7 +24,9 @@ namespace asyncscope::ops_detail {
 
 using detail::Chunk;
 
-inline bool on_gpu(Device d) noexcept { return d.kind != DeviceKind::cpu; }
+// Whether ops on `d` run on a real GPU (their CUDA function): not the CPU, and
+// not a simulated GPU (engine/core/device.h), whose ops run the CPU one.
+inline bool on_gpu(Device d) { return d.kind != DeviceKind::cpu && simulated_gpus() == 0; }
 
 // What an op's function captures of an array: the chunk that owns its
 // storage (a whole view's own chunk may go before the op runs; the storage

@@ -211,7 +211,15 @@ NDArray to(const NDArray& a, Device device) {
   ChunkRef x = ops_detail::storage(a, "to");
   NDArray out = NDArray::empty(a.context_ptr(), a.shape(), device, a.dtype());
   Chunk* o = out.chunk();
-  if (ops_detail::on_gpu(from)) {
+  if (!ops_detail::on_gpu(from) && !ops_detail::on_gpu(device)) {
+    // Both in host memory (the CPU, simulated GPUs): a copy run by the destination's workers.
+    ops_detail::launch_typed(
+        device.kind == DeviceKind::cpu ? kToHost : kToDevice, "to", {&a}, {&out},
+        [o, x](const RunContext&) {
+          if (o->bytes != 0) std::memcpy(o->raw_for_write(), x->raw_for_read(), o->bytes);
+        },
+        ops_detail::NoFunction{}, &device);
+  } else if (ops_detail::on_gpu(from)) {
     // Device to host: into page-locked memory, so the copy is asynchronous too.
     o->allocator = &cuda::pinned_allocator();
     ops_detail::launch_typed(

@@ -2,6 +2,8 @@
 // the exit hook that finishes the process's own run.
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include "python/core/bindings.h"
 #include "python/core/runtime.h"
 #include "python/core/source.h"
@@ -13,9 +15,17 @@
 namespace asyncscope::python {
 
 void bind_runtime(py::module_& m) {
-  m.def("configure", [](int workers, uint64_t seed, py::object device, int64_t max_inflight) {
+  m.def("configure", [](int workers, uint64_t seed, py::object device, int64_t max_inflight,
+                        std::optional<int> simulated) {
     if (workers < 0) throw std::invalid_argument("configure: workers must be >= 0 (0 = one per core)");
     if (max_inflight < 0) throw std::invalid_argument("configure: max_inflight must be >= 0 (0 = no bound)");
+    if (simulated) {
+      try {
+        set_simulated_gpus(*simulated);
+      } catch (const std::exception& e) {
+        throw std::invalid_argument(std::string("configure: ") + e.what());
+      }
+    }
     demos::ContextRequest request;
     request.workers = workers;
     request.seed = seed;
@@ -23,10 +33,14 @@ void bind_runtime(py::module_& m) {
     request.device = device.is_none() ? Device::cpu() : device_named(device);
     configure(request);
   }, py::arg("workers") = 0, py::arg("seed") = 0, py::arg("device") = py::none(), py::arg("max_inflight") = 0,
+     py::arg("simulated_gpus") = py::none(),
      R"(Sets the engine of this process's run: CPU workers (0 = one per core), the
-random seed, the device arrays are made on, and an in-flight bound (0 = none).
-Call it before the first array is made; under `asyncscope script` or the app
-the host's run is used instead.)");
+random seed, the device arrays are made on, an in-flight bound (0 = none), and
+simulated GPUs: with n > 0, cuda:0 .. cuda:n-1 (gpu(0) ...) are simulated, their
+arrays in host memory and their ops run by host threads of their own, drawn as
+the devices' lanes (as ASYNCSCOPE_SIMULATED_GPUS=n does). Call it before the
+first array is made; under `asyncscope script` or the app the host's run is
+used instead.)");
   m.def("seed", [](py::int_ seed) {
     // Any Python int, as the frameworks take (the low 64 bits of its value).
     const uint64_t s = PyLong_AsUnsignedLongLongMask(seed.ptr());

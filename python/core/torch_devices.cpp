@@ -12,6 +12,16 @@ py::object torch_attr(const char* name) { return py::module_::import("asyncscope
 
 std::string torch_device_unusable(Device device, const Context& context) {
   if (device.kind == DeviceKind::cpu) return "";
+  if (const int simulated = simulated_gpus(); simulated > 0) {
+    if (device.index >= simulated) {
+      return "there is no such GPU here (" + std::to_string(simulated) + " simulated)";
+    }
+    if (context.engine().num_workers(device) == 0) {
+      return std::string("this run's engine has no workers for it (") +
+             (hosted() ? "run the script with --device cuda" : "call asyncscope.configure(device='cuda') first") + ")";
+    }
+    return "";
+  }
   const cuda::Status& status = cuda::status();
   if (!status.available) return "CUDA is not available here: " + status.reason;
   if (device.index >= status.device_count) {
@@ -35,6 +45,13 @@ Device torch_device(py::handle spec, const Context& context, const char* op) {
 }
 
 int torch_cuda_device_count(const Context& context) {
+  if (const int simulated = simulated_gpus(); simulated > 0) {
+    int count = 0;
+    while (count < simulated && torch_device_unusable(Device::cuda(static_cast<uint8_t>(count)), context).empty()) {
+      ++count;
+    }
+    return count;
+  }
   const cuda::Status& status = cuda::status();
   int count = 0;
   while (status.available && count < status.device_count && count < 256 &&

@@ -59,8 +59,9 @@ class Gluon(unittest.TestCase):
             last = l.mean().asscalar()
         self.assertLess(last, 1e-3 * first)
         self.assertEqual(gluon.Trainer(net.collect_params(), "sgd", {}).learning_rate, np.float32(0.01))
-        with self.assertRaisesRegex(ValueError, "supported: sgd"):
-            gluon.Trainer(net.collect_params(), "adam")
+        with self.assertRaisesRegex(ValueError, "supported: sgd, adam"):
+            gluon.Trainer(net.collect_params(), "rmsprop")
+        self.assertEqual(gluon.Trainer(net.collect_params(), "adam").learning_rate, np.float32(0.001))
 
     def test_the_trainer_keeps_its_parameters_alive(self):
         def make():
