@@ -225,6 +225,8 @@ struct CommandLine {
   std::map<std::string, std::map<std::string, std::string>> raw;  // program -> param -> text
   std::string script_path;
   bool script_lines = false;
+  int simulated_gpus = 0;
+  CLI::Option* simulated_option = nullptr;
 
   CommandLine();
   // A program's parameters as options of its subcommand, plus --trace and --json.
@@ -239,6 +241,9 @@ CommandLine::CommandLine() {
   app.add_flag("--run", gui.run, "start the demo (or script) at once");
   add_window_options(app, gui);
   app.add_option("--vary", vary, "with --run: one run per value, e.g. --vary sync=none,item (compared side by side)");
+  simulated_option = app.add_option("--simulated-gpus", simulated_gpus,
+                                    "simulate N GPUs (cuda:0 .. cuda:N-1: host memory, host threads of their own, "
+                                    "drawn as the devices' lanes), as ASYNCSCOPE_SIMULATED_GPUS=N does");
   window_size_option = app.add_option("--window-size", window_size,
                                       "window size WIDTHxHEIGHT, from " + std::to_string(kMinWindowWidth) + "x" +
                                           std::to_string(kMinWindowHeight) + " to " + std::to_string(kMaxWindowSide) +
@@ -381,6 +386,14 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     if (const auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
     say(err, message + " (see asyncscope --help)");
     return 2;
+  }
+  if (cl.simulated_option->count() > 0) {
+    try {
+      set_simulated_gpus(cl.simulated_gpus);
+    } catch (const std::exception& e) {
+      say(err, std::string("--simulated-gpus: ") + e.what());
+      return 2;
+    }
   }
   if (cl.window_size_option->count() > 0 && !parse_window_size(cl.window_size, cl.gui.width, cl.gui.height)) {
     say(err, "--window-size " + quote(cl.window_size) + ": expected WIDTHxHEIGHT in pixels, from " +

@@ -39,7 +39,7 @@ DeviceName parse_device_name(std::string_view name);
 // Simulated GPUs: with n > 0, the devices cuda:0 .. cuda:n-1 are simulated
 // in this process. Their arrays live in host memory and their ops run the
 // CPU kernels on worker threads of their own (one pool per device, drawn as
-// the device's lanes, marked simulated), so lessons about several devices
+// the device's lanes, "cuda:1 sim worker 0"), so lessons about several devices
 // computing at once (and copying between them) run on a machine without
 // GPUs; no CUDA device is used then. The number comes from
 // set_simulated_gpus(), else ASYNCSCOPE_SIMULATED_GPUS (0 when unset), and

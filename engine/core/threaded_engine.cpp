@@ -89,6 +89,9 @@ ThreadedEngine::ThreadedEngine(const EngineOptions& options)
   }
   cpu->mailboxes = tuned_ && n > 1;  // hand_off.h
   pools_.push_back(std::move(cpu));
+  if (options.simulated_gpus != 0 && options.gpu_streams != 0) {
+    throw std::invalid_argument("simulated_gpus cannot be used with gpu_streams");
+  }
   if (options.gpu_streams != 0) {
     start_gpu_pool(options);  // may throw: no thread started yet
     wait_spin_ns_ = kGpuWaitSpinNs;
@@ -129,7 +132,6 @@ void ThreadedEngine::start_simulated_pools(const EngineOptions& options) {
   if (options.simulated_gpus < 0 || options.simulated_gpus > kMaxSimulatedGpus) {
     throw std::invalid_argument("simulated_gpus must be between 0 and " + std::to_string(kMaxSimulatedGpus));
   }
-  if (options.gpu_streams != 0) throw std::invalid_argument("simulated_gpus cannot be used with gpu_streams");
   if (options.simulated_workers < 1 || options.simulated_workers > 64) {
     throw std::invalid_argument("simulated_workers must be between 1 and 64");
   }
@@ -461,7 +463,7 @@ void ThreadedEngine::worker_main(Worker& worker) {
   const Device device = worker.pool->device;
   trace::set_thread_name(device.kind == DeviceKind::cpu ? "CPU worker " + std::to_string(worker.index)
                          : worker.pool->simulated
-                             ? to_string(device) + " (simulated) worker " + std::to_string(worker.index)
+                             ? to_string(device) + " sim worker " + std::to_string(worker.index)
                              : to_string(device) + " launch " + std::to_string(worker.index));
   tls_worker_ = &worker;
   for (;;) {

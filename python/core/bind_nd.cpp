@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "python/core/arrays.h"
+#include "python/core/typed_methods.h"
 #include "python/core/bindings.h"
 #include "python/core/runtime.h"
 
@@ -67,6 +68,15 @@ workers. wait_to_read(), asnumpy(), asscalar() and printing wait for exactly
 the work the array depends on; nd.waitall() waits for everything.)");
   c.attr("__module__") = "asyncscope.ndarray";
   bind_array_common(c);
+  c.def("as_in_context", [](py::object self, py::handle ctx) -> py::object {
+     const MxArray& x = self.cast<const MxArray&>();
+     const Device d = device_from(ctx, x.a.context());
+     if (d == x.a.device()) return self;
+     return py::cast(push_as<MxArray>(x.a, [&] { return to(x.a, d); }));
+   }, py::arg("context"), "This array on that device: itself if it is there, else a copy (pushed).");
+  c.attr("as_in_ctx") = c.attr("as_in_context");
+  c.def("copyto", &copy_to<MxArray>, py::arg("other"),
+        "A copy on a device (copyto(mx.gpu(1))), or x's values written into an array of its shape.");
   c.def_property_readonly("shape", [](const MxArray& x) { return tuple_of(x.a.shape()); })
       .def_property_readonly("size", [](const MxArray& x) { return x.a.size(); })
       .def("attach_grad", [](MxArray& x, const std::string& grad_req) {

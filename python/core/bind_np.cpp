@@ -182,29 +182,8 @@ printing and npx.waitall() wait for the work they need.)");
         });
       }, py::arg("axis") = py::none());
   c.attr("as_in_context") = c.attr("as_in_ctx");
-  c.attr("copyto") = py::cpp_function([](const NpArray& x, py::handle other) -> py::object {
-    // copyto(array): x's values into that array (same shape), which it returns;
-    // copyto(ctx): a copy on that device, even the same one.
-    if (py::isinstance<NpArray>(other)) {
-      NpArray& target = other.cast<NpArray&>();
-      if (!(target.a.shape() == x.a.shape())) {
-        throw std::invalid_argument("copyto: the target's shape " + target.a.shape().to_string() + " is not " +
-                                    x.a.shape().to_string());
-      }
-      PushGuard guard(x.a.context());
-      Selection all;
-      all.shape = target.a.shape();
-      for (int d = all.shape.ndim() - 1, stride = 1; d >= 0; --d) {
-        all.strides[d] = stride;
-        stride *= static_cast<int>(all.shape[d]);
-      }
-      const NDArray source = x.a.device() == target.a.device() ? x.a : to(x.a, target.a.device());
-      assign(target.a, all, source);
-      return py::reinterpret_borrow<py::object>(other);
-    }
-    const Device d = np_device(other, x.a.context());
-    return py::cast(push_as<NpArray>(x.a, [&] { return to(x.a, d); }));
-  }, py::is_method(c), py::arg("other"), "A copy on the context `other`, or x's values written into the array `other`.");
+  c.attr("copyto") = py::cpp_function(&copy_to<NpArray>, py::is_method(c), py::arg("other"),
+                                       "A copy on the context `other`, or x's values written into the array `other`.");
   const std::pair<const char*, Reduction> reductions[] = {
       {"sum", Reduction::sum}, {"mean", Reduction::mean}, {"max", Reduction::max}, {"min", Reduction::min},
       {"prod", Reduction::prod}, {"argmax", Reduction::argmax}, {"argmin", Reduction::argmin},

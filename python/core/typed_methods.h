@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "python/core/arrays.h"
+#include "python/core/bindings.h"
 
 namespace asyncscope::python {
 
@@ -228,6 +229,32 @@ void bind_common(py::handle cls) {
       },
       py::is_method(c), py::arg("dtype"), py::arg("copy") = true,
       "The values converted to dtype (a new array; as NumPy's astype).");
+}
+
+// MXNet's copyto for either flavour: copyto(array) writes x's values into
+// that array (same shape) and returns it; copyto(ctx) is a copy on that
+// device, even the same one.
+template <class T>
+py::object copy_to(const T& x, py::handle other) {
+  if (py::isinstance<T>(other)) {
+    T& target = other.cast<T&>();
+    if (!(target.a.shape() == x.a.shape())) {
+      throw std::invalid_argument("copyto: the target's shape " + target.a.shape().to_string() + " is not " +
+                                  x.a.shape().to_string());
+    }
+    PushGuard guard(x.a.context());
+    Selection all;
+    all.shape = target.a.shape();
+    for (int d = all.shape.ndim() - 1, stride = 1; d >= 0; --d) {
+      all.strides[d] = stride;
+      stride *= static_cast<int>(all.shape[d]);
+    }
+    const NDArray source = x.a.device() == target.a.device() ? x.a : to(x.a, target.a.device());
+    assign(target.a, all, source);
+    return py::reinterpret_borrow<py::object>(other);
+  }
+  const Device d = device_from(other, x.a.context());
+  return py::cast(push_as<T>(x.a, [&] { return d == x.a.device() ? copy(x.a) : to(x.a, d); }));
 }
 
 }  // namespace asyncscope::python

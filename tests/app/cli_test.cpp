@@ -119,6 +119,23 @@ TEST(Cli, TheEstimateRefusesRunsWhoseTraceAndPendingOpsCannotFit) {
 
 // What the user typed or a file held is quoted and escaped in a message: a
 // newline cannot make it two lines, an ESC sequence cannot reach the terminal.
+// --simulated-gpus is process-wide (fixed at its first read), so these run
+// the real executable in processes of their own.
+TEST(Cli, SimulatedGpusRunTheDeviceDemosWithoutAGpu) {
+  const CliResult r = shell(
+      "\"$ASYNCSCOPE\" --simulated-gpus 2 run host-vs-gpu --device cuda --size 64 --repeats 2 --json out.json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("a simulated GPU"), std::string::npos) << r.out;
+  const CliResult bad = shell("\"$ASYNCSCOPE\" --simulated-gpus 17 list");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--simulated-gpus: simulated GPUs: a number from 0 to 16, got 17"), std::string::npos)
+      << bad.err;
+  const CliResult env = shell("ASYNCSCOPE_SIMULATED_GPUS=x \"$ASYNCSCOPE\" run host-vs-gpu --device cuda --size 8");
+  EXPECT_NE(env.code, 0);
+  EXPECT_NE(env.err.find("ASYNCSCOPE_SIMULATED_GPUS must be a number from 0 to 16, got 'x'"), std::string::npos)
+      << env.err;
+}
+
 TEST(Cli, MessagesEscapeUserText) {
   const auto expect_escaped = [](const std::vector<std::string>& args, const std::string& fragment) {
     expect_bad_input(args, fragment);
