@@ -61,12 +61,10 @@ RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& contr
   context.allocator = allocator_;
   context.device = request.device;
   if (simulated_gpus() > 0) {
-    // Simulated GPUs (engine/core/device.h): a pool per device, host memory
-    // counted as the run's GPU memory.
+    // Simulated GPUs (engine/core/device.h): a pool and an allocator per
+    // device (the context's); the GPU memory lanes count them together.
     if (request.device.kind != DeviceKind::cpu || (request.gpu_when_available && request.kind == EngineKind::threaded)) {
       context.engine.gpu_streams = 1;  // asks the context for the GPUs, simulated
-      device_allocator_ = std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>());
-      context.device_allocator = device_allocator_;
     }
   } else if (request.device.kind != DeviceKind::cpu) {
     device_allocator_ = cuda::make_device_allocator(request.device);
@@ -91,6 +89,14 @@ RunEnv::RunEnv(const ContextRequest& request, RunHooks& hooks, RunControl& contr
   if (PooledAllocator* device = device_allocator_.get()) {
     counters.push_back({kDeviceLiveCounter, [device] { return device->live_bytes(); }});
     counters.push_back({kDevicePooledCounter, [device] { return device->pooled_bytes(); }});
+  } else if (const std::vector<PooledAllocator*> sims = ctx_->simulated_allocators(); !sims.empty()) {
+    const auto total = [sims](int64_t (PooledAllocator::*bytes)() const noexcept) {
+      int64_t sum = 0;
+      for (const PooledAllocator* a : sims) sum += (a->*bytes)();
+      return sum;
+    };
+    counters.push_back({kDeviceLiveCounter, [total] { return total(&PooledAllocator::live_bytes); }});
+    counters.push_back({kDevicePooledCounter, [total] { return total(&PooledAllocator::pooled_bytes); }});
   }
   counters.insert(counters.end(), hooks_.extra_counters.begin(), hooks_.extra_counters.end());
   // Made before the control sees the context: too many counters throw here,

@@ -59,13 +59,10 @@ Context::Context(const Options& options)
       seed_(options.seed) {
   const EngineOptions& engine = options.engine;
   const Device gpu = options.device.kind != DeviceKind::cpu ? options.device : engine.gpu_device;
-  if (simulated_gpus() > 0) {
-    // The simulated GPUs' memory: one host allocator for all of them, its
-    // live bytes the run's "GPU memory".
-    if (engine_->num_workers(Device::cuda(0)) > 0) {
-      device_allocator_ = options.device_allocator
-                              ? options.device_allocator
-                              : std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>());
+  if (const int simulated = simulated_gpus(); simulated > 0) {
+    // The simulated GPUs' memory: host blocks, counted per device.
+    for (int d = 0; d < simulated && engine_->num_workers(Device::cuda(static_cast<uint8_t>(d))) > 0; ++d) {
+      simulated_allocators_.push_back(std::make_shared<PooledAllocator>(std::make_unique<HostBlockSource>()));
     }
   } else if (engine_->num_workers(gpu) > 0) {
     device_allocator_ = options.device_allocator ? options.device_allocator : unowned(cuda::device_allocator(gpu));
@@ -87,11 +84,11 @@ Context::~Context() {
 PooledAllocator& Context::allocator_for(Device device) const {
   if (device.kind == DeviceKind::cpu) return *allocator_;
   if (simulated(device)) {
-    if (device_allocator_ == nullptr || engine_->num_workers(device) == 0) {
+    if (device.index >= simulated_allocators_.size()) {
       throw std::invalid_argument("device " + to_string(device) + " is not one of this run's " +
-                                  std::to_string(simulated_gpus()) + " simulated GPUs");
+                                  std::to_string(simulated_allocators_.size()) + " simulated GPUs");
     }
-    return *device_allocator_;
+    return *simulated_allocators_[device.index];
   }
   cuda::require(device);
   if (device_allocator_ == nullptr || engine_->num_workers(device) == 0) {
@@ -100,6 +97,12 @@ PooledAllocator& Context::allocator_for(Device device) const {
                                 "Options::device or EngineOptions::gpu_streams)");
   }
   return *device_allocator_;
+}
+
+std::vector<PooledAllocator*> Context::simulated_allocators() const {
+  std::vector<PooledAllocator*> out;
+  for (const auto& a : simulated_allocators_) out.push_back(a.get());
+  return out;
 }
 
 uint64_t Context::next_random_key() noexcept { return random::mix64(seed_ ^ random::mix64(++random_ops_)); }

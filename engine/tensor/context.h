@@ -36,6 +36,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "engine/base/allocator.h"
 #include "engine/core/engine.h"
@@ -69,6 +70,8 @@ class Context {
   // the device allocator, if the engine has stream workers for it, else
   // std::invalid_argument saying why the device cannot be used.
   PooledAllocator& allocator_for(Device device) const;
+  // The simulated GPUs' allocators, cuda:i's at [i] (empty without them).
+  std::vector<PooledAllocator*> simulated_allocators() const;
   int blas_threads() const noexcept { return blas_threads_; }
 
   // A fresh key for the next random op: a function of the seed and how many
@@ -127,6 +130,9 @@ class Context {
   // into them) have drained.
   std::shared_ptr<PooledAllocator> allocator_;
   std::shared_ptr<PooledAllocator> device_allocator_;  // when the engine has a GPU pool
+  // Simulated GPUs (engine/core/device.h): each device's memory, host blocks
+  // counted apart, cuda:i's at [i].
+  std::vector<std::shared_ptr<PooledAllocator>> simulated_allocators_;
   Device device_;
   std::shared_ptr<Engine> engine_;
   uint64_t seed_;

@@ -600,6 +600,14 @@ void bind_cuda(py::module_& t) {
     }
     waiting(*context, [&] { context->wait_all(); });
   }, py::arg("device") = py::none(), "Waits for the work pushed so far (see torch.cuda.synchronize).");
+  t.def("cuda_memory_allocated", [](py::object device) {
+    const ContextPtr& context = python::context();
+    const Device d = device.is_none() ? Device::cuda(0) : torch_device(device, *context, "torch.cuda.memory_allocated");
+    if (const std::string why = torch_device_unusable(d, *context); !why.empty()) {
+      throw std::runtime_error("torch.cuda.memory_allocated(): cannot use " + to_string(d) + ": " + why);
+    }
+    return context->allocator_for(d).live_bytes();
+  }, py::arg("device") = py::none(), "Bytes of the device's arrays now (each simulated GPU its own).");
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 ASYNCSCOPE_SIMULATED_GPUS=2 does): cuda:0 and cuda:1 (gpu(0), gpu(1)) exist on
 a machine without GPUs, each with workers of its own; both frontends see and
 use them, values match the CPU's, copies between devices work, and the
-Automatic Parallelism section's program, scaled down, runs each device's ops
-on that device's lane. This module configures its own process's run."""
+Automatic Parallelism section's program, scaled down, keeps both devices
+busy for at least half of its parallel part, as the trace shows. This module configures its own process's run."""
 
 import json
 import os
@@ -22,7 +22,7 @@ from asyncscope.d2l import torch as d2l  # noqa: E402
 
 
 def lanes_of(path):
-    """Thread name -> names of the ops that executed on it."""
+    """Thread name -> (op name, start us, end us) of the ops that executed on it."""
     with open(path) as f:
         data = json.load(f)
     events = data["traceEvents"] if isinstance(data, dict) else data
@@ -30,8 +30,13 @@ def lanes_of(path):
     lanes = {}
     for e in events:
         if e.get("ph") == "X" and e.get("tid") in names:
-            lanes.setdefault(names[e["tid"]], []).append(e["name"])
+            lanes.setdefault(names[e["tid"]], []).append((e["name"], e["ts"], e["ts"] + e.get("dur", 0)))
     return lanes
+
+
+def busy(spans, begin, end):
+    """The time the spans cover inside [begin, end] (they do not overlap: one lane)."""
+    return sum(max(0, min(b, end) - max(a, begin)) for _, a, b in spans)
 
 
 class SimulatedGpus(unittest.TestCase):
@@ -46,6 +51,14 @@ class SimulatedGpus(unittest.TestCase):
             torch.ones(2, device="cuda:2")
         with self.assertRaisesRegex(ValueError, "already 2"):
             asyncscope.configure(simulated_gpus=3)
+
+    def test_each_device_counts_its_own_memory(self):
+        before = [torch.cuda.memory_allocated(d) for d in ("cuda:0", "cuda:1")]
+        x = torch.ones(1000, 250, device="cuda:1")  # 1 MB on cuda:1 only
+        torch.cuda.synchronize()
+        self.assertEqual(torch.cuda.memory_allocated("cuda:0"), before[0])
+        self.assertEqual(torch.cuda.memory_allocated("cuda:1") - before[1], 1000 * 250 * 4)
+        del x
 
     def test_values_and_copies_match_the_cpu(self):
         a = np.arange(12, dtype=np.float32).reshape(3, 4)
@@ -68,23 +81,36 @@ class SimulatedGpus(unittest.TestCase):
         def run(x):
             return [x.mm(x) for _ in range(5)]
 
-        x_gpu1 = torch.rand(size=(200, 200), device=devices[0])
-        x_gpu2 = torch.rand(size=(200, 200), device=devices[1])
+        # Products of several milliseconds, longer than a scheduler's time
+        # slice: on a loaded machine the two devices' workers then share the
+        # cores op by op instead of one running all its ops first.
+        x_gpu1 = torch.rand(size=(700, 700), device=devices[0])
+        x_gpu2 = torch.rand(size=(700, 700), device=devices[1])
+        run(x_gpu1), run(x_gpu2)
+        torch.cuda.synchronize()
+        asyncscope.mark("both devices")
         with d2l.Benchmark("both devices"):
             y1 = run(x_gpu1)
             y2 = run(x_gpu2)
             torch.cuda.synchronize()
+        asyncscope.mark("done")
         y1_cpu = [y.to("cpu", non_blocking=True) for y in y1]
         np.testing.assert_allclose(y1_cpu[0].numpy(), x_gpu1.cpu().numpy() @ x_gpu1.cpu().numpy(), rtol=1e-4)
-        self.assertEqual(y2[-1].shape, (200, 200))
+        self.assertEqual(y2[-1].shape, (700, 700))
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "trace.json")
             asyncscope.export_trace(path)
             lanes = lanes_of(path)
-        sim = {name: ops for name, ops in lanes.items() if " sim worker " in name}
+        sim = {name: spans for name, spans in lanes.items() if " sim worker " in name}
         self.assertEqual(sorted(sim), ["cuda:0 sim worker 0", "cuda:1 sim worker 0"])
-        for name, ops in sim.items():
-            self.assertGreaterEqual(ops.count("dot"), 5, name)
+        # The parallel part: from the first to the last product after the warm-up
+        # (each device's 5 products queue at once, so both stay busy throughout).
+        dots = {name: [s for s in spans if s[0] == "dot"][-5:] for name, spans in sim.items()}
+        begin = min(d[0][1] for d in dots.values())
+        end = max(d[-1][2] for d in dots.values())
+        for name, spans in dots.items():
+            self.assertEqual(len(spans), 5, name)
+            self.assertGreaterEqual(busy(spans, begin, end), 0.5 * (end - begin), name)
 
 
 if __name__ == "__main__":

@@ -27,4 +27,10 @@ def synchronize(device=None):
     _core.torch.cuda_synchronize(device)
 
 
-__all__ = ["is_available", "device_count", "synchronize"]
+def memory_allocated(device=None):
+    """Bytes held by the tensors on `device` (default cuda:0) now: a real
+    GPU's device memory, or a simulated GPU's own share of host memory."""
+    return _core.torch.cuda_memory_allocated(device)
+
+
+__all__ = ["is_available", "device_count", "synchronize", "memory_allocated"]
