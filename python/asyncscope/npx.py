@@ -11,11 +11,13 @@ _np_mode = [False]
 def set_np(shape=True, array=True, dtype=False):
     """Accepted for MXNet's programs: np arrays here always have NumPy's semantics."""
     _np_mode[0] = bool(shape or array)
+    _core.gluon._set_np_mode(_np_mode[0])
 
 
 def reset_np():
     """Undoes set_np()."""
     _np_mode[0] = False
+    _core.gluon._set_np_mode(False)
 
 
 def is_np_array():

@@ -39,6 +39,21 @@ MxArray forward(Block& block, const MxArray& x) {
   return MxArray{block.forward(x.a)};
 }
 
+NpArray forward_np(Block& block, const NpArray& x) {
+  PushGuard guard(x.a.context());
+  return NpArray{block.forward(x.a)};
+}
+
+// Whether npx.set_np() is in effect: parameters then give np arrays.
+bool& np_mode() {
+  static bool on = false;
+  return on;
+}
+
+py::object as_flavour(const NDArray& a) {
+  return np_mode() ? py::cast(NpArray{a}) : py::cast(MxArray{a});
+}
+
 nn::Initializer initializer_or_default(const std::optional<nn::Initializer>& init) {
   return init ? *init : nn::init::uniform();
 }
@@ -59,6 +74,7 @@ void bind_nn(py::module_& m) {
   init.def("One", [] { return nn::init::constant(1.0f); });
   init.def("Constant", &nn::init::constant, py::arg("value"));
 
+  g.def("_set_np_mode", [](bool on) { np_mode() = on; }, py::arg("on"), "npx.set_np()'s switch for parameters' arrays.");
   g.def("_next_prefix", &nn::next_prefix, py::arg("kind"),
         "The prefix a block of this kind made now gets ('mlp0_'), counted with the C++ blocks' names.");
 
@@ -94,8 +110,9 @@ void bind_nn(py::module_& m) {
            "initialize()'s.")
       .def_property_readonly("name", &nn::Parameter::name)
       .def_property_readonly("shape", [](const nn::Parameter& p) { return tuple_of(p.shape()); })
-      .def("data", [](const nn::Parameter& p, py::object) { return MxArray{p.data()}; }, py::arg("ctx") = py::none())
-      .def("grad", [](const nn::Parameter& p, py::object) { return MxArray{p.grad()}; }, py::arg("ctx") = py::none())
+      .def("data", [](const nn::Parameter& p, py::object) { return as_flavour(p.data()); }, py::arg("ctx") = py::none(),
+           "The parameter's array (an np array after npx.set_np(), else an nd one).")
+      .def("grad", [](const nn::Parameter& p, py::object) { return as_flavour(p.grad()); }, py::arg("ctx") = py::none())
       .def("initialize", [](nn::Parameter& p, std::optional<nn::Initializer> init, py::object, bool force) {
         PushGuard guard(*python::context());
         p.initialize(initializer_or_default(init), python::context(), force);
@@ -106,11 +123,13 @@ void bind_nn(py::module_& m) {
         PushGuard guard(*python::context());
         p.set_shape(Shape(std::span<const int64_t>(dims)));
       }, py::arg("shape"))
-      .def("set_data", [](nn::Parameter& p, const MxArray& value) {
-        PushGuard guard(value.a.context());
+      .def("set_data", [](nn::Parameter& p, py::handle data) {
+        const NDArray value = py::isinstance<NpArray>(data) ? data.cast<const NpArray&>().a
+                                                             : data.cast<const MxArray&>().a;
+        PushGuard guard(value.context());
         NDArray d = p.data();
-        if (!(value.a.shape() == d.shape())) {
-          throw std::invalid_argument("Parameter " + p.name() + ".set_data: a " + value.a.shape().to_string() +
+        if (!(value.shape() == d.shape())) {
+          throw std::invalid_argument("Parameter " + p.name() + ".set_data: a " + value.shape().to_string() +
                                       " array for a " + d.shape().to_string() + " parameter");
         }
         Selection all;
@@ -120,7 +139,7 @@ void bind_nn(py::module_& m) {
           stride *= static_cast<int>(d.shape()[i]);
         }
         autograd::Pause pause;
-        assign(d, all, value.a);
+        assign(d, all, value);
       }, py::arg("data"), "Copies `data` (of the parameter's shape) into it, in place (pushed).")
       .def("__repr__", &parameter_repr);
 
@@ -175,7 +194,9 @@ void bind_nn(py::module_& m) {
 
   py::class_<Block, std::shared_ptr<Block>>(g, "Block", "A layer or a network: maps a batch to an output.")
       .def("__call__", &forward, py::arg("x"))
+      .def("__call__", &forward_np, py::arg("x"))
       .def("forward", &forward, py::arg("x"))
+      .def("forward", &forward_np, py::arg("x"))
       .def_property_readonly("prefix", &Block::prefix)
       .def_property_readonly("name", [](const Block& b) { return b.prefix().substr(0, b.prefix().size() - 1); })
       .def("name_scope", [](const Block& b) { return std::make_unique<NameScopeGuard>(b.prefix(), std::nullopt); },
@@ -222,6 +243,10 @@ void bind_nn(py::module_& m) {
       .def("__call__", [](const nn::L2Loss& loss, const MxArray& pred, const MxArray& label) {
         PushGuard guard(pred.a.context());
         return MxArray{loss(pred.a, label.a)};
+      }, py::arg("pred"), py::arg("label"))
+      .def("__call__", [](const nn::L2Loss& loss, const NpArray& pred, const NpArray& label) {
+        PushGuard guard(pred.a.context());
+        return NpArray{loss(pred.a, label.a)};
       }, py::arg("pred"), py::arg("label"));
 
   py::class_<nn::Trainer>(g, "Trainer", "Updates parameters from their gradients (step()).")

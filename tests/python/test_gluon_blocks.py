@@ -134,6 +134,34 @@ class GluonBlocks(unittest.TestCase):
             with self.assertRaises(ValueError):
                 Scale(3).load_parameters(path)
 
+    def test_the_numpy_interface_as_the_current_edition_writes_it(self):
+        from asyncscope import np as mnp
+        from asyncscope import npx
+        npx.set_np()
+        try:
+            net = nn.Sequential()
+            net.add(nn.Dense(8, activation="relu"), nn.Dropout(0.2), nn.Dense(1))
+            net.initialize(init.Normal(sigma=0.01))
+            X = mnp.random.normal(0, 1, size=(16, 4))
+            y = mnp.dot(X, mnp.array([[1.0], [-2.0], [0.5], [3.0]]))
+            loss = gluon.loss.L2Loss()
+            trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.05})
+            first = None
+            for _ in range(60):
+                with autograd.record():
+                    l = loss(net(X), y)
+                l.backward()
+                trainer.step(16)
+                first = first if first is not None else float(l.mean())
+            self.assertIsInstance(net(X), mnp.ndarray)
+            self.assertIsInstance(net[0].weight.data(), mnp.ndarray)
+            self.assertLess(float(l.mean()), 0.2 * first)
+            self.assertIsInstance(nn.Activation("tanh")(X), mnp.ndarray)
+            net[2].bias.set_data(mnp.zeros((1,)))
+        finally:
+            npx.reset_np()
+        self.assertIsInstance(net[0].weight.data(), nd.NDArray)
+
     def test_a_subclass_must_call_the_base_init(self):
         class Broken(nn.Block):
             def __init__(self):

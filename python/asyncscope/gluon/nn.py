@@ -17,7 +17,10 @@ gluon.Parameter attributes) are its own. collect_params() gathers them by
 full name (mlp0_dense0_weight; select= filters them by a regular
 expression), initialize() initializes them, and parameters whose input size
 is unknown are made at the first forward. HybridBlock's hybrid_forward(F, x,
-**params) gets the nd module as F and its own parameters' arrays by name.
+**params) gets the nd module as F (asyncscope.np for np arrays) and its own
+parameters' arrays by name. Blocks take nd arrays and, as the current
+edition writes them after npx.set_np(), np arrays; parameters' data() are
+np arrays after npx.set_np().
 
 hybridize() is accepted and changes nothing: asyncscope runs every block
 imperatively, so the timeline shows each op as the frontend pushed it (a
@@ -218,7 +221,7 @@ class HybridBlock(Block):
 
     def forward(self, x, *args):
         params = {name: p.data() for name, p in self._reg_params.items()}
-        return self.hybrid_forward(_nd, x, *args, **params)
+        return self.hybrid_forward(_np() if _is_np(x) else _nd, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError("%s.hybrid_forward is not defined" % type(self).__name__)
@@ -320,12 +323,26 @@ class _LastAxis(Block):
         return "Dense(flatten=False, %r)" % (self.dense,)
 
 
+def _is_np(x):
+    return isinstance(x, _core.np.ndarray)
+
+
+def _np():
+    from .. import np as np_module  # after the package has loaded
+    return np_module
+
+
+def _npx():
+    from .. import npx as npx_module
+    return npx_module
+
+
 _ACTIVATIONS = {
-    "relu": lambda x: _nd.relu(x),
-    "sigmoid": lambda x: _nd.sigmoid(x),
-    "tanh": lambda x: _nd.tanh(x),
-    "softrelu": lambda x: _nd.log1p(_nd.exp(x)),
-    "softsign": lambda x: x / (1 + _nd.abs(x)),
+    "relu": lambda x: _npx().relu(x) if _is_np(x) else _nd.relu(x),
+    "sigmoid": lambda x: _npx().sigmoid(x) if _is_np(x) else _nd.sigmoid(x),
+    "tanh": lambda x: _np().tanh(x) if _is_np(x) else _nd.tanh(x),
+    "softrelu": lambda x: _np().log1p(_np().exp(x)) if _is_np(x) else _nd.log1p(_nd.exp(x)),
+    "softsign": lambda x: x / (1 + (_np().abs(x) if _is_np(x) else _nd.abs(x))),
 }
 
 
@@ -360,7 +377,10 @@ class Dropout(HybridBlock):
     def hybrid_forward(self, F, x):
         if self._rate == 0 or not _autograd.is_training():
             return x
-        keep = _nd.random.uniform(0, 1, shape=x.shape) >= self._rate
+        if _is_np(x):
+            keep = (_np().random.uniform(0, 1, size=x.shape) >= self._rate).astype("float32")
+        else:
+            keep = _nd.random.uniform(0, 1, shape=x.shape) >= self._rate
         return x * keep / (1 - self._rate)
 
     def __repr__(self):
