@@ -17,6 +17,16 @@ def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None):
     return _core.np.random_normal(loc, scale, size, dtype, ctx)
 
 
+def randn(*size, **kwargs):
+    """Standard normal values of shape `size` (normal(0, 1, size))."""
+    return normal(0.0, 1.0, size=tuple(size) if size else None, dtype=kwargs.get("dtype"), ctx=kwargs.get("ctx"))
+
+
+def rand(*size, **kwargs):
+    """Uniform values in [0, 1) of shape `size` (uniform(0, 1, size))."""
+    return uniform(0.0, 1.0, size=tuple(size) if size else None, dtype=kwargs.get("dtype"), ctx=kwargs.get("ctx"))
+
+
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None):
     """Samples of U(low, high), of shape `size` (a 0-d array for None; pushed, returns at once)."""
     return _core.np.random_uniform(low, high, size, dtype, ctx)
