@@ -10,7 +10,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libopenblas-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libstb-dev
+  nlohmann-json3-dev libcli11-dev libstb-dev zlib1g-dev
   libimgui-dev libglfw3-dev libgl-dev
   xvfb xauth xdotool fonts-dejavu-core
   python3-dev pybind11-dev python3-numpy procps

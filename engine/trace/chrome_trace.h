@@ -56,6 +56,7 @@
 #include <string_view>
 
 #include "engine/trace/model.h"
+#include "engine/trace/trace_file.h"
 
 namespace asyncscope::trace {
 
@@ -86,16 +87,13 @@ std::string to_chrome_trace_json(const TraceModel& model, const ExportOptions& o
 // /dev/stderr are streams. Throws std::runtime_error naming the path and the reason.
 void write_chrome_trace(const TraceModel& model, const std::string& path, const ExportOptions& options = {});
 
-// The largest trace file read_chrome_trace opens (2 GiB, about 3 million ops
-// of our own exports); a bigger file is refused before it is read.
-inline constexpr int64_t kMaxTraceFileBytes = int64_t{2} << 30;
-
 // Reads an export back, streaming: the file's text is parsed as it is read,
 // never held whole. Throws std::runtime_error with a one-line message on
 // anything it cannot read: "cannot read trace 'PATH': <reason>" for a
 // missing or unreadable file, one that is not a regular file (a FIFO, a
 // device such as /dev/zero: refused at once, never read), or one over
-// kMaxTraceFileBytes; "'PATH': <what is wrong>" (source_name for
+// kMaxTraceFileBytes (trace_file.h; a .gz export is decompressed as it is
+// read, and the cap is on its text); "'PATH': <what is wrong>" (source_name for
 // parse_chrome_trace) for invalid JSON, a Chrome trace not written by
 // asyncscope, a newer format version, missing or mistyped fields, or
 // out-of-range values, or events that break a rule of model_check.h (spans
