@@ -23,6 +23,7 @@
 #include "engine/demos/registry.h"
 #include "engine/demos/run_env.h"
 #include "engine/trace/chrome_trace.h"
+#include "engine/trace/profile_model.h"
 #include "engine/trace/insight.h"
 #include "engine/trace/model.h"
 #include "engine/trace/source_lines.h"
@@ -217,6 +218,8 @@ struct CommandLine {
   CLI::App* view = nullptr;
   std::string view_path;
   bool view_print = false;
+  std::string view_json;
+  bool complete_steps = false;
   GuiRequest view_request;
   // run DEMO and script FILE
   CLI::App* run = nullptr;
@@ -252,9 +255,19 @@ CommandLine::CommandLine() {
   list = app.add_subcommand("list", "List the demos and their parameters");
   ops = app.add_subcommand("ops", "List the ops of the Python frontends: names in nd and torch, gradient, devices");
   ops->add_flag("--json", ops_json, "print the table as JSON");
-  view = app.add_subcommand("view", "Open a saved trace (our own Chrome-trace export) in the app");
-  view->add_option("FILE", view_path, "trace written by 'asyncscope run ... --trace FILE' or the app's export")->required();
+  view = app.add_subcommand("view",
+                            "Open a trace in the app: our own export, or a profiler's (PyTorch/Kineto, the JSON Array "
+                            "format, MXNet, any Chrome trace; .gz read as it is)");
+  view->add_option("FILE", view_path,
+                   "trace written by 'asyncscope run ... --trace FILE', the app's export, or a profiler")
+      ->required();
   view->add_flag("--print", view_print, "describe the trace on the terminal instead of opening the window");
+  view->add_option("--json", view_json,
+                   "write what the trace answers (verdict, streams, queue, idle time, ops, memory holders) as JSON "
+                   "instead of opening the window");
+  view->add_flag("--complete-steps", complete_steps,
+                 "a profiler's trace with two or more ProfilerStep ranges: count only the steps before the last, as "
+                 "HTA does");
   add_window_options(*view, view_request);
   run = app.add_subcommand("run", "Run a demo headless and print its result table");
   run->require_subcommand(1);
@@ -283,13 +296,19 @@ void CommandLine::add_run_options(CLI::App* sub, const demos::Program& program, 
 
 // `view FILE`: the trace described on the terminal, or opened in the app.
 int view_command(CommandLine& cl, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
-  if (cl.view_print) return describe_trace(cl.view_path, out, err);
+  trace::AnalysisOptions options;
+  options.complete_steps_only = cl.complete_steps;
+  if (cl.view_print || cl.view->count("--json") > 0) {
+    return report_trace(cl.view_path, options, cl.view_print, cl.view->count("--json") > 0 ? &cl.view_json : nullptr,
+                        out, err);
+  }
   try {
-    trace::read_chrome_trace(cl.view_path);  // a bad file is bad input: say so here, before a window opens
+    trace::open_trace(cl.view_path, options);  // a bad file is bad input: say so here, before a window opens
   } catch (const std::exception& e) {
     say(err, e.what());
     return 2;
   }
+  cl.view_request.complete_steps = cl.complete_steps;
   GuiRequest& request = cl.view_request;
   request.view_file = cl.view_path;
   request.width = cl.gui.width;

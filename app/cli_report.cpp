@@ -13,6 +13,9 @@
 #include "engine/tensor/op_table.h"
 #include "engine/tensor/blas.h"
 #include "engine/trace/chrome_trace.h"
+#include "engine/trace/profile_model.h"
+#include "engine/trace/profile_report.h"
+#include "engine/base/output_file.h"
 
 namespace asyncscope::app {
 
@@ -215,6 +218,33 @@ std::string results_json(const demos::Program& demo, const demos::ParamValues& v
   return doc.dump(2) + "\n";
 }
 
+// What one of our own saved runs answers, with a run's JSON keys.
+std::string saved_run_json(const trace::TraceModel& model) {
+  const RunAnswers answers = answers_of(model);
+  const trace::Verdict& v = answers.verdict;
+  nlohmann::json doc;
+  doc["format"] = "asyncscope";
+  doc["bound"] = v.bound == trace::Bound::unknown ? nlohmann::json(nullptr) : nlohmann::json(trace::to_string(v.bound));
+  doc["verdict"] = v.text();
+  doc["t1_s"] = v.t1_ns * 1e-9;
+  doc["t2_s"] = v.t2_ns * 1e-9;
+  doc["worker_busy_frac"] = v.worker_busy_frac;
+  doc["worker_starved_frac"] = v.worker_starved_frac;
+  doc["worker_held_frac"] = v.worker_held_frac;
+  doc["frontend_wait_frac"] = v.frontend_wait_frac;
+  nlohmann::json holders = nlohmann::json::array();
+  for (const trace::Holder& h : answers.peak.rows) {
+    holders.push_back({{"op", h.op},
+                       {"line", h.line.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.line)},
+                       {"bytes", h.bytes},
+                       {"count", h.count}});
+  }
+  doc["peak_live_holders"] = std::move(holders);
+  doc["peak_live_bytes"] = answers.peak.live_bytes;
+  doc["peak_live_t_s"] = static_cast<double>(answers.peak.t) * 1e-9;
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 // Reads a saved trace and prints what it holds; its path and lane names are
 // escaped (a file's text must not drive the terminal).
 int describe_trace(const std::string& path, std::ostream& out, std::ostream& err) {
@@ -245,6 +275,31 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
   }
   if (failed > 0) out << "  " << failed << " ops failed\n";
   if (m.dropped > 0) out << "  " << m.dropped << " events were dropped when the recorder's bound was hit\n";
+  return 0;
+}
+
+int report_trace(const std::string& path, const trace::AnalysisOptions& options, bool print, const std::string* json,
+                 std::ostream& out, std::ostream& err) {
+  trace::OpenedTrace opened;
+  try {
+    OutputSet outputs(out, err);
+    if (json != nullptr) outputs.add("--json", *json);
+    opened = trace::open_trace(path, options);
+    if (print) {
+      if (opened.foreign()) {
+        trace::describe_profile(opened, path, out);
+      } else if (const int rc = describe_trace(path, out, err); rc != 0) {
+        return rc;
+      }
+    }
+    if (json == nullptr) return 0;
+    const std::string text = opened.foreign() ? trace::profile_json(opened) : saved_run_json(opened.model);
+    outputs.set_content("--json", [&text](std::ostream& o) { o << text; });
+    outputs.commit();
+  } catch (const std::exception& e) {
+    say(err, e.what());
+    return 2;
+  }
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "engine/demos/program.h"
 #include "engine/trace/insight.h"
 #include "engine/trace/model.h"
+#include "engine/trace/profile_analysis.h"
 #include "engine/trace/source_lines.h"
 
 namespace asyncscope::app {
@@ -62,5 +63,13 @@ std::string results_json(const demos::Program& demo, const demos::ParamValues& v
 // `view FILE --print`: reads a saved trace and prints what it holds (its
 // path and lane names escaped); 2 for a file that cannot be read.
 int describe_trace(const std::string& path, std::ostream& out, std::ostream& err);
+
+// `view FILE --print` and/or `--json OUT`: any trace (ours or a profiler's)
+// described on `out` and/or its answers written as JSON (profile_report.h's
+// schema for a profiler's trace; a run's verdict and holders for ours).
+// Returns the exit code: 2 with one line on err for a file it cannot read or
+// an output it cannot write.
+int report_trace(const std::string& path, const trace::AnalysisOptions& options, bool print, const std::string* json,
+                 std::ostream& out, std::ostream& err);
 
 }  // namespace asyncscope::app

@@ -24,7 +24,8 @@ struct GuiRequest {
   std::vector<std::string> vary_values;
   std::string screenshot;       // after the run (or at once without --run), save a PNG of the window here
   bool quit_after_run = false;  // exit once the run (and screenshot) is done
-  std::string view_file;        // open this saved trace
+  std::string view_file;        // open this trace (ours or a profiler's)
+  bool complete_steps = false;  // a profiler's trace: count only its complete ProfilerSteps, as HTA does
   std::string tab;              // the bottom tab shown first: "results" (default), "insight" or "console"
   int width = 1280;
   int height = 800;

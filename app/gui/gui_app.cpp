@@ -232,8 +232,11 @@ bool GuiApp::poll_run(bool read_trace) {
 
 std::string GuiApp::open_trace(const std::string& path) {
   try {
-    runs_.open_trace(path);
-    set_status("Opened " + path + ".");
+    trace::AnalysisOptions options;
+    options.complete_steps_only = request_.complete_steps;
+    const RunRecord& record = runs_.open_trace(path, options);
+    set_status("Opened " + path + (record.profile ? std::string(" (") + trace::to_string(record.profile->format) + ")" : "") +
+               (record.notes.empty() ? "." : ": " + record.notes.front()));
     return "";
   } catch (const std::exception& e) {
     set_status(e.what(), true);

@@ -88,7 +88,128 @@ void InsightPanel::draw(const RunRecord* run, const RunRecord* other) {
   ImGui::EndTable();
 }
 
+// A profiler's trace: its verdict and HTA's stream figures instead of the lane states.
+static void draw_profile_bottleneck(const RunRecord& run) {
+  const trace::ProfileFigures& f = *run.figures;
+  ImGui::TextDisabled("WHO IS THE BOTTLENECK");
+  ImGui::SameLine();
+  ImGui::TextDisabled("(%s)", trace::to_string(run.profile->format));
+  const ImU32 color = widgets::StateColor(f.verdict.bound == trace::Bound::frontend ? trace::LaneState::starved
+                                                                                   : trace::LaneState::busy);
+  if (f.verdict.bound != trace::Bound::unknown) ImGui::PushStyleColor(ImGuiCol_Text, color);
+  ImGui::TextWrapped("%s", f.verdict.text.c_str());
+  if (f.verdict.bound != trace::Bound::unknown) ImGui::PopStyleColor();
+  for (const std::string& note : run.notes) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", note.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!f.streams.empty() && ImGui::BeginTable("streams", 8, kFitTable)) {
+    ImGui::TableSetupColumn(f.queue_estimated ? "operator thread" : "stream");
+    ImGui::TableSetupColumn("ops");
+    ImGui::TableSetupColumn("busy");
+    ImGui::TableSetupColumn("host wait");
+    ImGui::TableSetupColumn("kernel wait");
+    ImGui::TableSetupColumn("other idle");
+    ImGui::TableSetupColumn("queue max");
+    ImGui::TableSetupColumn("launch delay");
+    ImGui::TableHeadersRow();
+    for (const trace::StreamFigures& st : f.streams) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(run.profile->lanes[st.lane].name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_count(st.ops).c_str());
+      for (const int64_t ns : {st.busy_ns, st.idle.host_wait, st.idle.kernel_wait, st.idle.other}) {
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_duration(ns).c_str());
+      }
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(st.queue_length_max));
+      ImGui::TableNextColumn();
+      if (st.launches > 0) {
+        ImGui::TextUnformatted(format_duration(static_cast<int64_t>(st.launch_delay_median_ns)).c_str());
+      } else {
+        ImGui::TextDisabled("-");
+      }
+    }
+    ImGui::EndTable();
+  }
+  if (f.temporal.kernel > 0) {
+    ImGui::TextWrapped("GPU time %s: compute %s, other GPU work %s, idle %s", format_duration(f.temporal.kernel).c_str(),
+                       format_duration(f.temporal.compute).c_str(), format_duration(f.temporal.non_compute).c_str(),
+                       format_duration(f.temporal.idle).c_str());
+  }
+  if (f.launches.launches > 0) {
+    ImGui::TextWrapped("%s launches: delay median %s, p90 %s; %llu over 100 µs",
+                       format_count(f.launches.launches).c_str(),
+                       format_duration(static_cast<int64_t>(f.launches.delay_median_ns)).c_str(),
+                       format_duration(static_cast<int64_t>(f.launches.delay_p90_ns)).c_str(),
+                       static_cast<unsigned long long>(f.launches.delay_outliers));
+  }
+  if (!f.ops.empty() && ImGui::BeginTable("ops", 5, kFitTable)) {
+    ImGui::TableSetupColumn("top ops by time");
+    ImGui::TableSetupColumn("on");
+    ImGui::TableSetupColumn("count");
+    ImGui::TableSetupColumn("total");
+    ImGui::TableSetupColumn("mean");
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < f.ops.size() && i < 12; ++i) {
+      const trace::OpFigures& o = f.ops[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      swatch(widgets::OpColor(o.name));
+      ImGui::TextUnformatted(o.name.size() > 60 ? (o.name.substr(0, 57) + "...").c_str() : o.name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(o.gpu ? "GPU" : "CPU");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_count(o.count).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_duration(o.total_ns).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_duration(static_cast<int64_t>(o.mean_ns())).c_str());
+    }
+    ImGui::EndTable();
+  }
+}
+
+// A profiler's memory: each device's peak and what held it.
+static void draw_profile_memory(const RunRecord& run) {
+  const trace::ProfileFigures& f = *run.figures;
+  ImGui::TextDisabled("WHAT HOLDS THE MEMORY");
+  if (f.memory.empty()) {
+    ImGui::TextDisabled("the trace has no memory events (PyTorch: profile_memory=True)");
+    return;
+  }
+  for (const trace::DeviceMemorySeries& d : f.memory) {
+    ImGui::TextWrapped("%s at its peak: %s, t = %s", d.label.c_str(), format_bytes(d.peak_bytes).c_str(),
+                       format_duration(d.peak_t).c_str());
+    if (d.peak.rows.empty()) continue;
+    if (!ImGui::BeginTable(("holders " + d.label).c_str(), 3, kFitTable)) continue;
+    ImGui::TableSetupColumn("allocated in");
+    ImGui::TableSetupColumn("bytes");
+    ImGui::TableSetupColumn("buffers");
+    ImGui::TableHeadersRow();
+    for (const trace::Holder& h : d.peak.rows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      swatch(widgets::OpColor(h.op));
+      ImGui::TextUnformatted(h.op.c_str());
+      if (!h.line.empty()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", h.line.c_str());
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_bytes(static_cast<int64_t>(h.bytes)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_count(h.count).c_str());
+    }
+    ImGui::EndTable();
+  }
+}
+
 void InsightPanel::draw_bottleneck(const RunRecord& run) {
+  if (run.figures) return draw_profile_bottleneck(run);
   const trace::Verdict v = run.insight.verdict();
   ImGui::TextDisabled("WHO IS THE BOTTLENECK%s", run.live ? " (so far)" : "");
   if (v.bound == trace::Bound::unknown) {
@@ -121,6 +242,7 @@ void InsightPanel::draw_bottleneck(const RunRecord& run) {
 }
 
 void InsightPanel::draw_memory(const RunRecord& run) {
+  if (run.figures) return draw_profile_memory(run);
   if (peak_run_ != run.number || peak_frontier_ != run.insight.frontier()) {
     peak_ = run.insight.peak_holders(run.model);
     peak_run_ = run.number;

@@ -7,6 +7,7 @@
 #include "app/interrupt.h"
 #include "engine/base/output_file.h"
 #include "engine/trace/chrome_trace.h"
+#include "engine/trace/profile_model.h"
 #include "widgets/time_axis.h"
 
 namespace asyncscope::app {
@@ -41,12 +42,16 @@ RunRecord& RunList::add_live(const demos::Program& program, const demos::ParamVa
   return added;
 }
 
-RunRecord& RunList::open_trace(const std::string& path) {
+RunRecord& RunList::open_trace(const std::string& path, const trace::AnalysisOptions& options) {
   auto record = std::make_unique<RunRecord>();
-  record->model = trace::read_chrome_trace(path);
+  trace::OpenedTrace opened = trace::open_trace(path, options);
+  record->model = std::move(opened.model);
+  record->profile = std::move(opened.profile);
+  record->figures = std::move(opened.figures);
+  record->notes = std::move(opened.notes);
   record->insight.update(record->model, true);
   record->source = path;
-  record->program = "trace";
+  record->program = record->profile ? std::string(trace::key_of(record->profile->format)) + " trace" : "trace";
   widgets::FitTimeline(record->timeline, record->model);
   record->timeline.follow_live = false;
   return add(std::move(record));

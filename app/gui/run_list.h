@@ -12,6 +12,7 @@
 
 #include "engine/demos/program.h"
 #include "engine/trace/insight.h"
+#include "engine/trace/profile_model.h"
 #include "engine/trace/model.h"
 #include "engine/trace/recorder.h"
 #include "widgets/timeline.h"
@@ -27,6 +28,12 @@ struct RunRecord {
   std::shared_ptr<trace::Recorder> recorder;
   std::unique_ptr<trace::TraceReader> reader;
   trace::TraceModel model;
+  // A profiler's trace (not our own export): what it is, its figures (the
+  // insight panel shows them instead of the lane classifier's verdict) and
+  // what its import skipped or cannot show.
+  std::shared_ptr<const trace::ProfileTrace> profile;
+  std::shared_ptr<const trace::ProfileFigures> figures;
+  std::vector<std::string> notes;
   // What the model answers (lane states, verdict, memory holders), brought up
   // to date with it; final once the run ended or was read from a file.
   trace::RunInsight insight;
@@ -50,9 +57,10 @@ class RunList {
   // grows, and shows it. There may be one live run at a time.
   RunRecord& add_live(const demos::Program& program, const demos::ParamValues& values,
                       std::shared_ptr<trace::Recorder> recorder);
-  // Reads a trace written by asyncscope into a new record and shows it.
-  // Throws std::runtime_error with the reason (nothing is added then).
-  RunRecord& open_trace(const std::string& path);
+  // Reads a trace (ours or a profiler's, trace::open_trace) into a new
+  // record and shows it. Throws std::runtime_error with the reason (nothing
+  // is added then).
+  RunRecord& open_trace(const std::string& path, const trace::AnalysisOptions& options = {});
   // Brings the live run up to date: reads its trace's new events (unless
   // `read_trace` is false: nothing shows them now; the next read catches up)
   // and appends `lines`, what it printed from the record's

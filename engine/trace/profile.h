@@ -52,6 +52,7 @@ enum class EventKind : uint8_t {
   memset,           //   fills
   gpu_annotation,   // gpu_user_annotation: ranges drawn over a stream's ops, not ops
   gpu_sync,         // cuda_sync: Kineto's GPU-side view of a synchronisation
+  profiler,         // the profiler's own range (cat Trace: "PyTorch Profiler (0)")
   other,            // any other span (a generic Chrome trace's slices, Trace, overhead)
 };
 const char* to_string(EventKind kind) noexcept;  // "cpu_op", "kernel", ...

@@ -185,7 +185,9 @@ void op_table(const ProfileTrace& t, const Keep& keep, ProfileFigures& f) {
   for (size_t i = 0; i < t.spans.size(); ++i) {
     const ProfileSpan& s = t.spans[i];
     if (!keep(i)) continue;
-    if (s.kind == EventKind::gpu_annotation || s.kind == EventKind::python_function) continue;
+    if (s.kind == EventKind::gpu_annotation || s.kind == EventKind::python_function || s.kind == EventKind::profiler) {
+      continue;
+    }
     const bool gpu = t.lanes[s.lane].gpu;
     const uint64_t key = (uint64_t{s.name} << 1) | (gpu ? 1 : 0);
     const auto [it, added] = index.try_emplace(key, f.ops.size());

@@ -56,6 +56,7 @@ const char* to_string(EventKind kind) noexcept {
     case EventKind::memset: return "memset";
     case EventKind::gpu_annotation: return "gpu_annotation";
     case EventKind::gpu_sync: return "gpu_sync";
+    case EventKind::profiler: return "profiler";
     case EventKind::other: return "other";
   }
   return "?";
@@ -549,6 +550,7 @@ class Importer {
     if (cat == "gpu_memset" || cat == "Memset") return EventKind::memset;
     if (cat == "gpu_user_annotation") return EventKind::gpu_annotation;
     if (cat == "cuda_sync") return EventKind::gpu_sync;
+    if (cat == "Trace") return EventKind::profiler;
     return EventKind::other;
   }
 

@@ -146,7 +146,8 @@ ProfileModel model_of(const ProfileTrace& p, const ProfileFigures& figures) {
         continue;
       }
       op.enqueue = launch.start;
-      op.push_ns = static_cast<uint32_t>(std::min<int64_t>(launch.dur, std::numeric_limits<uint32_t>::max()));
+      // Saturated as the recorder saturates it (the call's whole span is on the thread's lane).
+      op.push_ns = static_cast<uint32_t>(std::min<int64_t>(launch.dur, static_cast<int64_t>(kMaxPushNs)));
       op.frontend = frontend(launch.lane);
     }
   }

@@ -6,7 +6,8 @@
 //   - each CPU thread that launched GPU work or waited on it is a frontend
 //     lane: each launch (cudaLaunchKernel, cuLaunchKernel, cudaMemcpyAsync,
 //     the hip* calls, ...) linked to a GPU op is that op's enqueue, lasting
-//     as long as the call; the synchronising calls are its waits
+//     as long as the call (up to 16.7 ms, kMaxPushNs, as the recorder
+//     saturates a push); the synchronising calls are its waits
 //     (cudaDeviceSynchronize and hipDeviceSynchronize: wait_all;
 //     cudaStreamSynchronize, cudaEventSynchronize and the hip ones:
 //     wait_to_read; a synchronous cudaMemcpy or hipMemcpy: to_host; MXNet's
