@@ -88,6 +88,7 @@ screenshots: build
 	$(SHOT) --window-size 1600x1000 --demo sync-vs-async --size 1 --iterations 300 --tab insight --run --quit-after-run --screenshot docs/insight-bottleneck.png
 	$(SHOT) --window-size 1600x1000 --demo memory-and-sync --batches 40 --batch-size 256 --vary sync=item,none --tab insight --run --quit-after-run --screenshot docs/insight-memory.png
 	$(SHOT) --simulated-gpus 2 --window-size 1600x1000 --script assets/scripts/two_devices.py --run --quit-after-run --screenshot docs/two-devices.png
+	$(SHOT) --window-size 1600x1000 view tests/data/traces/torch211_h200_chapter_cuda.json.gz --tab insight --quit-after-run --screenshot docs/pytorch-profiler-trace.png
 
 clean:
 	rm -rf $(BUILD) build-tsan build-asan

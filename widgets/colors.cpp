@@ -229,12 +229,28 @@ void OpLegend(const trace::TraceModel& model) {
     return;
   }
   const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  // A profiler's trace has hundreds of kinds, some with names of a thousand
+  // characters (C++ kernel templates): the legend shows the first ones,
+  // shortened, and counts the rest (a span's tooltip names it in full).
+  constexpr size_t kMaxKinds = 24, kMaxLabel = 40;
   bool first = true;
+  size_t shown = 0;
+  std::string label;
   for (trace::NameId id : kinds.order) {
+    if (shown == kMaxKinds) break;
     const std::string_view name = model.name(id);
     const bool internal = kinds.seen[id] == 2;
-    legend_item(internal ? subdued(OpColor(name)) : OpColor(name), name, first, right, internal);
+    label.assign(name.substr(0, kMaxLabel));
+    if (name.size() > kMaxLabel) label += "...";
+    legend_item(internal ? subdued(OpColor(name)) : OpColor(name), label, first, right, internal);
     first = false;
+    ++shown;
+  }
+  if (shown < kinds.order.size()) {
+    label = std::to_string(kinds.order.size() - shown);
+    label.insert(0, 1, '+');
+    label.append(" more kinds");
+    legend_item(theme::kTextDim, label, false, right, true);
   }
 }
 

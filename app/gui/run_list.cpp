@@ -54,7 +54,12 @@ RunRecord& RunList::open_trace(const std::string& path, const trace::AnalysisOpt
   record->program = record->profile ? std::string(trace::key_of(record->profile->format)) + " trace" : "trace";
   widgets::FitTimeline(record->timeline, record->model);
   record->timeline.follow_live = false;
-  return add(std::move(record));
+  RunRecord& added = add(std::move(record));
+  // A profiler's lanes are not our workers: the busy/held/starved strips
+  // would misread them (a thread's own work is not pushed), so none are
+  // drawn; the insight panel shows the trace's own figures instead.
+  if (added.profile) added.timeline.insight = nullptr;
+  return added;
 }
 
 RunRecord& RunList::add(std::unique_ptr<RunRecord> record) {

@@ -22,7 +22,13 @@ void TimelinePanel::draw(RunRecord* run, RunRecord* other, float height) {
     return;
   }
   widgets::OpLegend(run->model);
-  widgets::StateLegend();
+  if (run->timeline.insight != nullptr) {
+    widgets::StateLegend();
+  } else if (run->profile) {
+    ImGui::TextDisabled("%s: each thread's spans by depth, then each GPU stream's ops; a thread that launched or "
+                        "waited has a frontend lane (launches as enqueues, synchronising calls as waits)",
+                        trace::to_string(run->profile->format));
+  }
   if (run->views.op_graph) draw_graph(*run, ImGui::GetContentRegionAvail().y * 0.42f);
   if (other != nullptr) {
     draw_stacked(*run, *other, ImGui::GetContentRegionAvail().y);

@@ -92,7 +92,8 @@ ProfileModel model_of(const ProfileTrace& p, const ProfileFigures& figures) {
       }
       b.worker = static_cast<uint16_t>(w++);
       b.row = r;
-      b.name = r == 0 ? lane.name : lane.name + " [" + std::to_string(r + 1) + "]";
+      // Sub-rows named by their row, so the lane column's width shows what they are.
+      b.name = r == 0 ? lane.name : "  row " + std::to_string(r + 1) + " of " + lane.name;
       builds.push_back(b);
     }
   }

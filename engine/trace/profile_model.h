@@ -17,7 +17,7 @@
 //     copies, fills, annotations) are GPU ops on lanes under its device;
 //     where a lane's spans overlap (nested operators, or overlapping spans on
 //     one stream, which real traces contain) each sub-row is a lane of its
-//     own ("thread 7 [2]"), so nothing is dropped and no lane overlaps;
+//     own ("  row 2 of thread 7"), so nothing is dropped and no lane overlaps;
 //   - counters: queue_depth (the streams' queue lengths summed; MXNet's
 //     estimate), live_bytes (host memory) and device_live_bytes (GPU memory)
 //     from the memory events or MXNet's memory counters.

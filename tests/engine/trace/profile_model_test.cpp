@@ -74,7 +74,7 @@ TEST(ProfileModel, OverlappingSpansBecomeSubRowLanes) {
   for (const ProfileLane& l : t.profile->lanes) rows += l.spans > 0 ? l.rows : 0;
   EXPECT_EQ(t.model.workers.size(), rows);
   bool sub_row = false;
-  for (const WorkerLane& w : t.model.workers) sub_row = sub_row || w.name.find(" [2]") != std::string::npos;
+  for (const WorkerLane& w : t.model.workers) sub_row = sub_row || w.name.rfind("  row 2 of ", 0) == 0;
   EXPECT_TRUE(sub_row);
 }
 
