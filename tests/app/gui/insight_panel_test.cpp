@@ -6,6 +6,9 @@
 
 #include "app/gui/timeline_panel.h"
 #include "support/timeline_fixtures.h"
+#include "widgets/imgui_context.h"
+
+#include <imgui_internal.h>
 
 namespace asyncscope::app {
 namespace {
@@ -46,6 +49,32 @@ TEST(TimelinePanel, StackedRunsAlignOnACommonMarker) {
   EXPECT_EQ(common_markers(a, b), (std::vector<std::string>{"calls", "wait for w"}));
   b.markers.pop_back();
   EXPECT_EQ(common_markers(a, b), (std::vector<std::string>{"calls"}));
+}
+
+// A profiler's trace: the panel shows its own figures (the verdict, HTA's
+// stream table, the memory holders), not the lane classifier's.
+TEST(InsightPanel, AProfilersTraceShowsItsStreamsVerdictAndHolders) {
+  RunList runs;
+  const RunRecord& run =
+      runs.open_trace(std::string(ASYNCSCOPE_SOURCE_DIR) + "/tests/data/traces/torch211_h200_chapter_cuda.json.gz");
+  ASSERT_NE(run.figures, nullptr);
+  EXPECT_EQ(run.timeline.insight, nullptr) << "no lane-state strips on a profiler's lanes";
+  InsightPanel panel;
+  widgets::HeadlessContext context(1400, 500);
+  std::string text;
+  for (int frame = 0; frame < 2; ++frame) {
+    context.begin_frame();
+    ImGui::LogToBuffer();
+    panel.draw(&run, nullptr);
+    text = ImGui::GetCurrentContext()->LogBuffer.c_str();
+    ImGui::LogFinish();
+    context.end_frame();
+  }
+  for (const std::string& expected :
+       {run.figures->verdict.text, std::string("GPU 0 stream 7"), std::string("host wait"),
+        std::string("cuda:0 at its peak"), run.figures->memory.front().peak.rows.front().op}) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin:\n" << text;
+  }
 }
 
 }  // namespace

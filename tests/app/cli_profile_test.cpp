@@ -1,0 +1,115 @@
+// `asyncscope view` on real profilers' traces: every file of
+// ../shared/traces opens (the window is asked for), is described with
+// --print, and writes its figures with --json in the documented schema;
+// bad files are one line and exit 2.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_harness.h"
+
+namespace asyncscope::app {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::cli;
+using testing::CliResult;
+using testing::expect_bad_input;
+using testing::read;
+using testing::scratch;
+
+std::string real_trace(const std::string& name) {
+  const char* env = std::getenv("ASYNCSCOPE_REAL_TRACES");
+  const std::string path = std::string(env != nullptr ? env : ASYNCSCOPE_REAL_TRACES) + "/" + name;
+  return fs::exists(path) ? path : "";
+}
+
+const char* const kFiles[] = {"event_sync.json.gz",       "event_sync_multi_stream.json.gz",
+                              "triton_example.json.gz",   "amd_mi250_minitoy.json.gz",
+                              "simple_add.json.gz",       "cpu_only.json.gz",
+                              "legacy_inference.json.gz", "sampled_training.json.gz",
+                              "mxnet_data_copy.json",     "torch113_cpu_chapter.json"};
+
+TEST(CliProfile, EveryRealTraceOpensPrintsAndWritesJson) {
+  for (const char* name : kFiles) {
+    SCOPED_TRACE(name);
+    const std::string path = real_trace(name);
+    if (path.empty()) GTEST_SKIP() << "no " << name << " (the real traces live in ../shared/traces)";
+    const CliResult opened = cli({"view", path});
+    ASSERT_EQ(opened.code, 0) << opened.err;
+    ASSERT_EQ(opened.windows.size(), 1u);
+    EXPECT_EQ(opened.windows[0].view_file, path);
+    const CliResult printed = cli({"view", path, "--print"});
+    ASSERT_EQ(printed.code, 0) << printed.err;
+    EXPECT_NE(printed.out.find(" spans on "), std::string::npos) << printed.out;
+    EXPECT_TRUE(printed.windows.empty());
+    const std::string out = scratch("profile.json");
+    const CliResult written = cli({"view", path, "--json", out});
+    ASSERT_EQ(written.code, 0) << written.err;
+    EXPECT_TRUE(written.windows.empty());
+    const json doc = json::parse(read(out));
+    for (const char* key : {"format", "bound", "verdict", "streams", "temporal_us", "launch_stats", "ops", "memory",
+                            "lanes", "notes", "peak_live_bytes", "peak_live_holders"}) {
+      EXPECT_TRUE(doc.contains(key)) << key;
+    }
+    for (const json& s : doc["streams"]) {
+      for (const char* key : {"device", "stream", "queue_length_max", "queue_length_mean", "busy_us", "idle_us",
+                              "launches", "launch_delay_median_us"}) {
+        EXPECT_TRUE(s.contains(key)) << key;
+      }
+      for (const char* key : {"host_wait", "kernel_wait", "other"}) EXPECT_TRUE(s["idle_us"].contains(key)) << key;
+    }
+    for (const char* key : {"kernel", "idle", "compute", "non_compute"}) {
+      EXPECT_TRUE(doc["temporal_us"].contains(key)) << key;
+    }
+  }
+}
+
+TEST(CliProfile, JsonCarriesHtasFiguresWithCompleteSteps) {
+  const std::string path = real_trace("sampled_training.json.gz");
+  if (path.empty()) GTEST_SKIP() << "no sampled_training.json.gz (the real traces live in ../shared/traces)";
+  const std::string out = scratch("sampled.json");
+  ASSERT_EQ(cli({"view", path, "--complete-steps", "--json", out}).code, 0);
+  const json doc = json::parse(read(out));
+  EXPECT_EQ(doc["format"], "kineto");
+  EXPECT_EQ(doc["bound"], "frontend");  // launch-bound
+  std::map<int64_t, int64_t> queue;
+  for (const json& s : doc["streams"]) queue[s["stream"].get<int64_t>()] = s["queue_length_max"].get<int64_t>();
+  EXPECT_EQ(queue, (std::map<int64_t, int64_t>{{7, 76}, {23, 4}, {25, 8}, {84, 1}, {203, 1}}));
+  EXPECT_EQ(doc["launch_stats"]["launches"], 602);
+  EXPECT_NEAR(doc["temporal_us"]["kernel"].get<double>(), 600058, 6000);
+}
+
+TEST(CliProfile, TheChaptersGpuTraceNamesItsMemoryHolders) {
+  const std::string path = std::string(ASYNCSCOPE_SOURCE_DIR) + "/tests/data/traces/torch211_h200_chapter_cuda.json.gz";
+  const std::string out = scratch("h200.json");
+  ASSERT_EQ(cli({"view", path, "--json", out}).code, 0);
+  const json doc = json::parse(read(out));
+  ASSERT_FALSE(doc["peak_live_holders"].empty());
+  EXPECT_EQ(doc["peak_live_holders"][0]["op"].get<std::string>().rfind("aten::", 0), 0u);
+  EXPECT_GT(doc["peak_live_bytes"].get<int64_t>(), 0);
+  const CliResult printed = cli({"view", path, "--print"});
+  EXPECT_NE(printed.out.find("cuda:0 memory peaks at"), std::string::npos) << printed.out;
+}
+
+TEST(CliProfile, BadTracesAreOneLineAndExitTwo) {
+  const std::string bad = scratch("bad_profile.json");
+  std::ofstream(bad) << "{\"traceEvents\": [ {\"ph\": ";
+  expect_bad_input({"view", bad, "--print"}, "'" + bad + "': not valid JSON");
+  expect_bad_input({"view", bad}, "'" + bad + "': not valid JSON");
+  const std::string gz = scratch("bad_profile.json.gz");
+  std::ofstream(gz, std::ios::binary) << std::string("\x1f\x8b\x08\x00garbage", 12);
+  expect_bad_input({"view", gz, "--json", scratch("never.json")}, "cannot read trace '" + gz + "': the gzip data");
+  EXPECT_FALSE(fs::exists(scratch("never.json")));
+  // An unwritable --json is refused before the trace is read.
+  const std::string path = real_trace("event_sync.json.gz");
+  if (!path.empty()) expect_bad_input({"view", path, "--json", "/nonexistent/dir/x.json"}, "cannot write --json");
+}
+
+}  // namespace
+}  // namespace asyncscope::app
