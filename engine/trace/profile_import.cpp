@@ -14,9 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "engine/base/quote.h"
+#include "engine/trace/json_reader.h"
 #include "engine/trace/profile.h"
 #include "engine/trace/trace_file.h"
 
@@ -74,8 +73,6 @@ uint64_t ProfileTrace::skipped_count() const noexcept {
 }
 
 namespace {
-
-using nlohmann::json;
 
 constexpr int64_t kMaxUs = std::numeric_limits<int64_t>::max() / 1000 - 1;
 
@@ -238,43 +235,27 @@ class Importer {
   explicit Importer(std::string_view source) { trace_.source = std::string(source); }
 
   ProfileTrace run(std::istream& in) {
-    Sax sax{this, {}};
-    bool ok = false;
+    Sink sink{this};
     try {
-      ok = json::sax_parse(in, &sax);
-    } catch (const TraceReadError&) {
-      throw;
-    } catch (const AsyncscopeExport&) {
-      throw;
-    } catch (const json::exception& e) {
-      fail(std::string("not valid JSON (") + without_prefix(e.what()) + ")");
+      read_json(in, sink);
+    } catch (const JsonSyntaxError& e) {
+      fail(std::string("not valid JSON (") + e.what() + ")");
     }
-    if (!ok) fail("not valid JSON (" + sax.error + ")");
     return finish();
   }
   ProfileTrace run(std::string_view text) {
-    Sax sax{this, {}};
-    bool ok = false;
+    Sink sink{this};
     try {
-      ok = json::sax_parse(text.begin(), text.end(), &sax);
-    } catch (const AsyncscopeExport&) {
-      throw;
-    } catch (const json::exception& e) {
-      fail(std::string("not valid JSON (") + without_prefix(e.what()) + ")");
+      read_json(text, sink);
+    } catch (const JsonSyntaxError& e) {
+      fail(std::string("not valid JSON (") + e.what() + ")");
     }
-    if (!ok) fail("not valid JSON (" + sax.error + ")");
     return finish();
   }
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
     throw std::runtime_error(escape_controls(trace_.source + ": " + what));
-  }
-  static std::string without_prefix(std::string message) {
-    if (message.rfind("[json.exception.", 0) == 0) {
-      if (const size_t end = message.find("] "); end != std::string::npos) message.erase(0, end + 2);
-    }
-    return message;
   }
 
   // --- SAX: where in the document we are --------------------------------------
@@ -288,55 +269,50 @@ class Importer {
     other_data,   // a top-level otherData object
   };
 
-  struct Sax {
+  // The reader's tokens, handed to the importer.
+  struct Sink final : JsonSink {
+    explicit Sink(Importer* importer) : self(importer) {}
     Importer* self;
-    std::string error;
 
-    bool null() { return self->value(Scalar{}); }
-    bool boolean(bool) {
+    void null() override {
+      Scalar v;
+      self->value(std::move(v));
+    }
+    void boolean(bool) override {
       Scalar v;
       v.type = Scalar::other;
-      return self->value(v);
+      self->value(std::move(v));
     }
-    bool number_integer(json::number_integer_t x) {
+    void integer(int64_t x) override {
       Scalar v;
       v.type = Scalar::integer;
       v.i = x;
-      return self->value(v);
+      self->value(std::move(v));
     }
-    bool number_unsigned(json::number_unsigned_t x) {
+    void unsigned_integer(uint64_t x) override {
       Scalar v;
       v.type = Scalar::unsigned_integer;
       v.u = x;
-      return self->value(v);
+      self->value(std::move(v));
     }
-    bool number_float(json::number_float_t x, const std::string& s) {
+    void real(double x, std::string_view text) override {
       Scalar v;
       v.type = Scalar::real;
       v.d = x;
-      v.s = s;
-      return self->value(v);
+      v.s.assign(text);
+      self->value(std::move(v));
     }
-    bool string(std::string& s) {
+    void string(std::string& text) override {
       Scalar v;
       v.type = Scalar::text;
-      v.s = std::move(s);
-      return self->value(v);
+      v.s.swap(text);
+      self->value(std::move(v));
     }
-    bool binary(json::binary_t&) {
-      Scalar v;
-      v.type = Scalar::other;
-      return self->value(v);
-    }
-    bool start_object(size_t) { return self->open(true); }
-    bool end_object() { return self->close(); }
-    bool start_array(size_t) { return self->open(false); }
-    bool end_array() { return self->close(); }
-    bool key(std::string& k) { return self->key(k); }
-    bool parse_error(size_t, const std::string&, const nlohmann::detail::exception& e) {
-      error = without_prefix(e.what());
-      return false;
-    }
+    void key(std::string& text) override { self->key(text); }
+    void begin_object() override { self->open(true); }
+    void end_object() override { self->close(); }
+    void begin_array() override { self->open(false); }
+    void end_array() override { self->close(); }
   };
 
   bool open(bool object) {
@@ -424,15 +400,15 @@ class Importer {
     return true;
   }
 
-  bool key(const std::string& k) {
+  bool key(std::string& k) {
     if (where_ == Where::other_data && depth_ == other_depth_ && k == "asyncscope_version") {
       throw AsyncscopeExport(trace_.source + ": an asyncscope export");
     }
-    key_ = k;
+    key_.swap(k);
     return true;
   }
 
-  bool value(const Scalar& v) {
+  bool value(Scalar&& v) {
     switch (where_) {
       case Where::top:
         if (depth_ == 1) top_value(v);
@@ -441,8 +417,8 @@ class Importer {
         skip("an event that is not an object", "");
         ++event_index_;
         return true;
-      case Where::event: event_value(v); return true;
-      case Where::args: arg_value(v); return true;
+      case Where::event: event_value(std::move(v)); return true;
+      case Where::args: arg_value(std::move(v)); return true;
       default: return true;
     }
   }
@@ -464,7 +440,7 @@ class Importer {
            k == "id" || k == "bp" || k == "s";
   }
 
-  void event_value(const Scalar& v) {
+  void event_value(Scalar&& v) {
     Scalar* slot = nullptr;
     const std::string& k = key_;
     switch (k.size()) {
@@ -488,10 +464,10 @@ class Importer {
         break;
       default: break;
     }
-    if (slot != nullptr) *slot = v;
+    if (slot != nullptr) *slot = std::move(v);
   }
 
-  void arg_value(const Scalar& v) {
+  void arg_value(Scalar&& v) {
     const std::string& k = key_;
     Scalar* slot = nullptr;
     if (k == "correlation") slot = &event_.correlation;
@@ -507,9 +483,12 @@ class Importer {
     else if (k == "name") slot = &event_.arg_name;
     else if (k == "labels") slot = &event_.labels;
     else if (k == "sort_index") slot = &event_.sort_index;
-    if (slot != nullptr) *slot = v;
+    // Counters' values: only a C event needs them (its ph comes before its args in every writer seen;
+    // an event whose ph comes later keeps them too).
+    const bool counter = event_.ph.type != Scalar::text || event_.ph.s == "C";
     double d = 0;
-    if (v.as_number(d) && event_.numeric_args.size() < 64) event_.numeric_args.emplace_back(k, d);
+    if (counter && v.as_number(d) && event_.numeric_args.size() < 64) event_.numeric_args.emplace_back(k, d);
+    if (slot != nullptr) *slot = std::move(v);
   }
 
   // --- staging -----------------------------------------------------------------

@@ -63,6 +63,13 @@ memory-and-sync --batches 1 --batch-size 2 --sync item --workers 2
 memory-and-sync --batches 1 --batch-size 1 --max-inflight 2 --workers 1
 host-vs-gpu --repeats 2 --size 8 --workers 2
 RUNS
+  # Real profilers' traces (../shared/traces beside the checkout), gzip and all.
+  real=${ASYNCSCOPE_REAL_TRACES:-$here/../../../shared/traces}
+  if [[ -d "$real" ]]; then
+    for f in "$real"/*.json "$real"/*.json.gz; do
+      [[ -f "$f" && $(stat -c %s "$f") -le 262144 ]] && cp "$f" "$seeds/real-$(basename "$f")"
+    done
+  fi
   touch "$seeds/done"
 fi
 
