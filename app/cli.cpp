@@ -216,11 +216,15 @@ struct CommandLine {
   bool ops_json = false;
   // view
   CLI::App* view = nullptr;
-  std::string view_path;
+  std::string view_path, view_other;
   bool view_print = false;
   std::string view_json;
   bool complete_steps = false;
   GuiRequest view_request;
+  // diff A B
+  CLI::App* diff = nullptr;
+  std::string diff_a, diff_b, diff_json;
+  bool diff_complete_steps = false;
   // run DEMO and script FILE
   CLI::App* run = nullptr;
   CLI::App* script = nullptr;
@@ -261,6 +265,8 @@ CommandLine::CommandLine() {
   view->add_option("FILE", view_path,
                    "trace written by 'asyncscope run ... --trace FILE', the app's export, or a profiler")
       ->required();
+  view->add_option("OTHER", view_other,
+                   "a second trace, opened after the first and stacked below it to compare (the app only)");
   view->add_flag("--print", view_print, "describe the trace on the terminal instead of opening the window");
   view->add_option("--json", view_json,
                    "write what the trace answers (verdict, streams, queue, idle time, ops, memory holders) as JSON "
@@ -269,6 +275,14 @@ CommandLine::CommandLine() {
                  "a profiler's trace with two or more ProfilerStep ranges: count only the steps before the last, as "
                  "HTA does");
   add_window_options(*view, view_request);
+  diff = app.add_subcommand("diff",
+                            "Compare two traces (ours or profilers', in any mix): what changed, and per op name the "
+                            "count and time in each");
+  diff->add_option("A", diff_a, "the first trace (the baseline)")->required();
+  diff->add_option("B", diff_b, "the second trace")->required();
+  diff->add_option("--json", diff_json, "write the comparison as JSON");
+  diff->add_flag("--complete-steps", diff_complete_steps,
+                 "profilers' traces with two or more ProfilerStep ranges: count only the steps before the last");
   run = app.add_subcommand("run", "Run a demo headless and print its result table");
   run->require_subcommand(1);
   for (const auto& demo : demos::all_demos()) {
@@ -303,11 +317,14 @@ int view_command(CommandLine& cl, std::ostream& out, std::ostream& err, const Gu
                         out, err);
   }
   try {
-    trace::open_trace(cl.view_path, options);  // a bad file is bad input: say so here, before a window opens
+    // A bad file is bad input: say so here, before a window opens.
+    trace::open_trace(cl.view_path, options);
+    if (!cl.view_other.empty()) trace::open_trace(cl.view_other, options);
   } catch (const std::exception& e) {
     say(err, e.what());
     return 2;
   }
+  cl.view_request.view_other = cl.view_other;
   cl.view_request.complete_steps = cl.complete_steps;
   GuiRequest& request = cl.view_request;
   request.view_file = cl.view_path;
@@ -429,6 +446,12 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     return 0;
   }
   if (cl.view->parsed()) return view_command(cl, out, err, launch_gui);
+  if (cl.diff->parsed()) {
+    trace::AnalysisOptions options;
+    options.complete_steps_only = cl.diff_complete_steps;
+    return diff_command(cl.diff_a, cl.diff_b, options, cl.diff->count("--json") > 0 ? &cl.diff_json : nullptr, out,
+                        err);
+  }
   if (cl.run->parsed() || cl.script->parsed()) return run_command(cl, out, err);
   return app_command(cl, err, launch_gui);
 }

@@ -1,6 +1,7 @@
 #include "app/cli_report.h"
 
 #include <filesystem>
+#include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -15,6 +16,7 @@
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/profile_model.h"
 #include "engine/trace/profile_report.h"
+#include "engine/trace/trace_diff.h"
 #include "engine/base/output_file.h"
 
 namespace asyncscope::app {
@@ -294,6 +296,46 @@ int report_trace(const std::string& path, const trace::AnalysisOptions& options,
     }
     if (json == nullptr) return 0;
     const std::string text = opened.foreign() ? trace::profile_json(opened) : saved_run_json(opened.model);
+    outputs.set_content("--json", [&text](std::ostream& o) { o << text; });
+    outputs.commit();
+  } catch (const std::exception& e) {
+    say(err, e.what());
+    return 2;
+  }
+  return 0;
+}
+
+int diff_command(const std::string& a, const std::string& b, const trace::AnalysisOptions& options,
+                 const std::string* json, std::ostream& out, std::ostream& err) {
+  try {
+    OutputSet outputs(out, err);
+    if (json != nullptr) outputs.add("--json", *json);
+    const trace::OpenedTrace ta = trace::open_trace(a, options);
+    const trace::OpenedTrace tb = trace::open_trace(b, options);
+    trace::RunInsight ia, ib;
+    ia.update(ta.model, true);
+    ib.update(tb.model, true);
+    const trace::TraceDiff d =
+        trace::diff_traces({&ta.model, &ia, ta.figures.get()}, {&tb.model, &ib, tb.figures.get()});
+    out << "a: " << escape_controls(a) << " (" << ta.format_text() << ")\n   " << d.verdict_a << "\n";
+    out << "b: " << escape_controls(b) << " (" << tb.format_text() << ")\n   " << d.verdict_b << "\n\n";
+    out << "  " << std::left << std::setw(30) << "" << std::right << std::setw(12) << "a" << std::setw(12) << "b"
+        << std::setw(10) << "b / a" << "\n";
+    for (const trace::DiffRow& r : d.summary) {
+      out << "  " << std::left << std::setw(30) << r.what << std::right << std::setw(12) << r.a << std::setw(12) << r.b
+          << std::setw(10) << (r.factor ? format_value(*r.factor, "x") : "-") << "\n";
+    }
+    out << "\n  per op name, largest change in time first (count a, count b, time a, time b):\n";
+    for (size_t i = 0; i < d.ops.size() && i < 15; ++i) {
+      const trace::OpDelta& o = d.ops[i];
+      std::string name = escape_controls(o.name);
+      if (name.size() > 44) name = name.substr(0, 41) + "...";
+      out << "    " << std::left << std::setw(46) << name << std::right << std::setw(4) << (o.gpu ? "GPU" : "CPU")
+          << std::setw(8) << o.count_a << std::setw(8) << o.count_b << std::setw(11) << format_duration(o.total_a_ns)
+          << std::setw(11) << format_duration(o.total_b_ns) << "\n";
+    }
+    if (json == nullptr) return 0;
+    const std::string text = trace::diff_json(d, a, b);
     outputs.set_content("--json", [&text](std::ostream& o) { o << text; });
     outputs.commit();
   } catch (const std::exception& e) {

@@ -69,6 +69,13 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
 // schema for a profiler's trace; a run's verdict and holders for ours).
 // Returns the exit code: 2 with one line on err for a file it cannot read or
 // an output it cannot write.
+// `diff A B [--json OUT]`: the comparison of two traces of any kind
+// (trace_diff.h) printed, and written as JSON when asked. Returns the exit
+// code (2 with one line on err for a file it cannot read or an output it
+// cannot write).
+int diff_command(const std::string& a, const std::string& b, const trace::AnalysisOptions& options,
+                 const std::string* json, std::ostream& out, std::ostream& err);
+
 int report_trace(const std::string& path, const trace::AnalysisOptions& options, bool print, const std::string* json,
                  std::ostream& out, std::ostream& err);
 

@@ -25,6 +25,7 @@ struct GuiRequest {
   std::string screenshot;       // after the run (or at once without --run), save a PNG of the window here
   bool quit_after_run = false;  // exit once the run (and screenshot) is done
   std::string view_file;        // open this trace (ours or a profiler's)
+  std::string view_other;       // and then this one, stacked below it to compare
   bool complete_steps = false;  // a profiler's trace: count only its complete ProfilerSteps, as HTA does
   std::string tab;              // the bottom tab shown first: "results" (default), "insight" or "console"
   int width = 1280;

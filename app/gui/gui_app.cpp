@@ -50,6 +50,7 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
   for (const auto& [name, text] : request.params) program_panel_.values().set(name, text);
   update_title();
   if (!request.view_file.empty() && !open_trace(request.view_file).empty()) ready = false;  // shown in the status line
+  if (ready && !request.view_other.empty() && !open_trace(request.view_other).empty()) ready = false;
   // A scripted run starts once the window has drawn its first frames (the
   // font atlas and the renderer's shaders are made then: over 100 ms of CPU
   // under a software renderer), so they do not land in the run.

@@ -298,7 +298,10 @@ void InsightPanel::draw_compared(const RunRecord& run, const RunRecord& other) {
   ImGui::TextDisabled("(run %d vs run %d)", run.number, other.number);
   if (diff_run_ != run.number || diff_other_ != other.number || diff_frontiers_[0] != run.insight.frontier() ||
       diff_frontiers_[1] != other.insight.frontier()) {
-    diff_ = trace::diff(trace::summarize(other.model, other.insight), trace::summarize(run.model, run.insight));
+    trace::TraceDiff d = trace::diff_traces({&other.model, &other.insight, other.figures.get()},
+                                            {&run.model, &run.insight, run.figures.get()});
+    diff_ = std::move(d.summary);
+    op_deltas_ = std::move(d.ops);
     diff_run_ = run.number;
     diff_other_ = other.number;
     diff_frontiers_[0] = run.insight.frontier();
@@ -325,6 +328,28 @@ void InsightPanel::draw_compared(const RunRecord& run, const RunRecord& other) {
     } else {
       ImGui::TextDisabled("-");
     }
+  }
+  ImGui::EndTable();
+  // Profilers' traces: which ops changed most.
+  if ((run.figures == nullptr && other.figures == nullptr) || op_deltas_.empty()) return;
+  if (!ImGui::BeginTable("op deltas", 4, kFitTable)) return;
+  ImGui::TableSetupColumn("ops that changed most");
+  ImGui::TableSetupColumn(("run " + std::to_string(other.number)).c_str());
+  ImGui::TableSetupColumn(("run " + std::to_string(run.number)).c_str());
+  ImGui::TableSetupColumn("count");
+  ImGui::TableHeadersRow();
+  for (size_t i = 0; i < op_deltas_.size() && i < 10; ++i) {
+    const trace::OpDelta& o = op_deltas_[i];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    swatch(widgets::OpColor(o.name));
+    ImGui::TextUnformatted(o.name.size() > 48 ? (o.name.substr(0, 45) + "...").c_str() : o.name.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_duration(o.total_a_ns).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_duration(o.total_b_ns).c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%llu -> %llu", static_cast<unsigned long long>(o.count_a), static_cast<unsigned long long>(o.count_b));
   }
   ImGui::EndTable();
 }

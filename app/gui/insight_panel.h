@@ -18,6 +18,7 @@
 #include "app/gui/run_list.h"
 #include "engine/trace/insight.h"
 #include "engine/trace/run_compare.h"
+#include "engine/trace/trace_diff.h"
 
 namespace asyncscope::app {
 
@@ -55,6 +56,7 @@ class InsightPanel {
   int diff_run_ = -1, diff_other_ = -1;
   int64_t diff_frontiers_[2] = {-1, -1};
   std::vector<trace::DiffRow> diff_;
+  std::vector<trace::OpDelta> op_deltas_;
 };
 
 }  // namespace asyncscope::app

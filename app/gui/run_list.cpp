@@ -66,7 +66,11 @@ RunRecord& RunList::add(std::unique_ptr<RunRecord> record) {
   record->number = next_number_++;
   record->timeline.insight = &record->insight;
   const RunRecord* before = current();
-  compare_ = before != nullptr && before->program == record->program ? current_ : -1;
+  // A rerun of the same program is compared with the run before it, and so
+  // is a trace file opened after another (ours or a profiler's, in any mix).
+  const bool comparable = before != nullptr && (before->program == record->program ||
+                                                (!before->source.empty() && !record->source.empty()));
+  compare_ = comparable ? current_ : -1;
   runs_.push_back(std::move(record));
   show(static_cast<int>(runs_.size()) - 1);
   return *runs_.back();

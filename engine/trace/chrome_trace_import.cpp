@@ -63,6 +63,11 @@ struct StagedExec {
   OpStatus status = OpStatus::ok;
   std::optional<std::string> error;
   SpanKind span = SpanKind::execute;
+  // What the op's args say of it, for an op without an enqueue event (a
+  // profiler's span mapped onto the model has none).
+  NameId name = 0;
+  DeviceKind device = DeviceKind::cpu;
+  uint8_t device_index = 0;
 };
 
 struct StagedSync {
@@ -322,6 +327,9 @@ class Importer {
         StagedExec x{index, tid, get_uint(args, "id"), get_time(args, "ns_ts"), 0, get_status(args), get_error(args),
                      cat == "launch" ? SpanKind::launch : cat == "help" ? SpanKind::help : SpanKind::execute};
         x.end = get_end(args, x.start);
+        x.name = static_cast<NameId>(get_uint(args, "name_id", UINT32_MAX));
+        x.device = get_device(args);
+        x.device_index = static_cast<uint8_t>(get_uint(args, "device_index", UINT8_MAX));
         execs_.push_back(std::move(x));
       } else if (cat == "sync") {
         stage_sync(args, tid, index);
@@ -507,6 +515,11 @@ class Importer {
     for (StagedExec& x : execs_) {
       at_event(x.event);
       OpInfo& op = op_at(x.id);
+      if (op.enqueue == kNoTime && !op.known()) {
+        op.name = x.name;  // checked with the model's other rules
+        op.device = x.device;
+        op.device_index = x.device_index;
+      }
       const auto lane = static_cast<uint16_t>(lane_of(x.tid, "worker"));
       if (x.span == SpanKind::help) {
         if (model_.workers[lane].launches()) fail("a help span on tid " + std::to_string(x.tid) + ", a launch lane");

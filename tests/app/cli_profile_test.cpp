@@ -111,5 +111,39 @@ TEST(CliProfile, BadTracesAreOneLineAndExitTwo) {
   if (!path.empty()) expect_bad_input({"view", path, "--json", "/nonexistent/dir/x.json"}, "cannot write --json");
 }
 
+TEST(CliProfile, DiffComparesTwoTracesOfAnyKind) {
+  const std::string a = real_trace("event_sync.json.gz"), b = real_trace("event_sync_multi_stream.json.gz");
+  if (a.empty() || b.empty()) GTEST_SKIP() << "the real traces live in ../shared/traces";
+  const std::string out = scratch("diff.json");
+  const CliResult r = cli({"diff", a, b, "--json", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("launches"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("per op name"), std::string::npos) << r.out;
+  const json doc = json::parse(read(out));
+  EXPECT_EQ(doc["a"], a);
+  bool launches = false;
+  for (const json& row : doc["summary"]) {
+    if (row["what"] == "launches") {
+      launches = true;
+      EXPECT_EQ(row["a_value"], 5);
+      EXPECT_EQ(row["b_value"], 6);
+    }
+  }
+  EXPECT_TRUE(launches);
+  EXPECT_FALSE(doc["ops"].empty());
+  // Ours against a profiler's: a run of the chapter's loop and a PyTorch trace.
+  const std::string ours = scratch("ours.json");
+  ASSERT_EQ(cli({"run", "sync-vs-async", "--iterations", "20", "--trace", ours}).code, 0);
+  const CliResult mixed = cli({"diff", ours, a});
+  EXPECT_EQ(mixed.code, 0) << mixed.err;
+  EXPECT_NE(mixed.out.find("asyncscope export"), std::string::npos) << mixed.out;
+  expect_bad_input({"diff", a, scratch("missing.json")}, "cannot read trace");
+  // The app opens two traces stacked to compare.
+  const CliResult both = cli({"view", a, b});
+  ASSERT_EQ(both.code, 0) << both.err;
+  ASSERT_EQ(both.windows.size(), 1u);
+  EXPECT_EQ(both.windows[0].view_other, b);
+}
+
 }  // namespace
 }  // namespace asyncscope::app
