@@ -3,11 +3,16 @@
 #if ASYNCSCOPE_HAS_PYTHON
 #include <Python.h>  // first, as Python asks
 #endif
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -225,6 +230,11 @@ struct CommandLine {
   CLI::App* diff = nullptr;
   std::string diff_a, diff_b, diff_json;
   bool diff_complete_steps = false;
+  // profile SCRIPT [ARGS]
+  CLI::App* profile = nullptr;
+  std::vector<std::string> profile_args;  // the script, then its arguments
+  std::string profile_trace, profile_json;
+  bool profile_print = false;
   // run DEMO and script FILE
   CLI::App* run = nullptr;
   CLI::App* script = nullptr;
@@ -295,6 +305,17 @@ CommandLine::CommandLine() {
 #if ASYNCSCOPE_HAS_PYTHON
   add_run_options(script, python::ScriptProgram(""), "script");
 #endif
+  profile = app.add_subcommand(
+      "profile",
+      "Run a Python program with the real PyTorch of this build's python3 under its profiler (CPU, and CUDA where "
+      "it has a GPU; memory; stacks), then open its trace");
+  profile->add_option("--trace", profile_trace, "keep the trace here (default: a temporary file, named on stderr)");
+  profile->add_flag("--print", profile_print, "describe the trace on the terminal instead of opening the window");
+  profile->add_option("--json", profile_json, "write what the trace answers as JSON instead of opening the window");
+  profile->add_option("SCRIPT", profile_args, "the program and its arguments (options of asyncscope come before it)")
+      ->required();
+  // Everything after the script is the script's own.
+  profile->prefix_command();
   // The app's demo options are checked against the demo's parameters later.
   // Set last: subcommands created after it would inherit it.
   app.allow_extras();
@@ -404,6 +425,91 @@ int run_command(CommandLine& cl, std::ostream& out, std::ostream& err) {
   }
 }
 
+// Why a file cannot be read as a program, or "".
+std::string readable_file(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) return "no such file";
+  if (std::filesystem::is_directory(st)) return "it is a folder";
+  if (::access(path.c_str(), R_OK) != 0) return std::strerror(errno);
+  return "";
+}
+
+// Runs a program with this process's standard streams and waits for it:
+// its exit status, or 128 + the signal that ended it.
+int run_process(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) return 127;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 127;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// `profile SCRIPT [ARGS]`: the program run by the build's python3 under the
+// real PyTorch's profiler (python/asyncscope/profile_script.py), its trace
+// then opened (in the window, or described / written as JSON).
+int profile_command(CommandLine& cl, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
+#if ASYNCSCOPE_HAS_PYTHON
+  const std::string& script = cl.profile_args.front();
+  if (const std::string why = readable_file(script); !why.empty()) {
+    say(err, "cannot read script " + quote(script) + ": " + why);
+    return 2;
+  }
+  std::string trace_path = cl.profile_trace;
+  if (trace_path.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    trace_path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/asyncscope-profile-" +
+                 std::to_string(::getpid()) + ".json";
+  }
+  for (const auto& [flag, path] : {std::pair{"--trace", &trace_path}, {"--json", &cl.profile_json}}) {
+    if (path->empty()) continue;
+    if (const std::string why = check_writable(*path); !why.empty()) {
+      say(err, std::string("cannot write ") + flag + " " + quote(*path) + ": " + why);
+      return 2;
+    }
+  }
+  std::vector<std::string> args = {python::python_executable(), python::package_dir() + "/asyncscope/profile_script.py",
+                                   trace_path};
+  args.insert(args.end(), cl.profile_args.begin(), cl.profile_args.end());
+  const int status = run_process(args);
+  if (status == 3 || status == 2) return 2;  // no PyTorch, or the runner refused: it said why in one line
+  if (status != 0 && status != 4) {
+    say(err, "profiling " + quote(script) + " failed (" + python::python_executable() + " exited with status " +
+                 std::to_string(status) + ")");
+    return 1;
+  }
+  const int failed = status == 4 ? 1 : 0;  // the program raised: its trace still opens
+  if (cl.profile_print || !cl.profile_json.empty()) {
+    const int rc = report_trace(trace_path, {}, cl.profile_print, cl.profile_json.empty() ? nullptr : &cl.profile_json,
+                                out, err);
+    return rc != 0 ? rc : failed;
+  }
+  try {
+    trace::open_trace(trace_path);
+  } catch (const std::exception& e) {
+    say(err, e.what());
+    return 2;
+  }
+  GuiRequest request = cl.view_request;
+  request.view_file = trace_path;
+  request.width = cl.gui.width;
+  request.height = cl.gui.height;
+  const int rc = launch_gui(request);
+  return rc != 0 ? rc : failed;
+#else
+  (void)cl;
+  (void)out;
+  (void)launch_gui;
+  say(err, "this build has no Python support (install python3-dev and pybind11-dev, then rebuild)");
+  return 2;
+#endif
+}
+
 int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
   CommandLine cl;
   // An unknown demo deserves a better message than "unexpected argument".
@@ -446,6 +552,7 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     return 0;
   }
   if (cl.view->parsed()) return view_command(cl, out, err, launch_gui);
+  if (cl.profile->parsed()) return profile_command(cl, out, err, launch_gui);
   if (cl.diff->parsed()) {
     trace::AnalysisOptions options;
     options.complete_steps_only = cl.diff_complete_steps;

@@ -145,7 +145,8 @@ void describe_profile(const OpenedTrace& t, const std::string& path, std::ostrea
     (l.gpu ? streams : threads) += 1;
   }
   out << escape_controls(path) << ": " << to_string(p.format) << ", " << format_count(p.spans.size()) << " spans on "
-      << threads << " threads and " << streams << " GPU streams over " << format_duration(p.end_ns) << "\n";
+      << threads << (threads == 1 ? " thread and " : " threads and ") << streams
+      << (streams == 1 ? " GPU stream over " : " GPU streams over ") << format_duration(p.end_ns) << "\n";
   for (const std::string& n : t.notes) out << "  note: " << escape_controls(n) << "\n";
   out << "  " << f.verdict.text << "\n";
   if (!f.streams.empty()) {

@@ -23,6 +23,8 @@ std::string package_dir() {
   return ASYNCSCOPE_PYTHON_DIR;
 }
 
+std::string python_executable() { return ASYNCSCOPE_PYTHON_EXECUTABLE; }
+
 // The release of the GIL by the thread that started the interpreter, kept
 // for the life of the process (reachable, so LeakSanitizer does not count it).
 py::gil_scoped_release* main_thread_release = nullptr;

@@ -30,4 +30,8 @@ bool python_signals_reach_this_thread() noexcept;
 // Where the interpreter finds the asyncscope package.
 std::string package_dir();
 
+// The python3 the build used (whose libpython is embedded), for programs
+// run in a process of their own (`asyncscope profile`).
+std::string python_executable();
+
 }  // namespace asyncscope::python

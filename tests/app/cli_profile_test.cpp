@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
+#include "engine/trace/profile_model.h"
 #include "support/cli_harness.h"
 
 namespace asyncscope::app {
@@ -143,6 +145,72 @@ TEST(CliProfile, DiffComparesTwoTracesOfAnyKind) {
   ASSERT_EQ(both.code, 0) << both.err;
   ASSERT_EQ(both.windows.size(), 1u);
   EXPECT_EQ(both.windows[0].view_other, b);
+}
+
+// `asyncscope profile` runs a program with the real PyTorch, and the demo
+// script that runs on both editions shows the contrast: on the CPU the real
+// PyTorch computes each product inside the call, on the script's thread;
+// asyncscope.torch enqueues it, runs it on its workers, and the frontend
+// waits for the result at the end.
+TEST(CliProfile, ProfileRunsARealPyTorchScriptAndTheDemoContrastsTheEditions) {
+  const std::string script = std::string(ASYNCSCOPE_SOURCE_DIR) + "/assets/scripts/pytorch_vs_asyncscope.py";
+  const std::string real = scratch("real_torch.json"), ours = scratch("ours_torch.json");
+  ::setenv("SIZE", "200", 1);
+  ::setenv("REPS", "4", 1);
+  const CliResult profiled = cli({"profile", "--trace", real, "--json", scratch("real_figures.json"), script});
+  if (profiled.code == 2 && profiled.err.find("has no torch") != std::string::npos) {
+    ::unsetenv("SIZE");
+    ::unsetenv("REPS");
+    GTEST_SKIP() << "the build's python3 has no PyTorch (Debian: python3-torch): " << profiled.err;
+  }
+  ASSERT_EQ(profiled.code, 0) << profiled.err;
+  const CliResult ran = cli({"script", script, "--trace", ours});
+  ::unsetenv("SIZE");
+  ::unsetenv("REPS");
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  EXPECT_NE(ran.out.find("asyncscope.torch: the loop of 4 products"), std::string::npos) << ran.out;
+
+  const trace::OpenedTrace r = trace::open_trace(real);
+  ASSERT_TRUE(r.foreign());
+  // The real one: the products are spans of the calling thread itself; it never waits.
+  uint64_t products = 0;
+  std::set<uint32_t> lanes;
+  for (const trace::ProfileSpan& s : r.profile->spans) {
+    if (r.profile->name(s) != "aten::mm") continue;
+    ++products;
+    lanes.insert(s.lane);
+    EXPECT_FALSE(r.profile->lanes[s.lane].gpu);
+  }
+  EXPECT_EQ(products, 4u);
+  EXPECT_EQ(lanes.size(), 1u);
+  EXPECT_TRUE(r.model.syncs.empty());
+  if (r.profile->format == trace::ProfileFormat::json_array) {
+    EXPECT_NE(r.notes.front().find("without Kineto"), std::string::npos) << "says what Debian's PyTorch lacks";
+  }
+
+  const trace::OpenedTrace o = trace::open_trace(ours);
+  ASSERT_FALSE(o.foreign());
+  // Ours: the products run on worker lanes, and a wait of the frontend ends after the last of them.
+  int64_t last_product_end = 0;
+  uint64_t ours_products = 0;
+  for (const trace::OpInfo& op : o.model.ops) {
+    if (!op.executed() || o.model.op_name(op) != "dot") continue;
+    ++ours_products;
+    last_product_end = std::max(last_product_end, op.end);
+    EXPECT_NE(op.enqueue, trace::kNoTime);
+  }
+  EXPECT_EQ(ours_products, 4u);
+  bool waited = false;
+  for (const trace::SyncSpan& w : o.model.syncs) waited = waited || w.end >= last_product_end;
+  EXPECT_TRUE(waited) << "the frontend waits for the products at the end";
+  // And the two compare.
+  const CliResult d = cli({"diff", ours, real});
+  EXPECT_EQ(d.code, 0) << d.err;
+  EXPECT_NE(d.out.find("aten::mm"), std::string::npos) << d.out;
+}
+
+TEST(CliProfile, ProfileRefusesAMissingScript) {
+  expect_bad_input({"profile", scratch("no_such_script.py")}, "cannot read script");
 }
 
 }  // namespace
