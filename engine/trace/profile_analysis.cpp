@@ -333,6 +333,15 @@ void verdict(const ProfileTrace& t, const Keep& keep, ProfileFigures& f) {
   int64_t first = INT64_MAX, last = INT64_MIN;
   std::vector<std::pair<int64_t, int64_t>> busy;
   IdleSplit idle;
+  // MXNet: over the whole traced span, the frontend's calls included (operators wait on them).
+  if (f.queue_estimated) {
+    for (size_t i = 0; i < t.spans.size(); ++i) {
+      const ProfileSpan& sp = t.spans[i];
+      if (!keep(i) || sp.kind == EventKind::profiler) continue;
+      first = std::min(first, sp.start);
+      last = std::max(last, sp.end());
+    }
+  }
   for (const StreamFigures& s : f.streams) {
     const auto [a, b] = t.lane_spans(s.lane);
     for (size_t i = a; i < b; ++i) {
@@ -358,8 +367,10 @@ void verdict(const ProfileTrace& t, const Keep& keep, ProfileFigures& f) {
   if (f.queue_estimated) {
     // MXNet: no launch links, so no host-wait split: idle workers wait for the frontend.
     v.bound = v.idle_frac > 0.25 ? Bound::frontend : Bound::backend;
-    v.text = (v.bound == Bound::frontend ? "frontend-bound: " : "backend-bound: ") + where + " are idle " +
-             percent(v.idle_frac) + " of their " + span + " span";
+    v.text = v.bound == Bound::frontend
+                 ? "frontend-bound: " + where + " are idle " + percent(v.idle_frac) + " of the " + span +
+                       " traced, waiting for the frontend's calls"
+                 : "backend-bound: " + where + " are busy " + percent(1 - v.idle_frac) + " of the " + span + " traced";
     return;
   }
   const bool launch_bound = v.idle_frac > 0.25 && v.host_wait_frac > 0.5;
@@ -373,6 +384,9 @@ void verdict(const ProfileTrace& t, const Keep& keep, ProfileFigures& f) {
   }
 }
 
+// MXNet: an operator call has pushed its operator by the time it returns;
+// each operator start takes the earliest call not yet matched (one that
+// starts before the call returned is matched all the same).
 void mxnet_queue(const ProfileTrace& t, const Keep& keep, ProfileFigures& f) {
   std::vector<std::pair<int64_t, int>> steps;
   for (size_t i = 0; i < t.spans.size(); ++i) {
@@ -380,7 +394,7 @@ void mxnet_queue(const ProfileTrace& t, const Keep& keep, ProfileFigures& f) {
     if (!keep(i)) continue;
     const std::string_view n = t.name(s);
     if (s.kind == EventKind::runtime && (n.rfind("MXImperativeInvoke", 0) == 0 || n.rfind("MXInvokeCachedOp", 0) == 0)) {
-      steps.emplace_back(s.start, +1);
+      steps.emplace_back(s.end(), +1);
     } else if (s.kind == EventKind::cpu_op) {
       steps.emplace_back(s.start, -1);
     }
@@ -389,9 +403,19 @@ void mxnet_queue(const ProfileTrace& t, const Keep& keep, ProfileFigures& f) {
     if (a.first != b.first) return a.first < b.first;
     return a.second > b.second;
   });
-  int64_t depth = 0;
+  int64_t depth = 0, early = 0;  // early: operator starts whose call had not returned yet
   for (const auto& [time, delta] : steps) {
-    depth = std::max<int64_t>(0, depth + delta);
+    if (delta > 0) {
+      if (early > 0) {
+        --early;
+      } else {
+        ++depth;
+      }
+    } else if (depth > 0) {
+      --depth;
+    } else {
+      ++early;
+    }
     if (!f.estimated_queue.empty() && f.estimated_queue.back().first == time) f.estimated_queue.back().second = depth;
     else f.estimated_queue.emplace_back(time, depth);
   }

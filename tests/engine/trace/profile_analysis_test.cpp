@@ -323,6 +323,9 @@ TEST(ProfileAnalysis, MxnetEstimatesItsQueueAndReadsItsMemoryCounters) {
   uint64_t ops = 0;
   for (const StreamFigures& s : f.streams) ops += s.ops;
   EXPECT_EQ(ops, 5u);  // 5 B/E operators (their async copies are not counted twice)
+  // The operators wait 1.6 s for the frontend's first call: frontend-bound.
+  EXPECT_EQ(f.verdict.bound, Bound::frontend) << f.verdict.text;
+  EXPECT_GT(f.verdict.idle_frac, 0.9) << f.verdict.text;
   // Three MXImperativeInvokeEx calls, each matched by an operator start.
   int64_t max = 0;
   for (const auto& [t, depth] : f.estimated_queue) max = std::max(max, depth);
