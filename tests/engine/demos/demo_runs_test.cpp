@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/trace/insight.h"
 #include "engine/trace/model.h"
@@ -102,6 +103,27 @@ TEST(DemoRuns, SyncVsAsyncSerialisesWithSyncAndRunsAheadWithout) {
   for (const char* k : {"sync_s", "async_s", "t1_us", "t2_us", "t3_us", "model_sync_s", "model_async_s"}) {
     EXPECT_GT(r.results.value(k), 0) << k;
   }
+}
+
+// Each loop's terms come from its own trace, and the sync loop's split is
+// exact: its frontend time outside the waits, the adds running, and their
+// hand-offs and returns, less the overlap of the frontend's work after each
+// push with that push's hand-off, add up to the loop. With the default size,
+// the run calibrates one and says so.
+TEST(DemoRuns, SyncVsAsyncSplitsEachLoopFromItsOwnTraceAndCalibratesItsSize) {
+  const DemoRun r = run_demo("sync-vs-async", {{"iterations", "40"}});
+  EXPECT_GE(r.results.value("size"), 64);
+  bool said = false;
+  for (const std::string& note : r.results.notes) said = said || note.find("calibrated on this machine") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_GT(r.results.value("sync_t2_us"), 0);
+  EXPECT_GE(r.results.value("overlap_us"), 0);
+  // The split covers the loop up to its last wait; the loop's own clock adds only its last reading.
+  EXPECT_LT(std::abs(r.results.value("model_sync_error_pct")), 5.0) << r.results.value("model_sync_s");
+  EXPECT_GE(r.results.value("model_textbook_s"), r.results.value("model_sync_s"));
+  const DemoRun fixed = run_demo("sync-vs-async", {{"iterations", "20"}, {"size", "32"}});
+  EXPECT_EQ(fixed.results.value("size"), 32);
+  for (const std::string& note : fixed.results.notes) EXPECT_EQ(note.find("calibrated"), std::string::npos) << note;
 }
 
 // The verdict flips with the work per op: 1x1 adds take the workers less time
