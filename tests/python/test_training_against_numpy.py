@@ -2,8 +2,13 @@
 editions (PyTorch: nn.Linear, CrossEntropyLoss / MSELoss, optim.SGD; MXNet:
 gluon Dense, SoftmaxCrossEntropyLoss / L2Loss, Trainer sgd) end within 1% of
 the loss of a NumPy implementation trained on the same data from the same
-initial weights with the same full-batch steps."""
+initial weights with the same full-batch steps: from python3, and the same
+tests again inside `asyncscope script` (the embedded interpreter)."""
 
+import os
+import subprocess
+import tempfile
+import textwrap
 import unittest
 
 import numpy as np
@@ -126,6 +131,28 @@ class TrainingAgainstNumpy(unittest.TestCase):
         want = numpy_regression_losses(X, y, w0, half=True)
         got = float(l.mean().asscalar())
         self.assertAlmostEqual(got, want[-1], delta=0.01 * want[-1])
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "build", "bin", "asyncscope"))
+
+
+@unittest.skipUnless(os.path.exists(EXE), "no asyncscope executable at " + EXE)
+class FromAsyncscopeScript(unittest.TestCase):
+    def test_the_same_training_inside_asyncscope_script(self):
+        with tempfile.TemporaryDirectory() as d:
+            script = os.path.join(d, "train.py")
+            with open(script, "w") as f:
+                f.write(textwrap.dedent(f"""\
+                    import sys, unittest
+                    sys.path.insert(0, {HERE!r})
+                    import test_training_against_numpy as t
+                    suite = unittest.defaultTestLoader.loadTestsFromTestCase(t.TrainingAgainstNumpy)
+                    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
+                    print("RESULT", result.testsRun, len(result.failures) + len(result.errors))
+                    """))
+            done = subprocess.run([EXE, "script", script], capture_output=True, text=True, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("RESULT 3 0", done.stdout, done.stdout + done.stderr)
 
 
 if __name__ == "__main__":
