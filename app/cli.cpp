@@ -223,7 +223,8 @@ struct CommandLine {
   CLI::App* view = nullptr;
   std::string view_path, view_other;
   bool view_print = false;
-  std::string view_json;
+  std::string view_json, view_svg;
+  float view_svg_width = 1400;
   bool complete_steps = false;
   GuiRequest view_request;
   // diff A B
@@ -281,6 +282,11 @@ CommandLine::CommandLine() {
   view->add_option("--json", view_json,
                    "write what the trace answers (verdict, streams, queue, idle time, ops, memory holders) as JSON "
                    "instead of opening the window");
+  view->add_option("--svg", view_svg,
+                   "draw the timeline (lanes, state strips, queue depth, memory, the verdict) as an SVG picture "
+                   "instead of opening the window");
+  view->add_option("--svg-width", view_svg_width, "the picture's width in pixels (320-16384, default 1400)")
+      ->check(CLI::Range(320.0f, 16384.0f));
   view->add_flag("--complete-steps", complete_steps,
                  "a profiler's trace with two or more ProfilerStep ranges: count only the steps before the last, as "
                  "HTA does");
@@ -333,9 +339,9 @@ void CommandLine::add_run_options(CLI::App* sub, const demos::Program& program, 
 int view_command(CommandLine& cl, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
   trace::AnalysisOptions options;
   options.complete_steps_only = cl.complete_steps;
-  if (cl.view_print || cl.view->count("--json") > 0) {
+  if (cl.view_print || cl.view->count("--json") > 0 || cl.view->count("--svg") > 0) {
     return report_trace(cl.view_path, options, cl.view_print, cl.view->count("--json") > 0 ? &cl.view_json : nullptr,
-                        out, err);
+                        out, err, cl.view->count("--svg") > 0 ? &cl.view_svg : nullptr, cl.view_svg_width);
   }
   try {
     // A bad file is bad input: say so here, before a window opens.

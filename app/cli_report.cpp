@@ -17,6 +17,7 @@
 #include "engine/trace/profile_model.h"
 #include "engine/trace/profile_report.h"
 #include "engine/trace/trace_diff.h"
+#include "widgets/timeline_svg.h"
 #include "engine/base/output_file.h"
 
 namespace asyncscope::app {
@@ -280,12 +281,43 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
   return 0;
 }
 
+// What the picture says under its lanes: the verdict, and what held the memory at its peak.
+std::vector<std::string> picture_notes(const trace::OpenedTrace& t, const trace::RunInsight& insight) {
+  std::vector<std::string> notes;
+  if (t.foreign()) {
+    notes.push_back(t.figures->verdict.text);
+    for (const trace::DeviceMemorySeries& d : t.figures->memory) {
+      if (d.peak.rows.empty()) continue;
+      std::string line = d.label + " at its peak (" + format_bytes(d.peak_bytes) + ") held by:";
+      for (size_t i = 0; i < d.peak.rows.size() && i < 3; ++i) {
+        line += (i == 0 ? " " : ", ") + d.peak.rows[i].op + " " + format_bytes(static_cast<int64_t>(d.peak.rows[i].bytes));
+      }
+      notes.push_back(line);
+    }
+    return notes;
+  }
+  const trace::Verdict v = insight.verdict();
+  notes.push_back(v.text());
+  const trace::HolderTable peak = insight.peak_holders(t.model);
+  if (peak.buffers > 0) {
+    std::string line = "at the peak of live bytes (" + format_bytes(static_cast<int64_t>(peak.live_bytes)) + "), held by:";
+    for (size_t i = 0; i < peak.rows.size() && i < 3; ++i) {
+      const trace::Holder& h = peak.rows[i];
+      line += (i == 0 ? " " : ", ") + h.op + (h.line.empty() ? "" : " (" + h.line + ")") + " " +
+              format_bytes(static_cast<int64_t>(h.bytes));
+    }
+    notes.push_back(line);
+  }
+  return notes;
+}
+
 int report_trace(const std::string& path, const trace::AnalysisOptions& options, bool print, const std::string* json,
-                 std::ostream& out, std::ostream& err) {
+                 std::ostream& out, std::ostream& err, const std::string* svg, float svg_width) {
   trace::OpenedTrace opened;
   try {
     OutputSet outputs(out, err);
     if (json != nullptr) outputs.add("--json", *json);
+    if (svg != nullptr) outputs.add("--svg", *svg);
     opened = trace::open_trace(path, options);
     if (print) {
       if (opened.foreign()) {
@@ -294,10 +326,22 @@ int report_trace(const std::string& path, const trace::AnalysisOptions& options,
         return rc;
       }
     }
-    if (json == nullptr) return 0;
-    const std::string text = opened.foreign() ? trace::profile_json(opened) : saved_run_json(opened.model);
-    outputs.set_content("--json", [&text](std::ostream& o) { o << text; });
-    outputs.commit();
+    std::string text, picture;
+    if (json != nullptr) {
+      text = opened.foreign() ? trace::profile_json(opened) : saved_run_json(opened.model);
+      outputs.set_content("--json", [&text](std::ostream& o) { o << text; });
+    }
+    if (svg != nullptr) {
+      trace::RunInsight insight;
+      insight.update(opened.model, true);
+      widgets::SvgOptions o;
+      o.width = svg_width;
+      o.title = std::filesystem::path(path).filename().string() + " (" + opened.format_text() + ")";
+      o.notes = picture_notes(opened, insight);
+      picture = widgets::timeline_svg(opened.model, opened.foreign() ? nullptr : &insight, o);
+      outputs.set_content("--svg", [&picture](std::ostream& o) { o << picture; });
+    }
+    if (!outputs.empty()) outputs.commit();
   } catch (const std::exception& e) {
     say(err, e.what());
     return 2;

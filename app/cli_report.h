@@ -76,7 +76,8 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
 int diff_command(const std::string& a, const std::string& b, const trace::AnalysisOptions& options,
                  const std::string* json, std::ostream& out, std::ostream& err);
 
+// `svg`: also the timeline as an SVG picture (timeline_svg.h), `svg_width` pixels wide.
 int report_trace(const std::string& path, const trace::AnalysisOptions& options, bool print, const std::string* json,
-                 std::ostream& out, std::ostream& err);
+                 std::ostream& out, std::ostream& err, const std::string* svg = nullptr, float svg_width = 1400);
 
 }  // namespace asyncscope::app

@@ -4,6 +4,7 @@
 # With arguments, installs those packages instead. PyTorch (python3-torch)
 # is a test dependency: the tests compare the PyTorch edition with the real
 # thing, and the side-by-side benchmark's check (python.PeersQuick) runs it.
+# Chromium (headless) checks that the SVG pictures of timelines render.
 set -euo pipefail
 
 packages=(
@@ -16,6 +17,7 @@ packages=(
   python3-dev pybind11-dev python3-numpy procps
   python3-torch
   clang libclang-rt-dev
+  chromium
 )
 
 # Node.js and npm run the trace-consumer test (Chrome DevTools' trace engine

@@ -148,27 +148,27 @@ ImU32 text_on(ImU32 fill) noexcept {
 
 ImU32 subdued(ImU32 color) noexcept { return mix(color, theme::kBackground, 0.55f); }
 
-void draw_hatch(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 color) {
-  draw->PushClipRect(a, b, true);
+void draw_hatch(Canvas& draw, ImVec2 a, ImVec2 b, ImU32 color) {
+  draw.push_clip(a, b, true);
   const float h = b.y - a.y;
   for (float x = std::floor((a.x - h) / 6.0f) * 6.0f; x < b.x; x += 6.0f) {
-    draw->AddLine(ImVec2(x, b.y), ImVec2(x + h, a.y), color);
+    draw.line(ImVec2(x, b.y), ImVec2(x + h, a.y), color);
   }
-  draw->PopClipRect();
+  draw.pop_clip();
 }
 
-void draw_arrow(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 color) {
+void draw_arrow(Canvas& draw, ImVec2 a, ImVec2 b, ImU32 color) {
   const float dx = std::max(std::fabs(b.x - a.x) * 0.5f, 24.0f);
   const float lift = std::fabs(b.y - a.y) < 1.0f ? -18.0f : 0.0f;  // same lane: arc over the spans
   const ImVec2 c1(a.x + dx, a.y + lift);
   const ImVec2 c2(b.x - dx, b.y + lift);
-  draw->AddBezierCubic(a, c1, c2, b, color, 1.5f);
+  draw.bezier(a, c1, c2, b, color, 1.5f);
   ImVec2 dir(b.x - c2.x, b.y - c2.y);
   const float len = std::sqrt(dir.x * dir.x + dir.y * dir.y);
   if (len < 1e-3f) return;
   dir = ImVec2(dir.x / len, dir.y / len);
   const ImVec2 n(-dir.y, dir.x);
-  draw->AddTriangleFilled(b, ImVec2(b.x - dir.x * 7 + n.x * 3.5f, b.y - dir.y * 7 + n.y * 3.5f),
+  draw.triangle_filled(b, ImVec2(b.x - dir.x * 7 + n.x * 3.5f, b.y - dir.y * 7 + n.y * 3.5f),
                           ImVec2(b.x - dir.x * 7 - n.x * 3.5f, b.y - dir.y * 7 - n.y * 3.5f), color);
 }
 

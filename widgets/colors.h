@@ -8,6 +8,7 @@
 
 #include <string_view>
 
+#include "widgets/canvas.h"
 #include "engine/trace/insight.h"
 #include "engine/trace/model.h"
 
@@ -55,9 +56,9 @@ ImU32 text_on(ImU32 fill) noexcept;
 ImU32 subdued(ImU32 color) noexcept;
 
 // Diagonal hatching over [a, b]: time the frontend spent blocked.
-void draw_hatch(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 color);
+void draw_hatch(Canvas& draw, ImVec2 a, ImVec2 b, ImU32 color);
 // A curved arrow from a to b (an arc when both are on one row) with its head at b.
-void draw_arrow(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 color);
+void draw_arrow(Canvas& draw, ImVec2 a, ImVec2 b, ImU32 color);
 
 // Stable colour per op kind: well-known kinds get hand-picked, distinct
 // colours; others a palette entry chosen by a hash of the name.

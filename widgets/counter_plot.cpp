@@ -87,18 +87,18 @@ int64_t nice_ceiling(int64_t v, CounterUnit unit) noexcept {
   return static_cast<int64_t>(base * scale);
 }
 
-void draw_counter_plot(ImDrawList* draw, const std::vector<CounterColumn>& columns, float x0, float y_lane_top,
+void draw_counter_plot(Canvas& draw, const std::vector<CounterColumn>& columns, float x0, float y_lane_top,
                        float y_lane_bottom, int64_t scale_max, ImU32 color, const char* scale_label) {
   const float y_top = std::floor(y_lane_top + 5.0f) + 0.5f;
   const float y_bottom = y_lane_bottom - 1.0f;
   const float x1 = x0 + static_cast<float>(columns.size());
-  draw->AddLine(ImVec2(x0, y_top), ImVec2(x1, y_top), theme::kGrid);
+  draw.line(ImVec2(x0, y_top), ImVec2(x1, y_top), theme::kGrid);
   // The scale's top, where the lane is tall enough to show it beside the
   // plot; in a lane squeezed to one line it would cover the plot and meet
   // the next lane's (the tooltip still gives every value).
   const ImVec2 label = ImGui::CalcTextSize(scale_label);
   if (y_lane_bottom - y_lane_top >= label.y * 1.8f) {
-    draw->AddText(ImVec2(x1 - label.x - 6.0f, y_lane_top + 1.0f), theme::kTextDim, scale_label);
+    draw.text(ImVec2(x1 - label.x - 6.0f, y_lane_top + 1.0f), theme::kTextDim, scale_label);
   }
   const float height = y_bottom - y_top;
   const double scale = static_cast<double>(std::max<int64_t>(scale_max, 1));
@@ -116,19 +116,15 @@ void draw_counter_plot(ImDrawList* draw, const std::vector<CounterColumn>& colum
     const CounterColumn* col;
   };
   std::vector<Point> points;
-  const ImVec2 uv = ImGui::GetFontTexUvWhitePixel();
+  std::vector<ImVec2> tops, bottoms;
   const auto strip = [&](auto&& top, auto&& bottom, ImU32 top_color, ImU32 bottom_color) {
-    const int n = static_cast<int>(points.size());
-    draw->PrimReserve((n - 1) * 6, n * 2);
-    const auto base = static_cast<unsigned>(draw->_VtxCurrentIdx);
+    tops.clear();
+    bottoms.clear();
     for (const Point& p : points) {
-      draw->PrimWriteVtx(ImVec2(p.x, top(*p.col)), uv, top_color);
-      draw->PrimWriteVtx(ImVec2(p.x, bottom(*p.col)), uv, bottom_color);
+      tops.emplace_back(p.x, top(*p.col));
+      bottoms.emplace_back(p.x, bottom(*p.col));
     }
-    for (unsigned i = 0; i + 1 < static_cast<unsigned>(n); ++i) {
-      const unsigned v = base + i * 2;  // top, bottom, next top, next bottom
-      for (unsigned k : {0u, 1u, 2u, 1u, 3u, 2u}) draw->PrimWriteIdx(static_cast<ImDrawIdx>(v + k));
-    }
+    draw.band(tops, bottoms, top_color, bottom_color);
   };
   size_t c = 0;
   while (c < columns.size()) {

@@ -14,6 +14,7 @@
 #include "engine/trace/counters.h"
 #include "engine/trace/events.h"
 #include "widgets/time_axis.h"
+#include "widgets/canvas.h"
 
 namespace asyncscope::widgets {
 
@@ -50,7 +51,7 @@ int64_t nice_ceiling(int64_t v, CounterUnit unit) noexcept;
 // Draws a counter lane [y_top, y_bottom] from screen x x0, one pixel per
 // column: a filled area from the baseline up to each column's max, a line
 // through min..max, a faint line at scale_max and its label at the right.
-void draw_counter_plot(ImDrawList* draw, const std::vector<CounterColumn>& columns, float x0, float y_top,
+void draw_counter_plot(Canvas& draw, const std::vector<CounterColumn>& columns, float x0, float y_top,
                        float y_bottom, int64_t scale_max, ImU32 color, const char* scale_label);
 // The body of a counter's tooltip (between BeginTooltip and EndTooltip).
 void counter_tooltip_body(const char* label, ImU32 color, CounterUnit unit, int64_t t, int64_t value,

@@ -1,14 +1,25 @@
 #include "widgets/imgui_context.h"
 
 #include <cstdint>
+#include <cstdio>
 
 namespace asyncscope::widgets {
 
-HeadlessContext::HeadlessContext(float width, float height) : context_(ImGui::CreateContext()) {
+HeadlessContext::HeadlessContext(float width, float height) : HeadlessContext(width, height, nullptr, 0) {}
+
+HeadlessContext::HeadlessContext(float width, float height, const char* font_file, float font_px)
+    : context_(ImGui::CreateContext()) {
   ImGui::SetCurrentContext(context_);
   ImGuiIO& io = ImGui::GetIO();
   io.DisplaySize = ImVec2(width, height);
   io.IniFilename = nullptr;
+  std::FILE* f = font_file != nullptr ? std::fopen(font_file, "rb") : nullptr;
+  if (f != nullptr) {
+    std::fclose(f);
+    // Latin-1 plus the symbols the lanes use (µ, ×, arrows, dashes), as the app's.
+    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x2010, 0x2044, 0x2190, 0x21FF, 0x2200, 0x22FF, 0};
+    io.Fonts->AddFontFromFileTTF(font_file, font_px, nullptr, ranges);
+  }
   unsigned char* pixels = nullptr;
   int w = 0, h = 0;
   io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);  // builds the atlas, as a renderer would

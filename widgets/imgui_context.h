@@ -10,6 +10,9 @@ namespace asyncscope::widgets {
 class HeadlessContext {
  public:
   explicit HeadlessContext(float width = 1280, float height = 800);
+  // With a TrueType font (the app's, so text measures as it draws there) at
+  // `font_px`; ImGui's own font where the file cannot be read.
+  HeadlessContext(float width, float height, const char* font_file, float font_px);
   ~HeadlessContext();
   HeadlessContext(const HeadlessContext&) = delete;
   HeadlessContext& operator=(const HeadlessContext&) = delete;

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "widgets/canvas.h"
 #include "engine/trace/counters.h"
 #include "widgets/colors.h"
 #include "widgets/time_axis.h"
@@ -94,7 +95,7 @@ class Lane {
   // each lane in view; draw, hit_test and tooltip only follow it.
   virtual void prepare(const LaneContext& ctx) = 0;
   // Draws the prepared range (clipped to the lanes' area by the core).
-  virtual void draw(ImDrawList* draw, const LaneContext& ctx) const = 0;
+  virtual void draw(Canvas& draw, const LaneContext& ctx) const = 0;
   // What lies under p (inside the lane); kind none for nothing.
   virtual TimelineHit hit_test(const LaneContext& ctx, ImVec2 p) const = 0;
   // The tooltip for a hit this lane returned (kind not none).
@@ -128,7 +129,7 @@ class Lane {
 // horizontally if asked and it fits), clipped to the box and the lanes' area;
 // keeps to the visible left edge when the box starts off-screen. False if
 // not even a couple of characters fit.
-bool label_in_box(ImDrawList* draw, const LaneContext& ctx, float xa, float xb, float y0, float y1, ImU32 color,
+bool label_in_box(Canvas& draw, const LaneContext& ctx, float xa, float xb, float y0, float y1, ImU32 color,
                   const char* text, const char* text_end = nullptr, bool centred = false);
 
 }  // namespace asyncscope::widgets

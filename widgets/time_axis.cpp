@@ -145,9 +145,9 @@ std::string format_time(int64_t t_ns, int64_t step_ns) {
   return printf_string("%.*f %s", static_cast<double>(t_ns) / unit->ns, unit->suffix, decimals);
 }
 
-void draw_time_ruler(ImDrawList* draw, const TimeAxis& axis, ImVec2 min, ImVec2 max, float grid_bottom_y) {
-  draw->AddRectFilled(min, max, theme::kRuler);
-  draw->AddLine(ImVec2(min.x, max.y - 0.5f), ImVec2(max.x, max.y - 0.5f), theme::kSeparator);
+void draw_time_ruler(Canvas& draw, const TimeAxis& axis, ImVec2 min, ImVec2 max, float grid_bottom_y) {
+  draw.rect_filled(min, max, theme::kRuler);
+  draw.line(ImVec2(min.x, max.y - 0.5f), ImVec2(max.x, max.y - 0.5f), theme::kSeparator);
   const float char_w = ImGui::CalcTextSize("0").x;
   const int64_t step = nice_step_ns(axis.ns_per_px, char_w * 11.0f);
   int64_t decade = 1;
@@ -170,15 +170,15 @@ void draw_time_ruler(ImDrawList* draw, const TimeAxis& axis, ImVec2 min, ImVec2 
   if (minor > 0 && static_cast<double>(minor) / axis.ns_per_px >= 4.0) {
     for (int64_t t = first_tick(minor); static_cast<double>(t) <= t1; t += minor) {
       const float x = std::floor(static_cast<float>(axis.to_px(static_cast<double>(t)))) + 0.5f;
-      draw->AddLine(ImVec2(x, max.y - 4), ImVec2(x, max.y), theme::kTextDim);
+      draw.line(ImVec2(x, max.y - 4), ImVec2(x, max.y), theme::kTextDim);
     }
   }
   const float label_y = min.y + (max.y - min.y - ImGui::GetTextLineHeight()) * 0.5f - 2.0f;
   for (int64_t t = first_tick(step); static_cast<double>(t) <= t1; t += step) {
     const float x = std::floor(static_cast<float>(axis.to_px(static_cast<double>(t)))) + 0.5f;
     if (x < min.x - 1) continue;
-    draw->AddLine(ImVec2(x, max.y - 8), ImVec2(x, max.y), theme::kText);
-    draw->AddLine(ImVec2(x, max.y), ImVec2(x, grid_bottom_y), theme::kGrid);
+    draw.line(ImVec2(x, max.y - 8), ImVec2(x, max.y), theme::kText);
+    draw.line(ImVec2(x, max.y), ImVec2(x, grid_bottom_y), theme::kGrid);
     std::string label;
     if (!relative || !have_base) {
       label = relative ? format_time(t, step) : format_time_label(t, step, widest);
@@ -187,20 +187,20 @@ void draw_time_ruler(ImDrawList* draw, const TimeAxis& axis, ImVec2 min, ImVec2 
     } else {
       label = std::string("+").append(format_duration(t - base));
     }
-    draw->AddText(ImVec2(x + 4, label_y), relative && t == base ? theme::kText : theme::kTextDim, label.c_str());
+    draw.text(ImVec2(x + 4, label_y), relative && t == base ? theme::kText : theme::kTextDim, label.c_str());
   }
 }
 
-void draw_time_cursor(ImDrawList* draw, const TimeAxis& axis, float x, ImVec2 ruler_min, ImVec2 ruler_max,
+void draw_time_cursor(Canvas& draw, const TimeAxis& axis, float x, ImVec2 ruler_min, ImVec2 ruler_max,
                       float bottom_y) {
   x = std::floor(x) + 0.5f;
-  draw->AddLine(ImVec2(x, ruler_max.y), ImVec2(x, bottom_y), theme::kCrosshair);
+  draw.line(ImVec2(x, ruler_max.y), ImVec2(x, bottom_y), theme::kCrosshair);
   const std::string t = format_time(std::llround(axis.to_ns(x)), nice_step_ns(axis.ns_per_px, 1.0));
   const ImVec2 size = ImGui::CalcTextSize(t.c_str());
   const float tx = std::min(x + 1.0f, ruler_max.x - size.x - 8.0f);
-  draw->AddRectFilled(ImVec2(tx, ruler_min.y + 1.0f), ImVec2(tx + size.x + 8.0f, ruler_max.y - 1.0f), theme::kSeparator,
+  draw.rect_filled(ImVec2(tx, ruler_min.y + 1.0f), ImVec2(tx + size.x + 8.0f, ruler_max.y - 1.0f), theme::kSeparator,
                       3.0f);
-  draw->AddText(ImVec2(tx + 4.0f, (ruler_min.y + ruler_max.y - size.y) * 0.5f), theme::kText, t.c_str());
+  draw.text(ImVec2(tx + 4.0f, (ruler_min.y + ruler_max.y - size.y) * 0.5f), theme::kText, t.c_str());
 }
 
 }  // namespace asyncscope::widgets

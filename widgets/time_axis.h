@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include "widgets/canvas.h"
 
 namespace asyncscope::widgets {
 
@@ -75,10 +76,10 @@ std::string format_time(int64_t t_ns, int64_t step_ns);
 
 // Draws the ruler (ticks and labels) in [min, max] and faint grid lines from
 // the ruler's bottom down to grid_bottom_y.
-void draw_time_ruler(ImDrawList* draw, const TimeAxis& axis, ImVec2 min, ImVec2 max, float grid_bottom_y);
+void draw_time_ruler(Canvas& draw, const TimeAxis& axis, ImVec2 min, ImVec2 max, float grid_bottom_y);
 // The mouse cursor on the axis: a line from the ruler (ruler_min..ruler_max)
 // down to bottom_y and the time at x, to one pixel's precision, on the ruler.
-void draw_time_cursor(ImDrawList* draw, const TimeAxis& axis, float x, ImVec2 ruler_min, ImVec2 ruler_max,
+void draw_time_cursor(Canvas& draw, const TimeAxis& axis, float x, ImVec2 ruler_min, ImVec2 ruler_max,
                       float bottom_y);
 
 }  // namespace asyncscope::widgets

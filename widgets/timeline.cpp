@@ -20,18 +20,18 @@ float gutter_width(float width, float line) { return std::min(line * 9.5f, width
 
 // Lane names (and their second lines) left of the lanes; above them, the
 // view's span, LIVE while following, or how many events the recorder dropped.
-void draw_gutter(ImDrawList* draw, const trace::TraceModel& model, const TimelineFrame& f, const TimelineState& state,
+void draw_gutter(Canvas& draw, const trace::TraceModel& model, const TimelineFrame& f, const TimelineState& state,
                  bool live) {
   const float x = f.min.x + 8.0f;
   const float line = f.line_height;
   const ImVec2 p(x, f.min.y + (line * kRulerLines - line) * 0.5f);
   if (model.dropped > 0) {
-    draw->AddText(p, theme::kError, (std::string("dropped ").append(format_count(model.dropped))).c_str());
+    draw.text(p, theme::kError, (std::string("dropped ").append(format_count(model.dropped))).c_str());
   } else if (live && state.follow_live) {
-    draw->AddCircleFilled(ImVec2(p.x + 4.0f, p.y + line * 0.5f), 4.0f, theme::kError);
-    draw->AddText(ImVec2(p.x + 13.0f, p.y), theme::kText, "LIVE");
+    draw.circle_filled(ImVec2(p.x + 4.0f, p.y + line * 0.5f), 4.0f, theme::kError);
+    draw.text(ImVec2(p.x + 13.0f, p.y), theme::kText, "LIVE");
   } else {
-    draw->AddText(p, theme::kTextDim, (std::string("span ").append(format_duration(state.view.span()))).c_str());
+    draw.text(p, theme::kTextDim, (std::string("span ").append(format_duration(state.view.span()))).c_str());
   }
   const int64_t cursor_t = state.hover.lane >= 0 ? state.hover.t : trace::kNoTime;
   for (size_t i = 0; i < f.lanes.size(); ++i) {
@@ -41,9 +41,9 @@ void draw_gutter(ImDrawList* draw, const trace::TraceModel& model, const Timelin
     const float y = two_lines ? (lane.y0 + lane.y1) * 0.5f - line : (lane.y0 + lane.y1 - line) * 0.5f;
     const LaneHeader header = lane.lane->header(f.context(i), cursor_t);
     if (!header.name.empty()) {
-      draw->AddText(ImVec2(x, y), header.color, header.name.data(), header.name.data() + header.name.size());
+      draw.text(ImVec2(x, y), header.color, header.name);
     }
-    if (two_lines && !header.detail.empty()) draw->AddText(ImVec2(x, y + line), theme::kTextDim, header.detail.c_str());
+    if (two_lines && !header.detail.empty()) draw.text(ImVec2(x, y + line), theme::kTextDim, header.detail.c_str());
   }
 }
 
@@ -56,14 +56,14 @@ MarkerTag place_marker_tag(float x, float width, float min_x, float max_x) noexc
 
 namespace {
 
-void draw_markers(ImDrawList* draw, const trace::TraceModel& model, const TimelineFrame& f) {
+void draw_markers(Canvas& draw, const trace::TraceModel& model, const TimelineFrame& f) {
   float tag_end = -1e9f;
   const float y0 = f.ruler_y1 - f.line_height * kMarkerLines;
   for (const trace::Marker& m : model.markers) {
     const double xd = f.axis.to_px(static_cast<double>(m.t));
     if (xd < f.gutter_x1 - 200.0 || xd > f.max.x) continue;
     const float x = std::floor(static_cast<float>(xd)) + 0.5f;
-    draw->AddLine(ImVec2(x, y0), ImVec2(x, f.max.y), with_alpha(theme::kMarker, 120));
+    draw.line(ImVec2(x, y0), ImVec2(x, f.max.y), with_alpha(theme::kMarker, 120));
     std::string label(model.name(m.name));
     if (m.value != 0) label.append(" ").append(std::to_string(m.value));
     const ImVec2 size = ImGui::CalcTextSize(label.c_str());
@@ -71,9 +71,9 @@ void draw_markers(ImDrawList* draw, const trace::TraceModel& model, const Timeli
     if (tag.x0 < tag_end) continue;  // keep tags readable: skip one that would overlap the previous
     const ImVec2 a(tag.x0, y0 + 1.0f);
     const ImVec2 b(tag.x1, f.ruler_y1 - 2.0f);
-    draw->AddRectFilled(a, b, with_alpha(theme::kMarker, 45), 3.0f,
+    draw.rect_filled(a, b, with_alpha(theme::kMarker, 45), 3.0f,
                         tag.left ? ImDrawFlags_RoundCornersLeft : ImDrawFlags_RoundCornersRight);
-    draw->AddText(ImVec2(tag.x0 + 4.0f, (a.y + b.y - size.y) * 0.5f), theme::kMarker, label.c_str());
+    draw.text(ImVec2(tag.x0 + 4.0f, (a.y + b.y - size.y) * 0.5f), theme::kMarker, label.c_str());
     tag_end = b.x + 4.0f;
   }
 }
@@ -82,7 +82,7 @@ void draw_markers(ImDrawList* draw, const trace::TraceModel& model, const Timeli
 // execution), arrows enqueue -> first span (-> GPU execution), and arrows
 // from the ops it depended on to the start of its execution. Each part is
 // found on whichever lane shows it.
-void draw_selection(ImDrawList* draw, const trace::TraceModel& model, const TimelineFrame& f, TimelineState& state) {
+void draw_selection(Canvas& draw, const trace::TraceModel& model, const TimelineFrame& f, TimelineState& state) {
   const auto sel = static_cast<uint32_t>(state.selected_op);
   const trace::OpInfo& op = model.ops[sel];
   if (state.deps_of != state.selected_op || state.deps_data != model.ops.data()) {
@@ -97,7 +97,7 @@ void draw_selection(ImDrawList* draw, const trace::TraceModel& model, const Time
   for (uint32_t d : state.deps) {
     ImRect dep;
     if (f.find_op(d, OpPart::execution, dep) < 0) continue;
-    draw->AddRect(dep.Min, dep.Max, theme::kDependency, 0.0f, 0, 1.5f);
+    draw.rect(dep.Min, dep.Max, theme::kDependency, 0.0f, 1.5f);
     if (on_lane || launched) {
       draw_arrow(draw, ImVec2(dep.Max.x, (dep.Min.y + dep.Max.y) * 0.5f), left_mid(on_lane ? exec : launch),
                  theme::kDependency);
@@ -107,7 +107,7 @@ void draw_selection(ImDrawList* draw, const trace::TraceModel& model, const Time
     draw_arrow(draw, ImVec2(std::min(launch.Max.x, exec.Min.x), launch.Max.y), left_mid(exec), theme::kFlow);
   }
   if (f.find_op(sel, OpPart::enqueue, enqueue) >= 0) {
-    draw->AddRectFilled(enqueue.Min, enqueue.Max, theme::kSelection);
+    draw.rect_filled(enqueue.Min, enqueue.Max, theme::kSelection);
     if (on_lane || launched) {
       const ImVec2 from((enqueue.Min.x + enqueue.Max.x) * 0.5f, enqueue.Max.y);
       const ImVec2 to = left_mid(launched ? launch : exec);
@@ -116,56 +116,56 @@ void draw_selection(ImDrawList* draw, const trace::TraceModel& model, const Time
       const std::string wait = std::string("queued ").append(format_duration(first - op.enqueue));
       const ImVec2 size = ImGui::CalcTextSize(wait.c_str());
       if (to.x - from.x > size.x + 40.0f) {
-        draw->AddText(ImVec2((from.x + to.x - size.x) * 0.5f, (from.y + to.y) * 0.5f - size.y), theme::kFlow,
+        draw.text(ImVec2((from.x + to.x - size.x) * 0.5f, (from.y + to.y) * 0.5f - size.y), theme::kFlow,
                       wait.c_str());
       }
     }
   }
   for (const auto& [r, shown] : {std::tuple(exec, on_lane), std::tuple(launch, launched)}) {
     if (shown) {
-      draw->AddRect(ImVec2(r.Min.x - 1.0f, r.Min.y - 1.0f), ImVec2(r.Max.x + 1.0f, r.Max.y + 1.0f), theme::kSelection,
-                    0, 0, 2);
+      draw.rect(ImVec2(r.Min.x - 1.0f, r.Min.y - 1.0f), ImVec2(r.Max.x + 1.0f, r.Max.y + 1.0f), theme::kSelection,
+                0.0f, 2.0f);
     }
   }
 }
 
 // Draws a prepared frame: backgrounds, ruler, lanes, selection, markers, the
 // cursor (at cursor_x, if >= 0) and the gutter.
-void draw_frame(ImDrawList* draw, const trace::TraceModel& model, TimelineState& state, bool live, float cursor_x) {
+void draw_frame(Canvas& draw, const trace::TraceModel& model, TimelineState& state, bool live, float cursor_x) {
   const TimelineFrame& f = state.frame;
   const ImRect bb(f.min, f.max);
   const float line = f.line_height;
-  draw->AddRectFilled(bb.Min, bb.Max, theme::kBackground);
-  draw->AddRectFilled(bb.Min, ImVec2(f.gutter_x1, bb.Max.y), theme::kGutter);
+  draw.rect_filled(bb.Min, bb.Max, theme::kBackground);
+  draw.rect_filled(bb.Min, ImVec2(f.gutter_x1, bb.Max.y), theme::kGutter);
   for (size_t i = 0; i < f.lanes.size(); ++i) {
     const PlacedLane& lane = f.lanes[i];
-    if (i % 2 == 1) draw->AddRectFilled(ImVec2(f.gutter_x1, lane.y0), ImVec2(bb.Max.x, lane.y1), theme::kLaneAlt);
-    draw->AddLine(ImVec2(bb.Min.x, lane.y1 - 0.5f), ImVec2(bb.Max.x, lane.y1 - 0.5f), theme::kSeparator);
+    if (i % 2 == 1) draw.rect_filled(ImVec2(f.gutter_x1, lane.y0), ImVec2(bb.Max.x, lane.y1), theme::kLaneAlt);
+    draw.line(ImVec2(bb.Min.x, lane.y1 - 0.5f), ImVec2(bb.Max.x, lane.y1 - 0.5f), theme::kSeparator);
   }
   const float ruler_bottom = bb.Min.y + line * kRulerLines;
-  draw->PushClipRect(ImVec2(f.gutter_x1, bb.Min.y), bb.Max, true);
+  draw.push_clip(ImVec2(f.gutter_x1, bb.Min.y), bb.Max, true);
   draw_time_ruler(draw, f.axis, ImVec2(f.gutter_x1, bb.Min.y), ImVec2(bb.Max.x, ruler_bottom), bb.Max.y);
-  draw->PushClipRect(ImVec2(f.gutter_x1, f.ruler_y1), bb.Max, true);
+  draw.push_clip(ImVec2(f.gutter_x1, f.ruler_y1), bb.Max, true);
   for (size_t i = 0; i < f.lanes.size(); ++i) {
     if (f.in_view(i)) f.lanes[i].lane->draw(draw, f.context(i));
   }
   if (f.lanes.empty()) {
     const char* text = "No trace yet - run a demo";
     const ImVec2 size = ImGui::CalcTextSize(text);
-    draw->AddText(ImVec2((f.gutter_x1 + bb.Max.x - size.x) * 0.5f, (f.ruler_y1 + bb.Max.y - size.y) * 0.5f),
+    draw.text(ImVec2((f.gutter_x1 + bb.Max.x - size.x) * 0.5f, (f.ruler_y1 + bb.Max.y - size.y) * 0.5f),
                   theme::kTextDim, text);
   }
   if (state.selected_op >= 0) draw_selection(draw, model, f, state);
-  draw->PopClipRect();
+  draw.pop_clip();
   draw_markers(draw, model, f);
   if (cursor_x >= f.gutter_x1) {
     draw_time_cursor(draw, f.axis, cursor_x, ImVec2(f.gutter_x1, bb.Min.y), ImVec2(bb.Max.x, ruler_bottom), bb.Max.y);
   }
-  draw->PopClipRect();
-  draw->AddLine(ImVec2(f.gutter_x1 - 0.5f, bb.Min.y), ImVec2(f.gutter_x1 - 0.5f, bb.Max.y), theme::kSeparator);
-  draw->PushClipRect(bb.Min, ImVec2(f.gutter_x1 - 1.0f, bb.Max.y), true);
+  draw.pop_clip();
+  draw.line(ImVec2(f.gutter_x1 - 0.5f, bb.Min.y), ImVec2(f.gutter_x1 - 0.5f, bb.Max.y), theme::kSeparator);
+  draw.push_clip(bb.Min, ImVec2(f.gutter_x1 - 1.0f, bb.Max.y), true);
   draw_gutter(draw, model, f, state, live);
-  draw->PopClipRect();
+  draw.pop_clip();
 }
 
 // The timeline between BeginTimeline and EndTimeline. One at a time, on the
@@ -187,6 +187,11 @@ struct Open {
 Open g_open;
 
 }  // namespace
+
+void draw_timeline_frame(Canvas& canvas, const trace::TraceModel& model, TimelineState& state, bool live,
+                         float cursor_x) {
+  draw_frame(canvas, model, state, live, cursor_x);
+}
 
 LaneContext TimelineFrame::context(size_t i) const noexcept {
   return LaneContext{axis, gutter_x1, max.x, lanes[i].y0, lanes[i].y1, line_height, highlight_line};
@@ -402,7 +407,8 @@ bool EndTimeline() {
     state.hover = hit_test(state.frame, io.MousePos);
   }
 
-  draw_frame(ImGui::GetWindowDrawList(), model, state, o.live, o.hovered && !panning ? io.MousePos.x : -1.0f);
+  ImGuiCanvas canvas(ImGui::GetWindowDrawList());
+  draw_frame(canvas, model, state, o.live, o.hovered && !panning ? io.MousePos.x : -1.0f);
   if (state.hover.kind != TimelineHit::Kind::none) {
     state.frame.lanes[static_cast<size_t>(state.hover.lane)].lane->tooltip(state.hover);
   }

@@ -100,6 +100,11 @@ void prepare_timeline_frame(const trace::TraceModel& model, std::span<Lane* cons
                             ImVec2 min, ImVec2 max, float line_height, TimelineFrame& frame);
 // What is under point p in a prepared frame (kind none outside the lanes).
 TimelineHit hit_test(const TimelineFrame& frame, ImVec2 p);
+// Draws state.frame (prepared): backgrounds, ruler, lanes, the selection,
+// markers, the cursor at cursor_x (if >= 0) and the gutter, on any canvas:
+// the window's, or an SVG document's (timeline_svg.h).
+void draw_timeline_frame(Canvas& canvas, const trace::TraceModel& model, TimelineState& state, bool live,
+                         float cursor_x);
 
 // Where a marker's tag goes: to the right of its line at `x`, or to the left
 // of it where a tag `width` wide would cross `max_x` and fits after `min_x`

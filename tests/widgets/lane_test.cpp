@@ -42,11 +42,11 @@ class IntervalLane final : public Lane {
       if (intervals_[i].second >= ctx.axis.begin_ns && intervals_[i].first <= ctx.axis.end_ns()) visible.push_back(i);
     }
   }
-  void draw(ImDrawList* draw, const LaneContext& ctx) const override {
+  void draw(Canvas& draw, const LaneContext& ctx) const override {
     ++draws;
     for (size_t i : visible) {
-      draw->AddRectFilled(ImVec2(ctx.axis.px(intervals_[i].first), ctx.y0 + 2),
-                          ImVec2(ctx.axis.px(intervals_[i].second), ctx.y1 - 2), theme::kMarker);
+      draw.rect_filled(ImVec2(ctx.axis.px(intervals_[i].first), ctx.y0 + 2),
+                       ImVec2(ctx.axis.px(intervals_[i].second), ctx.y1 - 2), theme::kMarker);
     }
   }
   TimelineHit hit_test(const LaneContext& ctx, ImVec2 p) const override {
@@ -166,7 +166,7 @@ TEST(Lane, LabelsFitTheirBoxOrAreLeftOut) {
   HeadlessContext ctx(800, 600);
   ctx.begin_frame();
   LaneContext lane{TimeAxis::make(TimeView{0, 1000}, 100, 600), 100, 700, 50, 70, 13};
-  ImDrawList* draw = ImGui::GetWindowDrawList();
+  ImGuiCanvas draw(ImGui::GetWindowDrawList());
   EXPECT_TRUE(label_in_box(draw, lane, 200, 400, 50, 70, theme::kText, "a label"));
   EXPECT_FALSE(label_in_box(draw, lane, 200, 203, 50, 70, theme::kText, "a label"));
   // A box that starts left of the lanes keeps its label at their visible edge.

@@ -56,7 +56,7 @@ void CounterLane::prepare(const LaneContext& ctx) {
   top_ = std::max(nice_ceiling(highest, spec_.unit), scale_floor_);
 }
 
-void CounterLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
+void CounterLane::draw(Canvas& draw, const LaneContext& ctx) const {
   draw_counter_plot(draw, columns_, ctx.axis.x0, ctx.y0, ctx.y1, top_, spec_.color,
                     format_counter(top_, spec_.unit).c_str());
 }

@@ -34,7 +34,7 @@ class CounterLane final : public Lane {
   float height_lines() const override;
   LaneHeader header(const LaneContext& ctx, int64_t cursor_t) const override;
   void prepare(const LaneContext& ctx) override;
-  void draw(ImDrawList* draw, const LaneContext& ctx) const override;
+  void draw(Canvas& draw, const LaneContext& ctx) const override;
   TimelineHit hit_test(const LaneContext& ctx, ImVec2 p) const override;
   void tooltip(const TimelineHit& hit) const override;
   bool scale(LaneScale& out) const override;

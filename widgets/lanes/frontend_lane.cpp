@@ -32,7 +32,7 @@ void FrontendLane::prepare(const LaneContext& ctx) {
   fold_enqueue_ticks(*model_, lane(), ctx.axis, ticks_);
 }
 
-void FrontendLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
+void FrontendLane::draw(Canvas& draw, const LaneContext& ctx) const {
   const float ty0 = ctx.y0 + 3.0f;
   const float ty1 = split_y(ctx);
   // A highlighted script line: its ticks and waits stay bright, the rest is dimmed.
@@ -45,7 +45,7 @@ void FrontendLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
     const float density = std::min(1.0f, std::log10(static_cast<float>(box.count)) / 3.0f);
     const float x = std::floor(box.x0);
     const int alpha = dimmed(box, lane().enqueues, false) ? 45 : static_cast<int>(150 + 105 * density);
-    draw->AddRectFilled(ImVec2(x, ty1 - (ty1 - ty0) * (0.6f + 0.4f * density)), ImVec2(x + 1.0f, ty1),
+    draw.rect_filled(ImVec2(x, ty1 - (ty1 - ty0) * (0.6f + 0.4f * density)), ImVec2(x + 1.0f, ty1),
                         with_alpha(theme::kTick, alpha));
   }
   const float sy0 = ty1 + 2.0f;
@@ -54,9 +54,9 @@ void FrontendLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
   for (const LodBox& box : waits_) {
     const float xa = ctx.axis.px(box.begin_ns);
     const float xb = std::max(ctx.axis.px(box.end_ns), xa + 2.0f);
-    draw->AddRectFilled(ImVec2(xa, sy0), ImVec2(xb, sy1), theme::kSyncFill);
+    draw.rect_filled(ImVec2(xa, sy0), ImVec2(xb, sy1), theme::kSyncFill);
     draw_hatch(draw, ImVec2(xa, sy0), ImVec2(xb, sy1), theme::kSyncHatch);
-    draw->AddRect(ImVec2(xa, sy0), ImVec2(xb, sy1), theme::kSync);
+    draw.rect(ImVec2(xa, sy0), ImVec2(xb, sy1), theme::kSync);
     if (box.folded()) {
       std::snprintf(text, sizeof text, "\u00d7%s waits", format_count(box.count).c_str());
     } else {
@@ -70,7 +70,7 @@ void FrontendLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
     }
     label_in_box(draw, ctx, xa, xb, sy0, sy1, theme::kText, text);
     if (dimmed(box, lane().syncs, true)) {
-      draw->AddRectFilled(ImVec2(xa, sy0), ImVec2(xb + 1.0f, sy1 + 1.0f), with_alpha(theme::kBackground, 205));
+      draw.rect_filled(ImVec2(xa, sy0), ImVec2(xb + 1.0f, sy1 + 1.0f), with_alpha(theme::kBackground, 205));
     }
   }
 }

@@ -50,7 +50,7 @@ LaneHeader OpSpanLane::header(const LaneContext&, int64_t) const { return LaneHe
 
 void OpSpanLane::prepare(const LaneContext& ctx) { fold_worker_lane(*model_, lane(), ctx.axis, boxes_); }
 
-void OpSpanLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
+void OpSpanLane::draw(Canvas& draw, const LaneContext& ctx) const {
   const trace::TraceModel& model = *model_;
   const trace::WorkerLane& worker = lane();
   const TimeAxis& axis = ctx.axis;
@@ -65,8 +65,8 @@ void OpSpanLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
     const ImU32 color = OpColor(name);
     if (box.folded()) {
       const ImU32 fill = mix(OpColor(model.op_name(typical_op(model, worker, box))), theme::kBackground, 0.45f);
-      draw->AddRectFilled(ImVec2(xa, y0), ImVec2(std::max(xb, xa + 2.0f), y1), fill);
-      draw->AddRectFilled(ImVec2(xa, y0), ImVec2(std::max(xb, xa + 2.0f), y0 + 1.0f), scale_rgb(fill, 1.35f));
+      draw.rect_filled(ImVec2(xa, y0), ImVec2(std::max(xb, xa + 2.0f), y1), fill);
+      draw.rect_filled(ImVec2(xa, y0), ImVec2(std::max(xb, xa + 2.0f), y0 + 1.0f), scale_rgb(fill, 1.35f));
       std::snprintf(text, sizeof text, "\u00d7%s", format_count(box.count).c_str());
       label_in_box(draw, ctx, xa, xb, y0, y1, text_on(fill), text, nullptr, true);
       continue;
@@ -74,12 +74,12 @@ void OpSpanLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
     // A muted box (a launch: host time spent submitting the op, not the op's work) in the op's colour.
     const ImU32 own = op.internal ? subdued(color) : color;
     const ImU32 fill = style_.muted ? mix(own, theme::kBackground, 0.55f) : own;
-    draw->AddRectFilled(ImVec2(xa, y0), ImVec2(xb, y1), fill);
-    if (style_.muted) draw->AddRect(ImVec2(xa, y0), ImVec2(xb, y1), own);
-    if (xb - xa > 6.0f) draw->AddRectFilled(ImVec2(xb - 1.0f, y0), ImVec2(xb, y1), scale_rgb(fill, 0.6f));
+    draw.rect_filled(ImVec2(xa, y0), ImVec2(xb, y1), fill);
+    if (style_.muted) draw.rect(ImVec2(xa, y0), ImVec2(xb, y1), own);
+    if (xb - xa > 6.0f) draw.rect_filled(ImVec2(xb - 1.0f, y0), ImVec2(xb, y1), scale_rgb(fill, 0.6f));
     if (op.status != trace::OpStatus::ok) {
       const ImU32 edge = op.status == trace::OpStatus::cancelled ? theme::kTextDim : theme::kError;
-      draw->AddRect(ImVec2(xa, y0), ImVec2(xb, y1), edge, 0.0f, 0, 1.5f);
+      draw.rect(ImVec2(xa, y0), ImVec2(xb, y1), edge, 0.0f, 1.5f);
     }
     if (xb - xa < 12.0f) continue;
     const std::string duration = format_duration(worker.end_of(op) - worker.start_of(op));
@@ -97,7 +97,7 @@ void OpSpanLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
     if (on) continue;
     const float xa = axis.px(box.begin_ns);
     const float xb = std::max(axis.px(box.end_ns), xa + 2.0f);
-    draw->AddRectFilled(ImVec2(xa, y0), ImVec2(xb, y1), with_alpha(theme::kBackground, 205));
+    draw.rect_filled(ImVec2(xa, y0), ImVec2(xb, y1), with_alpha(theme::kBackground, 205));
   }
 }
 
@@ -111,7 +111,7 @@ std::pair<size_t, size_t> OpSpanLane::helps_in(double a, double b) const {
   return {static_cast<size_t>(first - helps.begin()), static_cast<size_t>(last - helps.begin())};
 }
 
-void OpSpanLane::draw_helps(ImDrawList* draw, const LaneContext& ctx, float y0, float y1) const {
+void OpSpanLane::draw_helps(Canvas& draw, const LaneContext& ctx, float y0, float y1) const {
   const trace::WorkerLane& worker = lane();
   if (worker.helps.empty()) return;
   const TimeAxis& axis = ctx.axis;
@@ -126,9 +126,9 @@ void OpSpanLane::draw_helps(ImDrawList* draw, const LaneContext& ctx, float y0, 
     drawn_to = xb;
     const std::string_view name = model_->op_name(model_->ops[h.op]);
     const ImU32 color = OpColor(name);
-    draw->AddRectFilled(ImVec2(xa, y0), ImVec2(xb, y1), mix(color, theme::kBackground, 0.6f));
+    draw.rect_filled(ImVec2(xa, y0), ImVec2(xb, y1), mix(color, theme::kBackground, 0.6f));
     draw_hatch(draw, ImVec2(xa, y0), ImVec2(xb, y1), color);
-    draw->AddRect(ImVec2(xa, y0), ImVec2(xb, y1), color);
+    draw.rect(ImVec2(xa, y0), ImVec2(xb, y1), color);
     if (xb - xa < 12.0f) continue;
     std::snprintf(text, sizeof text, "helping: %.*s  %s", static_cast<int>(name.size()), name.data(),
                   format_duration(h.end - h.start).c_str());

@@ -28,7 +28,7 @@ class OpSpanLane : public Lane {
   float height_lines() const override;
   LaneHeader header(const LaneContext& ctx, int64_t cursor_t) const override;
   void prepare(const LaneContext& ctx) override;
-  void draw(ImDrawList* draw, const LaneContext& ctx) const override;
+  void draw(Canvas& draw, const LaneContext& ctx) const override;
   TimelineHit hit_test(const LaneContext& ctx, ImVec2 p) const override;
   void tooltip(const TimelineHit& hit) const override;
   bool locate(const LaneContext& ctx, uint32_t op, OpPart part, ImRect& out) const override;
@@ -49,7 +49,7 @@ class OpSpanLane : public Lane {
   void help_tooltip(const TimelineHit& hit) const;
   // Positions in lane().helps of the help spans overlapping [a, b).
   std::pair<size_t, size_t> helps_in(double a, double b) const;
-  void draw_helps(ImDrawList* draw, const LaneContext& ctx, float y0, float y1) const;
+  void draw_helps(Canvas& draw, const LaneContext& ctx, float y0, float y1) const;
 
   const trace::TraceModel* model_;
   uint32_t worker_;

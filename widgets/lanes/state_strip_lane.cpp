@@ -99,10 +99,10 @@ void StateStripLane::prepare(const LaneContext& ctx) {
   }
 }
 
-void StateStripLane::draw(ImDrawList* draw, const LaneContext& ctx) const {
+void StateStripLane::draw(Canvas& draw, const LaneContext& ctx) const {
   const float y0 = ctx.y0 + 1.0f;
   const float y1 = ctx.y1 - 1.0f;
-  for (const Run& r : runs_) draw->AddRectFilled(ImVec2(r.x0, y0), ImVec2(r.x1, y1), StateColor(r.state));
+  for (const Run& r : runs_) draw.rect_filled(ImVec2(r.x0, y0), ImVec2(r.x1, y1), StateColor(r.state));
 }
 
 TimelineHit StateStripLane::hit_test(const LaneContext& ctx, ImVec2 p) const {

@@ -36,7 +36,7 @@ class StateStripLane final : public Lane {
   LaneHeader header(const LaneContext& ctx, int64_t cursor_t) const override;
   bool named() const override { return false; }
   void prepare(const LaneContext& ctx) override;
-  void draw(ImDrawList* draw, const LaneContext& ctx) const override;
+  void draw(Canvas& draw, const LaneContext& ctx) const override;
   TimelineHit hit_test(const LaneContext& ctx, ImVec2 p) const override;
   void tooltip(const TimelineHit& hit) const override;
 

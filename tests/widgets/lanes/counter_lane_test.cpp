@@ -86,7 +86,8 @@ TEST(CounterLane, DrawsAndShowsATooltip) {
   const LaneContext ctx = lane_context(TimeView{0, 60000});
   lane.prepare(ctx);
   imgui.begin_frame();
-  lane.draw(ImGui::GetWindowDrawList(), ctx);
+  ImGuiCanvas canvas(ImGui::GetWindowDrawList());
+  lane.draw(canvas, ctx);
   TimelineHit hit = lane.hit_test(ctx, point_at(ctx, 2000));
   hit.t = 2000;  // as the core sets it
   ASSERT_EQ(hit.kind, TimelineHit::Kind::counter);

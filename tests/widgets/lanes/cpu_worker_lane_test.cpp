@@ -70,7 +70,8 @@ TEST(CpuWorkerLane, DrawsAndShowsTooltips) {
     const LaneContext ctx = lane_context(fit_view(m.end_time()));
     lane.prepare(ctx);
     imgui.begin_frame();
-    lane.draw(ImGui::GetWindowDrawList(), ctx);
+    ImGuiCanvas canvas(ImGui::GetWindowDrawList());
+    lane.draw(canvas, ctx);
     ASSERT_FALSE(lane.boxes().empty());
     const TimelineHit hit = lane.hit_test(ctx, point_at(ctx, lane.boxes()[lane.boxes().size() / 2].begin_ns));
     ASSERT_NE(hit.kind, Kind::none);

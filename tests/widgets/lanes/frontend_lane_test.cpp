@@ -87,7 +87,8 @@ TEST(FrontendLane, DrawsAndShowsTooltips) {
   lane.prepare(ctx);
   for (const float fraction : {0.2f, 0.8f}) {
     imgui.begin_frame();
-    lane.draw(ImGui::GetWindowDrawList(), ctx);
+    ImGuiCanvas canvas(ImGui::GetWindowDrawList());
+    lane.draw(canvas, ctx);
     lane.tooltip(lane.hit_test(ctx, point_at(ctx, fraction < 0.5f ? 1000 : 20000, fraction)));
     EXPECT_GT(imgui.end_frame()->TotalVtxCount, 0);
   }

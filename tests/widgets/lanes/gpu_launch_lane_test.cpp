@@ -53,7 +53,8 @@ TEST(GpuLaunchLane, DrawsAndShowsAFoldedTooltip) {
   EXPECT_EQ(hit.kind, Kind::folded_ops);
   EXPECT_EQ(hit.count, 2u);
   imgui.begin_frame();
-  lane.draw(ImGui::GetWindowDrawList(), ctx);
+  ImGuiCanvas canvas(ImGui::GetWindowDrawList());
+  lane.draw(canvas, ctx);
   lane.tooltip(hit);
   EXPECT_GT(imgui.end_frame()->TotalVtxCount, 0);
 }

@@ -52,7 +52,8 @@ TEST(GpuStreamLane, DrawsAndShowsTooltips) {
   const LaneContext ctx = lane_context(TimeView{0, 70000});
   lane.prepare(ctx);
   imgui.begin_frame();
-  lane.draw(ImGui::GetWindowDrawList(), ctx);
+  ImGuiCanvas canvas(ImGui::GetWindowDrawList());
+  lane.draw(canvas, ctx);
   lane.tooltip(lane.hit_test(ctx, point_at(ctx, 40000)));
   EXPECT_GT(imgui.end_frame()->TotalVtxCount, 0);
 }
