@@ -223,7 +223,7 @@ struct CommandLine {
   CLI::App* view = nullptr;
   std::string view_path, view_other;
   bool view_print = false;
-  std::string view_json, view_svg;
+  std::string view_json, view_svg, view_range, view_title;
   float view_svg_width = 1400;
   bool complete_steps = false;
   GuiRequest view_request;
@@ -285,6 +285,10 @@ CommandLine::CommandLine() {
   view->add_option("--svg", view_svg,
                    "draw the timeline (lanes, state strips, queue depth, memory, the verdict) as an SVG picture "
                    "instead of opening the window");
+  view->add_option("--range", view_range,
+                   "with --svg: the window FROM:TO (seconds since the trace's start; either may be left out), whose "
+                   "verdict and memory holders the picture shows");
+  view->add_option("--title", view_title, "with --svg: the picture's caption (default: the file's name and format)");
   view->add_option("--svg-width", view_svg_width, "the picture's width in pixels (320-16384, default 1400)")
       ->check(CLI::Range(320.0f, 16384.0f));
   view->add_flag("--complete-steps", complete_steps,
@@ -335,13 +339,42 @@ void CommandLine::add_run_options(CLI::App* sub, const demos::Program& program, 
   sub->add_option("--json", json_path, "write the parameters and results as JSON");
 }
 
+// "FROM:TO" in seconds (either side may be empty) to ns; false if malformed.
+bool parse_range(const std::string& text, int64_t& from, int64_t& to) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos) return false;
+  const auto side = [](const std::string& s, int64_t& out) {
+    if (s.empty()) return true;
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(s, &used);
+    } catch (const std::exception&) {
+      return false;
+    }
+    if (used != s.size() || !std::isfinite(v) || v < 0 || v > 1e6) return false;
+    out = static_cast<int64_t>(std::llround(v * 1e9));
+    return true;
+  };
+  from = to = -1;
+  if (!side(text.substr(0, colon), from) || !side(text.substr(colon + 1), to)) return false;
+  return from < 0 || to < 0 || from < to;
+}
+
 // `view FILE`: the trace described on the terminal, or opened in the app.
 int view_command(CommandLine& cl, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
   trace::AnalysisOptions options;
   options.complete_steps_only = cl.complete_steps;
   if (cl.view_print || cl.view->count("--json") > 0 || cl.view->count("--svg") > 0) {
+    int64_t from = -1, to = -1;
+    if (!cl.view_range.empty() && !parse_range(cl.view_range, from, to)) {
+      say(err, "--range " + quote(cl.view_range) + ": expected FROM:TO in seconds since the trace's start (e.g. 0.5:1.25, "
+               "or 2: for the rest), FROM before TO");
+      return 2;
+    }
     return report_trace(cl.view_path, options, cl.view_print, cl.view->count("--json") > 0 ? &cl.view_json : nullptr,
-                        out, err, cl.view->count("--svg") > 0 ? &cl.view_svg : nullptr, cl.view_svg_width);
+                        out, err, cl.view->count("--svg") > 0 ? &cl.view_svg : nullptr, cl.view_svg_width, from, to,
+                        cl.view->count("--title") > 0 ? &cl.view_title : nullptr);
   }
   try {
     // A bad file is bad input: say so here, before a window opens.

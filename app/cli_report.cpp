@@ -16,6 +16,7 @@
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/profile_model.h"
 #include "engine/trace/profile_report.h"
+#include "engine/trace/model_slice.h"
 #include "engine/trace/trace_diff.h"
 #include "widgets/timeline_svg.h"
 #include "engine/base/output_file.h"
@@ -282,7 +283,8 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
 }
 
 // What the picture says under its lanes: the verdict, and what held the memory at its peak.
-std::vector<std::string> picture_notes(const trace::OpenedTrace& t, const trace::RunInsight& insight) {
+std::vector<std::string> picture_notes(const trace::OpenedTrace& t, const trace::TraceModel& model,
+                                       const trace::RunInsight& insight) {
   std::vector<std::string> notes;
   if (t.foreign()) {
     notes.push_back(t.figures->verdict.text);
@@ -298,7 +300,7 @@ std::vector<std::string> picture_notes(const trace::OpenedTrace& t, const trace:
   }
   const trace::Verdict v = insight.verdict();
   notes.push_back(v.text());
-  const trace::HolderTable peak = insight.peak_holders(t.model);
+  const trace::HolderTable peak = insight.peak_holders(model);
   if (peak.buffers > 0) {
     std::string line = "at the peak of live bytes (" + format_bytes(static_cast<int64_t>(peak.live_bytes)) + "), held by:";
     for (size_t i = 0; i < peak.rows.size() && i < 3; ++i) {
@@ -312,7 +314,8 @@ std::vector<std::string> picture_notes(const trace::OpenedTrace& t, const trace:
 }
 
 int report_trace(const std::string& path, const trace::AnalysisOptions& options, bool print, const std::string* json,
-                 std::ostream& out, std::ostream& err, const std::string* svg, float svg_width) {
+                 std::ostream& out, std::ostream& err, const std::string* svg, float svg_width, int64_t range_from,
+                 int64_t range_to, const std::string* title) {
   trace::OpenedTrace opened;
   try {
     OutputSet outputs(out, err);
@@ -332,13 +335,24 @@ int report_trace(const std::string& path, const trace::AnalysisOptions& options,
       outputs.set_content("--json", [&text](std::ostream& o) { o << text; });
     }
     if (svg != nullptr) {
+      // A window of the trace is a model of its own: its verdict and holders are the window's.
+      const bool windowed = range_from >= 0 || range_to >= 0;
+      const int64_t from = std::max<int64_t>(0, range_from);
+      const int64_t to = range_to >= 0 ? range_to : opened.model.end_time() + 1;
+      const trace::TraceModel window = windowed ? trace::slice(opened.model, from, to) : trace::TraceModel{};
+      const trace::TraceModel& shown = windowed ? window : opened.model;
       trace::RunInsight insight;
-      insight.update(opened.model, true);
+      insight.update(shown, true);
       widgets::SvgOptions o;
       o.width = svg_width;
-      o.title = std::filesystem::path(path).filename().string() + " (" + opened.format_text() + ")";
-      o.notes = picture_notes(opened, insight);
-      picture = widgets::timeline_svg(opened.model, opened.foreign() ? nullptr : &insight, o);
+      o.title = title != nullptr ? *title
+                                 : std::filesystem::path(path).filename().string() + " (" + opened.format_text() + ")";
+      if (windowed) {
+        o.from_ns = from;
+        o.to_ns = std::max(to, from + 1);
+      }
+      o.notes = picture_notes(opened, shown, insight);
+      picture = widgets::timeline_svg(shown, opened.foreign() ? nullptr : &insight, o);
       outputs.set_content("--svg", [&picture](std::ostream& o) { o << picture; });
     }
     if (!outputs.empty()) outputs.commit();

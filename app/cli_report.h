@@ -76,8 +76,12 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
 int diff_command(const std::string& a, const std::string& b, const trace::AnalysisOptions& options,
                  const std::string* json, std::ostream& out, std::ostream& err);
 
-// `svg`: also the timeline as an SVG picture (timeline_svg.h), `svg_width` pixels wide.
+// `svg`: also the timeline as an SVG picture (timeline_svg.h), `svg_width`
+// pixels wide, of the window [range_from, range_to) ns (negative: the
+// trace's start / end), whose verdict and holders it shows, under `title`
+// (default: the file's name and format).
 int report_trace(const std::string& path, const trace::AnalysisOptions& options, bool print, const std::string* json,
-                 std::ostream& out, std::ostream& err, const std::string* svg = nullptr, float svg_width = 1400);
+                 std::ostream& out, std::ostream& err, const std::string* svg = nullptr, float svg_width = 1400,
+                 int64_t range_from = -1, int64_t range_to = -1, const std::string* title = nullptr);
 
 }  // namespace asyncscope::app

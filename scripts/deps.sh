@@ -4,7 +4,8 @@
 # With arguments, installs those packages instead. PyTorch (python3-torch)
 # is a test dependency: the tests compare the PyTorch edition with the real
 # thing, and the side-by-side benchmark's check (python.PeersQuick) runs it.
-# Chromium (headless) checks that the SVG pictures of timelines render.
+# Chromium (headless) checks that the SVG pictures of timelines render; the
+# Jupyter packages run a notebook with the %%asyncscope magic in the tests.
 set -euo pipefail
 
 packages=(
@@ -18,6 +19,7 @@ packages=(
   python3-torch
   clang libclang-rt-dev
   chromium
+  python3-ipykernel jupyter-nbconvert python3-nbformat python3-nbclient
 )
 
 # Node.js and npm run the trace-consumer test (Chrome DevTools' trace engine

@@ -5,7 +5,9 @@ once; worker threads compute; sync points (wait_to_read, asnumpy, asscalar,
 printing, waitall) wait for exactly the work they need. Run a script under
 `asyncscope script FILE.py` or in the app to see every op, wait and source
 line on a timeline; under plain python3, set ASYNCSCOPE_TRACE=run.json (or
-call export_trace) to save the trace for Perfetto or `asyncscope view`.
+call export_trace) to save the trace for Perfetto or `asyncscope view`. In
+Jupyter, `%load_ext asyncscope` and `%%asyncscope` show a cell's timeline
+inline (see help(asyncscope.notebook)); asyncscope.show() the whole run.
 
 The MXNet edition:   from asyncscope import autograd, gluon, nd
                      from asyncscope.gluon import loss as gloss, nn
@@ -67,6 +69,7 @@ from . import ndarray
 from . import autograd, gluon, init
 from . import d2l, torch
 from .context import Context, cpu, gpu
+from .notebook import load_ipython_extension, show, unload_ipython_extension
 
 nd = ndarray
 _sys.modules[__name__ + ".nd"] = ndarray
@@ -76,4 +79,4 @@ _sys.modules[__name__ + ".nd"] = ndarray
 _atexit.register(_core._shutdown)
 
 __all__ = ["OpError", "blas_info", "configure", "export_trace", "hosted", "line_table", "mark", "ndarray", "nd", "autograd", "gluon", "init",
-           "torch", "d2l", "Context", "cpu", "gpu"]
+           "torch", "d2l", "Context", "cpu", "gpu", "show"]

@@ -8,6 +8,7 @@
 #include "python/core/runtime.h"
 #include "python/core/source.h"
 #include "engine/tensor/blas.h"
+#include "engine/trace/clock.h"
 #include "engine/trace/model.h"
 #include "engine/trace/source_lines.h"
 #include "engine/trace/names.h"
@@ -68,11 +69,15 @@ Loads OpenBLAS if needed; raises RuntimeError, saying what to install, if it
 cannot be loaded.)");
   m.def("_recommended_blas_core", &blas::recommended_core);
   m.def("hosted", &hosted, "Whether a host (asyncscope script, the app) runs this script.");
-  m.def("mark", [](const std::string& name, int64_t value) {
+  m.def("mark", [](const std::string& name, int64_t value) -> py::object {
     const std::shared_ptr<trace::Recorder> rec = recorder();
-    if (rec && rec->enabled()) rec->record_marker(trace::intern(name), value);
+    if (!rec || !rec->enabled()) return py::none();
+    const int64_t t = trace::now_ns() - rec->origin_ns();
+    rec->record_marker(trace::intern(name), value);
+    return py::float_(static_cast<double>(t) * 1e-9);
   }, py::arg("name"), py::arg("value") = 0,
-     "A named instant on the frontend lane of the timeline (a phase of the script).");
+     "A named instant on the frontend lane of the timeline (a phase of the script). Returns its time in seconds "
+     "since the run's start (what `asyncscope view --range` takes), or None when nothing is recorded.");
   m.def("_set_package_dir", &set_package_dir, py::arg("dir"), py::arg("absolute_dir"));
   m.def("_set_source_attribution", &set_source_attribution, py::arg("on"),
         "Turns tracing ops and waits back to their source lines on or off (on by default; for measuring its cost).");
