@@ -193,6 +193,11 @@ class SyncVsAsync final : public Program {
     y.wait_to_read();
     const int64_t progress_step = std::max<int64_t>(1, iterations / 100);
 
+    // How often a worker found the frontend waiting on its own CPU and moved
+    // away (cpu_placement.h): two threads sharing one CPU slow each other,
+    // and t1 varies with it from run to run.
+    const uint64_t moves_before = env.engine().stats().cpu_moves;
+
     // Phase 1: a sync point in every iteration.
     env.mark("sync loop");
     const int64_t sync_from = trace::now_ns() - env.recorder().origin_ns();
@@ -225,6 +230,7 @@ class SyncVsAsync final : public Program {
     const double async_s = seconds_since(t_async);
     env.print("loop with one wait_all at the end: " + format_value(async_s, "s"));
     env.mark("done");
+    const uint64_t cpu_moves = env.engine().stats().cpu_moves - moves_before;
     env.finish();
 
     const trace::TraceModel m = env.model();
@@ -333,6 +339,7 @@ class SyncVsAsync final : public Program {
     env.result("model_textbook_error_pct", "  against the loop", error_pct(model_textbook, sync_s), "%");
     env.result("model_sync_s", "model n(t1 + t2 + t3 - overlap)", model_sync, "s");
     env.result("model_sync_error_pct", "  against the loop", error_pct(model_sync, sync_s), "%");
+    env.result("cpu_moves", "worker moved off the frontend's CPU", static_cast<double>(cpu_moves), "");
     if (cal.size > 0) {
       env.result("calibration_t1_us", "calibration: t1 at that size", cal.t1_us, "us");
       env.result("calibration_t2_us", "calibration: t2 at that size", cal.t2_us, "us");
@@ -349,6 +356,11 @@ class SyncVsAsync final : public Program {
         << std::fabs(error_pct(model_sync, sync_s)) << "%. The async model is within "
         << std::fabs(error_pct(model_async, async_s)) << "% of its loop.";
     env.note(fit.str());
+    if (cpu_moves > 0) {
+      env.note("The worker found itself on the frontend's CPU " + std::to_string(cpu_moves) +
+               " times and moved away: while two threads share a CPU each waits for the other, which is why t1 "
+               "varies from run to run (most on machines with few CPUs).");
+    }
     if (std::fabs(error_pct(model_async, async_s)) > 20) {
       env.note("The async model does not fit this run (over 20% off): the loop was neither steadily backend- nor "
                "frontend-bound (a preempted frontend or worker shows as idle time in the trace).");
