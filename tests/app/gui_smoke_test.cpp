@@ -526,5 +526,21 @@ TEST(GuiSmoke, ViewRendersTheLanesOfAnExportedTrace) {
   EXPECT_GT(lane_pixels(img, "add_scalar"), 50);
 }
 
+// A profiler's trace opens in the real app: the chapter's loop as PyTorch
+// 2.11 ran it on an H200 (kept in tests/data/traces), its GPU kernels and
+// the threads' operators drawn as lanes, under a real X server.
+TEST(GuiSmoke, ViewRendersAPyTorchProfilersTrace) {
+  if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed (make test installs it)";
+  const std::string trace = std::string(ASYNCSCOPE_SOURCE_DIR) + "/tests/data/traces/torch211_h200_chapter_cuda.json.gz";
+  const std::string png = scratch("pytorch_trace.png");
+  ASSERT_EQ(run_app("view " + trace + " --tab insight --screenshot " + png + " --quit-after-run", png + ".log"), 0)
+      << "see " << png << ".log";
+  const Image img = load(png);
+  ASSERT_EQ(img.width, 1280);
+  // The threads' operators are drawn on their lanes.
+  EXPECT_GT(lane_pixels(img, "aten::masked_select"), 50);
+  EXPECT_GT(lane_pixels(img, "aten::isfinite"), 50);
+}
+
 }  // namespace
 }  // namespace asyncscope::app
