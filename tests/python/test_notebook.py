@@ -36,6 +36,8 @@ CELLS = [
     "        if sync:\n            l.mean().asscalar()\nnd.waitall()",
     # The whole run so far.
     "import asyncscope\n_ = asyncscope.show(width=900)",
+    # The per-line figures name the cells' lines (IPython compiles each cell as a file of its own).
+    "rows = asyncscope.line_table()\nprint('LINES', len({r['file'] for r in rows}), max(r['ops'] for r in rows))",
 ]
 
 
@@ -70,6 +72,8 @@ class Notebook(unittest.TestCase):
             self.assertIn("<svg", svg)
             for text in (">frontend</text>", ">CPU worker 0</text>", ">queue depth</text>", "-bound: "):
                 self.assertIn(text, svg, f"picture {i}")
+        lines = "".join(o.get("text", "") for o in executed.cells[5].outputs)
+        self.assertRegex(lines, r"LINES [3-9]\d* \d+", lines)  # ops from at least three cells' files
         # Each cell's picture is its own window: the first (one GEMM) pushed far fewer ops than the loops.
         self.assertIn("True", "".join(o.get("text", "") for o in executed.cells[1].outputs))
         self.assertLess(len(pictures[0]), len(pictures[1]))
