@@ -1,5 +1,11 @@
 #include "app/gui/gui_app.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -278,6 +284,27 @@ void GuiApp::screenshot_done(const std::string& error) {
   if (quit_when_done_ && !runner_.busy()) quit_ = true;
 }
 
+// The number of simulated GPUs is fixed for a process once read
+// (engine/core/device.h): the app starts again, with the same command line
+// and --simulated-gpus N, in place of this process.
+void GuiApp::restart_with_simulated_gpus(int n) {
+  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  for (std::string arg; std::getline(cmdline, arg, '\0');) args.push_back(arg);
+  if (args.empty()) {
+    set_status("Cannot restart the app: its command line is unknown (/proc/self/cmdline).", true);
+    return;
+  }
+  const std::vector<std::string> next = with_simulated_gpus(args, n);
+  std::vector<char*> argv;
+  for (const std::string& a : next) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv("/proc/self/exe", argv.data());
+  set_status(std::string("Cannot restart the app with ") + std::to_string(n) + " simulated GPUs: " +
+                 std::strerror(errno),
+             true);
+}
+
 void GuiApp::act(Action action) {
   RunRecord* run = runs_.current();
   switch (action) {
@@ -342,7 +369,9 @@ bool GuiApp::frame() {
   ImGui::Begin("asyncscope", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
                    ImGuiWindowFlags_NoSavedSettings);
-  if (const auto action = draw_menu_bar(runs_, runner_.busy())) act(*action);
+  std::optional<int> simulated;
+  if (const auto action = draw_menu_bar(runs_, runner_.busy(), simulated)) act(*action);
+  if (simulated) restart_with_simulated_gpus(*simulated);
   const float scale = window_.scale();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   // A script's source wants the width: the left panel grows while one is picked.

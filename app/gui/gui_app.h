@@ -84,6 +84,7 @@ class GuiApp {
   void act(Action action);
   // "" or why not (for the path dialog).
   std::string open_trace(const std::string& path);
+  void restart_with_simulated_gpus(int n);
   std::string export_trace(const std::string& path);
   // Opens a script into the picker and the script view; "" or why not.
   std::string open_script(const std::string& path);

@@ -2,6 +2,10 @@
 
 #include <imgui.h>
 
+#include <exception>
+
+#include "engine/core/device.h"
+
 namespace asyncscope::app {
 namespace {
 
@@ -30,9 +34,35 @@ void run_menus(RunList& runs) {
   }
 }
 
+int simulated_gpus_now() {
+  try {
+    return simulated_gpus();
+  } catch (const std::exception&) {
+    return 0;  // a bad ASYNCSCOPE_SIMULATED_GPUS: the app said so at start
+  }
+}
+
 }  // namespace
 
-std::optional<Action> draw_menu_bar(RunList& runs, bool running) {
+std::vector<std::string> with_simulated_gpus(const std::vector<std::string>& args, int n) {
+  std::vector<std::string> out;
+  if (args.empty()) return out;
+  out.push_back(args[0]);
+  out.push_back("--simulated-gpus");
+  out.push_back(std::to_string(n));
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--simulated-gpus") {
+      ++i;  // and its value
+      continue;
+    }
+    if (a.rfind("--simulated-gpus=", 0) == 0) continue;
+    out.push_back(a);
+  }
+  return out;
+}
+
+std::optional<Action> draw_menu_bar(RunList& runs, bool running, std::optional<int>& simulated_gpus) {
   std::optional<Action> asked;
   if (!ImGui::BeginMenuBar()) return asked;
   const RunRecord* run = runs.current();
@@ -47,6 +77,17 @@ std::optional<Action> draw_menu_bar(RunList& runs, bool running) {
   }
   if (ImGui::BeginMenu("Run")) {
     action_item(running ? "Stop" : "Run", Action::toggle_run, asked);
+    ImGui::Separator();
+    // Process-wide (engine/core/device.h): another number restarts the app.
+    if (ImGui::BeginMenu("Simulated GPUs", !running)) {
+      const int now = simulated_gpus_now();
+      for (const int n : {0, 1, 2, 4}) {
+        const std::string label = n == 0 ? std::string("none") : std::to_string(n) + (n == 1 ? " GPU" : " GPUs");
+        if (ImGui::MenuItem(label.c_str(), nullptr, n == now) && n != now) simulated_gpus = n;
+      }
+      ImGui::TextDisabled("another number restarts the app (export runs to keep them)");
+      ImGui::EndMenu();
+    }
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
