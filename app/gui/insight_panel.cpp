@@ -89,11 +89,21 @@ void InsightPanel::draw(const RunRecord* run, const RunRecord* other) {
 }
 
 // A profiler's trace: its verdict and HTA's stream figures instead of the lane states.
-static void draw_profile_bottleneck(const RunRecord& run) {
-  const trace::ProfileFigures& f = *run.figures;
+// Whether a profile has two or more ProfilerStep ranges (HTA then counts the complete ones only).
+static bool has_steps(const trace::ProfileTrace& p) {
+  int steps = 0;
+  for (const std::string& name : p.names) steps += name.rfind("ProfilerStep#", 0) == 0;
+  return steps >= 2;
+}
+
+static void draw_profile_bottleneck(const RunRecord& run, const trace::ProfileFigures& f, bool* complete_steps) {
   ImGui::TextDisabled("WHO IS THE BOTTLENECK");
   ImGui::SameLine();
   ImGui::TextDisabled("(%s)", trace::to_string(run.profile->format));
+  if (complete_steps != nullptr) {
+    ImGui::SameLine();
+    ImGui::Checkbox("complete ProfilerSteps only, as HTA counts", complete_steps);
+  }
   const ImU32 color = widgets::StateColor(f.verdict.bound == trace::Bound::frontend ? trace::LaneState::starved
                                                                                    : trace::LaneState::busy);
   if (f.verdict.bound != trace::Bound::unknown) ImGui::PushStyleColor(ImGuiCol_Text, color);
@@ -209,7 +219,20 @@ static void draw_profile_memory(const RunRecord& run) {
 }
 
 void InsightPanel::draw_bottleneck(const RunRecord& run) {
-  if (run.figures) return draw_profile_bottleneck(run);
+  if (run.figures) {
+    const bool steps = has_steps(*run.profile);
+    const trace::ProfileFigures* f = run.figures.get();
+    if (steps && complete_steps_) {
+      if (steps_run_ != run.number) {
+        trace::AnalysisOptions options;
+        options.complete_steps_only = true;
+        steps_figures_ = std::make_shared<trace::ProfileFigures>(trace::analyze_profile(*run.profile, options));
+        steps_run_ = run.number;
+      }
+      f = steps_figures_.get();
+    }
+    return draw_profile_bottleneck(run, *f, steps ? &complete_steps_ : nullptr);
+  }
   const trace::Verdict v = run.insight.verdict();
   ImGui::TextDisabled("WHO IS THE BOTTLENECK%s", run.live ? " (so far)" : "");
   if (v.bound == trace::Bound::unknown) {

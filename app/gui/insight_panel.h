@@ -3,6 +3,9 @@
 //     and the lanes' time per state, over the whole run and over the view;
 //   - Memory: what held the live bytes at their peak (op, script line,
 //     bytes, buffers), and how RSS splits into live, pooled and the rest;
+//   - for a profiler's trace, its own figures instead (the verdict, each
+//     stream's queue and idle split, launches, top ops; optionally over its
+//     complete ProfilerSteps only, as HTA counts) and its memory holders;
 //   - Compared: with a run stacked below to compare, the difference of the
 //     two (total time, frontend waiting, workers busy/starved/held, peak RSS,
 //     peak live bytes, ops) with factors.
@@ -12,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +44,9 @@ class InsightPanel {
   // Draws in the available region of the current window. `run` is the shown
   // run (nullptr: none), `other` the one stacked below to compare (or nullptr).
   void draw(const RunRecord* run, const RunRecord* other);
+  // For a profiler's trace with ProfilerSteps: figures over the complete
+  // steps only (what the panel's checkbox sets).
+  void count_complete_steps(bool on) noexcept { complete_steps_ = on; }
 
  private:
   void draw_bottleneck(const RunRecord& run);
@@ -56,6 +63,11 @@ class InsightPanel {
   int diff_run_ = -1, diff_other_ = -1;
   int64_t diff_frontiers_[2] = {-1, -1};
   std::vector<trace::DiffRow> diff_;
+  // A profiler's trace with ProfilerSteps: its figures over the complete
+  // steps only (HTA's default), when asked, for the run last drawn.
+  bool complete_steps_ = false;
+  int steps_run_ = -1;
+  std::shared_ptr<const trace::ProfileFigures> steps_figures_;
   std::vector<trace::OpDelta> op_deltas_;
 };
 

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "app/gui/timeline_panel.h"
 #include "support/timeline_fixtures.h"
 #include "widgets/imgui_context.h"
@@ -75,6 +78,41 @@ TEST(InsightPanel, AProfilersTraceShowsItsStreamsVerdictAndHolders) {
         std::string("cuda:0 at its peak"), run.figures->memory.front().peak.rows.front().op}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin:\n" << text;
   }
+}
+
+// With ProfilerSteps, the panel offers HTA's count of complete steps only:
+// stream 7 of the sampled training trace queues 80 launches at most over
+// the whole trace, 76 over its complete step (HTA's figure).
+TEST(InsightPanel, AProfilersStepsCanBeCountedAsHtaCountsThem) {
+  const char* env = std::getenv("ASYNCSCOPE_REAL_TRACES");
+  const std::string path = std::string(env != nullptr ? env : ASYNCSCOPE_REAL_TRACES) + "/sampled_training.json.gz";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "the real traces live in ../shared/traces";
+  RunList runs;
+  const RunRecord& run = runs.open_trace(path);
+  InsightPanel panel;
+  const auto drawn = [&] {
+    widgets::HeadlessContext context(1600, 500);
+    std::string text;
+    for (int frame = 0; frame < 2; ++frame) {
+      context.begin_frame();
+      ImGui::LogToBuffer();
+      panel.draw(&run, nullptr);
+      text = ImGui::GetCurrentContext()->LogBuffer.c_str();
+      ImGui::LogFinish();
+      context.end_frame();
+    }
+    return text;
+  };
+  const std::string whole = drawn();
+  EXPECT_NE(whole.find("complete ProfilerSteps only"), std::string::npos) << whole;
+  panel.count_complete_steps(true);
+  const std::string steps = drawn();
+  const auto row_of_stream_7 = [](const std::string& text) {
+    const size_t at = text.find("GPU 0 stream 7");
+    return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+  };
+  EXPECT_NE(row_of_stream_7(whole).find(" 80 "), std::string::npos) << row_of_stream_7(whole);
+  EXPECT_NE(row_of_stream_7(steps).find(" 76 "), std::string::npos) << row_of_stream_7(steps);
 }
 
 }  // namespace
