@@ -42,4 +42,17 @@ std::vector<std::string> all_names() {
   return {r.names.begin(), r.names.end()};
 }
 
+size_t name_count() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  return r.names.size();
+}
+
+std::vector<std::string> names_from(size_t from) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  if (from >= r.names.size()) return {};
+  return {r.names.begin() + static_cast<std::ptrdiff_t>(from), r.names.end()};
+}
+
 }  // namespace asyncscope::trace

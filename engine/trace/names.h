@@ -22,4 +22,9 @@ std::string name_of(NameId id);
 // All names, indexed by id (a copy, for readers building a model).
 std::vector<std::string> all_names();
 
+// How many names there are (ids 0 .. name_count() - 1), and the names from
+// id `from` on: what a reader that has the first `from` already needs.
+size_t name_count();
+std::vector<std::string> names_from(size_t from);
+
 }  // namespace asyncscope::trace

@@ -36,7 +36,7 @@ Recorder::Recorder() : Recorder(Options{}) {}
 
 Recorder::Recorder(Options options)
     : uid_(g_next_uid.fetch_add(1, std::memory_order_relaxed)),
-      origin_ns_(now_ns()),
+      origin_ns_(options.origin_ns != 0 ? options.origin_ns : now_ns()),
       options_(options),
       enabled_(options.enabled),
       // The sampler runs at >= 1 kHz; one sample per log slot.
@@ -132,6 +132,20 @@ ThreadBuffer& Recorder::register_thread() {
   return *buffer;
 }
 
+ThreadBuffer& Recorder::add_thread(std::string name) {
+  std::lock_guard lock(mutex_);
+  const auto index = static_cast<uint32_t>(threads_.size());
+  threads_.push_back(std::make_unique<ThreadBuffer>(options_.max_events_per_thread, index, std::move(name), &account_,
+                                                    &enqueue_account_));
+  ThreadBuffer* buffer = threads_.back().get();
+  if (account_.budget) {
+    const auto fixed = static_cast<int64_t>(buffer->fixed_bytes());
+    account_.budget->charge(fixed, "the trace", true);
+    fixed_charged_ += fixed;
+  }
+  return *buffer;
+}
+
 void Recorder::record_error(uint64_t op, std::string text) {
   std::lock_guard lock(mutex_);
   errors_.emplace_back(op, std::move(text));
@@ -162,7 +176,7 @@ std::vector<std::pair<uint64_t, std::string>> Recorder::errors(size_t from) cons
 }
 
 uint64_t Recorder::dropped() const {
-  uint64_t total = counters_.dropped();
+  uint64_t total = counters_.dropped() + dropped_elsewhere_.load(std::memory_order_relaxed);
   for (const ThreadBuffer* t : threads()) total += t->dropped();
   return total;
 }

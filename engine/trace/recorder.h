@@ -86,6 +86,10 @@ class Recorder {
     bool enabled = true;
     // Per thread and per log: beyond this, events are dropped and counted.
     size_t max_events_per_thread = size_t{1} << 24;
+    // The run's start (absolute steady_clock ns); 0: when the recorder is made.
+    // A recorder that takes in another process's events (trace/live.h) starts
+    // where that process's did.
+    int64_t origin_ns = 0;
   };
 
   Recorder();
@@ -119,6 +123,14 @@ class Recorder {
   void record_source(NameId file, uint32_t line) {
     local().sources.append(SourceEvent{now_ns_unordered(), file, line});
   }
+  // A buffer no thread records into by itself, named `name`: for events that
+  // come from elsewhere (another process's trace, streamed), appended by one
+  // thread at a time. Readers see it as any thread's buffer.
+  ThreadBuffer& add_thread(std::string name);
+  // Events dropped where they were recorded (another process's recorder):
+  // counted in dropped() besides this recorder's own. A running total.
+  void set_dropped_elsewhere(uint64_t total) noexcept { dropped_elsewhere_.store(total, std::memory_order_relaxed); }
+
   // Rare path (a failed op): takes a lock.
   void record_error(uint64_t op, std::string text);
 
@@ -203,6 +215,7 @@ class Recorder {
   const Options options_;
   std::atomic<bool> enabled_;
   std::atomic<uint64_t> first_op_id_{1};
+  std::atomic<uint64_t> dropped_elsewhere_{0};
 
   mutable std::mutex mutex_;  // guards the registry below, never held while recording
   std::vector<std::unique_ptr<ThreadBuffer>> threads_;

@@ -1,0 +1,201 @@
+// Live attach: a process that records a trace (a Python program that imports
+// asyncscope, a notebook's kernel) publishes it while it records, and a
+// viewer in another process of the same user (the app's File > Attach to
+// process, `asyncscope attach`) follows it as it grows.
+//
+// Transport: one Unix domain socket per publishing process, DIR/PID.sock,
+// where DIR is publish_directory(): $XDG_RUNTIME_DIR/asyncscope, or
+// asyncscope-UID under the temporary directory when XDG_RUNTIME_DIR is unset.
+// The folder is made with mode 0700 and used only while it is a real
+// directory owned by this user with no access for anyone else; the socket is
+// 0600; and each side checks the other's credentials (SO_PEERCRED), so
+// another user can neither attach nor pose as a publisher.
+//
+// What travels: the recorder's logs, read by the server's own thread as any
+// reader reads them (the program's threads never wait for it), in rounds of
+// bounded size while the viewer takes them. The server keeps at most
+// kMaxPendingBytes unsent per viewer and never waits for one: a slow viewer
+// falls behind and catches up (the program's recorder keeps every event
+// anyway, so nothing is lost on the way), a vanished one is dropped. Events
+// the program's recorder itself dropped (its bounds) are counted, and the
+// viewer's recorder reports them in dropped(). When the program ends, the
+// server sends what is left within a deadline and says so; a viewer sees a
+// process that vanished without saying so as lost.
+//
+// Threading: LiveServer and LiveClient from any one thread each (each runs
+// a thread of its own); the free functions from any thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/trace/recorder.h"
+
+namespace asyncscope::trace {
+
+// Why publishing or attaching cannot go on: one line, for the user.
+class LiveError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The folder the sockets live in (see above), made if missing. `create`:
+// make it when missing (a publisher); a viewer only looks. Throws LiveError
+// when it is not private to this user (not a directory, a link, another
+// owner, access for group or others).
+std::string publish_directory(bool create = true);
+
+// What a publisher says about itself when a viewer connects.
+struct LiveHello {
+  int pid = 0;
+  uint32_t uid = 0;
+  std::string title;    // what the program calls itself ("python3 train.py")
+  std::string command;  // its command line, arguments separated by spaces
+  std::string cwd;      // its working directory (relative source paths are from here)
+  int64_t started_unix_ms = 0;  // when it started publishing (wall clock)
+  int64_t origin_ns = 0;        // its recorder's origin (steady clock: the same on one machine)
+  uint64_t first_op_id = 1;
+  std::vector<std::string> counters;  // its recorder's counter names
+};
+
+// The version of what travels; a viewer refuses another (built from other sources).
+inline constexpr int kLiveProtocol = 1;
+// Unsent bytes a server keeps per viewer, at most (one round more: rounds are bounded too).
+inline constexpr size_t kMaxPendingBytes = size_t{4} << 20;
+
+// Publishes a recorder at DIR/PID.sock until finish() or destruction.
+class LiveServer {
+ public:
+  struct Options {
+    std::string directory;  // "" = publish_directory()
+    std::string title;      // "" = the process's name
+    // A round of the logs is read this often while a viewer follows.
+    std::chrono::milliseconds round{20};
+  };
+  // Starts publishing: the socket is made (a stale one of this pid, and of
+  // processes that no longer exist, removed) and the server's thread waits
+  // for viewers. Throws LiveError with the reason.
+  LiveServer(std::shared_ptr<const Recorder> recorder, Options options);
+  ~LiveServer();  // finish() with no time to send the rest
+  LiveServer(const LiveServer&) = delete;
+  LiveServer& operator=(const LiveServer&) = delete;
+
+  const std::string& path() const noexcept { return path_; }
+  // Sends viewers what is left, for at most `limit`, tells them the program
+  // ended (`reason`), closes them and removes the socket. Idempotent. In a
+  // forked child (the server belongs to its parent) it does nothing.
+  void finish(std::chrono::milliseconds limit, const std::string& reason = "the program ended");
+
+  // Viewers connected now (those streaming, and those that only looked).
+  size_t viewers() const noexcept { return viewers_.load(std::memory_order_relaxed); }
+  // Connections refused because they came from another user.
+  uint64_t refused() const noexcept { return refused_.load(std::memory_order_relaxed); }
+  // Bytes sent to viewers so far.
+  uint64_t bytes_sent() const noexcept { return bytes_sent_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Viewer;
+  void serve();
+  void accept_viewers();
+  // Queues the next round of events for `viewer`; false when there was nothing new.
+  bool fill_round(Viewer& viewer);
+  bool caught_up(const Viewer& viewer) const;
+
+  const std::shared_ptr<const Recorder> recorder_;
+  const Options options_;
+  const pid_t owner_;
+  std::string path_;
+  std::string hello_;  // the hello frame, sent to every viewer
+  int listen_fd_ = -1;
+  int wake_fd_ = -1;  // eventfd: finish() wakes the thread
+  std::thread thread_;
+  std::mutex finish_mutex_;
+  std::atomic<bool> finishing_{false};
+  std::atomic<int64_t> deadline_ns_{0};
+  std::string end_reason_;  // set before finishing_
+  bool finished_ = false;   // guarded by finish_mutex_
+  std::atomic<size_t> viewers_{0};
+  std::atomic<uint64_t> refused_{0};
+  std::atomic<uint64_t> bytes_sent_{0};
+  std::vector<std::unique_ptr<Viewer>> list_;  // the server's thread only
+};
+
+// A publisher found in the folder.
+struct Publisher {
+  std::string path;
+  LiveHello hello;
+};
+
+// The processes that publish now, by pid. Sockets nobody listens on (their
+// process ended without removing them) are removed and, when `removed` is
+// given, named there.
+std::vector<Publisher> list_publishers(const std::string& directory = "",
+                                       std::vector<std::string>* removed = nullptr);
+
+// Follows one publishing process: its events arrive in recorder(), a
+// recorder of this process made for them (same origin, same op ids, lanes
+// named as there), so whatever reads a live run reads it unchanged.
+class LiveClient {
+ public:
+  enum class State {
+    streaming,  // connected, events arriving
+    ended,      // the program said it ended; everything it recorded arrived
+    lost,       // the connection broke without an end (the process was killed?)
+    detached    // detach() was called
+  };
+
+  // Connects to process `pid` in `directory` ("" = publish_directory()),
+  // checks that it belongs to this user, reads its hello and starts
+  // receiving. Throws LiveError (no such publisher, a stale socket (then
+  // removed), refused, another version).
+  explicit LiveClient(int pid, const std::string& directory = "");
+  ~LiveClient();  // detach()
+  LiveClient(const LiveClient&) = delete;
+  LiveClient& operator=(const LiveClient&) = delete;
+
+  const LiveHello& hello() const noexcept { return hello_; }
+  const std::shared_ptr<Recorder>& recorder() const noexcept { return recorder_; }
+  State state() const noexcept { return state_.load(std::memory_order_acquire); }
+  // Why it is no longer streaming ("" while it is).
+  std::string message() const;
+  uint64_t bytes_received() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  // Events the program dropped (its recorder's bounds), as last reported.
+  uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
+  // Disconnects (the program goes on); the events received stay.
+  void detach();
+  // Waits up to `limit` for the stream to end; whether it did.
+  bool wait_for_end(std::chrono::milliseconds limit) const;
+
+ private:
+  void receive();
+  void handle_frame(uint32_t kind, uint32_t thread, uint64_t first, uint32_t count, const char* payload,
+                    size_t bytes);
+  void end(State state, std::string message);
+
+  LiveHello hello_;
+  std::shared_ptr<Recorder> recorder_;
+  int fd_ = -1;
+  int wake_fd_ = -1;
+  std::thread thread_;
+  std::atomic<State> state_{State::streaming};
+  std::atomic<uint64_t> bytes_{0};
+  std::atomic<uint64_t> dropped_{0};
+  mutable std::mutex mutex_;  // guards message_
+  std::string message_;
+  // The receiving thread's: remote name id -> ours; the buffers made for the remote threads.
+  std::vector<NameId> names_;
+  std::vector<ThreadBuffer*> threads_;
+};
+
+const char* to_string(LiveClient::State state) noexcept;
+
+}  // namespace asyncscope::trace
