@@ -18,6 +18,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "app/cli_attach.h"
 #include "app/cli_report.h"
 #include "app/interrupt.h"
 #include "engine/base/allocator.h"
@@ -231,6 +232,13 @@ struct CommandLine {
   CLI::App* diff = nullptr;
   std::string diff_a, diff_b, diff_json;
   bool diff_complete_steps = false;
+  // attach [PID]
+  CLI::App* attach = nullptr;
+  int attach_pid = 0;
+  bool attach_list = false, attach_print = false;
+  double attach_seconds = 0;
+  std::string attach_trace;
+  GuiRequest attach_request;
   // profile SCRIPT [ARGS]
   CLI::App* profile = nullptr;
   std::vector<std::string> profile_args;  // the script, then its arguments
@@ -303,6 +311,19 @@ CommandLine::CommandLine() {
   diff->add_option("--json", diff_json, "write the comparison as JSON");
   diff->add_flag("--complete-steps", diff_complete_steps,
                  "profilers' traces with two or more ProfilerStep ranges: count only the steps before the last");
+  attach = app.add_subcommand(
+      "attach",
+      "Follow a running program that publishes its trace (started with ASYNCSCOPE_SERVE=1, or calling "
+      "asyncscope.serve()): live in the app, or headless with --seconds, --trace or --print");
+  attach->add_option("PID", attach_pid, "the program's process id (default: the only one that publishes; see --list)")
+      ->check(CLI::Range(1, 1 << 30));
+  attach->add_flag("--list", attach_list, "list this user's programs that publish, and exit");
+  attach->add_option("--seconds", attach_seconds,
+                     "headless: follow for at most this long (default: until the program ends, or Ctrl+C)")
+      ->check(CLI::Range(0.0, 1e6));
+  attach->add_option("--trace", attach_trace, "headless: write what arrived as Chrome trace JSON");
+  attach->add_flag("--print", attach_print, "headless: describe what arrived on the terminal");
+  add_window_options(*attach, attach_request);
   run = app.add_subcommand("run", "Run a demo headless and print its result table");
   run->require_subcommand(1);
   for (const auto& demo : demos::all_demos()) {
@@ -592,6 +613,19 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
   }
   if (cl.view->parsed()) return view_command(cl, out, err, launch_gui);
   if (cl.profile->parsed()) return profile_command(cl, out, err, launch_gui);
+  if (cl.attach->parsed()) {
+    AttachRequest request;
+    request.pid = cl.attach_pid;
+    request.list = cl.attach_list;
+    request.headless = cl.attach->count("--seconds") > 0 || cl.attach->count("--trace") > 0 || cl.attach_print;
+    request.seconds = cl.attach_seconds;
+    request.trace = cl.attach_trace;
+    request.print = cl.attach_print;
+    request.gui = cl.attach_request;
+    request.gui.width = cl.gui.width;
+    request.gui.height = cl.gui.height;
+    return attach_command(request, out, err, launch_gui);
+  }
   if (cl.diff->parsed()) {
     trace::AnalysisOptions options;
     options.complete_steps_only = cl.diff_complete_steps;

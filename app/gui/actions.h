@@ -19,6 +19,7 @@ enum class Action {
   export_trace,   // ask where to write the current run's trace
   open_trace,     // ask which trace file to open
   open_script,    // ask which Python script to open
+  attach,         // pick a running program that publishes its trace, and follow it live
   screenshot,     // save a PNG of the window
   about,          // show the About box
   quit,

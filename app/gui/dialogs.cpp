@@ -31,6 +31,24 @@ void Dialogs::show_about() {
   kind_ = Kind::about;
 }
 
+void Dialogs::ask_attach(std::function<std::string(int pid)> accept) {
+  attach_ = std::move(accept);
+  error_.clear();
+  kind_ = Kind::attach;
+  refresh_publishers();
+}
+
+void Dialogs::refresh_publishers() {
+  publishers_.clear();
+  picked_ = -1;
+  try {
+    publishers_ = trace::list_publishers();
+    if (publishers_.size() == 1) picked_ = 0;
+  } catch (const std::exception& e) {
+    error_ = e.what();
+  }
+}
+
 void Dialogs::close() {
   kind_ = Kind::none;
   error_.clear();
@@ -39,7 +57,9 @@ void Dialogs::close() {
 
 void Dialogs::draw(float scale, std::span<const KeyPress> presses) {
   if (kind_ == Kind::none) return;
-  const char* name = kind_ == Kind::about ? "About asyncscope" : prompt_.title.c_str();
+  const char* name = kind_ == Kind::about    ? "About asyncscope"
+                     : kind_ == Kind::attach ? "Attach to process"
+                                             : prompt_.title.c_str();
   // The name is also the popup's id: copied, as closing may replace the prompt.
   const std::string id = name;
   if (!ImGui::IsPopupOpen(id.c_str())) ImGui::OpenPopup(id.c_str());
@@ -50,6 +70,8 @@ void Dialogs::draw(float scale, std::span<const KeyPress> presses) {
     if (kind_ == Kind::about) {
       draw_about();
       if (ImGui::Button("Close")) close();
+    } else if (kind_ == Kind::attach) {
+      draw_attach(presses);
     } else {
       draw_path_prompt(presses);
     }
@@ -74,6 +96,57 @@ void Dialogs::draw_path_prompt(std::span<const KeyPress> presses) {
     } else {
       error_ = std::move(why);
     }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel") || pressed(presses, kEscape)) close();
+}
+
+void Dialogs::draw_attach(std::span<const KeyPress> presses) {
+  ImGui::TextWrapped("Programs of yours that publish their trace (ASYNCSCOPE_SERVE=1, or asyncscope.serve()):");
+  bool go = false;
+  if (publishers_.empty()) {
+    ImGui::TextDisabled("None now. Start one with ASYNCSCOPE_SERVE=1 python3 SCRIPT.py, or call asyncscope.serve()");
+    ImGui::TextDisabled("in it (a notebook's kernel too), then Refresh.");
+  } else if (ImGui::BeginTable("publishers", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+    ImGui::TableSetupColumn("pid", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("program", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("command line", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < publishers_.size(); ++i) {
+      const trace::LiveHello& h = publishers_[i].hello;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      const std::string label = std::to_string(h.pid) + "##" + std::to_string(i);
+      if (ImGui::Selectable(label.c_str(), picked_ == static_cast<int>(i),
+                            ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick)) {
+        picked_ = static_cast<int>(i);
+        go = ImGui::IsMouseDoubleClicked(0);
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(h.title.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(h.command.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\nin %s", h.command.c_str(), h.cwd.c_str());
+    }
+    ImGui::EndTable();
+  }
+  if (!error_.empty()) wrapped_text(error_, true);
+  const bool can = picked_ >= 0 && picked_ < static_cast<int>(publishers_.size());
+  if (!can) ImGui::BeginDisabled();
+  go |= ImGui::Button("Attach") || (can && (pressed(presses, kEnter) || pressed(presses, kKeypadEnter)));
+  if (!can) ImGui::EndDisabled();
+  if (go && can) {
+    if (std::string why = attach_(publishers_[static_cast<size_t>(picked_)].hello.pid); why.empty()) {
+      close();
+      return;
+    } else {
+      error_ = std::move(why);
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Refresh")) {
+    error_.clear();
+    refresh_publishers();
   }
   ImGui::SameLine();
   if (ImGui::Button("Cancel") || pressed(presses, kEscape)) close();

@@ -8,8 +8,10 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "app/gui/window.h"
+#include "engine/trace/live.h"
 
 namespace asyncscope::app {
 
@@ -26,6 +28,10 @@ class Dialogs {
  public:
   void ask_path(PathPrompt prompt);
   void show_about();
+  // Lists the programs of this user that publish their trace live
+  // (trace::list_publishers), refreshed on demand; `accept` attaches to the
+  // one picked: "" when done (the dialog closes), else why not.
+  void ask_attach(std::function<std::string(int pid)> accept);
   // A dialog is up: the app's keyboard shortcuts wait.
   bool is_open() const noexcept { return kind_ != Kind::none; }
   // Draws the dialog that is up, if any. `presses`: this frame's key presses
@@ -35,11 +41,16 @@ class Dialogs {
  private:
   void draw_path_prompt(std::span<const KeyPress> presses);
   static void draw_about();
+  void draw_attach(std::span<const KeyPress> presses);
+  void refresh_publishers();
   void close();
 
-  enum class Kind { none, path, about };
+  enum class Kind { none, path, about, attach };
   Kind kind_ = Kind::none;
   PathPrompt prompt_;
+  std::function<std::string(int pid)> attach_;
+  std::vector<trace::Publisher> publishers_;
+  int picked_ = -1;  // index into publishers_
   char path_[1024] = {};
   std::string error_;
   bool close_ = false;  // set inside the popup: closes it before its end

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include <imgui.h>
 
@@ -56,6 +57,12 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
   for (const auto& [name, text] : request.params) program_panel_.values().set(name, text);
   update_title();
   if (!request.view_file.empty() && !open_trace(request.view_file).empty()) ready = false;  // shown in the status line
+  if (request.attach_pid > 0) {
+    if (std::string why = attach(request.attach_pid); !why.empty()) {
+      set_status(why, true);
+      ready = false;
+    }
+  }
   if (ready && !request.view_other.empty() && !open_trace(request.view_other).empty()) ready = false;
   // A scripted run starts once the window has drawn its first frames (the
   // font atlas and the renderer's shaders are made then: over 100 ms of CPU
@@ -67,7 +74,8 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
   // Whatever happens, --quit-after-run quits (after the screenshot, if any):
   // at once when there is nothing to run, with exit 1 when what was asked
   // for could not be done.
-  if (!ready || !request.run) {
+  // Attached: the screenshot and the quit come once the program has ended.
+  if (!ready || (!request.run && attached_ == nullptr)) {
     schedule_scripted_end();
     if (!ready && quit_when_done_) exit_code_ = 1;
   }
@@ -160,7 +168,7 @@ void GuiApp::link_script_and_timeline() {
 int GuiApp::frame_rate() const {
   constexpr double kRunRenderShare = 0.2;  // of one core
   constexpr int kMinRunFps = 2, kMaxRunFps = 30;
-  if (!runner_.busy()) return 60;
+  if (!runner_.busy() && attached_ == nullptr) return 60;
   const double cost = window_.frame_cpu_seconds();
   if (cost <= 0) return kMaxRunFps;
   return static_cast<int>(std::clamp(kRunRenderShare / cost, double{kMinRunFps}, double{kMaxRunFps}));
@@ -186,7 +194,7 @@ bool GuiApp::update() {
   // rendered frame cost tens of ms of CPU each), unless input draws a frame.
   const bool starting =
       runner_.busy() && std::chrono::steady_clock::now() - run_started_ < std::chrono::milliseconds(500);
-  const bool polled = poll_run(!starting);
+  const bool polled = poll_run(!starting) | poll_attached();
   if (pending_screenshot_frames_ > 0) return true;
   if (!runner_.busy()) return polled;
   if (starting) return false;
@@ -200,7 +208,7 @@ bool GuiApp::update() {
 
 bool GuiApp::poll_run(bool read_trace) {
   RunRecord* run = runs_.live();
-  if (run == nullptr) return false;
+  if (run == nullptr || attached_ != nullptr) return false;  // an attached program: poll_attached
   const bool ended = !runner_.busy();
   // Joined first, so the last read below sees everything the run wrote.
   if (ended) runner_.join();
@@ -233,6 +241,54 @@ bool GuiApp::poll_run(bool read_trace) {
     if (quit_when_done_) exit_code_ = 1;  // refused: the script ends here, the reason in the status line
   }
   // The scripted run is over (finished, failed, stopped or refused): screenshot, then quit if asked.
+  schedule_scripted_end();
+  return true;
+}
+
+std::string GuiApp::attach(int pid) {
+  if (runner_.busy() || runs_.has_live()) {
+    return "A run is live: stop it (or wait for its end) before attaching to another program.";
+  }
+  try {
+    attached_ = std::make_unique<trace::LiveClient>(pid);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  const trace::LiveHello& hello = attached_->hello();
+  runs_.add_attached(hello.title + " (pid " + std::to_string(pid) + ")", attached_->recorder());
+  run_started_ = std::chrono::steady_clock::now();
+  // Its script, when it is a file: the script view shows its per-line figures.
+  std::istringstream words(hello.command);
+  for (std::string word; words >> word;) {
+    if (word.size() < 4 || word.compare(word.size() - 3, 3, ".py") != 0) continue;
+    const std::filesystem::path path = std::filesystem::path(hello.cwd) / word;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) open_script(path.lexically_normal().string());
+    break;
+  }
+  set_status("Attached to process " + std::to_string(pid) + " (" + hello.title + "): following it live. " +
+             (shortcut_label(Action::toggle_run) ? std::string(shortcut_label(Action::toggle_run)) : std::string("Stop")) +
+             " detaches (the program goes on).");
+  return "";
+}
+
+bool GuiApp::poll_attached() {
+  RunRecord* run = runs_.live();
+  if (attached_ == nullptr || run == nullptr) return false;
+  // Read after the state: once it says ended, everything that arrived is in the recorder.
+  const trace::LiveClient::State state = attached_->state();
+  const bool ended = state != trace::LiveClient::State::streaming;
+  const bool shown = run == runs_.current() || run == runs_.compared();
+  const bool changed = runs_.update_live({}, shown || ended);
+  if (!ended) return changed;
+  const bool lost = state == trace::LiveClient::State::lost;
+  std::string message = attached_->message();
+  if (attached_->dropped() > 0) {
+    message += " (" + std::to_string(attached_->dropped()) + " events were dropped by the program's recorder)";
+  }
+  runs_.end_live(std::nullopt, lost ? message : "");
+  set_status(run->title() + ": " + message, lost);
+  attached_.reset();
   schedule_scripted_end();
   return true;
 }
@@ -312,10 +368,14 @@ void GuiApp::act(Action action) {
       start_run();
       break;
     case Action::stop:
-      runner_.stop();
+      if (attached_) {
+        attached_->detach();
+      } else {
+        runner_.stop();
+      }
       break;
     case Action::toggle_run:
-      act(runner_.busy() ? Action::stop : Action::run);
+      act(runner_.busy() || attached_ ? Action::stop : Action::run);
       break;
     case Action::fit:
       if (run) {
@@ -343,6 +403,9 @@ void GuiApp::act(Action action) {
                          [this](const std::string& path) { return open_script(path); }});
       break;
     }
+    case Action::attach:
+      dialogs_.ask_attach([this](int pid) { return attach(pid); });
+      break;
     case Action::screenshot:
       screenshot_request_ = default_file_name("asyncscope", ".png");
       break;
@@ -370,7 +433,7 @@ bool GuiApp::frame() {
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
                    ImGuiWindowFlags_NoSavedSettings);
   std::optional<int> simulated;
-  if (const auto action = draw_menu_bar(runs_, runner_.busy(), simulated)) act(*action);
+  if (const auto action = draw_menu_bar(runs_, runner_.busy() || attached_ != nullptr, simulated)) act(*action);
   if (simulated) restart_with_simulated_gpus(*simulated);
   const float scale = window_.scale();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -378,7 +441,12 @@ bool GuiApp::frame() {
   const bool script = picked_script() != nullptr;
   const float left_width = script ? std::max(330 * scale, avail.x * 0.47f) : 330 * scale;
   ImGui::BeginChild("left", ImVec2(left_width, avail.y), true);
-  const RunProgress progress{runner_.busy(), runner_.progress(), runner_.busy() ? runner_.progress_text() : ""};
+  RunProgress progress{runner_.busy(), runner_.progress(), runner_.busy() ? runner_.progress_text() : ""};
+  if (attached_) {
+    progress.running = true;
+    progress.text = "attached to process " + std::to_string(attached_->hello().pid) + ": " +
+                    std::to_string(attached_->bytes_received() / 1024) + " KB received";
+  }
   std::function<void()> body;
   if (script) {
     body = [this] {

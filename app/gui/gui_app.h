@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "app/gui/script_view.h"
 #include "app/gui/timeline_panel.h"
 #include "app/gui/window.h"
+#include "engine/trace/live.h"
 
 namespace asyncscope::app {
 
@@ -48,7 +50,8 @@ class GuiApp {
   // frame that takes in its end: its thread ending wakes no one; or a
   // scripted run or screenshot is due).
   bool animating() const {
-    return runner_.busy() || runs_.has_live() || pending_screenshot_frames_ > 0 || frames_before_run_ >= 0;
+    return runner_.busy() || attached_ != nullptr || runs_.has_live() || pending_screenshot_frames_ > 0 ||
+           frames_before_run_ >= 0;
   }
   // The most frames a second to draw while animating. While a run is live
   // the app shares the cores with it, and a frame's CPU is taken from what
@@ -81,6 +84,12 @@ class GuiApp {
   // with the script (the next --vary value, the screenshot). True when it
   // brought anything new.
   bool poll_run(bool read_trace = true);
+  // Follows the program attached to (another process, trace::LiveClient) as
+  // a live run; "" or why not (for the dialog and the status line).
+  std::string attach(int pid);
+  // Reads what arrived from the attached program; once its stream ended
+  // (it exited, was lost, or was detached), the run ends. True when anything changed.
+  bool poll_attached();
   void act(Action action);
   // "" or why not (for the path dialog).
   std::string open_trace(const std::string& path);
@@ -100,6 +109,7 @@ class GuiApp {
   Window& window_;
   const GuiRequest request_;
   ProgramRunner runner_;
+  std::unique_ptr<trace::LiveClient> attached_;  // the program followed live, while it is
   RunList runs_;
   ProgramPanel program_panel_;
   TimelinePanel timeline_panel_;

@@ -69,6 +69,7 @@ std::optional<Action> draw_menu_bar(RunList& runs, bool running, std::optional<i
   if (ImGui::BeginMenu("File")) {
     action_item("Open trace…", Action::open_trace, asked);
     action_item("Open script…", Action::open_script, asked);
+    action_item("Attach to process…", Action::attach, asked, !running);
     action_item("Export trace…", Action::export_trace, asked, run != nullptr);
     action_item("Save screenshot", Action::screenshot, asked);
     ImGui::Separator();

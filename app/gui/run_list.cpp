@@ -42,6 +42,20 @@ RunRecord& RunList::add_live(const demos::Program& program, const demos::ParamVa
   return added;
 }
 
+RunRecord& RunList::add_attached(std::string program, std::shared_ptr<trace::Recorder> recorder) {
+  if (live() != nullptr) throw std::logic_error("a run is already live");
+  auto record = std::make_unique<RunRecord>();
+  record->program = std::move(program);
+  record->params_text = "attached live";
+  record->recorder = std::move(recorder);
+  record->reader = std::make_unique<trace::TraceReader>(*record->recorder);
+  record->live = true;
+  record->timeline.follow_live = true;
+  RunRecord& added = add(std::move(record));
+  live_ = current_;
+  return added;
+}
+
 RunRecord& RunList::open_trace(const std::string& path, const trace::AnalysisOptions& options) {
   auto record = std::make_unique<RunRecord>();
   trace::OpenedTrace opened = trace::open_trace(path, options);

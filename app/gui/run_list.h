@@ -57,6 +57,10 @@ class RunList {
   // grows, and shows it. There may be one live run at a time.
   RunRecord& add_live(const demos::Program& program, const demos::ParamValues& values,
                       std::shared_ptr<trace::Recorder> recorder);
+  // Adds a live run of another process, followed through `recorder` (a
+  // trace::LiveClient's), and shows it: `program` names it ("python3
+  // train.py (pid 1234)"). There may be one live run at a time.
+  RunRecord& add_attached(std::string program, std::shared_ptr<trace::Recorder> recorder);
   // Reads a trace (ours or a profiler's, trace::open_trace) into a new
   // record and shows it. Throws std::runtime_error with the reason (nothing
   // is added then).

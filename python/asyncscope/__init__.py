@@ -5,8 +5,9 @@ once; worker threads compute; sync points (wait_to_read, asnumpy, asscalar,
 printing, waitall) wait for exactly the work they need. Run a script under
 `asyncscope script FILE.py` or in the app to see every op, wait and source
 line on a timeline; under plain python3, set ASYNCSCOPE_TRACE=run.json (or
-call export_trace) to save the trace for Perfetto or `asyncscope view`. In
-Jupyter, `%load_ext asyncscope` and `%%asyncscope` show a cell's timeline
+call export_trace) to save the trace for Perfetto or `asyncscope view`; to
+follow it live in the app, set ASYNCSCOPE_SERVE=1 or call serve() (see
+help(asyncscope.live)). In Jupyter, `%load_ext asyncscope` and `%%asyncscope` show a cell's timeline
 inline (see help(asyncscope.notebook)); asyncscope.show() the whole run.
 
 The MXNet edition:   from asyncscope import autograd, gluon, nd
@@ -70,6 +71,8 @@ from . import autograd, gluon, init
 from . import d2l, torch
 from .context import Context, cpu, gpu
 from .notebook import load_ipython_extension, show, unload_ipython_extension
+from .live import serve, serving
+from . import live as _live
 
 nd = ndarray
 _sys.modules[__name__ + ".nd"] = ndarray
@@ -77,6 +80,8 @@ _sys.modules[__name__ + ".nd"] = ndarray
 # The process's own run (plain python3) finishes its work, and writes
 # $ASYNCSCOPE_TRACE, when the interpreter exits.
 _atexit.register(_core._shutdown)
+# ASYNCSCOPE_SERVE=1: published from the run's start.
+_live._serve_if_asked()
 
 __all__ = ["OpError", "blas_info", "configure", "export_trace", "hosted", "line_table", "mark", "ndarray", "nd", "autograd", "gluon", "init",
-           "torch", "d2l", "Context", "cpu", "gpu", "show"]
+           "torch", "d2l", "Context", "cpu", "gpu", "show", "serve", "serving"]

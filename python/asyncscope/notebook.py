@@ -11,9 +11,10 @@
         workers with their states, memory), with the verdict (t1, t2) and
         what held the memory at its peak written under it.
 
-    asyncscope.show(width=1400, last=None)
+    asyncscope.show(width=1400, last=None, app=False)
         the kernel's whole run so far (or its last `last` seconds), inline in
         a notebook; elsewhere written to an .svg file, whose path it returns.
+        app=True opens the desktop app attached to the kernel, live.
 
 The pictures are drawn by the asyncscope executable (`asyncscope view
 --svg`), the app's own lanes: set ASYNCSCOPE_EXE where it is not next to
@@ -74,10 +75,15 @@ def _in_notebook():
     return ip is not None and getattr(ip, "kernel", None) is not None
 
 
-def show(width=1400, last=None):
+def show(width=1400, last=None, app=False):
     """The whole run so far (or its last `last` seconds): shown inline in a
     notebook (and returned as an IPython SVG object); elsewhere written to
-    asyncscope-timeline.svg in the current folder, whose path is returned."""
+    asyncscope-timeline.svg in the current folder, whose path is returned.
+    With app=True: the desktop app opens, attached to this process, and
+    follows it live (asyncscope.serve()); its subprocess.Popen is returned."""
+    if app:
+        from .live import open_app
+        return open_app()
     start = None
     if last is not None:
         now = _core.mark("show")

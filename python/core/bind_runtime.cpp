@@ -9,6 +9,7 @@
 #include "python/core/source.h"
 #include "engine/tensor/blas.h"
 #include "engine/trace/clock.h"
+#include "engine/trace/live.h"
 #include "engine/trace/model.h"
 #include "engine/trace/source_lines.h"
 #include "engine/trace/names.h"
@@ -117,6 +118,32 @@ counts when it pushed an op or waited; `runs` is how many times it did.)");
     PyThreadState_SetAsyncExc(ident, type.ptr());
   }, py::arg("ident"), py::arg("type"),
      "Raises `type` in the Python thread `ident` at its next instruction (a host's stop).");
+  m.def("serve", [](const std::string& title) {
+    py::gil_scoped_release release;
+    try {
+      return serve(title);
+    } catch (const trace::LiveError& e) {
+      throw std::runtime_error(e.what());
+    }
+  }, py::arg("title") = "",
+     R"(Publishes this process's run live, so that the desktop app (File > Attach
+to process...) or `asyncscope attach PID` of the same user can follow it as
+it records: a Unix socket in $XDG_RUNTIME_DIR/asyncscope (else
+/tmp/asyncscope-UID), mode 0600 in a 0700 folder, refusing other users.
+Publishing costs the program nothing until a viewer attaches; a slow viewer
+falls behind without slowing it. Starts the run if it has not started (call
+configure() first). `title` names it in the app's list. Returns the
+socket's path (the same one when it already publishes). ASYNCSCOPE_SERVE=1
+publishes from the first op on. RuntimeError with the reason when it
+cannot.)");
+  m.def("_serve_when_started", [](const std::string& title) {
+    py::gil_scoped_release release;
+    serve_when_started(title);
+  }, py::arg("title"));
+  m.def("serving", [] {
+    const std::string path = serving();
+    return path.empty() ? py::object(py::none()) : py::object(py::str(path));
+  }, "The socket this process publishes on (serve()), or None.");
   m.def("_shutdown", [] {
     py::gil_scoped_release release;
     shutdown();

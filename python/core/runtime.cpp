@@ -1,5 +1,7 @@
 #include "python/core/runtime.h"
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -7,6 +9,7 @@
 
 #include "engine/demos/run_env.h"
 #include "engine/trace/chrome_trace.h"
+#include "engine/trace/live.h"
 #include "engine/trace/model.h"
 #include "python/core/source.h"
 
@@ -34,6 +37,46 @@ std::mutex& default_mutex() {
   return m;
 }
 
+// The live server (serve()). Never destroyed, as the default run: finished by shutdown().
+struct Publishing {
+  std::mutex mutex;
+  std::unique_ptr<trace::LiveServer> server;
+  std::string pending_title;  // serve_when_started: the title to publish under once the default run starts
+  bool pending = false;
+};
+Publishing& publishing() {
+  static Publishing* p = new Publishing;
+  return *p;
+}
+
+std::string start_serving(const std::shared_ptr<trace::Recorder>& recorder, const std::string& title) {
+  Publishing& p = publishing();
+  std::lock_guard lock(p.mutex);
+  if (p.server) return p.server->path();
+  if (!recorder) throw trace::LiveError("asyncscope.serve: this run is not traced: there is nothing to publish");
+  trace::LiveServer::Options options;
+  options.title = title;
+  p.server = std::make_unique<trace::LiveServer>(recorder, options);
+  p.pending = false;
+  return p.server->path();
+}
+
+// At the default run's start: what serve_when_started asked for.
+void serve_if_pending(const std::shared_ptr<trace::Recorder>& recorder) {
+  std::string title;
+  {
+    Publishing& p = publishing();
+    std::lock_guard lock(p.mutex);
+    if (!p.pending) return;
+    title = p.pending_title;
+  }
+  try {
+    start_serving(recorder, title);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s (not publishing)\n", e.what());
+  }
+}
+
 const ContextPtr& default_context() {
   DefaultRun& run = default_run();
   std::lock_guard lock(default_mutex());
@@ -43,6 +86,7 @@ const ContextPtr& default_context() {
     demos::ContextRequest request = run.request;
     request.gpu_when_available = true;
     run.env = std::make_unique<demos::RunEnv>(request, run.hooks, run.control);
+    serve_if_pending(run.hooks.recorder);
   }
   return run.env->context();
 }
@@ -95,11 +139,50 @@ void export_trace(const std::string& path) {
   trace::write_chrome_trace(trace::snapshot(*rec), path);
 }
 
+std::string serve(const std::string& title) { return start_serving(recorder(), title); }
+
+void serve_when_started(const std::string& title) {
+  {
+    Publishing& p = publishing();
+    std::lock_guard lock(p.mutex);
+    if (p.server) return;
+    p.pending = true;
+    p.pending_title = title;
+  }
+  DefaultRun& run = default_run();
+  std::shared_ptr<trace::Recorder> started;
+  {
+    std::lock_guard lock(default_mutex());
+    if (run.env) started = run.hooks.recorder;
+  }
+  if (started) serve_if_pending(started);
+}
+
+std::string serving() {
+  Publishing& p = publishing();
+  std::lock_guard lock(p.mutex);
+  return p.server ? p.server->path() : "";
+}
+
+namespace {
+
+// Viewers get what is left, then the end; the socket goes.
+void stop_serving() {
+  Publishing& p = publishing();
+  std::lock_guard lock(p.mutex);
+  p.pending = false;
+  if (p.server) p.server->finish(std::chrono::seconds(2), "the program exited");
+}
+
+}  // namespace
+
 void shutdown() {
   DefaultRun& run = default_run();
-  std::lock_guard lock(default_mutex());
+  std::unique_lock lock(default_mutex());
   if (run.shut_down || !run.env) {
     run.shut_down = true;
+    lock.unlock();
+    stop_serving();
     return;
   }
   run.shut_down = true;
@@ -112,6 +195,7 @@ void shutdown() {
   if (const char* path = std::getenv("ASYNCSCOPE_TRACE"); path != nullptr && *path != '\0') {
     trace::write_chrome_trace(trace::snapshot(*run.hooks.recorder), path);
   }
+  stop_serving();
   run.env->context()->close();
 }
 

@@ -46,7 +46,22 @@ std::shared_ptr<trace::Recorder> recorder();
 // Writes that run's trace (Chrome trace JSON) to `path`.
 void export_trace(const std::string& path);
 // At interpreter exit: finish the default run (waiting for its work), and
-// write its trace to $ASYNCSCOPE_TRACE if that is set. Idempotent.
+// write its trace to $ASYNCSCOPE_TRACE if that is set; then send viewers
+// attached live what is left (for up to two seconds) and stop publishing.
+// Idempotent.
 void shutdown();
+
+// Publishes the calling thread's run live (engine/trace/live.h: viewers of
+// this user attach with the app's File > Attach to process or `asyncscope
+// attach PID`), as `title`. Starts the default run if it has not started.
+// Returns the socket's path; the same path when it already publishes.
+// Throws trace::LiveError with the reason.
+std::string serve(const std::string& title);
+// ASYNCSCOPE_SERVE: publishes the default run when it starts (so that
+// configure() can still come first), or now if it has. A failure is written
+// to stderr as one line and the program goes on.
+void serve_when_started(const std::string& title);
+// The socket this process publishes on, or "".
+std::string serving();
 
 }  // namespace asyncscope::python

@@ -1,0 +1,30 @@
+// `asyncscope attach`: follows a program that publishes its trace live
+// (engine/trace/live.h): lists them, opens the app attached to one, or
+// follows one headless for a while and writes or describes what arrived.
+// Threading: main thread only (the CLI's).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "app/cli.h"
+#include "app/gui/gui.h"
+
+namespace asyncscope::app {
+
+struct AttachRequest {
+  int pid = 0;           // 0: the only program that publishes
+  bool list = false;     // list the publishers and exit
+  bool headless = false; // follow here (--seconds, --trace, --print) instead of opening the app
+  double seconds = 0;    // headless: at most this long (0: until the program ends, or Ctrl+C)
+  std::string trace;     // headless: write what arrived here
+  bool print = false;    // headless: describe what arrived
+  GuiRequest gui;        // the window's options (--screenshot, --quit-after-run, --tab)
+};
+
+// Returns the exit code: 0, 2 with one line on `err` for a program that does
+// not publish (or cannot be attached to, or an output that cannot be
+// written), 128 + the signal after Ctrl+C (what arrived is still written).
+int attach_command(AttachRequest request, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui);
+
+}  // namespace asyncscope::app
