@@ -89,6 +89,9 @@ screenshots: build
 	$(SHOT) --window-size 1600x1000 --demo memory-and-sync --batches 40 --batch-size 256 --vary sync=item,none --tab insight --run --quit-after-run --screenshot docs/insight-memory.png
 	$(SHOT) --simulated-gpus 2 --window-size 1600x1000 --script assets/scripts/two_devices.py --run --quit-after-run --screenshot docs/two-devices.png
 	$(SHOT) --window-size 1600x1000 view tests/data/traces/torch211_h200_chapter_cuda.json.gz --tab insight --quit-after-run --screenshot docs/pytorch-profiler-trace.png
+	ASYNCSCOPE_SERVE=1 BATCHES=40 BATCH_SIZE=256 PYTHONPATH=$(BUILD)/python /usr/bin/python3 assets/scripts/memory.py > /dev/null & \
+	pid=$$!; until ./$(BUILD)/bin/asyncscope attach --list | grep -q "^$$pid "; do sleep 0.1; done; \
+	$(SHOT) --window-size 1600x1000 attach $$pid --tab insight --quit-after-run --screenshot docs/attach.png
 
 clean:
 	rm -rf $(BUILD) build-tsan build-asan

@@ -65,8 +65,7 @@ int attach_command(AttachRequest request, std::ostream& out, std::ostream& err, 
     }
     if (!request.headless) {
       // The window attaches itself; a program it cannot attach to is bad input, said here.
-      trace::LiveClient probe(request.pid);
-      probe.detach();
+      trace::probe_publisher(request.pid);
       request.gui.attach_pid = request.pid;
       if (!request.gui.screenshot.empty()) {
         if (const std::string why = check_writable(request.gui.screenshot); !why.empty()) {

@@ -18,8 +18,10 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -99,6 +101,50 @@ class ChunkedLog {
     // Release: the entry (and a new chunk pointer) become visible with the size.
     size_.store(n + 1, std::memory_order_release);
     return true;
+  }
+
+  // Appends n entries copied from `bytes` (n * sizeof(T) bytes, any
+  // alignment), published a chunk at a time: for a log filled from
+  // elsewhere (a stream of another process's events). Returns how many were
+  // kept; the rest hit a bound and are counted as dropped.
+  size_t append_bytes(const void* bytes, size_t n) {
+    const auto* from = static_cast<const unsigned char*>(bytes);
+    size_t size = size_.load(std::memory_order_relaxed);
+    size_t kept = 0;
+    while (kept < n) {
+      const size_t chunk = size >> kChunkShift;
+      if (chunk >= max_chunks_) break;
+      if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
+        if (memory_ != nullptr && !memory_->charge(kChunkBytes)) break;
+        T* fresh = nullptr;
+        try {
+          fresh = allocate_chunk();
+        } catch (...) {
+          if (memory_ != nullptr) memory_->uncharge(kChunkBytes);
+          throw;
+        }
+        chunks_[chunk].store(fresh, std::memory_order_relaxed);
+      }
+      const size_t at = size & (kChunkSize - 1);
+      const size_t take = std::min(n - kept, kChunkSize - at);
+      std::memcpy(chunks_[chunk].load(std::memory_order_relaxed) + at, from + kept * sizeof(T), take * sizeof(T));
+      kept += take;
+      size += take;
+      size_.store(size, std::memory_order_release);
+    }
+    if (kept < n) dropped_.store(dropped_.load(std::memory_order_relaxed) + (n - kept), std::memory_order_relaxed);
+    return kept;
+  }
+
+  // Calls visit(const T* first, size_t n) for the runs of entries [from, to)
+  // that lie contiguous in memory (a chunk's), in order.
+  template <class Visit>
+  void for_each_run(size_t from, size_t to, Visit&& visit) const {
+    while (from < to) {
+      const size_t take = std::min(to - from, kChunkSize - (from & (kChunkSize - 1)));
+      visit(&(*this)[from], take);
+      from += take;
+    }
   }
 
   size_t size() const noexcept { return size_.load(std::memory_order_acquire); }

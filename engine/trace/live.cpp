@@ -107,10 +107,9 @@ void append_log(std::string& out, FrameKind kind, uint32_t thread, const Chunked
   h.count = static_cast<uint32_t>(to - from);
   h.bytes = static_cast<uint32_t>((to - from) * sizeof(T));
   out.append(reinterpret_cast<const char*>(&h), sizeof(h));
-  const size_t at = out.size();
-  out.resize(at + h.bytes);
-  char* p = out.data() + at;
-  for (size_t i = from; i < to; ++i, p += sizeof(T)) std::memcpy(p, &log[i], sizeof(T));
+  log.for_each_run(from, to, [&out](const T* first, size_t n) {
+    out.append(reinterpret_cast<const char*>(first), n * sizeof(T));
+  });
 }
 
 std::string errno_text(int err) { return std::strerror(err); }
@@ -417,7 +416,6 @@ void LiveServer::accept_viewers() {
     viewer->fd = fd;
     viewer->pending = hello_;
     list_.push_back(std::move(viewer));
-    viewers_.store(list_.size(), std::memory_order_relaxed);
   }
 }
 
@@ -569,7 +567,8 @@ void LiveServer::serve() {
       }
     }
     std::erase(list_, nullptr);
-    viewers_.store(list_.size(), std::memory_order_relaxed);
+    viewers_.store(static_cast<size_t>(std::count_if(list_.begin(), list_.end(), [](const auto& v) { return v->streaming; })),
+                   std::memory_order_relaxed);
 
     fds.clear();
     fds.push_back({wake_fd_, POLLIN, 0});
@@ -650,13 +649,17 @@ const char* to_string(LiveClient::State state) noexcept {
   return "?";
 }
 
-LiveClient::LiveClient(int pid, const std::string& directory) {
+namespace {
+
+// Connects to process `pid`'s socket in `directory`, checks that it is this
+// user's and reads its hello; *fd is the open connection. Throws LiveError.
+LiveHello connect_publisher(int pid, const std::string& directory, int* fd) {
   const std::string dir = directory.empty() ? publish_directory(false) : directory;
   const std::string path = socket_path(dir, pid);
   const std::string how = "start it with ASYNCSCOPE_SERVE=1, or call asyncscope.serve() in it";
   int err = 0;
-  fd_ = connect_to(path, &err);
-  if (fd_ < 0) {
+  *fd = connect_to(path, &err);
+  if (*fd < 0) {
     if (err == ENOENT) {
       throw LiveError("asyncscope: process " + std::to_string(pid) + " does not publish its trace (no " + path + "): " + how);
     }
@@ -668,11 +671,30 @@ LiveClient::LiveClient(int pid, const std::string& directory) {
     throw LiveError("asyncscope: cannot attach to process " + std::to_string(pid) + " at " + path + ": " + errno_text(err));
   }
   try {
-    if (const uint32_t uid = peer_uid(fd_); uid != ::geteuid()) {
+    if (const uint32_t uid = peer_uid(*fd); uid != ::geteuid()) {
       throw LiveError("asyncscope: refusing " + path + ": it is served by uid " + std::to_string(uid) +
                       ", not by this user (uid " + std::to_string(::geteuid()) + ")");
     }
-    hello_ = read_hello(fd_, path, std::chrono::milliseconds(3000));
+    return read_hello(*fd, path, std::chrono::milliseconds(3000));
+  } catch (...) {
+    ::close(*fd);
+    *fd = -1;
+    throw;
+  }
+}
+
+}  // namespace
+
+LiveHello probe_publisher(int pid, const std::string& directory) {
+  int fd = -1;
+  LiveHello hello = connect_publisher(pid, directory, &fd);
+  ::close(fd);
+  return hello;
+}
+
+LiveClient::LiveClient(int pid, const std::string& directory) {
+  hello_ = connect_publisher(pid, directory, &fd_);
+  try {
     const char start = 'S';
     if (::send(fd_, &start, 1, MSG_NOSIGNAL) != 1) {
       throw LiveError("asyncscope: process " + std::to_string(pid) + " closed the connection: " + errno_text(errno));
@@ -739,7 +761,7 @@ void LiveClient::receive() {
   const std::string who = "process " + std::to_string(hello_.pid);
   std::string buffer;
   size_t parsed = 0;
-  std::vector<char> chunk(size_t{1} << 16);
+  std::vector<char> chunk(size_t{1} << 20);
   for (;;) {
     pollfd fds[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0) {
@@ -777,25 +799,29 @@ void LiveClient::receive() {
 
 namespace {
 
-template <class T>
-void append_entries(ChunkedLog<T>& log, uint64_t first, uint32_t count, const char* data, size_t bytes,
-                    const auto& translate) {
+// Appends a frame's entries to `log`, each first passed through `translate`
+// (in the frame's own bytes; null: as they are).
+template <class T, class Translate = std::nullptr_t>
+void append_entries(ChunkedLog<T>& log, uint64_t first, uint32_t count, char* data, size_t bytes,
+                    const Translate& translate = nullptr) {
   if (bytes != size_t{count} * sizeof(T)) throw LiveError("a log frame whose size does not match its entries");
   if (first != log.size() + log.dropped()) throw LiveError("a gap in a log (entry " + std::to_string(first) + ")");
-  for (uint32_t i = 0; i < count; ++i) {
-    T e;
-    std::memcpy(&e, data + size_t{i} * sizeof(T), sizeof(T));
-    translate(e);
-    log.append(e);
+  if constexpr (!std::is_same_v<Translate, std::nullptr_t>) {
+    for (uint32_t i = 0; i < count; ++i) {
+      T e;
+      std::memcpy(&e, data + size_t{i} * sizeof(T), sizeof(T));
+      translate(e);
+      std::memcpy(data + size_t{i} * sizeof(T), &e, sizeof(T));
+    }
   }
+  log.append_bytes(data, count);
 }
 
 }  // namespace
 
-void LiveClient::handle_frame(uint32_t kind, uint32_t thread, uint64_t first, uint32_t count, const char* payload,
+void LiveClient::handle_frame(uint32_t kind, uint32_t thread, uint64_t first, uint32_t count, char* payload,
                               size_t bytes) {
   const auto local = [this](NameId remote) { return remote < names_.size() ? names_[remote] : NameId{0}; };
-  const auto none = [](auto&) {};
   const auto buffer = [&]() -> ThreadBuffer& {
     if (thread >= threads_.size()) throw LiveError("events of thread " + std::to_string(thread) + " before its name");
     return *threads_[thread];
@@ -817,13 +843,13 @@ void LiveClient::handle_frame(uint32_t kind, uint32_t thread, uint64_t first, ui
       append_entries(buffer().enqueues, first, count, payload, bytes, [&](EnqueueEvent& e) { e.name = local(e.name); });
       break;
     case kVars:
-      append_entries(buffer().vars, first, count, payload, bytes, none);
+      append_entries(buffer().vars, first, count, payload, bytes);
       break;
     case kExecs:
-      append_entries(buffer().execs, first, count, payload, bytes, none);
+      append_entries(buffer().execs, first, count, payload, bytes);
       break;
     case kSyncs:
-      append_entries(buffer().syncs, first, count, payload, bytes, none);
+      append_entries(buffer().syncs, first, count, payload, bytes);
       break;
     case kMarkers:
       append_entries(buffer().markers, first, count, payload, bytes, [&](MarkerEvent& e) { e.name = local(e.name); });
@@ -832,7 +858,7 @@ void LiveClient::handle_frame(uint32_t kind, uint32_t thread, uint64_t first, ui
       append_entries(buffer().sources, first, count, payload, bytes, [&](SourceEvent& e) { e.file = local(e.file); });
       break;
     case kCounters:
-      append_entries(recorder_->counter_log(), first, count, payload, bytes, none);
+      append_entries(recorder_->counter_log(), first, count, payload, bytes);
       break;
     case kError:
       recorder_->record_error(first, std::string(payload, bytes));

@@ -95,7 +95,7 @@ class LiveServer {
   // forked child (the server belongs to its parent) it does nothing.
   void finish(std::chrono::milliseconds limit, const std::string& reason = "the program ended");
 
-  // Viewers connected now (those streaming, and those that only looked).
+  // Viewers following now (not those that only looked, as a listing does).
   size_t viewers() const noexcept { return viewers_.load(std::memory_order_relaxed); }
   // Connections refused because they came from another user.
   uint64_t refused() const noexcept { return refused_.load(std::memory_order_relaxed); }
@@ -141,6 +141,11 @@ struct Publisher {
 std::vector<Publisher> list_publishers(const std::string& directory = "",
                                        std::vector<std::string>* removed = nullptr);
 
+// Checks that process `pid` publishes (in `directory`, "" =
+// publish_directory()) and reads its hello, without following it: throws
+// the LiveError that attaching would.
+LiveHello probe_publisher(int pid, const std::string& directory = "");
+
 // Follows one publishing process: its events arrive in recorder(), a
 // recorder of this process made for them (same origin, same op ids, lanes
 // named as there), so whatever reads a live run reads it unchanged.
@@ -177,7 +182,8 @@ class LiveClient {
 
  private:
   void receive();
-  void handle_frame(uint32_t kind, uint32_t thread, uint64_t first, uint32_t count, const char* payload,
+  // Takes one frame in; its payload may be changed (names translated in place).
+  void handle_frame(uint32_t kind, uint32_t thread, uint64_t first, uint32_t count, char* payload,
                     size_t bytes);
   void end(State state, std::string message);
 

@@ -9,6 +9,9 @@
     asyncscope.serving()
         the socket's path while publishing, else None.
 
+    asyncscope.live.viewers()
+        how many viewers follow it now.
+
     asyncscope.show(app=True)
         publishes, and opens the desktop app attached to this process.
 
@@ -49,6 +52,11 @@ def serve(title=None):
 def serving():
     """The socket this process publishes on, or None."""
     return _core.serving()
+
+
+def viewers():
+    """How many viewers (the app, `asyncscope attach`) follow this process now."""
+    return _core.viewers()
 
 
 def open_app():

@@ -144,6 +144,7 @@ cannot.)");
     const std::string path = serving();
     return path.empty() ? py::object(py::none()) : py::object(py::str(path));
   }, "The socket this process publishes on (serve()), or None.");
+  m.def("viewers", &serving_viewers, "How many viewers follow this process's published run now (0 when not publishing).");
   m.def("_shutdown", [] {
     py::gil_scoped_release release;
     shutdown();

@@ -164,6 +164,12 @@ std::string serving() {
   return p.server ? p.server->path() : "";
 }
 
+size_t serving_viewers() {
+  Publishing& p = publishing();
+  std::lock_guard lock(p.mutex);
+  return p.server ? p.server->viewers() : 0;
+}
+
 namespace {
 
 // Viewers get what is left, then the end; the socket goes.

@@ -63,5 +63,7 @@ std::string serve(const std::string& title);
 void serve_when_started(const std::string& title);
 // The socket this process publishes on, or "".
 std::string serving();
+// Viewers following it now (0 when not publishing).
+size_t serving_viewers();
 
 }  // namespace asyncscope::python
