@@ -102,11 +102,13 @@ void Dialogs::draw_path_prompt(std::span<const KeyPress> presses) {
 }
 
 void Dialogs::draw_attach(std::span<const KeyPress> presses) {
-  ImGui::TextWrapped("Programs of yours that publish their trace (ASYNCSCOPE_SERVE=1, or asyncscope.serve()):");
+  ImGui::TextUnformatted("Programs of yours that publish their trace:");
   bool go = false;
   if (publishers_.empty()) {
-    ImGui::TextDisabled("None now. Start one with ASYNCSCOPE_SERVE=1 python3 SCRIPT.py, or call asyncscope.serve()");
-    ImGui::TextDisabled("in it (a notebook's kernel too), then Refresh.");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("None now. Start one with ASYNCSCOPE_SERVE=1 python3 SCRIPT.py, or call asyncscope.serve() in "
+                       "it (a notebook's kernel too), then Refresh.");
+    ImGui::PopStyleColor();
   } else if (ImGui::BeginTable("publishers", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
     ImGui::TableSetupColumn("pid", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableSetupColumn("program", ImGuiTableColumnFlags_WidthFixed);

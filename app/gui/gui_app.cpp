@@ -421,9 +421,11 @@ void GuiApp::act(Action action) {
 bool GuiApp::frame() {
   if (frames_before_run_ > 0) --frames_before_run_;
   presses_ = window_.take_key_presses();
-  if (!ImGui::GetIO().WantTextInput && !dialogs_.is_open()) {
+  if (!ImGui::GetIO().WantTextInput) {
     for (const KeyPress& k : presses_) {
-      if (const auto action = action_for_key(k)) act(*action);
+      const auto action = action_for_key(k);
+      // While a dialog is up only the screenshot key acts (a picture of the dialog).
+      if (action && (!dialogs_.is_open() || *action == Action::screenshot)) act(*action);
     }
   }
   const ImGuiViewport* viewport = ImGui::GetMainViewport();

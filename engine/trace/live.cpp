@@ -128,6 +128,25 @@ std::string own_command_line() {
   return raw;
 }
 
+// The program's name and its script's ("python3 train.py", "asyncscope
+// train.py"), from the command line; the process's name without a script.
+std::string default_title() {
+  const std::string raw = read_small_file("/proc/self/cmdline");
+  std::vector<std::string> args;
+  for (size_t start = 0; start < raw.size();) {
+    const size_t end = raw.find('\0', start);
+    args.push_back(raw.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  const auto base = [](const std::string& path) { return path.substr(path.rfind('/') + 1); };
+  if (args.empty()) return "process";
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i].size() > 3 && args[i].compare(args[i].size() - 3, 3, ".py") == 0) return base(args[0]) + " " + base(args[i]);
+  }
+  return base(args[0]);
+}
+
 std::string socket_path(const std::string& directory, int pid) { return directory + "/" + std::to_string(pid) + ".sock"; }
 
 sockaddr_un address_of(const std::string& path) {
@@ -342,10 +361,7 @@ LiveServer::LiveServer(std::shared_ptr<const Recorder> recorder, Options options
   char cwd[4096] = "";
   if (::getcwd(cwd, sizeof(cwd)) == nullptr) cwd[0] = '\0';
   std::string title = options_.title;
-  if (title.empty()) {
-    title = read_small_file("/proc/self/comm");
-    while (!title.empty() && (title.back() == '\n' || title.back() == '\0')) title.pop_back();
-  }
+  if (title.empty()) title = default_title();
   const nlohmann::json hello = {
       {"protocol", kLiveProtocol},
       {"entries", entry_sizes()},
@@ -542,9 +558,11 @@ void LiveServer::serve() {
     for (auto& v : list_) flush(*v);
 
     if (finishing) {
-      bool done = !any_new;
+      // Done once every viewer has all there was at its last round (a
+      // recorder still growing, as a counter sampler makes it, is no reason to wait).
+      bool done = true;
       for (const auto& v : list_) {
-        if (v->streaming && !v->closed && v->unsent() > 0) done = false;
+        if (v->streaming && !v->closed && (v->unsent() > 0 || v->behind)) done = false;
       }
       if (done || now >= deadline_ns_.load(std::memory_order_relaxed)) {
         for (auto& v : list_) {

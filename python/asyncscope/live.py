@@ -37,7 +37,9 @@ def _default_title():
     if "ipykernel" in sys.modules:
         return "Jupyter kernel in " + os.path.basename(os.getcwd() or "/")
     argv = getattr(sys, "argv", None) or [""]
-    script = os.path.basename(argv[0]) if argv[0] not in ("", "-c", "-") else ""
+    if argv[0] == "":
+        return ""  # embedded (asyncscope script): the server names it from the command line
+    script = os.path.basename(argv[0]) if argv[0] not in ("-c", "-") else ""
     return "python3 " + script if script else "python3"
 
 
@@ -72,5 +74,12 @@ def open_app():
 
 def _serve_if_asked():
     value = os.environ.get("ASYNCSCOPE_SERVE", "")
-    if value and value not in ("0", "no", "false"):
-        _core._serve_when_started(_default_title())
+    if not value or value in ("0", "no", "false"):
+        return
+    if not _core.hosted():
+        _core._serve_when_started(_default_title())  # when the process's run starts: configure() may come first
+        return
+    try:  # under `asyncscope script`: the host's run has started (named from the command line)
+        _core.serve("")
+    except RuntimeError as e:
+        print(f"{e} (not publishing)", file=sys.stderr)

@@ -41,6 +41,7 @@ std::mutex& default_mutex() {
 struct Publishing {
   std::mutex mutex;
   std::unique_ptr<trace::LiveServer> server;
+  const trace::Recorder* published = nullptr;  // the recorder the server publishes
   std::string pending_title;  // serve_when_started: the title to publish under once the default run starts
   bool pending = false;
 };
@@ -57,8 +58,18 @@ std::string start_serving(const std::shared_ptr<trace::Recorder>& recorder, cons
   trace::LiveServer::Options options;
   options.title = title;
   p.server = std::make_unique<trace::LiveServer>(recorder, options);
+  p.published = recorder.get();
   p.pending = false;
   return p.server->path();
+}
+
+// Viewers get what is left (for up to 2 s), then `reason` as the end; the
+// socket goes. With `of`: only if that recorder is the one published.
+void stop_serving(const std::string& reason, const trace::Recorder* of = nullptr) {
+  Publishing& p = publishing();
+  std::lock_guard lock(p.mutex);
+  p.pending = false;
+  if (p.server && (of == nullptr || of == p.published)) p.server->finish(std::chrono::seconds(2), reason);
 }
 
 // At the default run's start: what serve_when_started asked for.
@@ -110,8 +121,14 @@ HostedContext& hosted_run() {
 HostedRun::HostedRun(ContextPtr context) {
   hosted_run().context = std::move(context);
   hosted_run().active = true;
+  // ASYNCSCOPE_SERVE, read when the package was imported: the host's run is the one to publish.
+  serve_if_pending(hosted_run().context->engine().recorder());
 }
-HostedRun::~HostedRun() { hosted_run().active = false; }
+HostedRun::~HostedRun() {
+  hosted_run().active = false;
+  // A host's run that was published ends here (its process may go on: the app).
+  stop_serving("the script ended", hosted_run().context->engine().recorder().get());
+}
 
 const ContextPtr& context() {
   if (const ContextPtr& current = current_context_or_null()) return current;
@@ -170,25 +187,13 @@ size_t serving_viewers() {
   return p.server ? p.server->viewers() : 0;
 }
 
-namespace {
-
-// Viewers get what is left, then the end; the socket goes.
-void stop_serving() {
-  Publishing& p = publishing();
-  std::lock_guard lock(p.mutex);
-  p.pending = false;
-  if (p.server) p.server->finish(std::chrono::seconds(2), "the program exited");
-}
-
-}  // namespace
-
 void shutdown() {
   DefaultRun& run = default_run();
   std::unique_lock lock(default_mutex());
   if (run.shut_down || !run.env) {
     run.shut_down = true;
     lock.unlock();
-    stop_serving();
+    stop_serving("the program exited");
     return;
   }
   run.shut_down = true;
@@ -201,7 +206,7 @@ void shutdown() {
   if (const char* path = std::getenv("ASYNCSCOPE_TRACE"); path != nullptr && *path != '\0') {
     trace::write_chrome_trace(trace::snapshot(*run.hooks.recorder), path);
   }
-  stop_serving();
+  stop_serving("the program exited");
   run.env->context()->close();
 }
 

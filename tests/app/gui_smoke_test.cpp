@@ -354,6 +354,47 @@ TEST(GuiSmoke, ScriptRunsWithItsSourceAndPerLineFigures) {
   EXPECT_GT(img.count(widgets::OpColor("add_scalar"), 0.45f, 0.05f, 1.0f, 0.72f), 50) << "no script ops in the lanes";
 }
 
+// A person attaches the app to a program that publishes its run (here
+// `asyncscope script` with ASYNCSCOPE_SERVE=1): File > Attach to process...
+// lists it, Enter attaches, the run is followed live to the program's end,
+// then Ctrl+P saves the window, whose lanes show the program's ops.
+TEST(GuiSmoke, FileAttachToProcessFollowsAProgramLive) {
+  if (!have_xvfb() || !have_xdotool()) GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  // Beside the session's folder, which app_session makes afresh.
+  const fs::path script = fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / "attach_published.py";
+  fs::create_directories(script.parent_path());
+  {
+    std::ofstream program(script);
+    program << "import time\nimport asyncscope\nfrom asyncscope import nd\nx = nd.ones((200, 200))\n"
+               "end = time.time() + 6\nwhile time.time() < end:\n    y = nd.dot(x, x)\n    y.wait_to_read()\n"
+               "    time.sleep(0.01)\n";
+  }
+  const std::string live = (fs::path(ASYNCSCOPE_TEST_TMP) / "gui" / "attach_live").string();
+  fs::remove_all(live);
+  const std::string exe = ASYNCSCOPE_EXE;
+  const fs::path out = app_session(
+      "attach", "", {"ASYNCSCOPE_SERVE=1 ASYNCSCOPE_LIVE_DIR=" + live + " " + exe + " script " + script.string() + " > published.log 2>&1 &",
+                     "published=$!",
+                     "for i in $(seq 300); do ASYNCSCOPE_LIVE_DIR=" + live + " " + exe +
+                         " attach --list | grep -q \"^$published \" && break; sleep 0.1; done",
+                     // File, then its fourth item: Attach to process...
+                     "xdotool mousemove --window $wid 20 10 click 1; sleep 0.5",
+                     "xdotool mousemove --window $wid 60 78 click 1; sleep 1",
+                     "xdotool key --window $wid Return",
+                     "wait $published; sleep 1.5",
+                     "xdotool key --window $wid ctrl+p", wait_for_file("asyncscope-*.png")},
+      "ASYNCSCOPE_LIVE_DIR=" + live);
+  fs::path png;
+  for (const auto& entry : fs::directory_iterator(out)) {
+    if (entry.path().extension() == ".png") png = entry.path();
+  }
+  ASSERT_FALSE(png.empty()) << "no screenshot (see " << out << "/attach.log)";
+  const Image img = load(png.string());
+  EXPECT_GT(lane_pixels(img, "dot"), 50) << "the attached program's ops are not in the lanes of " << png;
+  // Its script, opened from its command line, with the waits' line figures in the margin.
+  EXPECT_GT(img.count_reddish(0.0f, 0.1f, 0.42f, 0.8f, 12), 300) << "no wait figures in the margin of " << png;
+}
+
 TEST(GuiSmoke, AScriptThatCannotBeReadIsRefusedBeforeAWindowOpens) {
   const std::string log = scratch("bad-script.log");
   const std::string cmd = std::string(ASYNCSCOPE_EXE) + " --script /nonexistent/x.py --run --quit-after-run > " + log + " 2>&1";
