@@ -435,6 +435,25 @@ TEST(LiveSecurity, AnotherUserCannotAttach) {
   EXPECT_EQ(server.refused(), 1u);
 }
 
+TEST(LiveSecurity, AFolderOfAnotherUserIsRefused) {
+  std::string why;
+  const uid_t other = other_user(&why);
+  if (other == 0) GTEST_SKIP() << why;
+  TempDir base;
+  const std::string dir = base.path + "/theirs";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chown(dir.c_str(), other, other), 0);
+  ::setenv("ASYNCSCOPE_LIVE_DIR", dir.c_str(), 1);
+  try {
+    publish_directory(true);
+    ADD_FAILURE() << "another user's folder was used";
+  } catch (const LiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("belongs to uid " + std::to_string(other)), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(list_publishers(), LiveError);
+  ::unsetenv("ASYNCSCOPE_LIVE_DIR");
+}
+
 TEST(LiveSecurity, AViewerRefusesASocketServedByAnotherUser) {
   std::string why;
   const uid_t other = other_user(&why);
