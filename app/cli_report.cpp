@@ -1,6 +1,7 @@
 #include "app/cli_report.h"
 
 #include <filesystem>
+#include <algorithm>
 #include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -168,14 +169,35 @@ RunAnswers answers_of(const trace::TraceModel& model) {
   return {insight.verdict(), insight.peak_holders(model)};
 }
 
+namespace {
+
+// The holders at a peak as JSON rows: op, line (null: none), scope (null:
+// none; the whole nesting), bytes, count.
+nlohmann::json holders_json(const trace::HolderTable& table) {
+  nlohmann::json holders = nlohmann::json::array();
+  for (const trace::Holder& h : table.rows) {
+    holders.push_back({{"op", h.op},
+                       {"line", h.line.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.line)},
+                       {"scope", h.scope.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.scope)},
+                       {"bytes", h.bytes},
+                       {"count", h.count}});
+  }
+  return holders;
+}
+
+}  // namespace
+
 void print_answers(std::ostream& out, const RunAnswers& a) {
   out << "  " << a.verdict.text() << "\n";
   if (a.peak.buffers == 0) return;
   out << "  at the peak of live bytes (" << format_value(static_cast<double>(a.peak.live_bytes), "B") << " in "
       << a.peak.buffers << " buffers, t = " << format_value(static_cast<double>(a.peak.t) * 1e-9, "s")
       << "), held by:\n";
+  size_t width = 14;
+  for (const trace::Holder& h : a.peak.rows) width = std::max(width, trace::holder_label(h).size() + 2);
   for (const trace::Holder& h : a.peak.rows) {
-    out << "    " << std::left << std::setw(14) << h.op << std::setw(22) << (h.line.empty() ? "" : h.line) << std::right
+    out << "    " << std::left << std::setw(static_cast<int>(width)) << trace::holder_label(h) << std::setw(22)
+        << (h.line.empty() ? "" : h.line) << std::right
         << std::setw(12) << format_value(static_cast<double>(h.bytes), "B") << "  in " << h.count << "\n";
   }
 }
@@ -200,14 +222,7 @@ std::string results_json(const demos::Program& demo, const demos::ParamValues& v
   doc["worker_held_frac"] = v.worker_held_frac;
   doc["frontend_wait_frac"] = v.frontend_wait_frac;
   doc["frontend_enqueue_frac"] = v.frontend_enqueue_frac;
-  nlohmann::json holders = nlohmann::json::array();
-  for (const trace::Holder& h : answers.peak.rows) {
-    holders.push_back({{"op", h.op},
-                       {"line", h.line.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.line)},
-                       {"bytes", h.bytes},
-                       {"count", h.count}});
-  }
-  doc["peak_live_holders"] = std::move(holders);
+  doc["peak_live_holders"] = holders_json(answers.peak);
   // Which BLAS kernel the products ran on, for any figure compared with another library's.
   try {
     const blas::Info& info = blas::info();
@@ -236,14 +251,7 @@ std::string saved_run_json(const trace::TraceModel& model) {
   doc["worker_starved_frac"] = v.worker_starved_frac;
   doc["worker_held_frac"] = v.worker_held_frac;
   doc["frontend_wait_frac"] = v.frontend_wait_frac;
-  nlohmann::json holders = nlohmann::json::array();
-  for (const trace::Holder& h : answers.peak.rows) {
-    holders.push_back({{"op", h.op},
-                       {"line", h.line.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.line)},
-                       {"bytes", h.bytes},
-                       {"count", h.count}});
-  }
-  doc["peak_live_holders"] = std::move(holders);
+  doc["peak_live_holders"] = holders_json(answers.peak);
   doc["peak_live_bytes"] = answers.peak.live_bytes;
   doc["peak_live_t_s"] = static_cast<double>(answers.peak.t) * 1e-9;
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -305,7 +313,7 @@ std::vector<std::string> picture_notes(const trace::OpenedTrace& t, const trace:
     std::string line = "at the peak of live bytes (" + format_bytes(static_cast<int64_t>(peak.live_bytes)) + "), held by:";
     for (size_t i = 0; i < peak.rows.size() && i < 3; ++i) {
       const trace::Holder& h = peak.rows[i];
-      line += (i == 0 ? " " : ", ") + h.op + (h.line.empty() ? "" : " (" + h.line + ")") + " " +
+      line += (i == 0 ? " " : ", ") + trace::holder_label(h) + (h.line.empty() ? "" : " (" + h.line + ")") + " " +
               format_bytes(static_cast<int64_t>(h.bytes));
     }
     notes.push_back(line);

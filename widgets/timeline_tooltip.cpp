@@ -102,6 +102,7 @@ void OpTooltip(const trace::TraceModel& model, uint32_t index) {
   if (op.out_bytes > 0) tooltip_row("output", format_bytes(static_cast<int64_t>(op.out_bytes)));
   tooltip_row("iteration", std::to_string(op.iteration));
   if (op.source != 0) tooltip_row("source", model.source_text(op.source));
+  if (op.scope != 0) tooltip_row("scope", std::string(model.scope_text(op.scope)));
   if (op.executed() || op.launched()) {
     const bool ok = op.status == trace::OpStatus::ok;
     ImGui::TextDisabled("status");

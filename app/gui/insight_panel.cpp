@@ -205,6 +205,11 @@ static void draw_profile_memory(const RunRecord& run) {
       ImGui::TableNextColumn();
       swatch(widgets::OpColor(h.op));
       ImGui::TextUnformatted(h.op.c_str());
+      if (!h.scope.empty()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("in %s", std::string(trace::innermost_scope(h.scope)).c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("pushed in %s", h.scope.c_str());
+      }
       if (!h.line.empty()) {
         ImGui::SameLine();
         ImGui::TextDisabled("%s", h.line.c_str());
@@ -302,6 +307,11 @@ void InsightPanel::draw_memory(const RunRecord& run) {
     ImGui::TableNextColumn();
     swatch(widgets::OpColor(h.op));
     ImGui::TextUnformatted(h.op.c_str());
+    if (!h.scope.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("in %s", std::string(trace::innermost_scope(h.scope)).c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("pushed in %s", h.scope.c_str());
+    }
     if (!h.line.empty()) {
       ImGui::SameLine();
       ImGui::TextDisabled("%s", h.line.c_str());

@@ -40,7 +40,21 @@ std::string next_prefix(std::string_view kind) {
   return frame.prefix + std::string(kind) + std::to_string(it->second++) + "_";
 }
 
+NDArray Block::operator()(const NDArray& x) {
+  trace::Recorder* recorder = x.context().engine().recorder().get();
+  if (recorder == nullptr || !recorder->enabled()) return forward(x);
+  // Its own name ("dense0"): the scopes it runs in name its parents.
+  if (trace_name_ == 0) trace_name_ = trace::intern(kind_ + std::to_string(number_));
+  recorder->enter_scope(trace_name_);
+  struct Leave {
+    trace::Recorder* recorder;
+    ~Leave() { recorder->leave_scope(); }
+  } leave{recorder};
+  return forward(x);
+}
+
 void Block::rename_prefix(const std::string& from, const std::string& to) {
+  trace_name_ = 0;
   prefix_ = replaced_prefix(prefix_, from, to);
   scope_ = replaced_prefix(scope_, from, to);
 }
@@ -152,7 +166,7 @@ void Sequential::add_shared(std::shared_ptr<Block> block) {
 
 NDArray Sequential::forward(const NDArray& x) {
   NDArray y = x;
-  for (const auto& block : blocks_) y = block->forward(y);
+  for (const auto& block : blocks_) y = (*block)(y);
   return y;
 }
 

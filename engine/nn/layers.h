@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "engine/nn/parameter.h"
+#include "engine/trace/names.h"
 
 namespace asyncscope::nn {
 
@@ -38,7 +39,10 @@ class Block {
   Block& operator=(const Block&) = delete;
 
   virtual NDArray forward(const NDArray& x) = 0;
-  NDArray operator()(const NDArray& x) { return forward(x); }
+  // forward(x) inside the block's scope on the trace ("dense0"): the ops
+  // it pushes are attributed to the block (trace::ScopeEvent), so the
+  // memory they hold is named after it. Containers call their children so.
+  NDArray operator()(const NDArray& x);
 
   // "dense0_": what this block's parameter and child names start with.
   const std::string& prefix() const noexcept { return prefix_; }
@@ -81,6 +85,7 @@ class Block {
 
  private:
   std::string scope_;  // the name scope's prefix when the block was made
+  trace::NameId trace_name_ = 0;  // its name on the trace, interned at its first call (0: not yet)
   std::string kind_;
   int number_ = 0;
   std::string prefix_;

@@ -64,9 +64,10 @@ namespace asyncscope::trace {
 // 2 added launch lanes and "launch" spans; 3 added a script's source lines
 // (otherData.source_lines and source_points, "source" and "source_point" in
 // op and sync args); 4 gave every slice the category "asyncscope", what it is
-// in args.event, and the v1 flow events that category; 5 added help spans.
-// Older files still read.
-inline constexpr int kChromeTraceVersion = 5;
+// in args.event, and the v1 flow events that category; 5 added help spans;
+// 6 the scopes ops were pushed in (a layer's forward: otherData.scopes,
+// "scope" in op args). Older files still read.
+inline constexpr int kChromeTraceVersion = 6;
 inline constexpr int kOldestChromeTraceVersion = 1;
 
 struct ExportOptions {

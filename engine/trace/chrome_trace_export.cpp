@@ -175,6 +175,7 @@ class Exporter {
                 {"names", m_.names},
                 {"errors_without_events", std::move(errors_without_events)}};
     if (!m_.source_points.empty()) add_source_lines(doc);
+    if (!m_.scopes.empty()) doc["scopes"] = m_.scopes;
     return doc;
   }
 
@@ -250,6 +251,7 @@ class Exporter {
               {"internal", op.internal}};
     if (auto it = m_.errors.find(op.id); it != m_.errors.end()) args["error"] = it->second;
     source_args(args, op.source);
+    if (op.scope != 0) args["scope"] = m_.scope_text(op.scope);
     return args;
   }
 

@@ -264,6 +264,14 @@ class Importer {
     model_.counter_names = get_strings(meta, "counter_names", kMaxCounters);
     model_.names = get_strings(meta, "names", std::numeric_limits<NameId>::max());
     if (meta.contains("source_lines")) stage_source_lines(meta);
+    // Version 6: the scopes, in the model's order (op args name theirs by text).
+    if (meta.contains("scopes")) {
+      for (const std::string& path : get_strings(meta, "scopes", std::numeric_limits<uint32_t>::max())) {
+        if (path.empty()) fail("an empty scope in otherData.scopes");
+        const size_t before = model_.scopes.size();
+        if (model_.intern_scope(path) <= before) fail("scope " + quote(path, '"') + " twice in otherData.scopes");
+      }
+    }
     const json& orphans = field(meta, "errors_without_events");
     if (!orphans.is_array()) wrong_type("errors_without_events", "an array", orphans);
     for (const json& e : orphans) orphan_errors_.emplace_back(get_uint(e, "op"), get_string(e, "error"));
@@ -408,6 +416,7 @@ class Importer {
     op.device_index = static_cast<uint8_t>(get_uint(args, "device_index", UINT8_MAX));
     op.internal = get_bool(args, "internal");
     op.source = get_source(args);
+    if (args.contains("scope")) op.scope = model_.intern_scope(get_string(args, "scope"));
     enqueues_.push_back(std::move(s));
   }
 

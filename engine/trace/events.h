@@ -116,6 +116,18 @@ struct SourceEvent {
   uint32_t line = 0;
 };
 
+// The frontend entered (`enter` 1) a scope named `name`, or left (`enter` 0,
+// `name` 0) the innermost one it is in: recorded by a framework around a
+// layer's forward (a Gluon Block, a torch.nn.Module), an optimizer's step.
+// The enqueues that follow on the same thread, up to the next ScopeEvent,
+// were made inside the scopes entered and not left. Like SourceEvent,
+// appended before the enqueues it accounts for.
+struct ScopeEvent {
+  int64_t t = 0;
+  NameId name = 0;
+  uint32_t enter = 0;
+};
+
 // A named instant with a value: demo phases, iteration boundaries.
 struct MarkerEvent {
   int64_t t = 0;

@@ -46,6 +46,7 @@ enum FrameKind : uint32_t {
   kError,         // first: the op; payload: the text
   kStatus,        // first: events the program's recorder dropped so far
   kEnd,           // payload: why the stream ends; the server closes
+  kScopes,
 };
 
 struct FrameHeader {
@@ -204,7 +205,8 @@ bool read_exact(int fd, char* out, size_t bytes, int64_t deadline) {
 
 nlohmann::json entry_sizes() {
   return {{"enqueue", sizeof(EnqueueEvent)}, {"exec", sizeof(ExecEvent)},     {"sync", sizeof(SyncEvent)},
-          {"marker", sizeof(MarkerEvent)},   {"source", sizeof(SourceEvent)}, {"counter", sizeof(CounterSample)}};
+          {"marker", sizeof(MarkerEvent)},   {"source", sizeof(SourceEvent)}, {"counter", sizeof(CounterSample)},
+          {"scope", sizeof(ScopeEvent)}};
 }
 
 // Reads a publisher's first frame: its hello, or its refusal (thrown).
@@ -311,7 +313,7 @@ std::string publish_directory(bool create) {
 
 struct LiveServer::Viewer {
   struct Cursor {
-    size_t enqueues = 0, vars = 0, execs = 0, syncs = 0, markers = 0, sources = 0;
+    size_t enqueues = 0, vars = 0, execs = 0, syncs = 0, markers = 0, sources = 0, scopes = 0;
   };
   int fd = -1;
   bool streaming = false;  // asked for the events (a listing only reads the hello)
@@ -462,7 +464,7 @@ bool LiveServer::fill_round(Viewer& v) {
     // As a reader loads them: enqueues and waits before the sources and
     // var ids they need (which are appended first), so those are all there.
     const size_t num_enqueues = t->enqueues.size(), num_syncs = t->syncs.size();
-    const size_t num_sources = t->sources.size(), num_vars = t->vars.size();
+    const size_t num_sources = t->sources.size(), num_vars = t->vars.size(), num_scopes = t->scopes.size();
     const size_t num_markers = t->markers.size(), num_execs = t->execs.size();
     // A round takes at most kRoundEntries enqueues and waits of the thread:
     // everything of it before `cut`, the time of the first left for the next
@@ -479,8 +481,9 @@ bool LiveServer::fill_round(Viewer& v) {
       enqueue_end = num_enqueues;
       sync_end = num_syncs;
     }
-    size_t source_end = c.sources, marker_end = c.markers;
+    size_t source_end = c.sources, marker_end = c.markers, scope_end = c.scopes;
     while (source_end < num_sources && t->sources[source_end].t < cut) ++source_end;
+    while (scope_end < num_scopes && t->scopes[scope_end].t < cut) ++scope_end;
     while (marker_end < num_markers && t->markers[marker_end].t < cut) ++marker_end;
     size_t vars_end = c.vars;
     for (size_t i = c.enqueues; i < enqueue_end; ++i) {
@@ -493,12 +496,13 @@ bool LiveServer::fill_round(Viewer& v) {
     v.behind |= cut != INT64_MAX || exec_end < num_execs;
 
     append_log(out, kSources, t->index, t->sources, c.sources, source_end);
+    append_log(out, kScopes, t->index, t->scopes, c.scopes, scope_end);
     append_log(out, kVars, t->index, t->vars, c.vars, vars_end);
     append_log(out, kEnqueues, t->index, t->enqueues, c.enqueues, enqueue_end);
     append_log(out, kSyncs, t->index, t->syncs, c.syncs, sync_end);
     append_log(out, kMarkers, t->index, t->markers, c.markers, marker_end);
     append_log(out, kExecs, t->index, t->execs, c.execs, exec_end);
-    c = Viewer::Cursor{enqueue_end, vars_end, exec_end, sync_end, marker_end, source_end};
+    c = Viewer::Cursor{enqueue_end, vars_end, exec_end, sync_end, marker_end, source_end, scope_end};
   }
   const ChunkedLog<CounterSample>& counters = recorder_->counter_log();
   const size_t counter_end = std::min(counters.size(), v.counters + kRoundEntries);
@@ -874,6 +878,9 @@ void LiveClient::handle_frame(uint32_t kind, uint32_t thread, uint64_t first, ui
       break;
     case kSources:
       append_entries(buffer().sources, first, count, payload, bytes, [&](SourceEvent& e) { e.file = local(e.file); });
+      break;
+    case kScopes:
+      append_entries(buffer().scopes, first, count, payload, bytes, [&](ScopeEvent& e) { e.name = local(e.name); });
       break;
     case kCounters:
       append_entries(recorder_->counter_log(), first, count, payload, bytes);

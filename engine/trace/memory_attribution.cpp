@@ -4,6 +4,17 @@
 #include <limits>
 
 namespace asyncscope::trace {
+
+std::string_view innermost_scope(std::string_view path) noexcept {
+  const size_t cut = path.rfind(" > ");
+  return cut == std::string_view::npos ? path : path.substr(cut + 3);
+}
+
+std::string holder_label(const Holder& h) {
+  const std::string_view scope = innermost_scope(h.scope);
+  return scope.empty() ? h.op : h.op + " in " + std::string(scope);
+}
+
 namespace {
 
 constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
@@ -60,9 +71,9 @@ void MemoryAttribution::update(const TraceModel& model, uint64_t settled) {
     for (uint16_t w = 0; w < op.num_writes; ++w) {
       if (live_var_.count(writes[w]) != 0) continue;  // written before: an update in place
       const uint32_t line = op.source == 0 ? 0 : model.source_points[op.source - 1].line + 1;
-      const uint64_t hk = (uint64_t{op.name} << 32) | line;
+      const HolderKey hk{op.name, line, op.scope};
       auto [hit, fresh] = holder_index_.try_emplace(hk, static_cast<uint32_t>(holder_keys_.size()));
-      if (fresh) holder_keys_.push_back(HolderKey{op.name, line});
+      if (fresh) holder_keys_.push_back(hk);
       LiveVar v;
       v.holder = hit->second;
       // Every op of the vocabulary writes one array; one writing several is
@@ -160,6 +171,7 @@ HolderTable MemoryAttribution::table(const TraceModel& model, int64_t t, uint16_
       const SourceLine& line = model.source_lines[k.source_line - 1];
       row.line = std::string(model.name(line.file)) + ":" + std::to_string(line.line);
     }
+    row.scope = std::string(model.scope_text(k.scope));
     row.bytes = per_holder[h].first;
     row.count = per_holder[h].second;
     out.rows.push_back(std::move(row));

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -16,7 +17,8 @@
 
 namespace asyncscope::trace {
 
-// Live buffers grouped by the op that allocated them and its script line.
+// Live buffers grouped by the op that allocated them, its script line and
+// the scopes it was pushed in (the layer whose forward made it).
 // A buffer is allocated inside the first op that writes it and returned to
 // the pool inside the internal "free" op pushed when its last array handle
 // went; the trace has the spans of both, not the instants inside them, so a
@@ -27,9 +29,17 @@ namespace asyncscope::trace {
 struct Holder {
   std::string op;    // the op's name
   std::string line;  // "file.py:12", or "" for ops pushed by no script line
+  std::string scope;  // "Sequential > dense0 (Dense)", or "" for ops pushed in no scope
   uint64_t bytes = 0;
   uint64_t count = 0;
 };
+// The innermost scope of a path ("dense0 (Dense)" of "Sequential > dense0
+// (Dense)"), or "".
+std::string_view innermost_scope(std::string_view path) noexcept;
+// "dot in dense0 (Dense)": the op and the innermost scope it was pushed in;
+// the op's name alone without one.
+std::string holder_label(const Holder& h);
+
 struct HolderTable {
   int64_t t = 0;           // the instant (ns since run start)
   uint64_t live_bytes = 0; // all buffers live at t on that device
@@ -82,6 +92,13 @@ class MemoryAttribution {
   struct HolderKey {
     NameId name;
     uint32_t source_line;  // 1 + index into source_lines, 0: none
+    uint32_t scope;        // OpInfo::scope
+    bool operator==(const HolderKey&) const = default;
+  };
+  struct HolderKeyHash {
+    size_t operator()(const HolderKey& k) const noexcept {
+      return std::hash<uint64_t>()((uint64_t{k.name} << 32 | k.source_line) ^ (uint64_t{k.scope} * 0x9E3779B97F4A7C15ull));
+    }
   };
   DeviceMemory& memory_of(uint16_t device);
   const DeviceMemory* find_memory(uint16_t device) const;
@@ -92,7 +109,7 @@ class MemoryAttribution {
   std::vector<DeviceMemory> memory_;
   std::unordered_map<uint64_t, LiveVar> live_var_;  // var id -> its buffer, until freed
   std::vector<HolderKey> holder_keys_;
-  std::unordered_map<uint64_t, uint32_t> holder_index_;
+  std::unordered_map<HolderKey, uint32_t, HolderKeyHash> holder_index_;
   uint64_t version_ = 0;  // changes whenever an allocation or a free is read
   mutable std::unordered_map<uint16_t, std::pair<uint64_t, int64_t>> peak_cache_;  // device -> version, peak time
   NameId free_name_ = 0;

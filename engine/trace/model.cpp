@@ -57,6 +57,16 @@ uint32_t TraceModel::intern_source_line(SourceLine line) {
   return static_cast<uint32_t>(source_lines.size() - 1);
 }
 
+uint32_t TraceModel::intern_scope(std::string_view path) {
+  if (path.empty()) return 0;
+  // Few distinct nestings, met again and again: a scan from the most recent.
+  for (size_t i = scopes.size(); i-- > 0;) {
+    if (scopes[i] == path) return static_cast<uint32_t>(i + 1);
+  }
+  scopes.emplace_back(path);
+  return static_cast<uint32_t>(scopes.size());
+}
+
 int64_t TraceModel::end_time() const noexcept {
   int64_t t = 0;
   // A lane's spans never overlap, so its last one ends last.
@@ -141,6 +151,22 @@ bool TraceReader::update(TraceModel& model) {
     const size_t num_enqueues = buffer->enqueues.size();
     const size_t num_syncs = buffer->syncs.size();
     const size_t num_sources = buffer->sources.size();
+    const size_t num_scope_events = buffer->scopes.size();
+    for (; cursor.scope_events < num_scope_events; ++cursor.scope_events) {
+      const ScopeEvent& e = buffer->scopes[cursor.scope_events];
+      if (e.enter != 0) {
+        cursor.scope_stack.push_back(e.name);
+      } else if (!cursor.scope_stack.empty()) {
+        cursor.scope_stack.pop_back();
+      }
+      std::string path;
+      for (const NameId n : cursor.scope_stack) {
+        if (!path.empty()) path += " > ";
+        path += model.name(n);
+      }
+      cursor.scope_marks.push_back(SourceMark{rel(e.t), model.intern_scope(path)});
+      changed = true;
+    }
     if (cursor.sources < num_sources) {
       const uint32_t lane = frontend_lane(model, cursor, *buffer);
       for (; cursor.sources < num_sources; ++cursor.sources) {
@@ -157,10 +183,11 @@ bool TraceReader::update(TraceModel& model) {
       changed = true;
     }
     // The source of an event at time t: the lane's latest source mark at or before t.
-    const auto source_at = [&](size_t& position, int64_t t) -> uint32_t {
-      while (position < cursor.marks.size() && cursor.marks[position].t <= t) ++position;
-      return position == 0 ? 0 : cursor.marks[position - 1].source;
+    const auto mark_at = [](const std::vector<SourceMark>& marks, size_t& position, int64_t t) -> uint32_t {
+      while (position < marks.size() && marks[position].t <= t) ++position;
+      return position == 0 ? 0 : marks[position - 1].source;
     };
+    const auto source_at = [&](size_t& position, int64_t t) { return mark_at(cursor.marks, position, t); };
 
     const size_t num_vars = buffer->vars.size();
     for (; cursor.enqueues < num_enqueues; ++cursor.enqueues) {
@@ -178,6 +205,7 @@ bool TraceReader::update(TraceModel& model) {
       op.device_index = e.device_index;
       op.internal = e.internal != 0;
       op.source = source_at(cursor.enqueue_source, op.enqueue);
+      op.scope = mark_at(cursor.scope_marks, cursor.enqueue_scope, op.enqueue);
       op.vars_begin = static_cast<uint32_t>(model.var_ids.size());
       const size_t num_ids = size_t{e.num_reads} + e.num_writes;
       if (num_ids <= static_cast<size_t>(kInlineVarIds)) {

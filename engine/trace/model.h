@@ -48,6 +48,7 @@ struct OpInfo {
   bool internal = false;
   uint32_t source = 0;        // 1 + index into TraceModel::source_points of the script line that pushed it; 0: none
   uint32_t push_ns = 0;       // how long the push took after `enqueue` (EnqueueEvent::push_ns)
+  uint32_t scope = 0;         // 1 + index into TraceModel::scopes of the scopes it was pushed in; 0: none
 
   bool known() const noexcept { return enqueue != kNoTime || start != kNoTime || launch_start != kNoTime; }
   bool executed() const noexcept { return end != kNoTime; }
@@ -138,6 +139,9 @@ struct TraceModel {
   std::vector<Marker> markers;
   std::vector<SourceLine> source_lines;    // distinct lines, in the order first seen
   std::vector<SourcePoint> source_points;  // executions of lines, per frontend in time order
+  // The distinct nestings of scopes ops were pushed in, outermost first,
+  // joined by " > " ("Sequential > dense0 (Dense)"), in the order first seen.
+  std::vector<std::string> scopes;
   std::vector<std::string> counter_names;
   std::vector<CounterSample> counters;  // t relative to origin, time-sorted
   std::vector<std::string> names;       // NameId -> text
@@ -165,6 +169,12 @@ struct TraceModel {
   std::string source_text(uint32_t source) const;
   // The index of a line in source_lines, added if new.
   uint32_t intern_source_line(SourceLine line);
+  // "Sequential > dense0 (Dense)", or "" for an op pushed in no scope.
+  std::string_view scope_text(uint32_t scope) const noexcept {
+    return scope == 0 || scope > scopes.size() ? std::string_view() : std::string_view(scopes[scope - 1]);
+  }
+  // 1 + the index of a scope path in scopes, added if new; 0 for "".
+  uint32_t intern_scope(std::string_view path);
   // Latest time seen in any event, launches included (ns since origin), 0 if empty.
   int64_t end_time() const noexcept;
 };
@@ -193,6 +203,12 @@ class TraceReader {
     // Position in marks of the latest one at or before the last enqueue /
     // wait read (0: none yet), for attributing the next.
     size_t enqueue_source = 0, sync_source = 0;
+    // Scopes: the names entered and not left, and per scope event the
+    // nesting from then on (1 + index into TraceModel::scopes, 0: none).
+    size_t scope_events = 0;
+    std::vector<NameId> scope_stack;
+    std::vector<SourceMark> scope_marks;
+    size_t enqueue_scope = 0;
   };
   OpInfo& op_slot(TraceModel& model, uint64_t id);
   uint16_t worker_lane(TraceModel& model, const ExecEvent& e, const ThreadBuffer& buffer);

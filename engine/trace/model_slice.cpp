@@ -12,6 +12,7 @@ TraceModel slice(const TraceModel& m, int64_t from, int64_t to) {
   s.var_ids = m.var_ids;
   s.source_lines = m.source_lines;
   s.source_points = m.source_points;
+  s.scopes = m.scopes;
   s.counter_names = m.counter_names;
   s.names = m.names;
   s.dropped = m.dropped;

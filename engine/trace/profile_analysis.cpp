@@ -311,7 +311,7 @@ void memory(const ProfileTrace& t, int64_t until, ProfileFigures& f) {
       ++table.buffers;
     }
     for (size_t k = 0; k < keys.size(); ++k) {
-      if (sums[k].second > 0) table.rows.push_back(Holder{keys[k].op, keys[k].line, sums[k].first, sums[k].second});
+      if (sums[k].second > 0) table.rows.push_back(Holder{keys[k].op, keys[k].line, {}, sums[k].first, sums[k].second});
     }
     std::sort(table.rows.begin(), table.rows.end(), [](const Holder& a, const Holder& b) {
       if (a.bytes != b.bytes) return a.bytes > b.bytes;

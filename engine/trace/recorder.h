@@ -46,7 +46,8 @@ struct alignas(64) ThreadBuffer {
   explicit ThreadBuffer(size_t capacity, uint32_t index, std::string name, LogMemory* memory = nullptr,
                         LogMemory* enqueue_memory = nullptr)
       : enqueues(capacity, enqueue_memory != nullptr ? enqueue_memory : memory), vars(capacity * 2, memory), execs(capacity, memory), syncs(capacity, memory),
-        markers(capacity, memory), sources(capacity, memory), index(index), name(std::move(name)) {}
+        markers(capacity, memory), sources(capacity, memory), scopes(capacity, memory), index(index),
+        name(std::move(name)) {}
 
   ChunkedLog<EnqueueEvent> enqueues;
   ChunkedLog<uint64_t> vars;
@@ -54,22 +55,23 @@ struct alignas(64) ThreadBuffer {
   ChunkedLog<SyncEvent> syncs;
   ChunkedLog<MarkerEvent> markers;
   ChunkedLog<SourceEvent> sources;
+  ChunkedLog<ScopeEvent> scopes;
   const uint32_t index;
   const std::string name;
 
   uint64_t dropped() const noexcept {
     return enqueues.dropped() + vars.dropped() + execs.dropped() + syncs.dropped() + markers.dropped() +
-           sources.dropped();
+           sources.dropped() + scopes.dropped();
   }
   // Mapped chunks of every log.
   size_t chunk_bytes() const noexcept {
     return enqueues.chunk_bytes() + vars.chunk_bytes() + execs.chunk_bytes() + syncs.chunk_bytes() +
-           markers.chunk_bytes() + sources.chunk_bytes();
+           markers.chunk_bytes() + sources.chunk_bytes() + scopes.chunk_bytes();
   }
   // What the buffer costs before its first event: itself and its logs' directories.
   size_t fixed_bytes() const noexcept {
     return sizeof(ThreadBuffer) + enqueues.directory_bytes() + vars.directory_bytes() + execs.directory_bytes() +
-           syncs.directory_bytes() + markers.directory_bytes() + sources.directory_bytes();
+           syncs.directory_bytes() + markers.directory_bytes() + sources.directory_bytes() + scopes.directory_bytes();
   }
 };
 
@@ -130,6 +132,11 @@ class Recorder {
   // Events dropped where they were recorded (another process's recorder):
   // counted in dropped() besides this recorder's own. A running total.
   void set_dropped_elsewhere(uint64_t total) noexcept { dropped_elsewhere_.store(total, std::memory_order_relaxed); }
+
+  // The calling thread entered the scope `name` (a layer's forward, an
+  // optimizer's step), or left the innermost one (leave_scope).
+  void enter_scope(NameId name) { local().scopes.append(ScopeEvent{now_ns_unordered(), name, 1}); }
+  void leave_scope() { local().scopes.append(ScopeEvent{now_ns_unordered(), 0, 0}); }
 
   // Rare path (a failed op): takes a lock.
   void record_error(uint64_t op, std::string text);

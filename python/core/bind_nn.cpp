@@ -34,6 +34,17 @@ std::string parameter_repr(const nn::Parameter& p) {
   return "Parameter " + p.name() + " (shape=" + shape_text(p.shape()) + ", dtype=float32)";
 }
 
+// block(x): forward inside the block's scope on the trace.
+MxArray call(Block& block, const MxArray& x) {
+  PushGuard guard(x.a.context());
+  return MxArray{block(x.a)};
+}
+
+NpArray call_np(Block& block, const NpArray& x) {
+  PushGuard guard(x.a.context());
+  return NpArray{block(x.a)};
+}
+
 MxArray forward(Block& block, const MxArray& x) {
   PushGuard guard(x.a.context());
   return MxArray{block.forward(x.a)};
@@ -193,8 +204,8 @@ void bind_nn(py::module_& m) {
       });
 
   py::class_<Block, std::shared_ptr<Block>>(g, "Block", "A layer or a network: maps a batch to an output.")
-      .def("__call__", &forward, py::arg("x"))
-      .def("__call__", &forward_np, py::arg("x"))
+      .def("__call__", &call, py::arg("x"))
+      .def("__call__", &call_np, py::arg("x"))
       .def("forward", &forward, py::arg("x"))
       .def("forward", &forward_np, py::arg("x"))
       .def_property_readonly("prefix", &Block::prefix)

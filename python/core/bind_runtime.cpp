@@ -79,6 +79,14 @@ cannot be loaded.)");
   }, py::arg("name"), py::arg("value") = 0,
      "A named instant on the frontend lane of the timeline (a phase of the script). Returns its time in seconds "
      "since the run's start (what `asyncscope view --range` takes), or None when nothing is recorded.");
+  m.def("_enter_scope", [](const std::string& name) {
+    const std::shared_ptr<trace::Recorder> rec = recorder();
+    if (rec && rec->enabled()) rec->enter_scope(trace::intern(name));
+  }, py::arg("name"), "The calling thread enters the scope `name` on the trace (a layer's forward).");
+  m.def("_leave_scope", [] {
+    const std::shared_ptr<trace::Recorder> rec = recorder();
+    if (rec && rec->enabled()) rec->leave_scope();
+  }, "The calling thread leaves the innermost scope it entered.");
   m.def("_set_package_dir", &set_package_dir, py::arg("dir"), py::arg("absolute_dir"));
   m.def("_set_source_attribution", &set_source_attribution, py::arg("on"),
         "Turns tracing ops and waits back to their source lines on or off (on by default; for measuring its cost).");

@@ -122,6 +122,10 @@ void CounterLane::holders_tooltip(int64_t t) const {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(OpColor(h.op)), "%s", h.op.c_str());
+      if (!h.scope.empty()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("in %s", std::string(trace::innermost_scope(h.scope)).c_str());
+      }
       if (!h.line.empty()) {
         ImGui::SameLine();
         ImGui::TextDisabled("%s", h.line.c_str());

@@ -94,7 +94,8 @@ double thread_cpu_seconds(const std::string& name) {
 size_t entries(const trace::Recorder& rec) {
   size_t n = rec.counter_log().size();
   for (const trace::ThreadBuffer* t : rec.threads()) {
-    n += t->enqueues.size() + t->vars.size() + t->execs.size() + t->syncs.size() + t->markers.size() + t->sources.size();
+    n += t->enqueues.size() + t->vars.size() + t->execs.size() + t->syncs.size() + t->markers.size() + t->sources.size() +
+         t->scopes.size();
   }
   return n;
 }

@@ -45,7 +45,11 @@ class Loss:
         return _per_sample(loss, self._batch_axis)
 
     def __call__(self, pred, label, sample_weight=None):
-        return self.forward(pred, label, sample_weight)
+        _core._enter_scope(type(self).__name__)  # its ops' scope on the trace
+        try:
+            return self.forward(pred, label, sample_weight)
+        finally:
+            _core._leave_scope()
 
     def __repr__(self):
         return "%s(batch_axis=%d, w=%s)" % (type(self).__name__, self._batch_axis, self._weight)

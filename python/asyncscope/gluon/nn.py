@@ -152,7 +152,13 @@ class Block:
         self.collect_params().zero_grad()
 
     def __call__(self, *args):
-        return self.forward(*args)
+        # Its ops are pushed in its scope on the trace (its name, "mlp0"), so
+        # the memory they hold is named after it.
+        _core._enter_scope(self.name)
+        try:
+            return self.forward(*args)
+        finally:
+            _core._leave_scope()
 
     def forward(self, *args):
         raise NotImplementedError("%s.forward is not defined" % type(self).__name__)

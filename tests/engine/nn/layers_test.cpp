@@ -4,7 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+#include <string>
+
 #include "engine/nn/loss.h"
+#include "engine/trace/chrome_trace.h"
+#include "engine/trace/insight.h"
+#include "engine/trace/model.h"
 #include "engine/nn/optimizer.h"
 #include "engine/tensor/ops.h"
 #include "support/grad_check.h"
@@ -111,6 +118,56 @@ TEST(Sequential, ChainsBlocksAndNamesParametersLikeGluon) {
     EXPECT_EQ(b.collect_params().keys(), (std::vector<std::string>{"dense1_weight", "dense1_bias"}));
     EXPECT_THROW(activation_from_name("tanh"), std::invalid_argument);
     EXPECT_EQ(activation_from_name("relu"), Activation::relu);
+  });
+}
+
+// A block's call pushes its ops in its scope on the trace, nested in its
+// parents', so the memory they hold is named after the layer; the scopes
+// survive the export and its import.
+TEST(Sequential, ItsLayersOpsArePushedInTheLayersScopes) {
+  asyncscope::testing::run_with_timeout([] {
+    Context::Options options;
+    options.engine.cpu_workers = 2;
+    auto recorder = std::make_shared<trace::Recorder>();
+    options.engine.recorder = recorder;
+    ContextPtr ctx = Context::create(options);
+    ContextScope scope(ctx);
+    Sequential net;
+    {
+      auto names = net.name_scope();
+      net.add(Dense(64, Activation::relu), Dense(1));
+    }
+    net.initialize();
+    NDArray x = ones({256, 32});  // outside any scope
+    NDArray y = net(x);
+    y.wait_to_read();
+    const trace::TraceModel model = trace::snapshot(*recorder);
+    std::map<std::string, std::set<std::string>> scopes_of;  // op name -> scopes it was pushed in
+    for (const trace::OpInfo& op : model.ops) {
+      if (op.known() && !op.internal) scopes_of[std::string(model.op_name(op))].insert(std::string(model.scope_text(op.scope)));
+    }
+    EXPECT_EQ(scopes_of["ones"], (std::set<std::string>{""}));
+    ASSERT_FALSE(scopes_of["dot"].empty());
+    EXPECT_EQ(scopes_of["dot"], (std::set<std::string>{"sequential0 > dense0", "sequential0 > dense1"}));
+
+    trace::RunInsight insight;
+    insight.update(model, true);
+    const trace::HolderTable peak = insight.peak_holders(model);
+    bool named = false;
+    for (const trace::Holder& h : peak.rows) {
+      if (h.scope == "sequential0 > dense0") {
+        named = true;
+        EXPECT_EQ(trace::holder_label(h), h.op + " in dense0");
+      }
+    }
+    EXPECT_TRUE(named) << "no holder is named after the first layer";
+
+    const trace::TraceModel back = trace::parse_chrome_trace(trace::to_chrome_trace_json(model));
+    ASSERT_EQ(back.ops.size(), model.ops.size());
+    for (size_t i = 0; i < model.ops.size(); ++i) {
+      EXPECT_EQ(back.scope_text(back.ops[i].scope), model.scope_text(model.ops[i].scope)) << "op " << i;
+    }
+    EXPECT_EQ(back.scopes, model.scopes);
   });
 }
 

@@ -712,9 +712,13 @@ TEST(ChromeTrace, ForeignTracesAreRecognised) {
   expect_rejected(R"({"traceEvents":[],"otherData":{"version":"Chrome 120"}})", "not an asyncscope trace");
   expect_rejected(R"({"traceEvents":[],"otherData":"x"})", "not an asyncscope trace");
   expect_rejected("42", "not an asyncscope trace");
-  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 6; }),
-                  "written by a newer asyncscope (format version 6; this build reads versions 1 to 5)");
+  expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = kChromeTraceVersion + 1; }),
+                  "written by a newer asyncscope (format version " + std::to_string(kChromeTraceVersion + 1) +
+                      "; this build reads versions 1 to " + std::to_string(kChromeTraceVersion) + ")");
   expect_rejected(with_metadata_changed([](json& o) { o["asyncscope_version"] = 0; }), "unknown format version 0");
+  expect_rejected(with_metadata_changed([](json& o) { o["scopes"] = {"net > dense0", "net > dense0"}; }),
+                  "scope \"net > dense0\" twice in otherData.scopes");
+  expect_rejected(with_metadata_changed([](json& o) { o["scopes"] = {""}; }), "an empty scope in otherData.scopes");
   json doc = json::parse(to_chrome_trace_json(hand_model()));
   doc.erase("traceEvents");
   expect_rejected(doc.dump(), "no traceEvents array");

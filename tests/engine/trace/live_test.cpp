@@ -52,8 +52,11 @@ void record_run(Recorder& rec, uint64_t first_op, int ops, int line_base) {
   const NameId concat = intern("live_test_concat_" + std::to_string(line_base));
   const NameId file = intern("/tmp/live_test_script_" + std::to_string(line_base) + ".py");
   ThreadBuffer& frontend = rec.local();
+  rec.enter_scope(intern("live_test_net"));  // the scopes of a network's layers
   for (int i = 0; i < ops; ++i) {
     const uint64_t op = first_op + static_cast<uint64_t>(i);
+    if (i % 20 == 5) rec.enter_scope(intern("live_test_layer"));
+    if (i % 20 == 15) rec.leave_scope();
     if (i % 3 == 0) rec.record_source(file, static_cast<uint32_t>(line_base + i % 7));
     EnqueueEvent e;
     e.op = op;
@@ -81,6 +84,8 @@ void record_run(Recorder& rec, uint64_t first_op, int ops, int line_base) {
     }
     if (i % 100 == 0) rec.record_marker(intern("live_test_iteration"), i);
   }
+  if (ops % 20 > 5 && ops % 20 <= 15) rec.leave_scope();
+  rec.leave_scope();
   std::thread worker([&] {
     set_thread_name("CPU worker 0");
     for (int i = 0; i < ops; ++i) {
@@ -106,7 +111,8 @@ std::string exported(const Recorder& rec) { return to_chrome_trace_json(snapshot
 size_t entries(const Recorder& rec) {
   size_t n = rec.counter_log().size() + rec.errors().size();
   for (const ThreadBuffer* t : rec.threads()) {
-    n += t->enqueues.size() + t->vars.size() + t->execs.size() + t->syncs.size() + t->markers.size() + t->sources.size();
+    n += t->enqueues.size() + t->vars.size() + t->execs.size() + t->syncs.size() + t->markers.size() + t->sources.size() +
+         t->scopes.size();
   }
   return n;
 }
@@ -196,6 +202,7 @@ TEST(Live, AViewerGetsTheProgramsTraceAsItGrows) {
   EXPECT_EQ(model.errors.size(), 2u);
   ASSERT_GE(model.source_lines.size(), 2u);
   EXPECT_EQ(model.names[model.source_lines[0].file], "/tmp/live_test_script_10.py");
+  EXPECT_EQ(model.scopes, (std::vector<std::string>{"live_test_net", "live_test_net > live_test_layer"}));
   EXPECT_EQ(client.state(), LiveClient::State::streaming);
   EXPECT_EQ(server.viewers(), 1u);
 
@@ -220,6 +227,7 @@ TEST(Live, AViewerThatAttachesLateCatchesUpInBoundedRounds) {
   for (size_t i = 0; i < mine.ops.size(); ++i) {
     const OpInfo &a = mine.ops[i], &b = theirs.ops[i];
     ASSERT_EQ(mine.source_text(a.source), theirs.source_text(b.source)) << "op " << i;
+    ASSERT_EQ(mine.scope_text(a.scope), theirs.scope_text(b.scope)) << "op " << i;
     ASSERT_EQ(std::make_tuple(a.enqueue, a.start, a.end, a.num_reads, a.num_writes),
               std::make_tuple(b.enqueue, b.start, b.end, b.num_reads, b.num_writes)) << "op " << i;
     ASSERT_TRUE(std::equal(mine.reads_of(a), mine.reads_of(a) + a.num_reads + a.num_writes, theirs.reads_of(b)))

@@ -74,6 +74,7 @@ class Module:
             self._parameters[name] = value
         elif isinstance(value, Module):
             self._modules[name] = value
+            value.__dict__["_scope_label"] = "%s (%s)" % (name, type(value).__name__)
         else:
             object.__setattr__(self, name, value)
 
@@ -107,6 +108,8 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError("%s is not a Module subclass" % type(module).__name__)
         self._modules[name] = module
+        if module is not None:
+            module.__dict__["_scope_label"] = "%s (%s)" % (name, type(module).__name__)
 
     register_module = add_module
 
@@ -115,7 +118,13 @@ class Module:
         raise NotImplementedError('Module [%s] is missing the required "forward" function' % type(self).__name__)
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        # Its ops are pushed in its scope on the trace ("hidden (Linear)", as
+        # its parent names it), so the memory they hold is named after it.
+        _core._enter_scope(self.__dict__.get("_scope_label") or type(self).__name__)
+        try:
+            return self.forward(*args, **kwargs)
+        finally:
+            _core._leave_scope()
 
     def train(self, mode=True):
         """Training mode (dropout active) for this module and its children."""
