@@ -45,11 +45,7 @@ NDArray Block::operator()(const NDArray& x) {
   if (recorder == nullptr || !recorder->enabled()) return forward(x);
   // Its own name ("dense0"): the scopes it runs in name its parents.
   if (trace_name_ == 0) trace_name_ = trace::intern(kind_ + std::to_string(number_));
-  recorder->enter_scope(trace_name_);
-  struct Leave {
-    trace::Recorder* recorder;
-    ~Leave() { recorder->leave_scope(); }
-  } leave{recorder};
+  const trace::TraceScope scope(recorder, trace_name_);
   return forward(x);
 }
 

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "engine/tensor/ops.h"
+#include "engine/trace/names.h"
+#include "engine/trace/recorder.h"
 
 namespace asyncscope::nn {
 
@@ -13,7 +15,9 @@ L2Loss::L2Loss(float weight, int batch_axis) : weight_(weight), batch_axis_(batc
 }
 
 NDArray L2Loss::operator()(const NDArray& pred, const NDArray& label) const {
-  const Shape& shape = pred.chunk("L2Loss")->shape;
+  const Shape& shape = pred.chunk("L2Loss")->shape;  // an empty array: its error here
+  static const trace::NameId kScope = trace::intern("L2Loss");
+  const trace::TraceScope scope(pred.context().engine().recorder().get(), kScope);
   if (label.chunk("L2Loss")->shape.size() != shape.size()) {
     throw std::invalid_argument("L2Loss: the label " + label.shape().to_string() + " does not match the prediction " +
                                 shape.to_string() + " (they need as many elements)");

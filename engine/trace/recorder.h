@@ -232,4 +232,22 @@ class Recorder {
   ChunkedLog<CounterSample> counters_;
 };
 
+// While it lives, the calling thread is in the scope `name` on `recorder`'s
+// trace (a layer's forward, a loss): enter_scope now, leave_scope at the
+// end, even by an exception. Nothing when the recorder is null or off.
+class TraceScope {
+ public:
+  TraceScope(Recorder* recorder, NameId name) : recorder_(recorder != nullptr && recorder->enabled() ? recorder : nullptr) {
+    if (recorder_ != nullptr) recorder_->enter_scope(name);
+  }
+  ~TraceScope() {
+    if (recorder_ != nullptr) recorder_->leave_scope();
+  }
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  Recorder* const recorder_;
+};
+
 }  // namespace asyncscope::trace

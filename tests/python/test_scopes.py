@@ -1,0 +1,99 @@
+"""The layers' scopes on the trace: a torch.nn.Module's or a Gluon block's
+call pushes its ops inside a scope named after it (as its parent names it),
+nested in its parents', and the memory holders of the run name the layer."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "build", "bin", "asyncscope"))
+
+PROGRAM = textwrap.dedent("""\
+    import asyncscope
+    from asyncscope import autograd, gluon, nd, torch
+    from asyncscope.gluon import loss as gloss, nn as gnn
+    from asyncscope.torch import nn
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.hidden = nn.Linear(64, 256)
+            self.out = nn.Linear(256, 10)
+
+        def forward(self, x):
+            return self.out(torch.relu(self.hidden(x)))
+
+    net = MLP()
+    X = torch.randn(512, 64)
+    loss = nn.CrossEntropyLoss()(net(X), torch.zeros(512, dtype=torch.int64))
+    seq = nn.Sequential(nn.Linear(64, 32), nn.ReLU())
+    seq(X).sum().item()
+
+    g = gnn.Sequential()
+    g.add(gnn.Dense(128, activation="relu"), gnn.Dense(10))
+    g.initialize()
+    with autograd.record():
+        l = gloss.L2Loss()(g(nd.ones((512, 64))), nd.zeros((512, 10)))
+    l.backward()
+    nd.waitall()
+    asyncscope.export_trace(TRACE)
+    """)
+
+
+class Scopes(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.trace = os.path.join(cls.tmp.name, "scopes.json")
+        done = subprocess.run([sys.executable, "-c", PROGRAM.replace("TRACE", repr(cls.trace))], capture_output=True,
+                              text=True, timeout=300)
+        if done.returncode != 0:
+            raise AssertionError(done.stderr)
+        with open(cls.trace, encoding="utf-8") as f:
+            cls.doc = json.load(f)
+        cls.scopes = {}  # op name -> the scopes its enqueues were pushed in
+        for e in cls.doc["traceEvents"]:
+            args = e.get("args", {})
+            if e.get("ph") == "X" and args.get("event") == "enqueue":
+                cls.scopes.setdefault(e["name"].split(" ")[-1], set()).add(args.get("scope", ""))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_the_trace_lists_the_nestings_in_the_order_they_were_met(self):
+        self.assertEqual(self.doc["otherData"]["scopes"][:4],
+                         ["MLP", "MLP > hidden (Linear)", "MLP > out (Linear)", "CrossEntropyLoss"])
+        self.assertIn("Sequential > 0 (Linear)", self.doc["otherData"]["scopes"])
+        self.assertIn("sequential0 > dense0", self.doc["otherData"]["scopes"])
+        self.assertIn("L2Loss", self.doc["otherData"]["scopes"])
+
+    def test_each_layers_ops_are_in_its_scope(self):
+        dots = set()
+        for e in self.doc["traceEvents"]:
+            args = e.get("args", {})
+            if e.get("ph") == "X" and args.get("event") == "enqueue" and "dot" in e["name"]:
+                dots.add(args.get("scope", ""))
+        self.assertTrue({"MLP > hidden (Linear)", "MLP > out (Linear)", "Sequential > 0 (Linear)",
+                         "sequential0 > dense0", "sequential0 > dense1"} <= dots, dots)
+
+    @unittest.skipUnless(os.path.exists(EXE), "no asyncscope executable at " + EXE)
+    def test_the_memory_holders_name_the_layer(self):
+        out = os.path.join(self.tmp.name, "answers.json")
+        done = subprocess.run([EXE, "view", self.trace, "--json", out], capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(out, encoding="utf-8") as f:
+            holders = json.load(f)["peak_live_holders"]
+        scoped = [h for h in holders if h["scope"]]
+        self.assertTrue(scoped, holders)
+        for h in scoped:
+            self.assertIn(h["scope"], self.doc["otherData"]["scopes"])
+
+
+if __name__ == "__main__":
+    unittest.main()
