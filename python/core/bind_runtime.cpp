@@ -127,8 +127,7 @@ counts when it pushed an op or waited; `runs` is how many times it did.)");
   }, py::arg("ident"), py::arg("type"),
      "Raises `type` in the Python thread `ident` at its next instruction (a host's stop).");
   m.def("serve", [](const std::string& title) {
-    py::gil_scoped_release release;
-    try {
+    try {  // with the GIL: it may start the process's run
       return serve(title);
     } catch (const trace::LiveError& e) {
       throw std::runtime_error(e.what());
@@ -144,10 +143,7 @@ configure() first). `title` names it in the app's list. Returns the
 socket's path (the same one when it already publishes). ASYNCSCOPE_SERVE=1
 publishes from the first op on. RuntimeError with the reason when it
 cannot.)");
-  m.def("_serve_when_started", [](const std::string& title) {
-    py::gil_scoped_release release;
-    serve_when_started(title);
-  }, py::arg("title"));
+  m.def("_serve_when_started", &serve_when_started, py::arg("title"));
   m.def("serving", [] {
     const std::string path = serving();
     return path.empty() ? py::object(py::none()) : py::object(py::str(path));
