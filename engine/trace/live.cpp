@@ -569,10 +569,18 @@ void LiveServer::serve() {
         if (v->streaming && !v->closed && (v->unsent() > 0 || v->behind)) done = false;
       }
       if (done || now >= deadline_ns_.load(std::memory_order_relaxed)) {
+        // The end, after what was sent: the socket may still be full of it,
+        // so it gets a moment (the deadline's rest, at least 200 ms) to drain.
+        const int64_t until = std::max(deadline_ns_.load(std::memory_order_relaxed), now + 200'000'000);
         for (auto& v : list_) {
           if (!v->closed && v->streaming) {
             append_frame(v->pending, kEnd, 0, 0, 0, end_reason_.data(), end_reason_.size());
             flush(*v);
+            while (!v->closed && v->unsent() > 0 && now_ns() < until) {
+              pollfd p{v->fd, POLLOUT, 0};
+              if (::poll(&p, 1, 10) > 0 && (p.revents & (POLLHUP | POLLERR)) != 0) break;
+              flush(*v);
+            }
           }
           ::close(v->fd);
         }
