@@ -448,6 +448,9 @@ bool GuiApp::frame() {
     progress.running = true;
     progress.text = "attached to process " + std::to_string(attached_->hello().pid) + ": " +
                     std::to_string(attached_->bytes_received() / 1024) + " KB received";
+    if (const uint64_t dropped = attached_->dropped(); dropped > 0) {
+      progress.text += ", " + std::to_string(dropped) + " events dropped by the program's recorder";
+    }
   }
   std::function<void()> body;
   if (script) {
