@@ -19,6 +19,10 @@
 #                             GPU fails them instead of skipping)
 #         bench-gpu.json      the GPU benchmarks, 3 repetitions
 #         demos.jsonl         the six demos with --device cuda, one JSON each
+#         traces/*.json.gz, traces/*.svg
+#                             their timelines, and those of the PyTorch
+#                             edition's host_vs_device.py on cuda:0, with the
+#                             app's SVG of each (drawn without a display)
 #         (check.log)         the PyTorch edition on cuda:0 against the CPU
 #                             (bench/gpu/torch_edition_check.py)
 #         torch_reference.json, torch_chapter_cuda.json.gz
@@ -29,11 +33,15 @@
 #       in about 3 minutes on an H200, so that a second try fits in the time
 #       a GPU machine is lent. Exit status: 0 when every step passed.
 #       GPU_CHECK_ONLY="gpu-benchmarks demo ..." runs only the steps named
-#       (gpu-tests, gpu-benchmarks, demo, python-edition, torch-reference,
-#       engine-tests-rest).
+#       (gpu-tests, gpu-benchmarks, demo, python-edition, python-script,
+#       torch-reference, engine-tests-rest).
 #       With .gpu/base/asyncscope_bench.xz (another commit's, packed by hand)
 #       and no GPU_CHECK_ONLY, the GPU benchmarks also run A/B, four rounds of
 #       fresh processes in alternating order, one JSON line each in ab.jsonl.
+#   scripts/gpu-check.sh screenshots OUT [DEST]  here again, with OUT
+#       fetched: opens each of OUT/traces in the app under Xvfb (the GPU
+#       machine has no X server) and saves DEST/NAME.png (default
+#       OUT/traces), the window as a user sees it.
 set -uo pipefail
 
 mode=${1:-}
@@ -113,6 +121,15 @@ run() {
     echo "== $name: exit $rc after $((SECONDS - t0)) s" | tee -a "$log"
     [ "$rc" = 0 ] || failed=1
   }
+  keep_trace() {  # keep_trace FILE NAME: the trace under OUT/traces, gzipped, with the app's SVG of it
+    local file=$1 name=$2
+    [ -f "$file" ] || return 0
+    mkdir -p "$out/traces"
+    "$dir/bin/asyncscope" view "$file" --svg "$out/traces/$name.svg" --title "$name on $(gpu_name)" >>"$log" 2>&1 ||
+      echo "gpu-check: no SVG of $name" | tee -a "$log"
+    gzip -c "$file" >"$out/traces/$name.json.gz" && rm -f "$file"
+  }
+  gpu_name() { nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo "the GPU"; }
   {
     echo "bundle of commit $(cat "$root/.gpu/commit" 2>/dev/null), cuBLAS: ${cublas:-not found}"
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1
@@ -123,8 +140,10 @@ run() {
   step gpu-benchmarks 150 "$dir/bin/asyncscope_bench" --benchmark_filter=Cuda --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true --benchmark_out="$out/bench-gpu.json" --benchmark_out_format=json
   for demo in queued-vs-finished sync-functions sync-vs-async dependency-graph memory-and-sync host-vs-gpu; do
-    step "demo $demo" 60 "$dir/bin/asyncscope" run "$demo" --device cuda --json "$dir/$demo.json"
+    step "demo $demo" 60 "$dir/bin/asyncscope" run "$demo" --device cuda --json "$dir/$demo.json" \
+      --trace "$dir/$demo.trace.json"
     [ -f "$dir/$demo.json" ] && { tr -d '\n' <"$dir/$demo.json"; echo; } >>"$out/demos.jsonl"
+    keep_trace "$dir/$demo.trace.json" "$demo"
   done
   if [ -f "$root/.gpu/stdlib.tar.xz" ]; then
     # The PyTorch edition on the GPU, through the app's own interpreter.
@@ -135,6 +154,10 @@ run() {
     step python-edition 90 env PYTHONHOME="$dir/py" PYTHONPATH="$dir/py/site" ASYNCSCOPE_PYTHONPATH="$dir/py/site" \
       PYTHONNOUSERSITE=1 \
       "$dir/bin/asyncscope" script "$root/bench/gpu/torch_edition_check.py"
+    step python-script 60 env PYTHONHOME="$dir/py" PYTHONPATH="$dir/py/site" ASYNCSCOPE_PYTHONPATH="$dir/py/site" \
+      PYTHONNOUSERSITE=1 \
+      "$dir/bin/asyncscope" script "$root/assets/scripts/host_vs_device.py" --trace "$dir/host_vs_device.trace.json"
+    keep_trace "$dir/host_vs_device.trace.json" host_vs_device
   fi
   if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
     step torch-reference 90 env PYTHONUNBUFFERED=1 python3 "$root/bench/gpu/torch_reference.py" "$out"
@@ -161,8 +184,33 @@ run() {
   return $failed
 }
 
+screenshots() {
+  local out=${1:?usage: scripts/gpu-check.sh screenshots OUT [DEST]}
+  local dest=${2:-$1/traces}
+  local app="$root/build/bin/asyncscope" failed=0 shots=0
+  mkdir -p "$dest" || exit 2
+  [ -x "$app" ] || { echo "gpu-check: build/bin/asyncscope is missing (make build first)" >&2; exit 2; }
+  command -v xvfb-run >/dev/null || { echo "gpu-check: xvfb-run is missing (apt-get install xvfb xauth)" >&2; exit 2; }
+  for trace in "$out"/traces/*.json.gz; do
+    [ -f "$trace" ] || continue
+    local png
+    png="$dest/$(basename "$trace" .json.gz).png"
+    if xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --window-size 1600x1000 view "$trace" \
+         --screenshot "$png" --quit-after-run >/dev/null 2>&1 && [ -s "$png" ]; then
+      echo "$png"
+      shots=$((shots + 1))
+    else
+      echo "gpu-check: the app could not draw $trace" >&2
+      failed=1
+    fi
+  done
+  [ "$shots" -gt 0 ] || { echo "gpu-check: no traces under $out/traces (run 'scripts/gpu-check.sh run OUT' on the GPU machine first)" >&2; exit 2; }
+  return $failed
+}
+
 case $mode in
   bundle) shift; bundle "$@" ;;
   run) shift; run "$@" ;;
-  *) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  screenshots) shift; screenshots "$@" ;;
+  *) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
 esac
