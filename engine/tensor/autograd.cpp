@@ -8,8 +8,12 @@
 #include <unordered_set>
 #include <utility>
 
+#include "engine/core/engine.h"
 #include "engine/tensor/autograd_graph.h"
+#include "engine/tensor/context.h"
 #include "engine/tensor/ops.h"
+#include "engine/trace/names.h"
+#include "engine/trace/recorder.h"
 
 namespace asyncscope::autograd {
 namespace {
@@ -112,6 +116,9 @@ void record_edges(trace::NameId name, std::vector<Edge> edges, const NDArray& ou
   }
   auto node = std::make_shared<Node>();
   node->name = name;
+  if (trace::Recorder* rec = out->context->engine().recorder().get(); rec != nullptr && rec->enabled()) {
+    node->scope = rec->scope_path();
+  }
   node->inputs = std::move(edges);
   node->gradient = std::move(gradient);
   detail::discard(std::exchange(out->grad->node, std::move(node)));
@@ -176,6 +183,51 @@ std::vector<std::shared_ptr<Node>> reachable(const std::shared_ptr<Node>& head) 
   return order;
 }
 
+// Puts backward's gradient ops in the trace scopes of the ops they
+// differentiate, inside one scope named for the call ("backward", "grad"):
+// the holders of a backward's memory then name the layer as the forward's
+// do. Enters only what differs from the previous node's scopes (ops recorded
+// in the same entering of a scope share its frame), and leaves everything it
+// entered when it goes, an exception included.
+class ScopeReplay {
+ public:
+  ScopeReplay(trace::Recorder* recorder, const char* call)
+      : recorder_(recorder != nullptr && recorder->enabled() ? recorder : nullptr) {
+    if (recorder_ != nullptr) recorder_->enter_scope(trace::intern(call));
+  }
+  ~ScopeReplay() {
+    if (recorder_ == nullptr) return;
+    for (size_t i = 0; i <= entered_.size(); ++i) recorder_->leave_scope();
+  }
+  ScopeReplay(const ScopeReplay&) = delete;
+  ScopeReplay& operator=(const ScopeReplay&) = delete;
+
+  // From now on, the scopes of `path` (inside the call's).
+  void enter(const trace::ScopePath& path) {
+    if (recorder_ == nullptr) return;
+    wanted_.clear();
+    for (const trace::ScopeFrame* f = path.get(); f != nullptr; f = f->outer.get()) wanted_.push_back(f);
+    std::reverse(wanted_.begin(), wanted_.end());  // outermost first, as entered_
+    size_t common = 0;
+    while (common < entered_.size() && common < wanted_.size() && entered_[common] == wanted_[common]) ++common;
+    while (entered_.size() > common) {
+      recorder_->leave_scope();
+      entered_.pop_back();
+    }
+    for (size_t i = common; i < wanted_.size(); ++i) {
+      recorder_->enter_scope(wanted_[i]->name);
+      entered_.push_back(wanted_[i]);
+    }
+    held_ = path;  // keeps the frames compared by address alive
+  }
+
+ private:
+  trace::Recorder* const recorder_;
+  std::vector<const trace::ScopeFrame*> entered_;  // outermost first
+  std::vector<const trace::ScopeFrame*> wanted_;
+  trace::ScopePath held_;
+};
+
 NDArray accumulate(NDArray total, NDArray more) {
   return total.is_null() ? std::move(more) : total + more;  // out of place: a gradient may be shared
 }
@@ -204,6 +256,7 @@ void propagate(const NDArray& head, const NDArray& head_grad, bool retain_graph,
   }
   std::vector<std::shared_ptr<Node>> order = reachable(hg->node);
   Pause pause;  // the gradient ops are not themselves recorded
+  ScopeReplay scopes(head.context().engine().recorder().get(), op);
   std::unordered_map<const Node*, size_t> index;
   for (size_t i = 0; i < order.size(); ++i) index.emplace(order[i].get(), i);
   std::vector<NDArray> grads(order.size());
@@ -215,6 +268,7 @@ void propagate(const NDArray& head, const NDArray& head_grad, bool retain_graph,
     Node& node = *order[i];
     NDArray dy = std::move(grads[i]);
     if (!dy.is_null()) {
+      scopes.enter(node.scope);
       on_node(node, dy);
       const size_t n = node.inputs.size();
       std::unique_ptr<bool[]> wanted(new bool[n]);
@@ -254,6 +308,7 @@ void propagate(const NDArray& head, const NDArray& head_grad, bool retain_graph,
   }
   grads.clear();
   order.clear();
+  scopes.enter(nullptr);  // the leaves' gradients are stored in the call's scope
   for (auto& [leaf_array, g] : leaf_grads) {
     on_leaf(leaf_array, std::move(g));
     g = NDArray();

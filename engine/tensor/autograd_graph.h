@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/tensor/autograd.h"
+#include "engine/trace/recorder.h"
 
 namespace asyncscope::autograd {
 
@@ -45,6 +46,9 @@ struct Node {
 
   const uint64_t seq;  // creation order, a topological order of the graph
   trace::NameId name = 0;
+  // The trace scopes the op was pushed in (a layer's forward): its gradient
+  // ops are pushed in them too. Null when in none or not traced.
+  trace::ScopePath scope;
   std::vector<Edge> inputs;
   GradientFn gradient;
   bool used = false;  // released by a backward without retain_graph

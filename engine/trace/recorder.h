@@ -40,6 +40,16 @@ namespace asyncscope::trace {
 // a run stopped by its budget can still be read and exported within it.
 inline constexpr size_t kReadReserveBytesPerOp = 240;
 
+// The scopes a thread is in, innermost first, as a chain shared by everything
+// that was made inside them: autograd keeps it with each recorded op, so that
+// backward pushes the op's gradient in the scopes its forward ran in. Two
+// ops recorded in the same entering of a scope share that frame.
+struct ScopeFrame {
+  NameId name = 0;
+  std::shared_ptr<const ScopeFrame> outer;
+};
+using ScopePath = std::shared_ptr<const ScopeFrame>;
+
 struct alignas(64) ThreadBuffer {
   // memory: where the logs are charged; enqueue_memory: the enqueue log's
   // (its chunks also reserve the recorder's read reserve per entry).
@@ -56,6 +66,9 @@ struct alignas(64) ThreadBuffer {
   ChunkedLog<MarkerEvent> markers;
   ChunkedLog<SourceEvent> sources;
   ChunkedLog<ScopeEvent> scopes;
+  // The scopes entered and not left (enter_scope/leave_scope): read and
+  // written by the buffer's own thread only.
+  ScopePath scope_path;
   const uint32_t index;
   const std::string name;
 
@@ -135,8 +148,18 @@ class Recorder {
 
   // The calling thread entered the scope `name` (a layer's forward, an
   // optimizer's step), or left the innermost one (leave_scope).
-  void enter_scope(NameId name) { local().scopes.append(ScopeEvent{now_ns_unordered(), name, 1}); }
-  void leave_scope() { local().scopes.append(ScopeEvent{now_ns_unordered(), 0, 0}); }
+  void enter_scope(NameId name) {
+    ThreadBuffer& b = local();
+    b.scopes.append(ScopeEvent{now_ns_unordered(), name, 1});
+    b.scope_path = std::make_shared<const ScopeFrame>(ScopeFrame{name, std::move(b.scope_path)});
+  }
+  void leave_scope() {
+    ThreadBuffer& b = local();
+    b.scopes.append(ScopeEvent{now_ns_unordered(), 0, 0});
+    if (b.scope_path) b.scope_path = ScopePath(b.scope_path->outer);
+  }
+  // The scopes the calling thread is in now (null: none).
+  const ScopePath& scope_path() { return local().scope_path; }
 
   // Rare path (a failed op): takes a lock.
   void record_error(uint64_t op, std::string text);

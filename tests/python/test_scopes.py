@@ -31,6 +31,7 @@ PROGRAM = textwrap.dedent("""\
     net = MLP()
     X = torch.randn(512, 64)
     loss = nn.CrossEntropyLoss()(net(X), torch.zeros(512, dtype=torch.int64))
+    loss.backward()
     seq = nn.Sequential(nn.Linear(64, 32), nn.ReLU())
     seq(X).sum().item()
 
@@ -73,14 +74,24 @@ class Scopes(unittest.TestCase):
         self.assertIn("sequential0 > dense0", self.doc["otherData"]["scopes"])
         self.assertIn("L2Loss", self.doc["otherData"]["scopes"])
 
+    def scopes_of(self, op):
+        """The scopes the enqueues of ops named like `op` were pushed in."""
+        return {e["args"].get("scope", "") for e in self.doc["traceEvents"]
+                if e.get("ph") == "X" and e.get("args", {}).get("event") == "enqueue" and op in e["name"]}
+
     def test_each_layers_ops_are_in_its_scope(self):
-        dots = set()
-        for e in self.doc["traceEvents"]:
-            args = e.get("args", {})
-            if e.get("ph") == "X" and args.get("event") == "enqueue" and "dot" in e["name"]:
-                dots.add(args.get("scope", ""))
+        dots = self.scopes_of("dot")
         self.assertTrue({"MLP > hidden (Linear)", "MLP > out (Linear)", "Sequential > 0 (Linear)",
                          "sequential0 > dense0", "sequential0 > dense1"} <= dots, dots)
+
+    def test_backward_pushes_each_layers_gradient_in_that_layers_scope(self):
+        dots = self.scopes_of("dot")
+        self.assertTrue({"backward > MLP > hidden (Linear)", "backward > MLP > out (Linear)",
+                         "backward > sequential0 > dense0", "backward > sequential0 > dense1"} <= dots, dots)
+        self.assertIn("backward > CrossEntropyLoss", self.doc["otherData"]["scopes"])
+        self.assertIn("backward > L2Loss", self.doc["otherData"]["scopes"])
+        # The torch Sequential ran without backward: none of its scopes is inside one.
+        self.assertNotIn("backward > Sequential > 0 (Linear)", self.doc["otherData"]["scopes"])
 
     @unittest.skipUnless(os.path.exists(EXE), "no asyncscope executable at " + EXE)
     def test_the_memory_holders_name_the_layer(self):

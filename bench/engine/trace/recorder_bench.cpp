@@ -1,6 +1,7 @@
 // Cost of recording one trace event on the hot path.
 #include <benchmark/benchmark.h>
 
+#include "engine/trace/names.h"
 #include "engine/trace/recorder.h"
 
 namespace asyncscope::trace {
@@ -28,6 +29,21 @@ void BM_TraceRecordExecWithClock(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_TraceRecordExecWithClock)->Iterations(8 << 20);
+
+// A layer's call on the trace: entering its scope inside another (the
+// network's) and leaving it, as a Gluon block's or a torch module's call does.
+void BM_TraceScopeEnterLeave(benchmark::State& state) {
+  Recorder recorder;
+  const NameId outer = intern("net"), inner = intern("dense0");
+  recorder.enter_scope(outer);
+  for (auto _ : state) {
+    recorder.enter_scope(inner);
+    benchmark::ClobberMemory();
+    recorder.leave_scope();
+  }
+  recorder.leave_scope();
+}
+BENCHMARK(BM_TraceScopeEnterLeave)->Iterations(4 << 20);
 
 }  // namespace
 }  // namespace asyncscope::trace

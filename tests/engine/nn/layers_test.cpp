@@ -124,24 +124,35 @@ TEST(Sequential, ChainsBlocksAndNamesParametersLikeGluon) {
 // A block's call pushes its ops in its scope on the trace, nested in its
 // parents', so the memory they hold is named after the layer; the scopes
 // survive the export and its import.
-TEST(Sequential, ItsLayersOpsArePushedInTheLayersScopes) {
-  asyncscope::testing::run_with_timeout([] {
+// A context tracing into a recorder of its own, current on this thread, and
+// a two-layer network made in its name scope (sequential0 > dense0, dense1).
+struct TracedMlp {
+  static ContextPtr traced(const std::shared_ptr<trace::Recorder>& recorder) {
     Context::Options options;
     options.engine.cpu_workers = 2;
-    auto recorder = std::make_shared<trace::Recorder>();
     options.engine.recorder = recorder;
-    ContextPtr ctx = Context::create(options);
-    ContextScope scope(ctx);
-    Sequential net;
+    return Context::create(options);
+  }
+  TracedMlp() {
     {
       auto names = net.name_scope();
       net.add(Dense(64, Activation::relu), Dense(1));
     }
     net.initialize();
+  }
+  std::shared_ptr<trace::Recorder> recorder = std::make_shared<trace::Recorder>();
+  ContextPtr ctx = traced(recorder);
+  ContextScope scope{ctx};
+  Sequential net;
+};
+
+TEST(Sequential, ItsLayersOpsArePushedInTheLayersScopes) {
+  asyncscope::testing::run_with_timeout([] {
+    TracedMlp mlp;
     NDArray x = ones({256, 32});  // outside any scope
-    NDArray y = net(x);
+    NDArray y = mlp.net(x);
     y.wait_to_read();
-    const trace::TraceModel model = trace::snapshot(*recorder);
+    const trace::TraceModel model = trace::snapshot(*mlp.recorder);
     std::map<std::string, std::set<std::string>> scopes_of;  // op name -> scopes it was pushed in
     for (const trace::OpInfo& op : model.ops) {
       if (op.known() && !op.internal) scopes_of[std::string(model.op_name(op))].insert(std::string(model.scope_text(op.scope)));
@@ -167,6 +178,45 @@ TEST(Sequential, ItsLayersOpsArePushedInTheLayersScopes) {
     for (size_t i = 0; i < model.ops.size(); ++i) {
       EXPECT_EQ(back.scope_text(back.ops[i].scope), model.scope_text(model.ops[i].scope)) << "op " << i;
     }
+    EXPECT_EQ(back.scopes, model.scopes);
+  });
+}
+
+TEST(Sequential, BackwardPushesEachLayersGradientInThatLayersScope) {
+  asyncscope::testing::run_with_timeout([] {
+    TracedMlp mlp;
+    L2Loss loss_fn;
+    NDArray x = ones({256, 32});
+    NDArray label = zeros({256, 1});
+    NDArray loss;
+    {
+      autograd::Record record;
+      loss = loss_fn(mlp.net(x), label);
+    }
+    loss.backward();
+    NDArray after = ones({2});  // back outside every scope
+    mlp.ctx->wait_all();
+
+    const trace::TraceModel model = trace::snapshot(*mlp.recorder);
+    std::map<std::string, std::set<std::string>> scopes_of;  // op name -> scopes it was pushed in
+    std::set<std::string> backward_scopes;
+    for (const trace::OpInfo& op : model.ops) {
+      if (!op.known() || op.internal) continue;
+      const std::string where(model.scope_text(op.scope));
+      scopes_of[std::string(model.op_name(op))].insert(where);
+      if (where.starts_with("backward")) backward_scopes.insert(where);
+    }
+    // The gradients of the layers' products are pushed in their layers, inside
+    // backward; the forward's stay where they were.
+    EXPECT_EQ(scopes_of["dot"], (std::set<std::string>{"sequential0 > dense0", "sequential0 > dense1",
+                                                       "backward > sequential0 > dense0",
+                                                       "backward > sequential0 > dense1"}));
+    EXPECT_EQ(backward_scopes, (std::set<std::string>{"backward", "backward > L2Loss", "backward > sequential0 > dense0",
+                                                      "backward > sequential0 > dense1"}));
+    EXPECT_TRUE(scopes_of["ones"].contains("backward")) << "the head gradient is pushed in backward's own scope";
+    EXPECT_TRUE(scopes_of["ones"].contains("")) << "what follows backward is in no scope again";
+
+    const trace::TraceModel back = trace::parse_chrome_trace(trace::to_chrome_trace_json(model));
     EXPECT_EQ(back.scopes, model.scopes);
   });
 }

@@ -6,8 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
 
+#include "engine/core/engine.h"
+#include "engine/tensor/autograd_graph.h"
 #include "engine/tensor/ops.h"
+#include "engine/trace/model.h"
+#include "engine/trace/names.h"
+#include "engine/trace/recorder.h"
 #include "support/grad_check.h"
 #include "support/timeout.h"
 
@@ -18,6 +27,25 @@ using testing::GradFixture;
 using testing::run_with_timeout;
 
 std::vector<float> values(const NDArray& a) { return a.to_host(); }
+
+// A context whose engine traces into `recorder`.
+ContextPtr traced_context(const std::shared_ptr<trace::Recorder>& recorder) {
+  Context::Options o;
+  o.engine.cpu_workers = 2;
+  o.engine.recorder = recorder;
+  return Context::create(o);
+}
+
+// The scope events the calling thread recorded from `from` on: "+name" for an
+// enter, "-" for a leave.
+std::vector<std::string> scope_events(trace::Recorder& recorder, size_t from) {
+  std::vector<std::string> out;
+  const auto& log = recorder.local().scopes;
+  for (size_t i = from; i < log.size(); ++i) {
+    out.push_back(log[i].enter != 0 ? "+" + std::string(trace::name_of(log[i].name)) : "-");
+  }
+  return out;
+}
 
 TEST(Autograd, NothingIsRecordedOutsideARecordScope) {
   run_with_timeout([] {
@@ -403,6 +431,72 @@ TEST(Autograd, RecordBackwardAndUpdateNeverWaitForTheEngine) {
     // d/dw sum((x w^T)^2) = 2 (x w^T)^T x = 2 * 8 * 64 for all-ones: 1024 per entry.
     EXPECT_FLOAT_EQ(w.grad().to_host()[0], 1024.0f);
     EXPECT_FLOAT_EQ(w.to_host()[0], 1.0f - 1.024f);
+  });
+}
+
+TEST(Autograd, GradientOpsArePushedInTheScopesTheirOpsWereRecordedIn) {
+  run_with_timeout([] {
+    auto recorder = std::make_shared<trace::Recorder>();
+    ContextPtr ctx = traced_context(recorder);
+    NDArray x = from_host(ctx, {3}, {1, 2, 3});
+    x.attach_grad();
+    NDArray y, z;
+    {
+      autograd::Record record;
+      const trace::TraceScope model(recorder.get(), trace::intern("model"));
+      {
+        const trace::TraceScope first(recorder.get(), trace::intern("first"));
+        y = x * 2.0f;
+      }
+      {
+        const trace::TraceScope second(recorder.get(), trace::intern("second"));
+        z = y * 3.0f;
+      }
+    }
+    const size_t before = recorder->local().scopes.size();
+    z.backward(from_host(ctx, {3}, {1, 1, 1}));
+    // Backward's scope, then the layers' in reverse order: "model" is entered
+    // once, as the forward entered it once for both layers; all left at the end.
+    EXPECT_EQ(scope_events(*recorder, before),
+              (std::vector<std::string>{"+backward", "+model", "+second", "-", "+first", "-", "-", "-"}));
+    EXPECT_EQ(recorder->scope_path(), nullptr);
+    EXPECT_EQ(values(x.grad()), (std::vector<float>{6, 6, 6}));
+
+    const trace::TraceModel model = trace::snapshot(*recorder);
+    std::set<std::string> mul_scopes;
+    for (const trace::OpInfo& op : model.ops) {
+      if (op.known() && !op.internal && model.op_name(op) == "mul_scalar") mul_scopes.insert(std::string(model.scope_text(op.scope)));
+    }
+    EXPECT_EQ(mul_scopes, (std::set<std::string>{"model > first", "model > second", "backward > model > second",
+                                                 "backward > model > first"}));
+  });
+}
+
+TEST(Autograd, GradIsAScopeOfItsOwnAndAFailedBackwardLeavesWhatItEntered) {
+  run_with_timeout([] {
+    auto recorder = std::make_shared<trace::Recorder>();
+    ContextPtr ctx = traced_context(recorder);
+    NDArray x = from_host(ctx, {2}, {1, 2});
+    x.attach_grad();
+    NDArray y, bad;
+    {
+      autograd::Record record;
+      const trace::TraceScope layer(recorder.get(), trace::intern("layer"));
+      y = x * x;
+      bad = x + 1.0f;
+      autograd::record(trace::intern("broken"), {&x}, bad, [](const NDArray&, std::span<const bool>) -> std::vector<NDArray> {
+        throw std::runtime_error("this gradient fails");
+      });
+    }
+    size_t before = recorder->local().scopes.size();
+    const std::vector<NDArray> g = autograd::grad(y, std::vector<NDArray>{x});
+    EXPECT_EQ(scope_events(*recorder, before), (std::vector<std::string>{"+grad", "+layer", "-", "-"}));
+    EXPECT_EQ(values(g[0]), (std::vector<float>{2, 4}));
+
+    before = recorder->local().scopes.size();
+    EXPECT_THROW(bad.backward(), std::runtime_error);
+    EXPECT_EQ(scope_events(*recorder, before), (std::vector<std::string>{"+backward", "+layer", "-", "-"}));
+    EXPECT_EQ(recorder->scope_path(), nullptr);
   });
 }
 
