@@ -695,7 +695,8 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
     // A run stopped by the memory budget: its trace so far shows what grew.
     if ((hooks.over_budget || dynamic_cast<const MemoryBudgetError*>(&e) != nullptr) && hooks.recorder) {
       const trace::TraceModel model = trace::snapshot(*hooks.recorder);
-      outputs.set_content("--trace", [&model](std::ostream& o) { trace::write_chrome_trace(model, o); });
+      const trace::ExportOptions options{demo.name(), -1, demos::run_origin(demo, values, nullptr)};
+      outputs.set_content("--trace", [&model, &options](std::ostream& o) { trace::write_chrome_trace(model, o, options); });
       outputs.stop_when([] { return InterruptScope::signal_number() != 0; });
       try {
         outputs.commit();  // --trace only: the results are incomplete, so --json is not written
@@ -718,7 +719,8 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
   // The table first: a stream output (/dev/stdout) follows it.
   out.flush();
   outputs.set_content("--json", [&](std::ostream& o) { o << results_json(demo, values, results, figures, answers); });
-  outputs.set_content("--trace", [&model](std::ostream& o) { trace::write_chrome_trace(model, o); });
+  const trace::ExportOptions options{demo.name(), -1, demos::run_origin(demo, values, &results)};
+  outputs.set_content("--trace", [&model, &options](std::ostream& o) { trace::write_chrome_trace(model, o, options); });
   outputs.stop_when([] { return InterruptScope::signal_number() != 0; });
   try {
     outputs.commit();

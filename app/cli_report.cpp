@@ -103,22 +103,32 @@ void print_ops(std::ostream& out, bool json) {
   out << "dtypes: all = float32, float64, int32, int64, uint8, bool on the CPU (CUDA kernels: float32)\n";
 }
 
-void print_results(std::ostream& out, const demos::Program& demo, const demos::ParamValues& values,
-                   const demos::Results& results) {
-  out << demo.name() << " (";
+namespace {
+
+// "NAME (knob=value ...)", then a row per result and the notes; every text
+// escaped (a trace file's may hold anything).
+void print_table(std::ostream& out, const trace::RunOrigin& run) {
+  out << escape_controls(run.program) << " (";
   bool first = true;
-  for (const demos::Param& p : values.specs()) {
-    out << (first ? "" : " ") << p.name << "=" << values.text(p.name);
+  for (const auto& [name, value] : run.params) {
+    out << (first ? "" : " ") << escape_controls(name) << "=" << escape_controls(value);
     first = false;
   }
   out << ")\n";
   size_t width = 0;
-  for (const auto& row : results.rows) width = std::max(width, row.label.size());
-  for (const auto& row : results.rows) {
-    out << "  " << std::left << std::setw(static_cast<int>(width) + 2) << row.label << std::right << std::setw(14)
-        << format_value(row.value, row.unit) << "\n";
+  for (const auto& row : run.results) width = std::max(width, escape_controls(row.label).size());
+  for (const auto& row : run.results) {
+    out << "  " << std::left << std::setw(static_cast<int>(width) + 2) << escape_controls(row.label) << std::right
+        << std::setw(14) << format_value(row.value, escape_controls(row.unit)) << "\n";
   }
-  for (const auto& note : results.notes) out << "  " << note << "\n";
+  for (const auto& note : run.notes) out << "  " << escape_controls(note) << "\n";
+}
+
+}  // namespace
+
+void print_results(std::ostream& out, const demos::Program& demo, const demos::ParamValues& values,
+                   const demos::Results& results) {
+  print_table(out, demos::run_origin(demo, values, &results));
 }
 
 // The per-line table of a script's run as JSON rows (times in seconds).
@@ -287,6 +297,11 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
   }
   if (failed > 0) out << "  " << failed << " ops failed\n";
   if (m.dropped > 0) out << "  " << m.dropped << " events were dropped when the recorder's bound was hit\n";
+  // What made it, as the run printed it.
+  if (!m.origin.empty()) {
+    out << "made by ";
+    print_table(out, m.origin);
+  }
   return 0;
 }
 

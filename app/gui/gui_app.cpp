@@ -298,13 +298,34 @@ std::string GuiApp::open_trace(const std::string& path) {
     trace::AnalysisOptions options;
     options.complete_steps_only = request_.complete_steps;
     const RunRecord& record = runs_.open_trace(path, options);
+    const std::string skipped = pick_origin(record.origin);
     set_status("Opened " + path + (record.profile ? std::string(" (") + trace::to_string(record.profile->format) + ")" : "") +
-               (record.notes.empty() ? "." : ": " + record.notes.front()));
+               (!record.notes.empty() ? ": " + record.notes.front() : !skipped.empty() ? ": " + skipped : "."));
     return "";
   } catch (const std::exception& e) {
     set_status(e.what(), true);
     return e.what();
   }
+}
+
+std::string GuiApp::pick_origin(const trace::RunOrigin& origin) {
+  // The program panel shows what made the trace, with its knobs, so Run
+  // runs it again here; not while a run of another program is live.
+  if (origin.empty() || runner_.busy() || runs_.has_live()) return "";
+  const demos::Program* program = demos::find_demo(origin.program);
+  if (program == nullptr) {
+    for (const demos::Program* p : scripts_.programs()) {
+      if (p->name() == origin.program) program = p;
+    }
+  }
+  if (program == nullptr) return "";  // a script of the user's: its knobs mean nothing without it
+  if (const std::string* script = ScriptLibrary::path_of(*program)) {
+    if (!open_script(*script).empty()) return "";
+  } else {
+    program_panel_.select(*program);
+  }
+  const std::vector<std::string> skipped = demos::apply_origin(origin, program_panel_.values());
+  return skipped.empty() ? "" : "knobs not set: " + skipped.front();
 }
 
 std::string GuiApp::export_trace(const std::string& path) {

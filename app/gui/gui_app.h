@@ -93,6 +93,9 @@ class GuiApp {
   void act(Action action);
   // "" or why not (for the path dialog).
   std::string open_trace(const std::string& path);
+  // Picks the program a trace of ours was made by (a demo, or an example
+  // script) in the program panel with its knobs; "" or what was not set.
+  std::string pick_origin(const trace::RunOrigin& origin);
   void restart_with_simulated_gpus(int n);
   std::string export_trace(const std::string& path);
   // Opens a script into the picker and the script view; "" or why not.

@@ -16,7 +16,8 @@ std::vector<widgets::ResultColumn> result_columns(const RunList& runs) {
       for (const demos::Result& row : r.results->rows) column.cells.push_back({row.key, row.label, row.value, row.unit});
     }
     if (!r.source.empty()) {
-      column.subtitle = r.source;
+      // A file of ours says what made it ("host-vs-gpu: repeats=10 ..."); another, where it is.
+      column.subtitle = r.origin.empty() ? r.source : r.params_text;
       column.cells.push_back({"ops", "ops in the trace", static_cast<double>(r.model.ops.size()), ""});
     }
     columns.push_back(std::move(column));

@@ -32,6 +32,7 @@ RunRecord& RunList::add_live(const demos::Program& program, const demos::ParamVa
   auto record = std::make_unique<RunRecord>();
   record->program = program.name();
   record->params_text = params_text(values);
+  record->origin = demos::run_origin(program, values, nullptr);
   record->recorder = std::move(recorder);
   record->reader = std::make_unique<trace::TraceReader>(*record->recorder);
   record->views = program.views();
@@ -66,6 +67,17 @@ RunRecord& RunList::open_trace(const std::string& path, const trace::AnalysisOpt
   record->insight.update(record->model, true);
   record->source = path;
   record->program = record->profile ? std::string(trace::key_of(record->profile->format)) + " trace" : "trace";
+  // Our own export keeps what made the run: the program, its knobs and its
+  // result table (the app picks that program, so Run runs it again here).
+  record->origin = record->model.origin;
+  if (!record->origin.empty()) {
+    record->params_text = record->origin.program + ":";
+    for (const auto& [name, value] : record->origin.params) {
+      if (!record->params_text.empty()) record->params_text.push_back(' ');
+      record->params_text.append(name).append("=").append(value);
+    }
+    if (!record->origin.results.empty() || !record->origin.notes.empty()) record->results = demos::results_of(record->origin);
+  }
   widgets::FitTimeline(record->timeline, record->model);
   record->timeline.follow_live = false;
   RunRecord& added = add(std::move(record));
@@ -112,6 +124,7 @@ void RunList::end_live(std::optional<demos::Results> results, std::string error)
   run->live = false;
   run->reader->update(run->model);  // what was recorded after the last frame's update
   run->insight.update(run->model, true);
+  if (results && !run->origin.empty()) demos::keep_results(run->origin, *results);
   run->results = std::move(results);
   run->error = std::move(error);
   fit(*run);
@@ -144,7 +157,7 @@ RunRecord* RunList::compared() {
 
 void export_trace(const RunRecord& run, const std::string& path) {
   write_output(
-      path, [&run](std::ostream& out) { trace::write_chrome_trace(run.model, out, {run.title(), -1}); }, "trace",
+      path, [&run](std::ostream& out) { trace::write_chrome_trace(run.model, out, {run.title(), -1, run.origin}); }, "trace",
       [] { return InterruptScope::signal_number() != 0; });
 }
 

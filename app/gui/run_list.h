@@ -25,6 +25,9 @@ struct RunRecord {
   std::string program;      // the program's name; "trace" for a file
   std::string params_text;  // "size=500 workers=2"
   std::string source;       // "" for a live run, else the file it was read from
+  // What made it (program, knobs, results), written with its export; for a
+  // file, what the file kept (empty for a profiler's or an older file).
+  trace::RunOrigin origin;
   std::shared_ptr<trace::Recorder> recorder;
   std::unique_ptr<trace::TraceReader> reader;
   trace::TraceModel model;

@@ -160,4 +160,41 @@ Param max_inflight_param() {
                Param::Kind::integer, 0, 0, 100000000, {}, {}};
 }
 
+trace::RunOrigin run_origin(const Program& program, const ParamValues& values, const Results* results) {
+  trace::RunOrigin origin;
+  origin.program = program.name();
+  for (const Param& p : values.specs()) origin.params.emplace_back(p.name, values.text(p.name));
+  if (results != nullptr) keep_results(origin, *results);
+  return origin;
+}
+
+void keep_results(trace::RunOrigin& origin, const Results& results) {
+  origin.results.clear();
+  for (const Result& r : results.rows) origin.results.push_back({r.key, r.label, r.value, r.unit});
+  origin.notes = results.notes;
+}
+
+Results results_of(const trace::RunOrigin& origin) {
+  Results results;
+  for (const trace::RunOrigin::Row& r : origin.results) results.rows.push_back({r.key, r.label, r.value, r.unit});
+  results.notes = origin.notes;
+  return results;
+}
+
+std::vector<std::string> apply_origin(const trace::RunOrigin& origin, ParamValues& values) {
+  std::vector<std::string> skipped;
+  for (const auto& [name, text] : origin.params) {
+    if (!values.has(name)) {
+      skipped.push_back(name + "=" + text + ": " + origin.program + " has no such knob here");
+      continue;
+    }
+    try {
+      values.set(name, text);
+    } catch (const std::exception& e) {
+      skipped.push_back(e.what());
+    }
+  }
+  return skipped;
+}
+
 }  // namespace asyncscope::demos

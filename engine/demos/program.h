@@ -23,6 +23,7 @@
 
 #include "engine/core/device.h"
 #include "engine/core/engine.h"
+#include "engine/trace/model.h"
 
 namespace asyncscope::demos {
 
@@ -171,5 +172,16 @@ Param max_inflight_param();
 // The device a --device value asks for; std::invalid_argument, saying why,
 // if it is not available in this build or on this machine.
 Device device_from(const ParamValues& values);
+
+// What a trace keeps of a run of `program` with `values` (its name, each knob
+// as text in the program's order) and, when it finished, of its `results`.
+trace::RunOrigin run_origin(const Program& program, const ParamValues& values, const Results* results);
+// Adds a finished run's results to its origin (replacing any it had).
+void keep_results(trace::RunOrigin& origin, const Results& results);
+// The result table a trace kept (empty when it kept none).
+Results results_of(const trace::RunOrigin& origin);
+// Sets `values` to the knobs `origin` kept. A knob the program does not have
+// or a value it refuses is left as it was; the returned lines say which.
+std::vector<std::string> apply_origin(const trace::RunOrigin& origin, ParamValues& values);
 
 }  // namespace asyncscope::demos

@@ -66,13 +66,17 @@ namespace asyncscope::trace {
 // op and sync args); 4 gave every slice the category "asyncscope", what it is
 // in args.event, and the v1 flow events that category; 5 added help spans;
 // 6 the scopes ops were pushed in (a layer's forward: otherData.scopes,
-// "scope" in op args). Older files still read.
-inline constexpr int kChromeTraceVersion = 6;
+// "scope" in op args); 7 what made the run (otherData.run: the program, its
+// knobs, its result table). Older files still read.
+inline constexpr int kChromeTraceVersion = 7;
 inline constexpr int kOldestChromeTraceVersion = 1;
 
 struct ExportOptions {
   std::string run_label;  // shown in the process name ("asyncscope: label") and kept in otherData
   int indent = -1;        // -1: compact; >= 0: pretty-printed with this indent (bigger file)
+  // What made the run (otherData.run); when empty, the model's own (a file
+  // opened and exported again keeps it).
+  RunOrigin origin;
 };
 
 // Writes the trace as JSON to `out`. Throws std::runtime_error if the model

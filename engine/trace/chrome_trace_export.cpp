@@ -176,6 +176,18 @@ class Exporter {
                 {"errors_without_events", std::move(errors_without_events)}};
     if (!m_.source_points.empty()) add_source_lines(doc);
     if (!m_.scopes.empty()) doc["scopes"] = m_.scopes;
+    if (const RunOrigin& origin = options_.origin.empty() ? m_.origin : options_.origin; !origin.empty()) {
+      json params = json::array();
+      for (const auto& [name, value] : origin.params) params.push_back(json::array({name, value}));
+      json results = json::array();
+      for (const RunOrigin::Row& r : origin.results) {
+        // JSON has no NaN or infinity: null (read back as NaN).
+        const json value = std::isfinite(r.value) ? json(r.value) : json(nullptr);
+        results.push_back({{"key", r.key}, {"label", r.label}, {"value", value}, {"unit", r.unit}});
+      }
+      doc["run"] = {{"program", origin.program}, {"params", std::move(params)}, {"results", std::move(results)},
+                    {"notes", origin.notes}};
+    }
     return doc;
   }
 

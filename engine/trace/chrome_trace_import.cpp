@@ -272,11 +272,38 @@ class Importer {
         if (model_.intern_scope(path) <= before) fail("scope " + quote(path, '"') + " twice in otherData.scopes");
       }
     }
+    // Version 7: what made the run.
+    if (meta.contains("run")) read_origin(field(meta, "run"));
     const json& orphans = field(meta, "errors_without_events");
     if (!orphans.is_array()) wrong_type("errors_without_events", "an array", orphans);
     for (const json& e : orphans) orphan_errors_.emplace_back(get_uint(e, "op"), get_string(e, "error"));
     meta_seen_ = true;
     where_.clear();
+  }
+
+  void read_origin(const json& run) {
+    where_ = "otherData.run";
+    RunOrigin& o = model_.origin;
+    o.program = get_string(run, "program");
+    if (o.program.empty()) fail("field \"program\" is empty");
+    const json& params = field(run, "params");
+    if (!params.is_array()) wrong_type("params", "an array of [name, value] pairs", params);
+    for (const json& p : params) {
+      if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_string()) {
+        wrong_type("params", "an array of [name, value] pairs", p);
+      }
+      o.params.emplace_back(p[0].get<std::string>(), p[1].get<std::string>());
+    }
+    const json& results = field(run, "results");
+    if (!results.is_array()) wrong_type("results", "an array", results);
+    for (const json& r : results) {
+      const json& value = field(r, "value");
+      if (!value.is_number() && !value.is_null()) wrong_type("value", "a number or null", value);
+      const double v = value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>();
+      o.results.push_back(RunOrigin::Row{get_string(r, "key"), get_string(r, "label"), v, get_string(r, "unit")});
+    }
+    o.notes = get_strings(run, "notes", std::numeric_limits<uint32_t>::max());
+    where_ = "otherData";
   }
 
   // The lines and their executions; figures in source_lines are derived, not read.

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "engine/trace/events.h"
@@ -128,6 +129,25 @@ struct Marker {
   uint32_t frontend = 0;
 };
 
+// What made a run, kept with its export (otherData.run) so that the file
+// opens as the run was: the program, its knobs and its result table. Empty
+// for a profiler's trace and for files of format 6 and older.
+struct RunOrigin {
+  struct Row {
+    std::string key;    // stable name, e.g. "queued_s"
+    std::string label;  // for the table, e.g. "calls returned after"
+    double value = 0;
+    std::string unit;   // "s", "MB", "us", "x", ""
+    bool operator==(const Row&) const = default;
+  };
+  std::string program;                                      // a demo's name ("host-vs-gpu") or a script's
+  std::vector<std::pair<std::string, std::string>> params;  // knob and its value as text, in the program's order
+  std::vector<Row> results;
+  std::vector<std::string> notes;
+  bool empty() const noexcept { return program.empty(); }
+  bool operator==(const RunOrigin&) const = default;
+};
+
 struct TraceModel {
   int64_t origin_ns = 0;
   uint64_t first_op_id = 1;
@@ -147,6 +167,7 @@ struct TraceModel {
   std::vector<std::string> names;       // NameId -> text
   std::unordered_map<uint64_t, std::string> errors;  // op id -> error text
   uint64_t dropped = 0;
+  RunOrigin origin;  // read from a file; a recorder's model has none (the exporter is told)
 
   const OpInfo* find_op(uint64_t id) const noexcept;
   std::string_view name(NameId id) const noexcept;

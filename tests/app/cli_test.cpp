@@ -11,8 +11,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -226,6 +228,41 @@ TEST(Cli, RunPrintsTheTableAndWritesResultsJson) {
   for (const auto& entry : fs::directory_iterator(fs::path(json).parent_path())) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
   }
+}
+
+// The trace keeps what made it: the demo, its knobs as given, the same
+// result table the JSON has; `view --print` of it is the run's own.
+TEST(Cli, ATraceKeepsTheDemoItsKnobsAndItsResults) {
+  const std::string json = scratch("origin.json"), trace = scratch("origin.trace.json");
+  const CliResult r = cli({"run", "sync-vs-async", "--iterations", "20", "--size", "16", "--json", json, "--trace", trace});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json results = nlohmann::json::parse(read(json));
+  const trace::TraceModel m = trace::read_chrome_trace(trace);
+  EXPECT_EQ(m.origin.program, "sync-vs-async");
+  std::map<std::string, std::string> params(m.origin.params.begin(), m.origin.params.end());
+  EXPECT_EQ(params["iterations"], "20");
+  EXPECT_EQ(params["size"], "16");
+  EXPECT_EQ(params["device"], "cpu");
+  ASSERT_EQ(m.origin.results.size(), results["results"].size());
+  for (const trace::RunOrigin::Row& row : m.origin.results) {
+    ASSERT_TRUE(results["results"].contains(row.key)) << row.key;
+    EXPECT_EQ(row.value, results["results"][row.key].get<double>()) << row.key;
+    EXPECT_FALSE(row.label.empty()) << row.key;
+  }
+  EXPECT_EQ(m.origin.notes, results["notes"].get<std::vector<std::string>>());
+  EXPECT_EQ(nlohmann::json::parse(read(trace))["otherData"]["run_label"], "sync-vs-async");
+  // Described, the file shows the table the run printed.
+  const CliResult printed = cli({"view", trace, "--print"});
+  ASSERT_EQ(printed.code, 0) << printed.err;
+  const size_t made = printed.out.find("made by sync-vs-async (iterations=20 size=16 ");
+  ASSERT_NE(made, std::string::npos) << printed.out;
+  const size_t table = r.out.find("sync-vs-async (iterations=20 size=16 ");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  // The run's table ends where its verdict line (from the trace, not kept) begins.
+  const size_t verdict = r.out.rfind('\n', r.out.find("-bound: ")) + 1;
+  const std::string run_table = r.out.substr(table, verdict - table);
+  EXPECT_NE(printed.out.find(run_table), std::string::npos)
+      << "the run printed:\n" << run_table << "the file:\n" << printed.out;
 }
 
 // A listing or result table that never reached its reader is a failure:

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <iterator>
 #include <string>
 #include <thread>
@@ -565,6 +566,33 @@ TEST(GuiSmoke, ViewRendersTheLanesOfAnExportedTrace) {
   const Image img = load(png);
   ASSERT_EQ(img.width, 1280);
   EXPECT_GT(lane_pixels(img, "add_scalar"), 50);
+}
+
+// A trace of a demo opens with that demo picked and its knobs set, so
+// Space runs it again as it was run (here: a trace the CLI wrote, and the
+// new run exported with Ctrl+S says what made it).
+TEST(GuiSmoke, ATraceOfADemoOpensWithItPickedSoSpaceRunsItAgain) {
+  if (!have_xvfb() || !have_xdotool()) GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  const std::string trace = scratch("made_by_cli.json");
+  ASSERT_EQ(std::system((std::string(ASYNCSCOPE_EXE) + " run host-vs-gpu --repeats 2 --size 64 --trace " + trace +
+                         " > /dev/null").c_str()),
+            0);
+  const fs::path dir = app_session("origin", "view " + trace,
+                                   {"xdotool key --window $wid space; sleep 2",
+                                    "xdotool key --window $wid ctrl+s; sleep 1",
+                                    "xdotool key --window $wid Return", wait_for_file("asyncscope-*.json")});
+  fs::path exported;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".json") exported = entry.path();
+  }
+  ASSERT_FALSE(exported.empty()) << "Space, Ctrl+S, Enter exported nothing (see " << dir << "/origin.log)";
+  EXPECT_EQ(exported.filename().string().rfind("asyncscope-host-vs-gpu-", 0), 0u) << exported;
+  const trace::TraceModel m = trace::read_chrome_trace(exported.string());
+  EXPECT_EQ(m.origin.program, "host-vs-gpu");
+  const std::map<std::string, std::string> params(m.origin.params.begin(), m.origin.params.end());
+  EXPECT_EQ(params.at("repeats"), "2");
+  EXPECT_EQ(params.at("size"), "64");
+  EXPECT_FALSE(m.origin.results.empty()) << "the new run finished and its table went with it";
 }
 
 // A profiler's trace opens in the real app: the chapter's loop as PyTorch

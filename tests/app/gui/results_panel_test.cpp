@@ -46,7 +46,7 @@ TEST(ResultColumns, OnePerRunMarkingTheShownOne) {
   EXPECT_EQ(columns[1].subtitle, "failed: the engine said no");
 }
 
-TEST(ResultColumns, ATraceFileShowsItsPathAndOpCount) {
+TEST(ResultColumns, ATraceFileOfOursShowsWhatMadeItItsResultsAndOpCount) {
   RunList runs;
   ProgramRunner runner;
   const RunRecord& run = testing::run_to_end(runs, runner, "sync-vs-async", {{"iterations", "20"}});
@@ -58,10 +58,30 @@ TEST(ResultColumns, ATraceFileShowsItsPathAndOpCount) {
   const auto columns = result_columns(runs);
   ASSERT_EQ(columns.size(), 2u);
   EXPECT_EQ(columns[1].title, "t.json");
-  EXPECT_EQ(columns[1].subtitle, path);
-  ASSERT_EQ(columns[1].cells.size(), 1u);
-  EXPECT_EQ(columns[1].cells[0].key, "ops");
-  EXPECT_EQ(columns[1].cells[0].value, static_cast<double>(run.model.ops.size()));
+  EXPECT_EQ(columns[1].subtitle, "sync-vs-async: " + run.params_text);
+  // The run's own table, as the run showed it, then what the file holds.
+  ASSERT_TRUE(run.results.has_value());
+  ASSERT_EQ(columns[1].cells.size(), run.results->rows.size() + 1);
+  for (size_t i = 0; i < run.results->rows.size(); ++i) {
+    EXPECT_EQ(columns[1].cells[i].key, run.results->rows[i].key);
+    EXPECT_EQ(columns[1].cells[i].label, run.results->rows[i].label);
+    EXPECT_EQ(columns[1].cells[i].value, run.results->rows[i].value) << run.results->rows[i].key;
+    EXPECT_EQ(columns[1].cells[i].unit, run.results->rows[i].unit);
+  }
+  EXPECT_EQ(columns[1].cells.back().key, "ops");
+  EXPECT_EQ(columns[1].cells.back().value, static_cast<double>(run.model.ops.size()));
+}
+
+TEST(ResultColumns, AnotherTraceFileShowsItsPathAndOpCount) {
+  RunList runs;
+  const std::string path = std::string(ASYNCSCOPE_SOURCE_DIR) + "/tests/data/traces/torch211_h200_chapter_cuda.json.gz";
+  const RunRecord& opened = runs.open_trace(path);
+  const auto columns = result_columns(runs);
+  ASSERT_EQ(columns.size(), 1u);
+  EXPECT_EQ(columns[0].subtitle, path);
+  ASSERT_EQ(columns[0].cells.size(), 1u);
+  EXPECT_EQ(columns[0].cells[0].key, "ops");
+  EXPECT_EQ(columns[0].cells[0].value, static_cast<double>(opened.model.ops.size()));
 }
 
 }  // namespace

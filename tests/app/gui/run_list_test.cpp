@@ -131,6 +131,15 @@ TEST(RunList, AnExportedTraceOpensAsARunOfItsOwn) {
   EXPECT_EQ(opened.model.ops.size(), run.model.ops.size());
   EXPECT_EQ(runs.current(), &opened);
   EXPECT_EQ(runs.compared(), nullptr) << "a file is no rerun of the program";
+  // What made the run came with it: the program, its knobs, its results.
+  EXPECT_EQ(run.origin.program, "sync-vs-async");
+  ASSERT_TRUE(run.results.has_value());
+  EXPECT_EQ(run.origin.results.size(), run.results->rows.size());
+  EXPECT_EQ(opened.origin, run.origin);
+  ASSERT_TRUE(opened.results.has_value());
+  EXPECT_EQ(opened.results->rows.size(), run.results->rows.size());
+  EXPECT_EQ(opened.results->notes, run.results->notes);
+  EXPECT_EQ(opened.params_text, "sync-vs-async: " + run.params_text);
 }
 
 TEST(RunList, AFileThatCannotBeReadAddsNothing) {

@@ -54,6 +54,46 @@ TEST(Demos, ParamValuesRejectBadTextWithAOneLineReason) {
   EXPECT_EQ(v.integer("iterations"), 25) << "a rejected value leaves the old one";
 }
 
+// What a trace keeps of a run, and the knobs set again from it.
+TEST(Demos, ARunsOriginKeepsItsKnobsAndResultsAndSetsThemAgain) {
+  const Program& demo = *find_demo("sync-vs-async");
+  ParamValues v = demo.defaults();
+  v.set("iterations", "25");
+  v.set("size", "64");
+  Results results;
+  results.rows = {{"sync_s", "a wait per iteration", 0.5, "s"}, {"speedup", "speed-up", 1.7, "x"}};
+  results.notes = {"backend-bound"};
+  const trace::RunOrigin origin = run_origin(demo, v, &results);
+  EXPECT_EQ(origin.program, "sync-vs-async");
+  ASSERT_EQ(origin.params.size(), demo.params().size());
+  for (size_t i = 0; i < origin.params.size(); ++i) {
+    EXPECT_EQ(origin.params[i].first, demo.params()[i].name) << "in the program's order";
+    EXPECT_EQ(origin.params[i].second, v.text(demo.params()[i].name));
+  }
+  const Results back = results_of(origin);
+  ASSERT_EQ(back.rows.size(), 2u);
+  EXPECT_EQ(back.rows[1].key, "speedup");
+  EXPECT_EQ(back.rows[1].value, 1.7);
+  EXPECT_EQ(back.notes, results.notes);
+  EXPECT_TRUE(run_origin(demo, v, nullptr).results.empty());
+
+  ParamValues fresh = demo.defaults();
+  EXPECT_TRUE(apply_origin(origin, fresh).empty());
+  EXPECT_EQ(fresh.integer("iterations"), 25);
+  EXPECT_EQ(fresh.integer("size"), 64);
+
+  // A knob the program does not have, or a value it refuses, is left as it was and named.
+  trace::RunOrigin odd = origin;
+  odd.params = {{"iterations", "0"}, {"colour", "red"}, {"size", "32"}};
+  ParamValues other = demo.defaults();
+  const std::vector<std::string> skipped = apply_origin(odd, other);
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_NE(skipped[0].find("out of range"), std::string::npos) << skipped[0];
+  EXPECT_EQ(skipped[1], "colour=red: sync-vs-async has no such knob here");
+  EXPECT_EQ(other.integer("iterations"), demo.defaults().integer("iterations"));
+  EXPECT_EQ(other.integer("size"), 32);
+}
+
 TEST(Demos, CudaIsRefusedWithTheReason) {
   if (cuda::available()) GTEST_SKIP() << "a CUDA device is present (runs on it are tested in tests/engine/cuda)";
   const Program* demo = find_demo("queued-vs-finished");

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -362,6 +363,36 @@ TEST(ChromeTrace, HandBuiltModelWithEveryCornerRoundTrips) {
   for (size_t i = 0; i < m.frontends.size(); ++i) EXPECT_EQ(back.frontends[i].name, m.frontends[i].name);
   // Exporting what was read gives the same file.
   EXPECT_EQ(to_chrome_trace_json(back), text);
+}
+
+// What made the run travels with it: the exporter is told, the file keeps
+// it, the import gives it back, and exporting what was read keeps it again.
+TEST(ChromeTrace, TheRunsOriginRoundTripsWithNonFiniteResultsAsNull) {
+  const TraceModel m = hand_model();
+  ExportOptions options;
+  options.run_label = "host-vs-gpu";
+  options.origin.program = "host-vs-gpu";
+  options.origin.params = {{"repeats", "10"}, {"size", "1000"}, {"device", "cuda"}};
+  options.origin.results = {{"host_s", "host, synchronous", 0.3779, "s"},
+                            {"ratio", "no ratio without a device run", std::numeric_limits<double>::infinity(), "x"}};
+  options.origin.notes = {"The push loop returns almost at once."};
+  const std::string text = to_chrome_trace_json(m, options);
+  const json run = json::parse(text)["otherData"]["run"];
+  EXPECT_EQ(run["program"], "host-vs-gpu");
+  EXPECT_EQ(run["params"][2], json::array({"device", "cuda"})) << "in the program's order, as text";
+  EXPECT_TRUE(run["results"][1]["value"].is_null());
+  const TraceModel back = parse_chrome_trace(text, "run.json");
+  EXPECT_EQ(back.origin.program, options.origin.program);
+  EXPECT_EQ(back.origin.params, options.origin.params);
+  EXPECT_EQ(back.origin.notes, options.origin.notes);
+  ASSERT_EQ(back.origin.results.size(), 2u);
+  EXPECT_EQ(back.origin.results[0], options.origin.results[0]);
+  EXPECT_EQ(back.origin.results[1].label, "no ratio without a device run");
+  EXPECT_TRUE(std::isnan(back.origin.results[1].value));
+  EXPECT_EQ(to_chrome_trace_json(back, {"host-vs-gpu"}), text) << "a file exported again keeps what made it";
+  // A model of a recorder's, exported with nothing said: no "run" at all.
+  EXPECT_FALSE(json::parse(to_chrome_trace_json(m))["otherData"].contains("run"));
+  EXPECT_TRUE(parse_chrome_trace(to_chrome_trace_json(m)).origin.empty());
 }
 
 // A GPU op is drawn as two slices on two threads, its launch on the stream's
@@ -719,6 +750,18 @@ TEST(ChromeTrace, ForeignTracesAreRecognised) {
   expect_rejected(with_metadata_changed([](json& o) { o["scopes"] = {"net > dense0", "net > dense0"}; }),
                   "scope \"net > dense0\" twice in otherData.scopes");
   expect_rejected(with_metadata_changed([](json& o) { o["scopes"] = {""}; }), "an empty scope in otherData.scopes");
+  const json run = {{"program", "sync-vs-async"}, {"params", json::array({json::array({"size", "64"})})},
+                    {"results", json::array({{{"key", "k"}, {"label", "l"}, {"value", 1.5}, {"unit", "s"}}})},
+                    {"notes", json::array()}};
+  expect_rejected(with_metadata_changed([&](json& o) { o["run"] = run; o["run"]["program"] = ""; }),
+                  "otherData.run: field \"program\" is empty");
+  expect_rejected(with_metadata_changed([&](json& o) { o["run"] = run; o["run"]["params"] = {{"size", 64}}; }),
+                  "otherData.run: field \"params\" must be an array of [name, value] pairs");
+  expect_rejected(with_metadata_changed([&](json& o) { o["run"] = run; o["run"]["results"][0]["value"] = "fast"; }),
+                  "otherData.run: field \"value\" must be a number or null");
+  expect_rejected(with_metadata_changed([&](json& o) { o["run"] = run; o["run"].erase("notes"); }),
+                  "otherData.run: missing field \"notes\"");
+  expect_rejected(with_metadata_changed([&](json& o) { o["run"] = 3; }), "otherData.run: expected an object");
   json doc = json::parse(to_chrome_trace_json(hand_model()));
   doc.erase("traceEvents");
   expect_rejected(doc.dump(), "no traceEvents array");
