@@ -4,6 +4,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/core/engine.h"
+#include "engine/tensor/context.h"
+#include "engine/trace/names.h"
+#include "engine/trace/recorder.h"
+
 namespace asyncscope::nn {
 namespace {
 
@@ -55,6 +60,18 @@ void Trainer::step(int64_t batch_size) {
     throw std::invalid_argument("Trainer.step: batch_size must be > 0, got " + std::to_string(batch_size));
   }
   const float scale = 1.0f / static_cast<float>(batch_size);
+  // The update's ops (and the optimizer's state they allocate) are pushed in
+  // a scope of their own on the trace, so the memory holders name them.
+  static const trace::NameId kSgd = trace::intern("Trainer.step (sgd)");
+  static const trace::NameId kAdam = trace::intern("Trainer.step (adam)");
+  trace::Recorder* recorder = nullptr;
+  for (const Parameter* p : params_) {
+    if (p->is_initialized()) {
+      recorder = p->data().context().engine().recorder().get();
+      break;
+    }
+  }
+  const trace::TraceScope scope(recorder, optimizer_ == "adam" ? kAdam : kSgd);
   if (optimizer_ == "adam") {
     adam_step(scale);
     return;

@@ -36,7 +36,8 @@ class Trainer {
   Trainer(const ParameterDict& params, std::string_view optimizer, const Options& options = {});
 
   // Throws std::invalid_argument if batch_size <= 0 and std::logic_error if a
-  // parameter has no data yet (run a forward pass first).
+  // parameter has no data yet (run a forward pass first). Its ops are pushed
+  // in the trace scope "Trainer.step (sgd)" (or adam).
   void step(int64_t batch_size);
 
   float learning_rate() const noexcept { return learning_rate_; }

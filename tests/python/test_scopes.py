@@ -1,6 +1,8 @@
 """The layers' scopes on the trace: a torch.nn.Module's or a Gluon block's
 call pushes its ops inside a scope named after it (as its parent names it),
-nested in its parents', and the memory holders of the run name the layer."""
+nested in its parents', backward pushes each gradient in its layer's scope,
+an optimizer's step has a scope of its own, and the memory holders of the
+run name the layer."""
 
 import json
 import os
@@ -32,6 +34,19 @@ PROGRAM = textwrap.dedent("""\
     X = torch.randn(512, 64)
     loss = nn.CrossEntropyLoss()(net(X), torch.zeros(512, dtype=torch.int64))
     loss.backward()
+    torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9).step()
+
+    class Halving(torch.optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {})
+
+        def step(self):
+            with torch.no_grad():
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        p.mul_(0.5)
+
+    Halving(net.parameters()).step()
     seq = nn.Sequential(nn.Linear(64, 32), nn.ReLU())
     seq(X).sum().item()
 
@@ -41,6 +56,7 @@ PROGRAM = textwrap.dedent("""\
     with autograd.record():
         l = gloss.L2Loss()(g(nd.ones((512, 64))), nd.zeros((512, 10)))
     l.backward()
+    gluon.Trainer(g.collect_params(), "adam", {"learning_rate": 0.01}).step(512)
     nd.waitall()
     asyncscope.export_trace(TRACE)
     """)
@@ -92,6 +108,13 @@ class Scopes(unittest.TestCase):
         self.assertIn("backward > L2Loss", self.doc["otherData"]["scopes"])
         # The torch Sequential ran without backward: none of its scopes is inside one.
         self.assertNotIn("backward > Sequential > 0 (Linear)", self.doc["otherData"]["scopes"])
+
+    def test_an_optimizers_step_is_a_scope_named_after_it(self):
+        self.assertIn("SGD.step", self.doc["otherData"]["scopes"])
+        self.assertIn("Halving.step", self.doc["otherData"]["scopes"], "a user's optimizer is named too")
+        self.assertIn("Trainer.step (adam)", self.doc["otherData"]["scopes"])
+        self.assertIn("SGD.step", self.scopes_of("copy"), "the momentum buffer (a clone) is the step's")
+        self.assertIn("Trainer.step (adam)", self.scopes_of("zeros"), "so are Adam's moments")
 
     @unittest.skipUnless(os.path.exists(EXE), "no asyncscope executable at " + EXE)
     def test_the_memory_holders_name_the_layer(self):

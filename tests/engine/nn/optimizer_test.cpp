@@ -7,9 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
 
 #include "engine/nn/layers.h"
 #include "engine/nn/loss.h"
+#include "engine/trace/model.h"
+#include "engine/trace/recorder.h"
 #include "support/grad_check.h"
 #include "support/timeout.h"
 
@@ -95,6 +101,37 @@ TEST(Trainer, AdamFollowsMxnetsUpdateWithBiasCorrection) {
       EXPECT_NEAR(w.data().item(), wv, 1e-5) << "step " << t;
     }
     EXPECT_EQ(frozen.data().item(), 0.0f);
+  });
+}
+
+// A step's ops go in a scope named after the optimizer: the state it
+// allocates (momentum, Adam's moments) is named so among the memory holders.
+TEST(Trainer, ItsStepIsPushedInAScopeNamedAfterTheOptimizer) {
+  run_with_timeout([] {
+    auto recorder = std::make_shared<trace::Recorder>();
+    Context::Options options;
+    options.engine.cpu_workers = 2;
+    options.engine.recorder = recorder;
+    ContextScope scope(Context::create(options));
+    Parameter w("w", {3});
+    Parameter frozen("frozen", {3}, autograd::GradReq::null);
+    w.initialize(init::constant(1.0f));
+    frozen.initialize(init::zeros());
+    Trainer sgd(dict_of({&w, &frozen}), "sgd", {{"learning_rate", 0.1}, {"momentum", 0.9}});
+    Trainer adam(dict_of({&w, &frozen}), "adam", {{"learning_rate", 0.1}});
+    gradient_of_two(w, frozen);
+    sgd.step(1);
+    adam.step(1);
+    w.data().wait_to_read();
+    const trace::TraceModel model = trace::snapshot(*recorder);
+    std::map<std::string, std::set<std::string>> ops_in;  // scope -> op names pushed in it
+    for (const trace::OpInfo& op : model.ops) {
+      if (op.known() && !op.internal) ops_in[std::string(model.scope_text(op.scope))].insert(std::string(model.op_name(op)));
+    }
+    EXPECT_TRUE(ops_in["Trainer.step (sgd)"].contains("zeros")) << "the momentum buffer is the step's";
+    EXPECT_TRUE(ops_in["Trainer.step (adam)"].contains("zeros")) << "so are Adam's moments";
+    EXPECT_FALSE(ops_in["Trainer.step (adam)"].contains("ones")) << "backward's head gradient is not";
+    EXPECT_EQ(recorder->scope_path(), nullptr) << "both scopes were left";
   });
 }
 

@@ -3,14 +3,37 @@ weight decay) and Adam, with param_groups, zero_grad and step. A step is a
 few in-place ops per parameter, pushed under no_grad like every other op:
 it returns at once and shows on the timeline."""
 
+import functools as _functools
+
+from ... import _core
 from ... import torch as _torch
 
 __all__ = ["Optimizer", "SGD", "Adam"]
 
 
+def _in_scope(step, label):
+    """step, pushing its ops in a trace scope of its own ("SGD.step"), so
+    the memory the update allocates (momentum buffers, Adam's moments) is
+    named after it."""
+    @_functools.wraps(step)
+    def scoped(self, *args, **kwargs):
+        _core._enter_scope(label)
+        try:
+            return step(self, *args, **kwargs)
+        finally:
+            _core._leave_scope()
+    return scoped
+
+
 class Optimizer:
     """Holds parameter groups (dicts with "params" and the settings) and the
-    per-parameter state; subclasses write step()."""
+    per-parameter state; subclasses write step() (their own too: its ops go
+    in a scope named after the class, as SGD's and Adam's do)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _in_scope(cls.__dict__["step"], cls.__name__ + ".step")
 
     def __init__(self, params, defaults):
         self.defaults = dict(defaults)
