@@ -234,7 +234,10 @@ bool GuiApp::poll_run(bool read_trace) {
       break;
   }
   runs_.end_live(runner_.results(), std::move(error));
-  if (runs_.current() == run && console_first_after(*run)) console_to_front_ = true;
+  // What it printed comes to the front, unless the command line both ran it
+  // and asked for a tab (--run --tab insight): that tab stays for its screenshot.
+  const bool asked_tab = request_.run && !request_.tab.empty();
+  if (runs_.current() == run && console_first_after(*run) && !asked_tab) console_to_front_ = true;
   if (state == ProgramRunner::State::finished && next_vary_ < request_.vary_values.size()) {
     program_panel_.values().set(request_.vary, request_.vary_values[next_vary_++]);
     if (start_run()) return true;

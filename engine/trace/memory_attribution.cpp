@@ -12,7 +12,16 @@ std::string_view innermost_scope(std::string_view path) noexcept {
 
 std::string holder_label(const Holder& h) {
   const std::string_view scope = innermost_scope(h.scope);
-  return scope.empty() ? h.op : h.op + " in " + std::string(scope);
+  if (scope.empty()) return h.op;
+  // Autograd pushes a gradient in its op's scopes inside "backward" (or
+  // "grad"): "mul in backward of dense0".
+  for (const std::string_view call : {"backward", "grad"}) {
+    const std::string_view path(h.scope);
+    if (path.size() > call.size() + 3 && path.starts_with(call) && path.substr(call.size(), 3) == " > ") {
+      return h.op + " in " + std::string(call) + " of " + std::string(scope);
+    }
+  }
+  return h.op + " in " + std::string(scope);
 }
 
 namespace {

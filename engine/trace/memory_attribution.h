@@ -36,8 +36,9 @@ struct Holder {
 // The innermost scope of a path ("dense0 (Dense)" of "Sequential > dense0
 // (Dense)"), or "".
 std::string_view innermost_scope(std::string_view path) noexcept;
-// "dot in dense0 (Dense)": the op and the innermost scope it was pushed in;
-// the op's name alone without one.
+// "dot in dense0 (Dense)": the op and the innermost scope it was pushed in
+// ("dot in backward of dense0 (Dense)" for a gradient autograd pushed in its
+// op's scopes); the op's name alone without one.
 std::string holder_label(const Holder& h);
 
 struct HolderTable {

@@ -67,6 +67,22 @@ TEST(MemoryAttribution, AttributesLiveBuffersToTheOpAndLineThatAllocatedThem) {
   EXPECT_EQ(insight.holders_at(m, 750, DeviceKind::cpu, 0, 1).rows.size(), 1u);
 }
 
+TEST(MemoryAttribution, AHoldersLabelNamesItsLayerAndWhetherBackwardPushedIt) {
+  Holder h;
+  h.op = "dot";
+  EXPECT_EQ(holder_label(h), "dot");
+  h.scope = "MLP > hidden (Linear)";
+  EXPECT_EQ(holder_label(h), "dot in hidden (Linear)");
+  h.scope = "backward > MLP > hidden (Linear)";
+  EXPECT_EQ(holder_label(h), "dot in backward of hidden (Linear)");
+  h.scope = "grad > dense0";
+  EXPECT_EQ(holder_label(h), "dot in grad of dense0");
+  h.scope = "backward";  // the head gradient, pushed in no layer
+  EXPECT_EQ(holder_label(h), "dot in backward");
+  h.scope = "backwards > dense0";  // a layer named so is no backward
+  EXPECT_EQ(holder_label(h), "dot in dense0");
+}
+
 TEST(MemoryAttribution, ManyBuffersAcrossBlocksAreCountedOnce) {
   // 2000 buffers, each alive for 1000 ns, one allocated every 100 ns: ten live at once.
   std::vector<Row> rows;
