@@ -253,6 +253,20 @@ std::string saved_run_json(const trace::TraceModel& model) {
   const trace::Verdict& v = answers.verdict;
   nlohmann::json doc;
   doc["format"] = "asyncscope";
+  // What made it, as the run's own JSON has it (a knob's number as a number).
+  if (const trace::RunOrigin& o = model.origin; !o.empty()) {
+    doc["demo"] = o.program;
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [name, text] : o.params) {
+      const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+      params[name] = parsed.is_number() ? parsed : nlohmann::json(text);
+    }
+    doc["params"] = std::move(params);
+    nlohmann::json rows = nlohmann::json::object();
+    for (const trace::RunOrigin::Row& r : o.results) rows[r.key] = r.value;
+    doc["results"] = std::move(rows);
+    doc["notes"] = o.notes;
+  }
   doc["bound"] = v.bound == trace::Bound::unknown ? nlohmann::json(nullptr) : nlohmann::json(trace::to_string(v.bound));
   doc["verdict"] = v.text();
   doc["t1_s"] = v.t1_ns * 1e-9;

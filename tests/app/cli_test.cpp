@@ -251,6 +251,14 @@ TEST(Cli, ATraceKeepsTheDemoItsKnobsAndItsResults) {
   }
   EXPECT_EQ(m.origin.notes, results["notes"].get<std::vector<std::string>>());
   EXPECT_EQ(nlohmann::json::parse(read(trace))["otherData"]["run_label"], "sync-vs-async");
+  // Its answers as JSON carry the run's own keys and values.
+  const std::string answers = scratch("origin.answers.json");
+  ASSERT_EQ(cli({"view", trace, "--json", answers}).code, 0);
+  const nlohmann::json saved = nlohmann::json::parse(read(answers));
+  EXPECT_EQ(saved["demo"], results["demo"]);
+  EXPECT_EQ(saved["params"], results["params"]) << "numbers as numbers, choices as text";
+  EXPECT_EQ(saved["results"], results["results"]);
+  EXPECT_EQ(saved["notes"], results["notes"]);
   // Described, the file shows the table the run printed.
   const CliResult printed = cli({"view", trace, "--print"});
   ASSERT_EQ(printed.code, 0) << printed.err;
