@@ -292,6 +292,15 @@ numpy(), printing and torch.cuda.synchronize() wait for the work they need.)");
         py::is_operator())
       .def("clone", [](const Tensor& x) { return push_as<Tensor>(x.a, [&] { return copy(x.a); }); },
            "A copy of the values (recorded: the gradient flows back to this tensor).")
+      .def("is_contiguous", [](const Tensor& x) { return !x.a.chunk("is_contiguous")->strided; },
+           "Whether its elements lie in row-major order in their storage (a strided view's, x[:, 1] of a "
+           "GPU tensor, do not).")
+      .def("contiguous", [](const py::object& self) -> py::object {
+             const Tensor& x = self.cast<const Tensor&>();
+             if (!x.a.chunk("contiguous")->strided) return self;
+             return py::cast(push_as<Tensor>(x.a, [&] { return copy(x.a); }));
+           },
+           "This tensor if its elements lie in row-major order, else a copy that does.")
       .def("__repr__", &torch_repr)
       .def("__str__", &torch_repr)
       .def("__float__", &item_of)
@@ -489,34 +498,67 @@ void bind_functions(py::module_& t) {
   }, py::arg("data"), py::arg("device") = py::none(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false,
      "A tensor with the values of a NumPy array, a (nested) list or a number (float32 of floats, int64 of ints, "
      "bool of bools, a NumPy array's own type, unless dtype= says).");
-  // zeros_like(x) and the rest: x's shape and device (requires_grad= as creation).
-  using FillLike = NDArray (*)(const ContextPtr&, const Shape&, Device);
-  for (const auto& [name, fill] : {std::pair<const char*, FillLike>{"zeros_like", &zeros}, {"ones_like", &ones}}) {
-    t.def(name, [fill](const Tensor& like, const py::kwargs& kwargs) {
+  // zeros_like(x) and the rest: x's shape, dtype and device, unless dtype= or
+  // device= say otherwise (requires_grad= as creation).
+  const auto like_dtype = [](const Tensor& like, const py::kwargs& kwargs, const char* op) {
+    return dtype_of_kwargs(kwargs, op).value_or(like.a.dtype());
+  };
+  const auto like_device = [](const Tensor& like, const py::kwargs& kwargs) {
+    return kwargs.contains("device") ? creation_device(kwargs, like.a.context(), "like") : like.a.device();
+  };
+  for (const auto& [name, value] : {std::pair<const char*, double>{"zeros_like", 0.0}, {"ones_like", 1.0}}) {
+    t.def(name, [=](const Tensor& like, const py::kwargs& kwargs) {
       const ContextPtr& context = like.a.context_ptr();
-      const Device device = kwargs.contains("device") ? creation_device(kwargs, *context, "like") : like.a.device();
-      return with_requires_grad(push_as<Tensor>(like.a, [&] { return fill(context, like.a.shape(), device); }),
-                                requires_grad_of(kwargs));
+      const DType dtype = like_dtype(like, kwargs, name);
+      const Device device = like_device(like, kwargs);
+      return with_requires_grad(push_as<Tensor>(like.a, [&] {
+        return dtype == DType::float32 ? (value == 0.0 ? zeros(context, like.a.shape(), device)
+                                                       : ones(context, like.a.shape(), device))
+                                       : full(context, like.a.shape(), value, dtype, device);
+      }), requires_grad_of(kwargs));
     }, py::arg("input"));
   }
-  t.def("rand_like", [](const Tensor& like, const py::kwargs& kwargs) {
+  // Random values need a floating-point type (PyTorch: "not implemented for 'Long'").
+  using Random = NDArray (*)(const ContextPtr&, const Shape&, float, float, Device);
+  for (const auto& [name, draw, low, high] :
+       {std::tuple<const char*, Random, float, float>{"rand_like", &uniform, 0.0f, 1.0f},
+        {"randn_like", &normal, 0.0f, 1.0f}}) {
+    t.def(name, [=](const Tensor& like, const py::kwargs& kwargs) {
+      const ContextPtr& context = like.a.context_ptr();
+      const DType dtype = like_dtype(like, kwargs, name);
+      if (!is_floating(dtype)) {
+        throw std::runtime_error(std::string(name) + ": random values need a floating-point dtype, not torch." +
+                                 std::string(::asyncscope::name(dtype)));
+      }
+      const Device device = like_device(like, kwargs);
+      return with_requires_grad(
+          push_as<Tensor>(like.a, [&] { return in_dtype(draw(context, like.a.shape(), low, high, device), dtype); }),
+          requires_grad_of(kwargs));
+    }, py::arg("input"));
+  }
+  t.def("full_like", [=](const Tensor& like, double value, const py::kwargs& kwargs) {
     const ContextPtr& context = like.a.context_ptr();
+    const DType dtype = like_dtype(like, kwargs, "full_like");
+    const Device device = like_device(like, kwargs);
     return with_requires_grad(
-        push_as<Tensor>(like.a, [&] { return uniform(context, like.a.shape(), 0.0f, 1.0f, like.a.device()); }),
-        requires_grad_of(kwargs));
-  }, py::arg("input"));
-  t.def("randn_like", [](const Tensor& like, const py::kwargs& kwargs) {
-    const ContextPtr& context = like.a.context_ptr();
-    return with_requires_grad(
-        push_as<Tensor>(like.a, [&] { return normal(context, like.a.shape(), 0.0f, 1.0f, like.a.device()); }),
-        requires_grad_of(kwargs));
-  }, py::arg("input"));
-  t.def("full_like", [](const Tensor& like, float value, const py::kwargs& kwargs) {
-    const ContextPtr& context = like.a.context_ptr();
-    return with_requires_grad(
-        push_as<Tensor>(like.a, [&] { return full(context, like.a.shape(), value, like.a.device()); }),
+        push_as<Tensor>(like.a, [&] { return full(context, like.a.shape(), value, dtype, device); }),
         requires_grad_of(kwargs));
   }, py::arg("input"), py::arg("fill_value"));
+  t.def("full", [](py::object size, py::object fill_value, const py::kwargs& kwargs) {
+    const ContextPtr& context = python::context();
+    const Shape shape = shape_from(size, "full");
+    const Device device = creation_device(kwargs, *context, "full");
+    // PyTorch's type of a fill value: bool, int64 of an int, float32 of a float.
+    const DType inferred = py::isinstance<py::bool_>(fill_value) ? DType::boolean
+                           : py::isinstance<py::int_>(fill_value) ? DType::int64
+                                                                  : DType::float32;
+    const DType dtype = dtype_of_kwargs(kwargs, "full").value_or(inferred);
+    const double value = fill_value.cast<double>();
+    return with_requires_grad(push_as<Tensor>(*context, [&] { return full(context, shape, value, dtype, device); }),
+                              requires_grad_of(kwargs));
+  }, py::arg("size"), py::arg("fill_value"),
+     "full(size, fill_value, dtype=None, device=None): a tensor of fill_value (bool, int64 or float32 as the value "
+     "is, unless dtype= says).");
   // The 1-D products, on dot: x . y of two vectors (0-d), A x of a matrix and a vector.
   t.def("dot", [](const Tensor& a, const Tensor& b) {
     if (a.a.shape().ndim() != 1 || b.a.shape().ndim() != 1) {

@@ -25,9 +25,10 @@ PyTorch, also accepts the CPU. Tensors are float32 (the default), float64,
 int32, int64, uint8 or bool, with PyTorch's defaults (torch.arange(3) and
 torch.tensor([1, 2]) are int64, comparisons give bool) and its promotion;
 ops other than creation, casts, arithmetic, comparisons, reductions and
-indexing take float32 tensors. Indexing copies (x[1:3] is a new tensor;
-x[1:3] = v writes x in place). numpy() returns a copy (PyTorch shares the
-memory); torch.randn is seeded per run.
+indexing take float32 tensors. Basic indexing gives a view (x[1:3] += 1
+writes x), as in PyTorch. numpy() returns a copy (PyTorch shares the
+memory); torch.randn is seeded per run. More functions, made of these ops,
+are in torch/composed.py (torch.gather, tril, logsumexp, meshgrid, ...).
 
 A GPU is used when CUDA works here: device='cuda' ops run on the CUDA
 backend's stream (cuBLAS for mm); without one, naming 'cuda' is a
@@ -61,6 +62,7 @@ mv = _t.mv
 zeros_like = _t.zeros_like
 ones_like = _t.ones_like
 full_like = _t.full_like
+full = _t.full
 rand_like = _t.rand_like
 randn_like = _t.randn_like
 is_grad_enabled = _t.is_grad_enabled
@@ -275,7 +277,7 @@ del _name
 
 
 __all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "norm", "dot", "mv",
-           "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "device", "Size",
+           "zeros_like", "ones_like", "full_like", "full", "rand_like", "randn_like", "device", "Size",
            "dtype", "float32", "float", "float64", "double", "int32", "int", "int64", "long", "uint8", "bool",
            "autograd", "cuda", "nn", "optim", "utils", "no_grad", "enable_grad", "save", "load", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
            "prod", "all", "any", "amax", "amin", "where", "clamp", "clip", "from_numpy", "as_tensor", "unsqueeze",
@@ -328,5 +330,13 @@ del _name
 def _rebuild(values):
     """A pickled tensor's values as a tensor again (on the CPU, of their type)."""
     return tensor(values)
+
+from . import composed  # noqa: E402 (made of the names above)
+
+for _name in composed.FUNCTIONS:
+    globals()[_name] = getattr(composed, _name)
+    __all__.append(_name)
+del _name
+composed.install(Tensor)
 
 from . import nn, optim, utils  # noqa: E402 (they use the names above)

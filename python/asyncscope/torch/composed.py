@@ -1,0 +1,435 @@
+"""PyTorch functions and Tensor methods made of the edition's own ops
+(comparisons, where, indexing, reductions, cat): torch.eq and the other
+comparisons, isnan / isinf / isfinite, isclose / allclose, rsqrt, narrow,
+select, unbind, index_select, gather, masked_fill, diag, trace, tril / triu,
+logsumexp, lerp, dist, roll, addmm / baddbmm, meshgrid, logspace, empty,
+randint_like and bernoulli, plus a Tensor's new_zeros / new_ones / new_full,
+type_as / view_as / reshape_as / expand_as, is_cuda, nelement, ndimension
+and element_size, where and byte. Each is the ops it is made of on the timeline:
+asynchronous as they are (allclose, which returns a Python bool, waits as
+item() does), differentiable where they are.
+
+narrow, select and unbind give views, as basic indexing does (writing one
+writes the tensor); empty returns zeros (its values are unspecified).
+
+Threading: the frontend thread, as every op of the edition.
+"""
+
+import builtins as _builtins
+
+from .. import torch as _torch
+
+_INF = float("inf")
+
+
+def _dim(input, dim):
+    """dim in [0, ndim), from PyTorch's negative dims; IndexError as PyTorch's."""
+    n = input.ndim
+    if not -_builtins.max(n, 1) <= dim < _builtins.max(n, 1):
+        raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got %d)"
+                         % (-_builtins.max(n, 1), _builtins.max(n, 1) - 1, dim))
+    return dim % _builtins.max(n, 1)
+
+
+def _along(input, dim, index):
+    """input indexed by `index` along dim (every other dim whole)."""
+    return input[(slice(None),) * _dim(input, dim) + (index,)]
+
+
+def _zero(input):
+    """A 0-d zero of input's type and device, for where()."""
+    return _torch.zeros((), dtype=input.dtype, device=input.device)
+
+
+# -- comparisons and tests ----------------------------------------------------
+
+def eq(input, other):
+    """input == other, elementwise (a bool tensor)."""
+    return input == other
+
+
+def ne(input, other):
+    """input != other, elementwise (a bool tensor)."""
+    return input != other
+
+
+def gt(input, other):
+    """input > other, elementwise (a bool tensor)."""
+    return input > other
+
+
+def ge(input, other):
+    """input >= other, elementwise (a bool tensor)."""
+    return input >= other
+
+
+def lt(input, other):
+    """input < other, elementwise (a bool tensor)."""
+    return input < other
+
+
+def le(input, other):
+    """input <= other, elementwise (a bool tensor)."""
+    return input <= other
+
+
+def isnan(input):
+    """Where input is NaN (never, for an integer or bool tensor)."""
+    if not input.is_floating_point():
+        return _torch.zeros_like(input, dtype=_torch.bool)
+    return input != input
+
+
+def isinf(input):
+    """Where input is +inf or -inf."""
+    if not input.is_floating_point():
+        return _torch.zeros_like(input, dtype=_torch.bool)
+    return input.abs() == _INF
+
+
+def isfinite(input):
+    """Where input is neither infinite nor NaN (x - x is 0 exactly there)."""
+    if not input.is_floating_point():
+        return _torch.ones_like(input, dtype=_torch.bool)
+    return (input - input) == 0
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|input - other| <= atol + rtol |other|, elementwise; equal infinities
+    are close, NaN only to NaN with equal_nan."""
+    a, b = input, other if isinstance(other, _torch.Tensor) else _torch.full_like(input, other)
+    if not a.is_floating_point() or not b.is_floating_point():
+        a, b = a.to(_torch.float64), b.to(_torch.float64)
+    close = ((a - b).abs() <= atol + rtol * b.abs()) | (a == b)
+    if equal_nan:
+        close = close | (isnan(a) & isnan(b))
+    return close
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element is close (isclose): a Python bool, so a sync point."""
+    return _builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+# -- elementwise ----------------------------------------------------------------
+
+def rsqrt(input):
+    """1 / sqrt(input), elementwise."""
+    return 1 / _torch.sqrt(input)
+
+
+def lerp(input, end, weight):
+    """input + weight (end - input)."""
+    return input + weight * (end - input)
+
+
+def dist(input, other, p=2):
+    """The p-norm of input - other."""
+    return _torch.norm(input - other, p)
+
+
+def masked_fill(input, mask, value):
+    """input with value where mask is True (value cast to input's type)."""
+    if isinstance(value, _torch.Tensor):
+        if value.ndim != 0:
+            raise RuntimeError("masked_fill only supports a 0-dimensional value tensor, but got tensor with %d "
+                               "dimension(s)." % value.ndim)
+        fill = value.to(input.dtype)
+    else:
+        fill = _torch.full((), value, dtype=input.dtype, device=input.device)
+    return _torch.where(mask, fill, input)
+
+
+# -- indexing ---------------------------------------------------------------------
+
+def narrow(input, dim, start, length):
+    """length elements of input along dim from start (a view)."""
+    d = _dim(input, dim)
+    size = input.shape[d]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise RuntimeError("start (%d) + length (%d) exceeds dimension size (%d)." % (start, length, size))
+    return _along(input, d, slice(start, start + length))
+
+
+def select(input, dim, index):
+    """input at index along dim, that dim removed (a view)."""
+    d = _dim(input, dim)
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError("select(): index %d out of range for tensor of size %s at dimension %d"
+                         % (index, list(input.shape), d))
+    return _along(input, d, index)
+
+
+def unbind(input, dim=0):
+    """The slices of input along dim, as a tuple of views (that dim removed)."""
+    d = _dim(input, dim)
+    return tuple(_along(input, d, i) for i in range(input.shape[d]))
+
+
+def index_select(input, dim, index):
+    """input at the entries of index (a 1-D integer tensor) along dim."""
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    return _along(input, dim, index.reshape(-1))
+
+
+def gather(input, dim, index):
+    """out[i][j] = input[i][index[i][j]] for dim=1, and so on: input's values
+    at index along dim, and at the same place along the others."""
+    d = _dim(input, dim)
+    if index.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    where = []
+    for k in range(input.ndim):
+        if k == d:
+            where.append(index)
+            continue
+        if index.shape[k] > input.shape[k]:
+            raise RuntimeError("Size does not match at dimension %d expected index %s to be smaller than self %s "
+                               "apart from dimension %d" % (k, list(index.shape), list(input.shape), d))
+        shape = [1] * input.ndim
+        shape[k] = index.shape[k]
+        where.append(_torch.arange(index.shape[k], device=input.device).reshape(shape))
+    return input[tuple(where)]
+
+
+def diag(input, diagonal=0):
+    """Of a vector, the square matrix with it on the diagonal-th diagonal; of
+    a matrix, that diagonal as a vector."""
+    if input.ndim == 1:
+        n, k = input.shape[0], _builtins.abs(diagonal)
+        square = _torch.where(_torch.eye(n, device=input.device) > 0, input.unsqueeze(0), _zero(input))
+        if k == 0:
+            return square
+        side = _torch.zeros((n, k), dtype=input.dtype, device=input.device)
+        rows = _torch.zeros((k, n + k), dtype=input.dtype, device=input.device)
+        if diagonal > 0:
+            return _torch.cat((_torch.cat((side, square), dim=1), rows), dim=0)
+        return _torch.cat((rows, _torch.cat((square, side), dim=1)), dim=0)
+    if input.ndim != 2:
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got %dD" % input.ndim)
+    m, n = input.shape
+    first_row, first_col = _builtins.max(0, -diagonal), _builtins.max(0, diagonal)
+    length = _builtins.max(0, _builtins.min(m - first_row, n - first_col))
+    rows = _torch.arange(length, device=input.device) + first_row
+    return input[rows, rows + (first_col - first_row)]
+
+
+def trace(input):
+    """The sum of a matrix's diagonal."""
+    if input.ndim != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim %d" % input.ndim)
+    return diag(input).sum()
+
+
+def _triangle(input, diagonal, lower, name):
+    if input.ndim < 2:
+        raise RuntimeError("%s: input tensor must have at least 2 dimensions" % name)
+    m, n = input.shape[-2], input.shape[-1]
+    rows = _torch.arange(m, device=input.device).reshape(m, 1) + diagonal
+    cols = _torch.arange(n, device=input.device).reshape(1, n)
+    keep = rows >= cols if lower else rows <= cols
+    return _torch.where(keep, input, _zero(input))
+
+
+def tril(input, diagonal=0):
+    """input with the elements above the diagonal-th diagonal zeroed (the last two dims)."""
+    return _triangle(input, diagonal, True, "tril")
+
+
+def triu(input, diagonal=0):
+    """input with the elements below the diagonal-th diagonal zeroed (the last two dims)."""
+    return _triangle(input, diagonal, False, "triu")
+
+
+def roll(input, shifts, dims=None):
+    """input with its elements moved shifts places along dims, those pushed
+    off the end coming back at the start (the flattened tensor without dims)."""
+    if dims is None:
+        if isinstance(shifts, (tuple, list)):
+            if len(shifts) != 1:
+                raise RuntimeError("shifts and dimensions must align. shifts: %d, dims:0" % len(shifts))
+            shifts = shifts[0]
+        return roll(input.reshape(-1), shifts, 0).reshape(tuple(input.shape))
+    shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    if len(shifts) != len(dims):
+        raise RuntimeError("shifts and dimensions must align. shifts: %d, dims:%d" % (len(shifts), len(dims)))
+    out = input
+    for shift, dim in zip(shifts, dims):
+        d = _dim(out, dim)
+        size = out.shape[d]
+        s = shift % size if size else 0
+        if s:
+            out = _torch.cat((_along(out, d, slice(size - s, size)), _along(out, d, slice(0, size - s))), dim=d)
+    return out
+
+
+# -- reductions and products --------------------------------------------------------
+
+def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(input))) along dim, without overflow (the max taken out first)."""
+    x = input if input.is_floating_point() else input.to(_torch.float32)
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    top = x.amax(dim=dims, keepdim=True)
+    top = _torch.where(isfinite(top), top, _zero(top))  # a row of -inf (or an inf) stays as it is
+    out = (x - top).exp().sum(dim=dims, keepdim=True).log() + top
+    if not keepdim:
+        for d in sorted((_dim(x, d) for d in dims), reverse=True):
+            out = out.squeeze(d)
+    return out
+
+
+def _scaled_sum(input, product, beta, alpha):
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:  # input is ignored, NaN included, as PyTorch does
+        return product + _zero(product)
+    return (input if beta == 1 else input * beta) + product
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta input + alpha (mat1 @ mat2)."""
+    return _scaled_sum(input, _torch.mm(mat1, mat2), beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta input + alpha (batch1 @ batch2), batch by batch."""
+    return _scaled_sum(input, _torch.bmm(batch1, batch2), beta, alpha)
+
+
+# -- creation -----------------------------------------------------------------------
+
+def meshgrid(*tensors, indexing="ij"):
+    """Coordinate grids of 1-D tensors: with indexing='ij', the i-th output
+    varies along dim i; with 'xy', the first two are swapped (x along columns)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError("torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: %s" % indexing)
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: %r" % (t,))
+    order = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        order[0], order[1] = 1, 0
+    sizes = [tensors[order[p]].numel() for p in range(len(tensors))]  # the swap is its own inverse
+    grids = []
+    for i, t in enumerate(tensors):
+        shape = [1] * len(tensors)
+        shape[order[i]] = t.numel()
+        grids.append(t.reshape(shape).expand(*sizes))
+    return tuple(grids)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """steps values from base**start to base**end, evenly spaced in the exponent."""
+    out = base ** _torch.linspace(start, end, steps, device=device)
+    if dtype is not None:
+        out = out.to(dtype)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def empty(*size, **kwargs):
+    """A tensor whose values are not to be relied on (zeros here)."""
+    return _torch.zeros(*size, **kwargs)
+
+
+def empty_like(input, **kwargs):
+    """A tensor like input whose values are not to be relied on (zeros here)."""
+    return _torch.zeros_like(input, **kwargs)
+
+
+def randint_like(input, low=0, high=None, **kwargs):
+    """Random integers in [low, high) (high alone: [0, high)), in input's shape and type."""
+    if high is None:
+        low, high = 0, low
+    dtype = kwargs.pop("dtype", None) or input.dtype
+    device = kwargs.pop("device", None) or input.device
+    return _torch.randint(low, high, tuple(input.shape), device=device, **kwargs).to(dtype)
+
+
+def bernoulli(input, p=None):
+    """1 with probability input (or p), else 0, elementwise, in input's type."""
+    chance = input if p is None else p
+    return (_torch.rand_like(input, dtype=_torch.float32) < chance).to(input.dtype)
+
+
+# -- Tensor's own ---------------------------------------------------------------------
+
+def _new_zeros(self, *size, **kwargs):
+    kwargs.setdefault("dtype", self.dtype)
+    kwargs.setdefault("device", self.device)
+    return _torch.zeros(*size, **kwargs)
+
+
+def _new_ones(self, *size, **kwargs):
+    kwargs.setdefault("dtype", self.dtype)
+    kwargs.setdefault("device", self.device)
+    return _torch.ones(*size, **kwargs)
+
+
+def _new_full(self, size, fill_value, **kwargs):
+    kwargs.setdefault("dtype", self.dtype)
+    kwargs.setdefault("device", self.device)
+    return _torch.full(size, fill_value, **kwargs)
+
+
+def _new_tensor(self, data, **kwargs):
+    kwargs.setdefault("dtype", self.dtype)
+    kwargs.setdefault("device", self.device)
+    return _torch.tensor(data, **kwargs)
+
+
+_ITEM_SIZES = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "uint8": 1, "bool": 1}
+
+_METHODS = {
+    "eq": eq, "ne": ne, "gt": gt, "ge": ge, "lt": lt, "le": le,
+    "isnan": isnan, "isinf": isinf, "isfinite": isfinite, "isclose": isclose, "allclose": allclose,
+    "rsqrt": rsqrt, "lerp": lerp, "dist": dist, "masked_fill": masked_fill,
+    "narrow": narrow, "select": select, "unbind": unbind, "index_select": index_select, "gather": gather,
+    "diag": diag, "trace": trace, "tril": tril, "triu": triu, "roll": roll, "logsumexp": logsumexp,
+    "addmm": addmm, "baddbmm": baddbmm, "bernoulli": bernoulli,
+    "new_zeros": _new_zeros, "new_ones": _new_ones, "new_full": _new_full, "new_tensor": _new_tensor,
+    "where": lambda self, condition, other: _torch.where(condition, self, other),
+    "byte": lambda self: self.to(_torch.uint8),
+    "type_as": lambda self, other: self.to(other.dtype),
+    "view_as": lambda self, other: self.reshape(tuple(other.shape)),
+    "reshape_as": lambda self, other: self.reshape(tuple(other.shape)),
+    "expand_as": lambda self, other: self.expand(*other.shape),
+    "nelement": lambda self: self.numel(),
+    "ndimension": lambda self: self.ndim,
+    "element_size": lambda self: _ITEM_SIZES[self.dtype._asyncscope_dtype],
+}
+
+FUNCTIONS = ["eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite", "isclose", "allclose", "rsqrt", "lerp",
+             "dist", "masked_fill", "narrow", "select", "unbind", "index_select", "gather", "diag", "trace", "tril",
+             "triu", "roll", "logsumexp", "addmm", "baddbmm", "meshgrid", "logspace", "empty", "empty_like",
+             "randint_like", "bernoulli"]
+
+
+def _in_place(name):
+    out_of_place = _METHODS[name]
+
+    def method(self, *args, **kwargs):
+        return self.copy_(out_of_place(self, *args, **kwargs))
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = "%s(), in place: the result replaces this tensor's values and the tensor is returned." % name
+    return method
+
+
+def install(tensor_class):
+    """Adds the methods to the Tensor class (those it does not have already)."""
+    for name, fn in _METHODS.items():
+        if not hasattr(tensor_class, name):
+            setattr(tensor_class, name, fn)
+    for name in ("masked_fill", "tril", "triu", "lerp"):
+        if not hasattr(tensor_class, name + "_"):
+            setattr(tensor_class, name + "_", _in_place(name))
+    if not hasattr(tensor_class, "is_cuda"):
+        tensor_class.is_cuda = property(lambda self: self.device.type == "cuda",
+                                        doc="Whether the tensor lives on a GPU.")
