@@ -1,5 +1,10 @@
 #include "python/core/arrays.h"
 
+#include <algorithm>
+#include <vector>
+
+#include "python/core/shape_ops.h"
+
 #include <atomic>
 #include <cstring>
 #include <limits>
@@ -115,14 +120,73 @@ std::vector<float> values_from(py::handle obj, Shape& shape) {
   return values;
 }
 
-// NumPy's (and PyTorch's) matmul of 1-D and 2-D arrays (through dot, BLAS sgemm): a 1-D
-// operand is a row on the left, a column on the right, and its dimension
-// is dropped from the result.
+namespace {
+
+// matmul with a batch: the matrices are the last two dimensions, the ones
+// before them broadcast (NumPy's rule). A 2-D right operand is one product of
+// all the left's rows; otherwise a product per batch (bmm).
+NDArray batched_matmul(const NDArray& left, const NDArray& right, const NDArray& a, const NDArray& b, const char* op) {
+  const Shape& l = left.shape();
+  const Shape& r = right.shape();
+  const int nl = l.ndim(), nr = r.ndim();
+  const int64_t n = l[nl - 2], k = l[nl - 1], p = r[nr - 1];
+  if (k != r[nr - 2]) {
+    throw std::invalid_argument(std::string(op) + ": shapes " + a.shape().to_string() + " and " + b.shape().to_string() +
+                                " cannot be multiplied (" + std::to_string(k) + " and " + std::to_string(r[nr - 2]) +
+                                " differ)");
+  }
+  if (nr == 2) {
+    std::vector<int64_t> dims(l.begin(), l.end());
+    dims.back() = p;
+    int64_t rows = 1;
+    for (int i = 0; i < nl - 1; ++i) rows *= l[i];
+    return reshape(named_as(op, "dot", [&] { return dot(reshape(left, Shape{rows, k}), right); }),
+                   Shape(std::span<const int64_t>(dims)));
+  }
+  // The batch dimensions, broadcast from the right.
+  const int batch_dims = std::max(nl, nr) - 2;
+  std::vector<int64_t> batch(static_cast<size_t>(batch_dims), 1);
+  for (int i = 0; i < batch_dims; ++i) {
+    const int li = nl - 3 - i, ri = nr - 3 - i;
+    const int64_t dl = li >= 0 ? l[li] : 1, dr = ri >= 0 ? r[ri] : 1;
+    if (dl != dr && dl != 1 && dr != 1) {
+      throw std::invalid_argument(std::string(op) + ": the batch dimensions of " + a.shape().to_string() + " and " +
+                                  b.shape().to_string() + " do not broadcast");
+    }
+    batch[static_cast<size_t>(batch_dims - 1 - i)] = std::max(dl, dr);
+  }
+  int64_t count = 1;
+  for (const int64_t d : batch) count *= d;
+  std::vector<int64_t> left_dims = batch, right_dims = batch, out_dims = batch;
+  left_dims.insert(left_dims.end(), {n, k});
+  right_dims.insert(right_dims.end(), {k, p});
+  out_dims.insert(out_dims.end(), {n, p});
+  const NDArray l3 = reshape(broadcast_to(left, Shape(std::span<const int64_t>(left_dims))), Shape{count, n, k});
+  const NDArray r3 = reshape(broadcast_to(right, Shape(std::span<const int64_t>(right_dims))), Shape{count, k, p});
+  return reshape(bmm_of(l3, r3, op), Shape(std::span<const int64_t>(out_dims)));
+}
+
+}  // namespace
+
+// NumPy's (and PyTorch's) matmul (through dot, BLAS sgemm): a 1-D operand is
+// a row on the left, a column on the right, and its dimension is dropped from
+// the result; beyond 2-D, the last two dimensions are the matrices and the
+// ones before them a batch that broadcasts.
 NDArray matmul_vectors(const NDArray& a, const NDArray& b, const char* op) {
   const int na = a.shape().ndim(), nb = b.shape().ndim();
-  if (na < 1 || na > 2 || nb < 1 || nb > 2) {
-    throw std::invalid_argument(std::string(op) + ": both arguments need 1 or 2 dimensions, got " + a.shape().to_string() +
-                             " and " + b.shape().to_string());
+  if (na < 1 || nb < 1) {
+    throw std::invalid_argument(std::string(op) + ": both arguments need at least 1 dimension, got " +
+                                a.shape().to_string() + " and " + b.shape().to_string());
+  }
+  if (na > 2 || nb > 2) {
+    const NDArray left = na == 1 ? reshape(a, Shape{1, a.shape()[0]}) : a;
+    const NDArray right = nb == 1 ? reshape(b, Shape{b.shape()[0], 1}) : b;
+    NDArray out = batched_matmul(left, right, a, b, op);
+    // A 1-D operand's dimension is dropped: the rows of a left one, the columns of a right one.
+    std::vector<int64_t> dims(out.shape().begin(), out.shape().end());
+    if (nb == 1) dims.erase(dims.end() - 1);
+    if (na == 1) dims.erase(dims.end() - (nb == 1 ? 1 : 2));
+    return reshape(out, Shape(std::span<const int64_t>(dims)));
   }
   const NDArray left = na == 1 ? reshape(a, Shape{1, a.shape()[0]}) : a;
   const NDArray right = nb == 1 ? reshape(b, Shape{b.shape()[0], 1}) : b;

@@ -15,13 +15,7 @@ except ImportError:  # make test installs python3-torch; a bare environment may 
     real_torch = None
 NO_TORCH = "the real PyTorch is not installed (apt-get install python3-torch)"
 
-rng = onp.random.default_rng(5)
-M = rng.normal(size=(3, 4)).astype(onp.float32)
-SQ = rng.normal(size=(4, 4)).astype(onp.float32)
-V = rng.normal(size=(4,)).astype(onp.float32)
-I = rng.integers(-5, 5, size=(3, 4)).astype(onp.int64)
-B = rng.normal(size=(2, 3, 4)).astype(onp.float32)
-SPECIAL = onp.array([0.0, -1.5, onp.inf, -onp.inf, onp.nan, 3.0], dtype=onp.float32)
+from composed_inputs import B, I, M, SPECIAL, SQ, V
 IDX = onp.array([[0, 3], [2, 2], [1, 0]], dtype=onp.int64)
 
 # name -> f(T, t): the same code on either module; t makes a tensor of T from NumPy.
@@ -89,6 +83,9 @@ CASES = {
     "tril_": lambda T, t: t(M).clone().tril_(),
     "views write through": lambda T, t: written_through(T, t(M).clone()),
     "masked_fill_": lambda T, t: t(I).clone().masked_fill_(t(I) > 0, 0),
+    "matmul batched": lambda T, t: T.matmul(t(B), t(B).transpose(1, 2)),
+    "matmul batch @ matrix": lambda T, t: t(B) @ t(SQ),
+    "matmul vector @ batch": lambda T, t: T.matmul(t(V), t(B).transpose(1, 2)),
 }
 
 def written_through(T, x):
@@ -112,6 +109,7 @@ REFUSED = {
     "roll misaligned": lambda T, t: T.roll(t(M), (1, 2), 0),
     "meshgrid indexing": lambda T, t: T.meshgrid(T.arange(2), indexing="ji"),
     "rand_like of ints": lambda T, t: T.rand_like(t(I)),
+    "matmul batched sizes": lambda T, t: T.matmul(t(B), t(B)),
 }
 
 

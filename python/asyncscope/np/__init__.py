@@ -7,7 +7,9 @@ zeros_like, ones_like, concatenate, stack, dot, matmul, transpose, reshape,
 sum, mean, max, min, prod, argmax, argmin, all, any, cumsum, where, clip,
 the comparisons (bool arrays), the elementwise functions of the op table
 (np.exp, np.abs, np.sqrt, np.maximum, ...), np.random.normal/uniform and
-np.linalg.norm. An ndarray has NumPy's operators, indexing and assignment
+np.linalg.norm; made of those (np/composed.py): where with numbers, amax,
+isnan, isclose, allclose, tril, triu, diag, trace, roll, meshgrid, take,
+pad, around (halves to even), hstack, vstack and more. An ndarray has NumPy's operators, indexing and assignment
 through indices, 0-d arrays, .shape, .size, .dtype, .T, .reshape, .copy,
 .astype, .asnumpy(), .item(), .attach_grad(), .grad, .backward(),
 .detach(), .as_in_ctx(); it prints as MXNet's does (array([0., 1.]), the
@@ -85,6 +87,16 @@ for _name in _np.__table_ops__:
     globals()[_name] = getattr(_np, _name)
     if _name not in __all__:
         __all__.append(_name)
+
+
+from . import composed  # noqa: E402 (made of the names above)
+
+for _name in composed.FUNCTIONS:
+    globals()[_name] = getattr(composed, _name)
+    if _name not in __all__:
+        __all__.append(_name)
+del _name
+composed.install(ndarray)
 
 
 def _rebuild(values):

@@ -17,6 +17,7 @@ Threading: the frontend thread, as every op of the edition.
 
 import builtins as _builtins
 
+from .. import _shifts
 from .. import torch as _torch
 
 _INF = float("inf")
@@ -258,14 +259,7 @@ def roll(input, shifts, dims=None):
     dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
     if len(shifts) != len(dims):
         raise RuntimeError("shifts and dimensions must align. shifts: %d, dims:%d" % (len(shifts), len(dims)))
-    out = input
-    for shift, dim in zip(shifts, dims):
-        d = _dim(out, dim)
-        size = out.shape[d]
-        s = shift % size if size else 0
-        if s:
-            out = _torch.cat((_along(out, d, slice(size - s, size)), _along(out, d, slice(0, size - s))), dim=d)
-    return out
+    return _shifts.rolled(input, shifts, dims, _dim, lambda parts, d: _torch.cat(parts, dim=d))
 
 
 # -- reductions and products --------------------------------------------------------
