@@ -19,7 +19,7 @@ import numbers as _numbers
 
 import numpy as _numpy
 
-from .. import _core, _shifts
+from .. import _core, _joins
 
 # NumPy's error for an axis out of range (an IndexError and a ValueError).
 AxisError = getattr(_numpy, "AxisError", None) or _numpy.exceptions.AxisError
@@ -241,20 +241,11 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     if len(widths) != array.ndim:
         raise ValueError("operands could not be broadcast together with remapped shapes [original->remapped]: "
                          "pad_width for %d axes, array of %d" % (len(widths), array.ndim))
-    out = array
-    for axis, (before, after) in enumerate(widths):
-        if before < 0 or after < 0:
-            raise ValueError("index can't contain negative values")
-        parts = []
-        for n in (before, None, after):
-            if n is None:
-                parts.append(out)
-            elif n:
-                shape = list(out.shape)
-                shape[axis] = n
-                parts.append(_np.full(tuple(shape), constant_values, dtype=out.dtype, ctx=out.ctx))
-        out = _np.concatenate(parts, axis=axis) if len(parts) > 1 else out
-    return out
+    if any(before < 0 or after < 0 for before, after in widths):
+        raise ValueError("index can't contain negative values")
+    return _joins.padded(array, dict(enumerate(widths)),
+                         lambda shape: _np.full(shape, constant_values, dtype=array.dtype, ctx=array.ctx),
+                         lambda parts, axis: _np.concatenate(parts, axis=axis))
 
 
 # -- indexing -------------------------------------------------------------------------------
@@ -279,7 +270,7 @@ def roll(a, shift, axis=None):
         axes = axes * len(shifts)
     if len(shifts) != len(axes):
         raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
-    return _shifts.rolled(a, shifts, axes, _axis, lambda parts, d: _np.concatenate(parts, axis=d))
+    return _joins.rolled(a, shifts, axes, _axis, lambda parts, d: _np.concatenate(parts, axis=d))
 
 
 def diagonal(a, offset=0):

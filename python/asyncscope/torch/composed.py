@@ -17,7 +17,7 @@ Threading: the frontend thread, as every op of the edition.
 
 import builtins as _builtins
 
-from .. import _shifts
+from .. import _joins
 from .. import torch as _torch
 
 _INF = float("inf")
@@ -259,7 +259,7 @@ def roll(input, shifts, dims=None):
     dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
     if len(shifts) != len(dims):
         raise RuntimeError("shifts and dimensions must align. shifts: %d, dims:%d" % (len(shifts), len(dims)))
-    return _shifts.rolled(input, shifts, dims, _dim, lambda parts, d: _torch.cat(parts, dim=d))
+    return _joins.rolled(input, shifts, dims, _dim, lambda parts, d: _torch.cat(parts, dim=d))
 
 
 # -- reductions and products --------------------------------------------------------

@@ -1,7 +1,10 @@
-"""torch.nn of the PyTorch edition: Module and Sequential, the layers a
-reader writes first (Linear, LazyLinear, ReLU, Sigmoid, Tanh, Softmax,
-Flatten, Dropout, Identity), Parameter, the losses (MSELoss, L1Loss,
-CrossEntropyLoss, BCEWithLogitsLoss) and nn.functional / nn.init.
+"""torch.nn of the PyTorch edition: Module, Sequential, ModuleList and
+ModuleDict, the layers a reader writes first (Linear, LazyLinear, ReLU,
+Sigmoid, Tanh, Softmax, Flatten, Unflatten, Dropout, Identity), more
+activations (LeakyReLU, ELU, SiLU, Softplus, GELU), LayerNorm, Embedding,
+Parameter, the losses (MSELoss, L1Loss, CrossEntropyLoss, NLLLoss,
+BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss) and nn.functional /
+nn.init.
 
 Every layer is made of the engine's ops: a forward pass is pushed and
 returns at once, is recorded for autograd when a parameter needs a
@@ -575,3 +578,210 @@ class BCEWithLogitsLoss(_Loss):
 
     def forward(self, input, target):
         return functional.binary_cross_entropy_with_logits(input, target, self.reduction, self.pos_weight)
+
+
+class _Activation(Module):
+    """An elementwise function of nn.functional as a module."""
+
+    _function = None
+    _settings = ()
+
+    def __init__(self, **settings):
+        super().__init__()
+        for name, value in settings.items():
+            setattr(self, name, value)
+
+    def forward(self, input):
+        return type(self)._function(input, **{name: getattr(self, name) for name in self._settings})
+
+    def extra_repr(self):
+        return ", ".join("%s=%s" % (name, getattr(self, name)) for name in self._settings)
+
+
+class LeakyReLU(_Activation):
+    """x where x > 0, negative_slope * x elsewhere."""
+
+    _function = staticmethod(functional.leaky_relu)
+    _settings = ("negative_slope", "inplace")
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__(negative_slope=negative_slope, inplace=inplace)
+
+
+class ELU(_Activation):
+    """x where x > 0, alpha (exp(x) - 1) elsewhere."""
+
+    _function = staticmethod(functional.elu)
+    _settings = ("alpha", "inplace")
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__(alpha=alpha, inplace=inplace)
+
+
+class SiLU(_Activation):
+    """x sigmoid(x)."""
+
+    _function = staticmethod(functional.silu)
+    _settings = ("inplace",)
+
+    def __init__(self, inplace=False):
+        super().__init__(inplace=inplace)
+
+
+class Softplus(_Activation):
+    """log(1 + exp(beta x)) / beta."""
+
+    _function = staticmethod(functional.softplus)
+    _settings = ("beta", "threshold")
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__(beta=beta, threshold=threshold)
+
+
+class GELU(_Activation):
+    """x Phi(x) (approximate='tanh': PyTorch's tanh formula)."""
+
+    _function = staticmethod(functional.gelu)
+    _settings = ("approximate",)
+
+    def __init__(self, approximate="none"):
+        super().__init__(approximate=approximate)
+
+
+class LayerNorm(Module):
+    """Normalises over the last dims (normalized_shape), then a learnt scale
+    (ones at first) and shift (zeros)."""
+
+    def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(_torch.ones(self.normalized_shape))
+            if bias:
+                self.bias = Parameter(_torch.zeros(self.normalized_shape))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return functional.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return "%s, eps=%s, elementwise_affine=%s" % (self.normalized_shape, self.eps, self.elementwise_affine)
+
+
+class Embedding(Module):
+    """A table of num_embeddings rows of embedding_dim, N(0, 1) at first: the
+    rows at the indices given."""
+
+    def __init__(self, num_embeddings, embedding_dim, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.weight = Parameter(_torch.zeros(num_embeddings, embedding_dim))
+        init.normal_(self.weight)
+
+    def forward(self, input):
+        return functional.embedding(input, self.weight)
+
+    def extra_repr(self):
+        return "%d, %d" % (self.num_embeddings, self.embedding_dim)
+
+
+class Unflatten(Module):
+    """Splits dimension dim into unflattened_size."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = tuple(unflattened_size)
+
+    def forward(self, input):
+        shape = list(input.shape)
+        d = self.dim % input.ndim
+        return input.reshape(tuple(shape[:d]) + self.unflattened_size + tuple(shape[d + 1:]))
+
+
+class ModuleDict(Module):
+    """Modules by name, registered as children (in insertion order)."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def values(self):
+        return self._modules.values()
+
+    def items(self):
+        return self._modules.items()
+
+    def update(self, modules):
+        pairs = modules.items() if hasattr(modules, "items") else modules
+        for key, module in pairs:
+            self.add_module(key, module)
+
+
+class NLLLoss(_Loss):
+    """The negative log-likelihood of log-probabilities (N, C) at the class indices."""
+
+    def forward(self, input, target):
+        return functional.nll_loss(input, target, self.reduction)
+
+
+class BCELoss(_Loss):
+    """Binary cross-entropy of probabilities against targets."""
+
+    def forward(self, input, target):
+        return functional.binary_cross_entropy(input, target, self.reduction)
+
+
+class HuberLoss(_Loss):
+    """Squared below delta, linear above."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return functional.huber_loss(input, target, self.reduction, self.delta)
+
+
+class SmoothL1Loss(_Loss):
+    """Squared (over beta) below beta, linear above."""
+
+    def __init__(self, reduction="mean", beta=1.0):
+        super().__init__(reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return functional.smooth_l1_loss(input, target, self.reduction, self.beta)
+
+
+__all__ += ["LeakyReLU", "ELU", "SiLU", "Softplus", "GELU", "LayerNorm", "Embedding", "Unflatten", "ModuleDict",
+            "NLLLoss", "BCELoss", "HuberLoss", "SmoothL1Loss"]

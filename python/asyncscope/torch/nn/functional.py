@@ -1,10 +1,15 @@
-"""torch.nn.functional of the PyTorch edition: activations, losses, dropout
-and linear as functions of tensors. Each is made of the engine's ops, so
+"""torch.nn.functional of the PyTorch edition: activations (relu, sigmoid,
+tanh, softmax, log_softmax, leaky_relu, elu, silu, softplus, gelu), losses
+(mse, l1, cross_entropy, nll, binary_cross_entropy(_with_logits), huber,
+smooth_l1), dropout, linear, layer_norm, embedding, one_hot, normalize and
+pad as functions of tensors. Each is made of the engine's ops, so
 every call is pushed and returns at once, is recorded for autograd, and
 shows on the timeline with the line that called it."""
 
 import builtins as _builtins
+import math as _math
 
+from ... import _joins
 from ... import torch as _torch
 
 
@@ -123,3 +128,135 @@ def binary_cross_entropy_with_logits(input, target, reduction="mean", pos_weight
     else:
         loss = _torch.relu(input) - input * target + _torch.log1p(_torch.exp(-input.abs()))
     return _reduce(loss, reduction)
+
+
+# -- more activations, normalisation and lookups, made of the same ops ----------------
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x where x > 0, negative_slope * x elsewhere."""
+    out = _torch.where(input > 0, input, input * negative_slope)
+    return input.copy_(out) if inplace else out
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x where x > 0, alpha (exp(x) - 1) elsewhere."""
+    out = _torch.where(input > 0, input, (_torch.exp(input) - 1) * alpha)
+    return input.copy_(out) if inplace else out
+
+
+def silu(input, inplace=False):
+    """x sigmoid(x) (the swish)."""
+    out = input * _torch.sigmoid(input)
+    return input.copy_(out) if inplace else out
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta; x itself where beta x > threshold (as PyTorch)."""
+    scaled = input * beta
+    soft = _torch.log1p(_torch.exp(_torch.clamp(scaled, max=threshold))) / beta
+    return _torch.where(scaled > threshold, input, soft)
+
+
+def _erf(x):
+    """The error function, from Abramowitz and Stegun's 7.1.26 (absolute error
+    below 1.5e-7, float32's resolution near 1)."""
+    sign = _torch.sign(x)
+    a = x.abs()
+    t = 1 / (1 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return sign * (1 - poly * _torch.exp(-a * a))
+
+
+def gelu(input, approximate="none"):
+    """x Phi(x), Phi the standard normal's distribution function: through erf
+    (approximate='none', erf within 1.5e-7) or PyTorch's tanh formula ('tanh')."""
+    if approximate == "tanh":
+        inner = (input + 0.044715 * input * input * input) * _math.sqrt(2 / _math.pi)
+        return 0.5 * input * (1 + _torch.tanh(inner))
+    if approximate != "none":
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return 0.5 * input * (1 + _erf(input * (1 / _math.sqrt(2))))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """(x - mean) / sqrt(var + eps) over the last len(normalized_shape) dims
+    (the biased variance, as PyTorch), then * weight + bias."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError("Given normalized_shape=%s, expected input with shape [*, %s], but got input of size %s"
+                           % (list(shape), ", ".join(str(d) for d in shape), list(input.shape)))
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    mean = input.mean(dim=dims, keepdim=True)
+    centred = input - mean
+    var = (centred * centred).mean(dim=dims, keepdim=True)
+    out = centred / _torch.sqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def embedding(input, weight):
+    """The rows of weight at the indices in input (an integer tensor)."""
+    if input.is_floating_point():
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           "Long, Int; but got %s instead" % (input.dtype,))
+    return weight[input]
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 rows with a 1 at each index of tensor (num_classes=-1: max + 1,
+    which reads the values first: a sync point, as in PyTorch)."""
+    if tensor.is_floating_point():
+        raise RuntimeError("one_hot is only applicable to index tensor.")
+    if num_classes == -1:
+        num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+    classes = _torch.arange(num_classes, device=tensor.device)
+    return (tensor.unsqueeze(-1) == classes).long()
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """input / max(||input||_p along dim, eps)."""
+    norm = _torch.norm(input, p=p, dim=dim, keepdim=True)
+    return input / _torch.clamp(norm, min=eps)
+
+
+def pad(input, pad, mode="constant", value=0.0):
+    """input padded with value: pad = (left, right) for the last dim, then
+    (top, bottom) for the one before, and so on (mode 'constant' only)."""
+    if mode != "constant":
+        raise NotImplementedError("pad: only mode='constant' is supported, not %r" % (mode,))
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise RuntimeError("Padding length must be divisible by 2 and at most twice the dimensions of the input")
+    if _builtins.min(pad, default=0) < 0:
+        raise NotImplementedError("pad: negative padding (cropping) is not supported")
+    widths = {input.ndim - 1 - i: (pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)}
+    return _joins.padded(input, widths,
+                         lambda shape: _torch.full(shape, value, dtype=input.dtype, device=input.device),
+                         lambda parts, dim: _torch.cat(parts, dim=dim))
+
+
+def binary_cross_entropy(input, target, reduction="mean"):
+    """-(t log p + (1 - t) log(1 - p)) of probabilities p, each log clamped at
+    -100 (as PyTorch, so p = 0 or 1 gives a finite loss)."""
+    _check_same_shape(input, target, "binary_cross_entropy")
+    log_p = _torch.clamp(_torch.log(input), min=-100)
+    log_q = _torch.clamp(_torch.log(1 - input), min=-100)
+    return _reduce(-(target * log_p + (1 - target) * log_q), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere, d = input - target."""
+    _check_same_shape(input, target, "huber_loss")
+    d = (input - target).abs()
+    return _reduce(_torch.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere, d = input - target."""
+    _check_same_shape(input, target, "smooth_l1_loss")
+    d = (input - target).abs()
+    if beta == 0:
+        return _reduce(d, reduction)
+    return _reduce(_torch.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)

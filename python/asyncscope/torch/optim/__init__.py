@@ -1,5 +1,6 @@
 """torch.optim of the PyTorch edition: SGD (momentum, dampening, Nesterov,
-weight decay) and Adam, with param_groups, zero_grad and step. A step is a
+weight decay), Adam, AdamW, RMSprop and Adagrad, with param_groups,
+zero_grad and step, and torch.optim.lr_scheduler. A step is a
 few in-place ops per parameter, pushed under no_grad like every other op:
 it returns at once and shows on the timeline."""
 
@@ -8,7 +9,7 @@ import functools as _functools
 from ... import _core
 from ... import torch as _torch
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
 
 
 def _in_scope(step, label):
@@ -145,3 +146,93 @@ class Adam(Optimizer):
             denom = (v / (1 - b2 ** t)).sqrt() + group["eps"]
             p.add_(m / denom, alpha=-group["lr"] / (1 - b1 ** t))
         return self._loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: p -= lr weight_decay p before the
+    Adam update, which sees the plain gradient (Loshchilov and Hutter)."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, maximize=False):
+        super().__init__(params, lr, betas, eps, 0, amsgrad, maximize)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = group.get("decoupled_weight_decay", weight_decay)
+        self.defaults["decoupled_weight_decay"] = weight_decay
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with _torch.enable_grad():
+                loss = closure()
+        with _torch.no_grad():
+            for group in self.param_groups:
+                decay = group["decoupled_weight_decay"]
+                if decay:
+                    for p in group["params"]:
+                        if p.grad is not None:
+                            p.mul_(1 - group["lr"] * decay)
+        Adam.step.__wrapped__(self)  # Adam's update, in this step's scope
+        return loss
+
+
+class RMSprop(Optimizer):
+    """p -= lr g / (sqrt(v) + eps), v a running mean of g^2 (alpha), with
+    optional momentum and weight decay (PyTorch's formulation)."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 maximize=False):
+        if lr < 0 or eps < 0 or momentum < 0 or weight_decay < 0 or alpha < 0:
+            raise ValueError("Invalid RMSprop setting: lr %s, alpha %s, eps %s" % (lr, alpha, eps))
+        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                                      centered=centered, maximize=maximize))
+
+    def step(self, closure=None):
+        for group, p, g in self._updates(closure):
+            state = self.state.setdefault(p, {})
+            if not state:
+                state["square_avg"] = _torch.zeros_like(p)
+                if group["momentum"]:
+                    state["momentum_buffer"] = _torch.zeros_like(p)
+                if group["centered"]:
+                    state["grad_avg"] = _torch.zeros_like(p)
+            v = state["square_avg"]
+            v.mul_(group["alpha"]).add_(g * g, alpha=1 - group["alpha"])
+            if group["centered"]:
+                m = state["grad_avg"]
+                m.mul_(group["alpha"]).add_(g, alpha=1 - group["alpha"])
+                denom = (v - m * m).sqrt() + group["eps"]
+            else:
+                denom = v.sqrt() + group["eps"]
+            if group["momentum"]:
+                buf = state["momentum_buffer"]
+                buf.mul_(group["momentum"]).add_(g / denom)
+                p.add_(buf, alpha=-group["lr"])
+            else:
+                p.add_(g / denom, alpha=-group["lr"])
+        return self._loss
+
+
+class Adagrad(Optimizer):
+    """p -= lr g / (sqrt(sum of g^2) + eps), the rate decayed by lr_decay per step."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 maximize=False):
+        if lr < 0 or lr_decay < 0 or weight_decay < 0 or eps < 0 or initial_accumulator_value < 0:
+            raise ValueError("Invalid Adagrad setting: lr %s, lr_decay %s, eps %s" % (lr, lr_decay, eps))
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, eps=eps,
+                                      maximize=maximize))
+
+    def step(self, closure=None):
+        for group, p, g in self._updates(closure):
+            state = self.state.setdefault(p, {})
+            if not state:
+                state["step"] = 0
+                state["sum"] = _torch.full_like(p, group["initial_accumulator_value"])
+            state["step"] += 1
+            clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+            state["sum"].add_(g * g)
+            p.add_(g / (state["sum"].sqrt() + group["eps"]), alpha=-clr)
+        return self._loss
+
+
+from . import lr_scheduler  # noqa: E402 (it uses Optimizer)
