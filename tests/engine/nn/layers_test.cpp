@@ -151,7 +151,10 @@ TEST(Sequential, ItsLayersOpsArePushedInTheLayersScopes) {
     TracedMlp mlp;
     NDArray x = ones({256, 32});  // outside any scope
     NDArray y = mlp.net(x);
-    y.wait_to_read();
+    // Every op, the frees of the intermediates included: the attribution
+    // reads ops in push order and stops at the first that has not run, and
+    // the run is read as complete below.
+    mlp.ctx->wait_all();
     const trace::TraceModel model = trace::snapshot(*mlp.recorder);
     std::map<std::string, std::set<std::string>> scopes_of;  // op name -> scopes it was pushed in
     for (const trace::OpInfo& op : model.ops) {
