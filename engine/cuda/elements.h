@@ -35,7 +35,7 @@ enum class Type : uint8_t { float32, float64, int32, int64, uint8, boolean };
 // The elementwise functions of one input (and a scalar s).
 enum class UnaryOp : uint8_t {
   copy, add_scalar, sub_scalar, mul_scalar, div_scalar, rsub_scalar, rdiv_scalar, negative, relu, square, sqrt, exp, log,
-  abs, sign, sin, cos, tanh, sigmoid, log1p, floor, ceil, rint, round
+  abs, sign, sin, cos, tanh, sigmoid, log1p, floor, ceil, rint, round, asin, acos, atan, sinh, cosh, expm1, erf
 };
 // The typed binary ops, in ops_detail::Binary's order (checked there).
 enum class TypedBinary : uint8_t {
@@ -276,6 +276,13 @@ ASYNCSCOPE_HOST_DEVICE inline T apply_unary(UnaryOp op, T x, float s) {
       case UnaryOp::ceil: return ceil(x);
       case UnaryOp::rint: return nearbyint(x);
       case UnaryOp::round: return round(x);
+      case UnaryOp::asin: return asin(x);
+      case UnaryOp::acos: return acos(x);
+      case UnaryOp::atan: return atan(x);
+      case UnaryOp::sinh: return sinh(x);
+      case UnaryOp::cosh: return cosh(x);
+      case UnaryOp::expm1: return expm1(x);
+      case UnaryOp::erf: return erf(x);
       default: return x;
     }
   } else {

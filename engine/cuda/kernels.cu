@@ -105,6 +105,13 @@ __device__ inline float apply(UnaryOp op, float x, float s) {
     case UnaryOp::ceil: return ceilf(x);
     case UnaryOp::rint: return rintf(x);
     case UnaryOp::round: return roundf(x);
+    case UnaryOp::asin: return asinf(x);
+    case UnaryOp::acos: return acosf(x);
+    case UnaryOp::atan: return atanf(x);
+    case UnaryOp::sinh: return sinhf(x);
+    case UnaryOp::cosh: return coshf(x);
+    case UnaryOp::expm1: return expm1f(x);
+    case UnaryOp::erf: return erff(x);
   }
   return 0.0f;
 }

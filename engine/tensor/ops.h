@@ -147,6 +147,15 @@ NDArray cos(const NDArray& a);
 NDArray tanh(const NDArray& a);
 NDArray sigmoid(const NDArray& a);  // 1 / (1 + exp(-a))
 NDArray log1p(const NDArray& a);    // log(1 + a), exact for small a
+NDArray expm1(const NDArray& a);    // exp(a) - 1, exact for small a
+// The inverse trigonometric functions (arcsin and arccos NaN outside
+// [-1, 1]), the hyperbolic sine and cosine, and the error function.
+NDArray asin(const NDArray& a);
+NDArray acos(const NDArray& a);
+NDArray atan(const NDArray& a);
+NDArray sinh(const NDArray& a);
+NDArray cosh(const NDArray& a);
+NDArray erf(const NDArray& a);
 // Rounding (gradient zero): floor, ceil, to the nearest integer with halves
 // to even (rint: NumPy's and PyTorch's round) or away from zero (round:
 // MXNet's nd.round).

@@ -1,6 +1,7 @@
 // Elementwise math beyond arithmetic: absolute value and sign, the
-// trigonometric and logistic functions, log1p, and rounding; each with its
-// gradient (zero for the step functions, as in MXNet and PyTorch).
+// trigonometric functions and their inverses, the hyperbolic and logistic
+// functions, log1p, expm1, erf, and rounding; each with its gradient (zero
+// for the step functions, as in MXNet and PyTorch).
 #include <cmath>
 #include <type_traits>
 
@@ -92,6 +93,70 @@ NDArray log1p(const NDArray& a) {
   NDArray out = unary(a, kName, "log1p", cuda::UnaryOp::log1p, 0.0f, [](auto x) { return std::log1p(x); });
   if (autograd::should_record({&a})) {
     record1(kName, a, out, [a](const NDArray& dy) { return dy / (a + 1.0f); });
+  }
+  return out;
+}
+
+NDArray expm1(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("expm1");
+  NDArray out = unary(a, kName, "expm1", cuda::UnaryOp::expm1, 0.0f, [](auto x) { return std::expm1(x); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [out = ops_detail::detached(out)](const NDArray& dy) { return dy * (out + 1.0f); });
+  }
+  return out;
+}
+
+NDArray asin(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("arcsin");
+  NDArray out = unary(a, kName, "arcsin", cuda::UnaryOp::asin, 0.0f, [](auto x) { return std::asin(x); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [a](const NDArray& dy) { return dy / sqrt(1.0f - square(a)); });
+  }
+  return out;
+}
+
+NDArray acos(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("arccos");
+  NDArray out = unary(a, kName, "arccos", cuda::UnaryOp::acos, 0.0f, [](auto x) { return std::acos(x); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [a](const NDArray& dy) { return -(dy / sqrt(1.0f - square(a))); });
+  }
+  return out;
+}
+
+NDArray atan(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("arctan");
+  NDArray out = unary(a, kName, "arctan", cuda::UnaryOp::atan, 0.0f, [](auto x) { return std::atan(x); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [a](const NDArray& dy) { return dy / (square(a) + 1.0f); });
+  }
+  return out;
+}
+
+NDArray sinh(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("sinh");
+  NDArray out = unary(a, kName, "sinh", cuda::UnaryOp::sinh, 0.0f, [](auto x) { return std::sinh(x); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [a](const NDArray& dy) { return dy * cosh(a); });
+  }
+  return out;
+}
+
+NDArray cosh(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("cosh");
+  NDArray out = unary(a, kName, "cosh", cuda::UnaryOp::cosh, 0.0f, [](auto x) { return std::cosh(x); });
+  if (autograd::should_record({&a})) {
+    record1(kName, a, out, [a](const NDArray& dy) { return dy * sinh(a); });
+  }
+  return out;
+}
+
+NDArray erf(const NDArray& a) {
+  static const trace::NameId kName = trace::intern("erf");
+  NDArray out = unary(a, kName, "erf", cuda::UnaryOp::erf, 0.0f, [](auto x) { return std::erf(x); });
+  if (autograd::should_record({&a})) {
+    // d erf(a) / da = 2 / sqrt(pi) exp(-a^2)
+    record1(kName, a, out, [a](const NDArray& dy) { return dy * exp(-square(a)) * 1.1283791670955126f; });
   }
   return out;
 }

@@ -568,6 +568,7 @@ void bind_np_table(py::module_& np, py::handle cls) {
     } else if (op.kind == OpKind::unary && op.unary != nullptr) {
       const auto fn = op.unary;
       for (const std::string_view n : frontend_names(op.nd)) {
+        if (n == "erf") continue;  // not a NumPy function (SciPy's special.erf)
         const std::string name(n);
         const auto call = [fn](const NpArray& x) { return push_as<NpArray>(x.a, [&] { return fn(x.a); }); };
         np.def(name.c_str(), call, py::arg("x"), std::string(op.doc).c_str());

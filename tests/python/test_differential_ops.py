@@ -31,7 +31,7 @@ SHAPE_PAIRS = [((), ()), ((3,), ()), ((), (4,)), ((2, 3), (2, 3)), ((2, 1), (1, 
 BINARY = ["+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">="]
 REDUCTIONS = ["sum", "prod", "max", "min", "argmax", "argmin", "all", "any"]
 UNARY = ["abs", "neg", "sign", "sqrt", "exp", "log", "log1p", "sin", "cos", "tanh", "sigmoid", "relu", "floor", "ceil",
-         "round", "square"]
+         "round", "square", "expm1", "asin", "acos", "atan", "sinh", "cosh", "erf"]
 
 
 def values(rng, shape, dtype):

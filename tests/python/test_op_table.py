@@ -6,6 +6,7 @@ each framework's rounding rule, the gradients autograd records for them,
 and `asyncscope ops` on the command line."""
 
 import json
+import math
 import os
 import subprocess
 import unittest
@@ -37,6 +38,8 @@ NUMPY = {
     "sin": np.sin, "cos": np.cos, "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
     "floor": np.floor, "ceil": np.ceil, "rint": np.rint,
     "round": lambda x: np.sign(x) * np.floor(np.abs(x) + np.float32(0.5)),
+    "expm1": np.expm1, "arcsin": np.arcsin, "arccos": np.arccos, "arctan": np.arctan, "sinh": np.sinh,
+    "cosh": np.cosh, "erf": np.vectorize(math.erf, otypes=[np.float64]),
 }
 
 
@@ -67,6 +70,8 @@ def inputs(op, n=64, seed=0):
         x = rng.uniform(0.01, 4.0, n)
     elif op == "log1p":
         x = rng.uniform(-0.99, 4.0, n)
+    elif op in ("arcsin", "arccos"):
+        x = rng.uniform(-0.99, 0.99, n)
     else:
         x = rng.uniform(-4.0, 4.0, n)
         x[:6] = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5]  # the rounding rules' cases
@@ -228,6 +233,21 @@ class PytorchEdition(unittest.TestCase):
             y = (lib.sin(t) * t.sigmoid() + lib.log1p(t.abs()) - lib.tanh(t).neg() + lib.round(t)).sum()
             y.backward()
         np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+    def test_inverse_hyperbolic_and_error_function_gradients_match_the_real_pytorch(self):
+        x = inputs("arcsin", n=16, seed=5)
+        grads = []
+        for lib in (atorch, real_torch):
+            t = lib.tensor(x, requires_grad=True)
+            y = (lib.asin(t) * lib.acos(t * 0.5) + lib.atan(t * 3) + lib.sinh(t) * lib.cosh(t) + lib.expm1(t)
+                 + lib.erf(t * 2)).sum()
+            y.backward()
+            grads.append(t.grad.numpy())
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-6)
+        # in place, as PyTorch's
+        t = atorch.tensor([0.5, -0.25])
+        self.assertIs(t.asin_(), t)
+        np.testing.assert_allclose(t.numpy(), np.arcsin([0.5, -0.25]), rtol=1e-6)
 
 
 class Cli(unittest.TestCase):

@@ -1,8 +1,8 @@
 """NumPy functions of MXNet's np interface made of its own ops (comparisons,
 where, indexing, reductions, concatenate): where with numbers as well as
 arrays, amax / amin, isnan / isinf / isfinite, isclose / allclose /
-array_equal, logical_not, reciprocal, true_divide, log2, log10, tan, sinh,
-cosh, around / round (halves to even, as NumPy and MXNet's np), ravel, copy,
+array_equal, logical_not, reciprocal, true_divide, log2, log10, tan,
+around / round (halves to even, as NumPy and MXNet's np), ravel, copy,
 full_like, broadcast_to, hstack, vstack, identity, diag, diagonal, trace,
 tril, triu, roll, meshgrid, take, moveaxis, append and pad (constant), and
 the ndarray methods ravel, transpose, clip, repeat, take, round, diagonal
@@ -149,16 +149,6 @@ def log10(x):
 def tan(x):
     """The tangent (sin / cos)."""
     return _np.sin(x) / _np.cos(x)
-
-
-def sinh(x):
-    """The hyperbolic sine."""
-    return (_np.exp(x) - _np.exp(-x)) / 2
-
-
-def cosh(x):
-    """The hyperbolic cosine."""
-    return (_np.exp(x) + _np.exp(-x)) / 2
 
 
 def around(a, decimals=0):
@@ -349,7 +339,7 @@ def meshgrid(*xi, indexing="xy"):
 
 
 FUNCTIONS = ["where", "amax", "amin", "isnan", "isinf", "isfinite", "isclose", "allclose", "array_equal",
-             "logical_not", "reciprocal", "true_divide", "log2", "log10", "tan", "sinh", "cosh", "around", "round",
+             "logical_not", "reciprocal", "true_divide", "log2", "log10", "tan", "around", "round",
              "ravel", "copy", "full_like", "broadcast_to", "hstack", "vstack", "moveaxis", "append", "pad", "take",
              "roll", "diagonal", "diag", "trace", "identity", "tril", "triu", "meshgrid"]
 

@@ -322,7 +322,8 @@ def _in_place(name):
 
 
 for _name in ("abs", "neg", "negative", "exp", "log", "log1p", "sqrt", "square", "sin", "cos", "tanh", "sigmoid",
-              "relu", "floor", "ceil", "round", "sign", "clamp", "clip", "pow"):
+              "relu", "floor", "ceil", "round", "sign", "clamp", "clip", "pow", "expm1", "asin", "acos", "atan", "sinh",
+              "cosh", "erf"):
     setattr(Tensor, _name + "_", _in_place(_name))
 del _name
 

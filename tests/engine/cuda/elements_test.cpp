@@ -151,6 +151,13 @@ TEST(CudaElements, UnaryFunctionsOfEveryTypeMatchTheCpu) {
       {UnaryOp::ceil, &ceil, true},
       {UnaryOp::rint, &rint, true},
       {UnaryOp::round, &round, true},
+      {UnaryOp::asin, &asin, false},
+      {UnaryOp::acos, &acos, false},
+      {UnaryOp::atan, &atan, false},
+      {UnaryOp::sinh, &sinh, false},
+      {UnaryOp::cosh, &cosh, false},
+      {UnaryOp::expm1, &expm1, false},
+      {UnaryOp::erf, &erf, false},
   };
   int checked = 0;
   for (DType t : {DType::float64, DType::int32, DType::int64, DType::uint8}) {
@@ -172,7 +179,7 @@ TEST(CudaElements, UnaryFunctionsOfEveryTypeMatchTheCpu) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 23 + 3 * 9);  // every function on float64; the nine that keep integers on each integer type
+  EXPECT_EQ(checked, 30 + 3 * 9);  // every function on float64; the nine that keep integers on each integer type
 }
 
 bool is_comparison(ops_detail::Binary op) {

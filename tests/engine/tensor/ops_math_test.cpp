@@ -42,12 +42,20 @@ double reference(std::string_view op, double x) {
   if (op == "ceil") return std::ceil(x);
   if (op == "rint") return std::nearbyint(x);
   if (op == "round") return std::round(x);
+  if (op == "expm1") return std::expm1(x);
+  if (op == "arcsin") return std::asin(x);
+  if (op == "arccos") return std::acos(x);
+  if (op == "arctan") return std::atan(x);
+  if (op == "sinh") return std::sinh(x);
+  if (op == "cosh") return std::cosh(x);
+  if (op == "erf") return std::erf(x);
   ADD_FAILURE() << "no reference for " << op;
   return 0;
 }
 
 // Inputs inside each op's domain.
 bool positive_only(std::string_view op) { return op == "sqrt" || op == "log"; }
+bool within_one(std::string_view op) { return op == "arcsin" || op == "arccos"; }
 
 TEST(OpsMath, EveryUnaryOpOfTheTableMatchesTheCLibrary) {
   run_with_timeout([] {
@@ -56,8 +64,8 @@ TEST(OpsMath, EveryUnaryOpOfTheTableMatchesTheCLibrary) {
       if (op.kind != OpKind::unary) continue;
       SCOPED_TRACE(std::string(op.name));
       ASSERT_NE(op.unary, nullptr);
-      const float low = positive_only(op.name) ? 0.01f : (op.name == "log1p" ? -0.99f : -4.0f);
-      std::vector<float> v = host_random(257, 3, low, 4.0f);
+      const float low = positive_only(op.name) ? 0.01f : (op.name == "log1p" || within_one(op.name) ? -0.99f : -4.0f);
+      std::vector<float> v = host_random(257, 3, low, within_one(op.name) ? 0.99f : 4.0f);
       const NDArray y = op.unary(from_host(fx.ctx, Shape{257}, v));
       const std::vector<float> out = y.to_host();
       ASSERT_EQ(y.shape(), Shape{257});
@@ -85,6 +93,17 @@ TEST(OpsMath, RoundingRulesAndEdgeValues) {
   // Empty and 0-d arrays keep their shapes.
   EXPECT_EQ(sin(from_host(fx.ctx, Shape{0, 3}, {})).shape(), (Shape{0, 3}));
   EXPECT_EQ(cos(from_host(fx.ctx, Shape{}, {0.0f})).to_host(), (std::vector<float>{1}));
+  // The inverse functions at their domain's ends and beyond, and the limits.
+  const std::vector<float> ends = asin(from_host(fx.ctx, Shape{4}, {-1.0f, 1.0f, 1.5f, -2.0f})).to_host();
+  EXPECT_FLOAT_EQ(ends[0], -1.5707964f);
+  EXPECT_FLOAT_EQ(ends[1], 1.5707964f);
+  EXPECT_TRUE(std::isnan(ends[2]) && std::isnan(acos(from_host(fx.ctx, Shape{}, {-1.5f})).to_host()[0]));
+  EXPECT_EQ(atan(edges).to_host(), (std::vector<float>{-1.5707964f, 0, 1.5707964f}));
+  EXPECT_EQ(erf(edges).to_host(), (std::vector<float>{-1, 0, 1}));
+  EXPECT_EQ(expm1(edges).to_host(), (std::vector<float>{-1, 0, inf}));
+  EXPECT_EQ(cosh(edges).to_host(), (std::vector<float>{inf, 1, inf}));
+  // exact where exp(a) - 1 would lose every digit
+  EXPECT_FLOAT_EQ(expm1(from_host(fx.ctx, Shape{}, {1e-10f})).to_host()[0], 1e-10f);
 }
 
 TEST(OpsMath, EveryDifferentiableUnaryOpsGradientMatchesFiniteDifferences) {
@@ -97,7 +116,9 @@ TEST(OpsMath, EveryDifferentiableUnaryOpsGradientMatchesFiniteDifferences) {
       // integers for the rounding ops, whose gradient is zero between them).
       std::vector<float> v = host_random(12, 5, 0.1f, 0.4f);
       for (size_t i = 0; i < v.size(); ++i) {
-        if (!positive_only(op.name) && i % 2 == 1) v[i] = -v[i] - (op.name == "log1p" ? 0.0f : 1.0f);
+        if (!positive_only(op.name) && i % 2 == 1) {
+          v[i] = -v[i] - (op.name == "log1p" || within_one(op.name) ? 0.0f : 1.0f);
+        }
       }
       const auto fn = op.unary;
       expect_gradients_match(fx.ctx, [fn](const std::vector<NDArray>& x) { return fn(x[0]); }, {Shape{3, 4}}, {v});

@@ -157,25 +157,15 @@ def softplus(input, beta=1.0, threshold=20.0):
     return _torch.where(scaled > threshold, input, soft)
 
 
-def _erf(x):
-    """The error function, from Abramowitz and Stegun's 7.1.26 (absolute error
-    below 1.5e-7, float32's resolution near 1)."""
-    sign = _torch.sign(x)
-    a = x.abs()
-    t = 1 / (1 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return sign * (1 - poly * _torch.exp(-a * a))
-
-
 def gelu(input, approximate="none"):
     """x Phi(x), Phi the standard normal's distribution function: through erf
-    (approximate='none', erf within 1.5e-7) or PyTorch's tanh formula ('tanh')."""
+    (approximate='none') or PyTorch's tanh formula ('tanh')."""
     if approximate == "tanh":
         inner = (input + 0.044715 * input * input * input) * _math.sqrt(2 / _math.pi)
         return 0.5 * input * (1 + _torch.tanh(inner))
     if approximate != "none":
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return 0.5 * input * (1 + _erf(input * (1 / _math.sqrt(2))))
+    return 0.5 * input * (1 + _torch.erf(input * (1 / _math.sqrt(2))))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
