@@ -488,5 +488,35 @@ ASYNCSCOPE_HOST_DEVICE inline int64_t block_at(int64_t j, const IndexArrays& ix)
   return at;
 }
 
+// ---- sorting ---------------------------------------------------------------
+
+// Whether a comes before b in ascending (or descending) order, a NaN being
+// larger than every number: last when ascending, as NumPy sorts, and first
+// when descending, as PyTorch does.
+template <class T>
+ASYNCSCOPE_HOST_DEVICE inline bool sorts_before(T a, T b, bool descending) {
+  if constexpr (kFloat<T>) {
+    const bool a_nan = a != a, b_nan = b != b;
+    if (a_nan || b_nan) return descending ? a_nan && !b_nan : !a_nan && b_nan;
+  }
+  return descending ? b < a : a < b;
+}
+
+// The place of element i of line `line` (outer b, inner c, as cumsum_line)
+// in its stable sorted order: how many elements sort before it, equal ones
+// before it included. Every pair is compared: a GPU thread per element.
+template <class T>
+ASYNCSCOPE_HOST_DEVICE inline int64_t sorted_place(const T* x, int64_t line, int64_t len, int64_t inner, int64_t i,
+                                                   bool descending) {
+  const T* p = x + (line / inner) * len * inner + line % inner;
+  const T v = p[i * inner];
+  int64_t place = 0;
+  for (int64_t j = 0; j < len; ++j) {
+    const T w = p[j * inner];
+    if (sorts_before(w, v, descending) || (j < i && !sorts_before(v, w, descending))) ++place;
+  }
+  return place;
+}
+
 }  // namespace elements
 }  // namespace asyncscope::cuda

@@ -87,6 +87,13 @@ void reduce_typed(void* stream, TypedReduction r, Type in, Type out_type, void* 
 // len, between `outer` and `inner` elements; from the end when `reverse`.
 void cumsum(void* stream, Type in, Type out_type, void* y, const void* x, int64_t outer, int64_t len, int64_t inner,
             bool reverse);
+// The first k of each line of x (type t) along an axis of length len
+// (between `outer` and `inner` elements) in stable sorted order: their
+// values to `values` and their places in the line to `indices` (int64),
+// either may be null; NaN sorts as the largest (elements.h's sorts_before).
+// A thread per element compares it with its whole line: O(len) each.
+void sort(void* stream, Type t, void* values, int64_t* indices, const void* x, int64_t outer, int64_t len,
+          int64_t inner, int64_t k, bool descending);
 // y[k] = x[selected_offset(k)], words of `item` bytes, n = the selection's size.
 void take(void* stream, void* y, const void* x, const StridedLayout& selection, int64_t n, size_t item);
 // y (`base_n` elements of type t, floating) = 0, then y[selected_offset(k)] += dy[k].

@@ -104,6 +104,21 @@ __global__ void cumsum_kernel(R* y, const T* x, int64_t lines, int64_t len, int6
   }
 }
 
+template <class T>
+__global__ void sort_kernel(T* values, int64_t* indices, const T* x, int64_t lines, int64_t len, int64_t inner,
+                            int64_t k, bool descending) {
+  const int64_t n = lines * len;
+  for (int64_t e = global_index(); e < n; e += grid_stride()) {
+    const int64_t line = e / len, i = e % len;
+    const int64_t place = elements::sorted_place<T>(x, line, len, inner, i, descending);
+    if (place >= k) continue;
+    const int64_t b = line / inner, c = line % inner;
+    const int64_t at = (b * k + place) * inner + c;
+    if (values != nullptr) values[at] = x[(b * len + i) * inner + c];
+    if (indices != nullptr) indices[at] = i;
+  }
+}
+
 template <class W>
 __global__ void take_kernel(W* y, const W* x, StridedLayout s, int64_t n) {
   for (int64_t k = global_index(); k < n; k += grid_stride()) y[k] = x[elements::selected_offset(k, s)];
@@ -242,6 +257,17 @@ void cumsum(void* stream, Type in, Type out_type, void* y, const void* x, int64_
     });
   });
   check_launch("cumsum kernel");
+}
+
+void sort(void* stream, Type t, void* values, int64_t* indices, const void* x, int64_t outer, int64_t len,
+          int64_t inner, int64_t k, bool descending) {
+  const int64_t lines = outer * inner;
+  if (lines == 0 || len == 0 || k == 0) return;
+  visit(t, [&]<class T>(T) {
+    sort_kernel<T><<<blocks_for(lines * len), kThreads, 0, on(stream).submit_handle()>>>(
+        static_cast<T*>(values), indices, static_cast<const T*>(x), lines, len, inner, k, descending);
+  });
+  check_launch("sort kernel");
 }
 
 void take(void* stream, void* y, const void* x, const StridedLayout& selection, int64_t n, size_t item) {

@@ -140,6 +140,17 @@ constexpr OpDef kOps[] = {
      true},
     {"assign", OpKind::indexing, "", "", "x[key] = v", "v written to the elements basic indexing selects", false,
      true},
+    // Sorting along an axis (stable; NaN the largest).
+    {"sort", OpKind::sorting, "sort", "sort msort", "", "the values sorted along an axis (torch's with the indices)",
+     true, true},
+    {"argsort", OpKind::sorting, "argsort", "argsort", "", "the indices that sort an axis (int64; nd: float32)",
+     false, true},
+    {"topk", OpKind::sorting, "topk", "topk", "", "the k largest or smallest along an axis and their indices", true,
+     true},
+    {"take_along_axis", OpKind::indexing, "", "take_along_dim", "",
+     "values at indices along an axis, at the same place along the others (composed: arange, gather); "
+     "np.take_along_axis",
+     true, true},
     // Copies.
     {"copy", OpKind::copy, "copy", "clone", "", "a copy", true, true},
     {"astype", OpKind::copy, "astype", "float double long int bool type to", "",
@@ -159,6 +170,7 @@ const char* to_string(OpKind kind) noexcept {
     case OpKind::shape: return "shape";
     case OpKind::copy: return "copy";
     case OpKind::indexing: return "indexing";
+    case OpKind::sorting: return "sorting";
   }
   return "?";
 }

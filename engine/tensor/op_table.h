@@ -17,7 +17,7 @@
 
 namespace asyncscope {
 
-enum class OpKind : uint8_t { creation, unary, binary, reduction, linalg, shape, copy, indexing };
+enum class OpKind : uint8_t { creation, unary, binary, reduction, linalg, shape, copy, indexing, sorting };
 const char* to_string(OpKind kind) noexcept;  // "creation", "unary", ...
 
 struct OpDef {

@@ -219,6 +219,30 @@ NDArray reduce(const NDArray& a, Reduction r, std::span<const int> axes, bool ke
 // `reverse`; integers and bools accumulate as int64.
 NDArray cumsum(const NDArray& a, int axis, bool reverse = false);
 
+// Sorting along one axis (negative counts from the end; a 0-d array counts
+// as 1-d), ascending or descending, any dtype, on the CPU or a GPU. The
+// order is stable: equal values keep their order in the line. NaN sorts as
+// the largest value (last ascending, as NumPy; first descending, as
+// PyTorch). Indices are int64, places along the axis. While autograd
+// records, the values of a float array are taken from the indices with
+// take_along_axis, so the gradient goes back to where each came from; the
+// trace then shows argsort (or topk) and a gather instead of one sort.
+struct Sorted {
+  NDArray values, indices;
+};
+NDArray sort(const NDArray& a, int axis = -1, bool descending = false);
+NDArray argsort(const NDArray& a, int axis = -1, bool descending = false);
+Sorted sort_with_indices(const NDArray& a, int axis = -1, bool descending = false);
+// The k largest (or smallest) of each line along axis, in that order; k
+// from 0 to the axis length, else std::invalid_argument.
+Sorted topk(const NDArray& a, int64_t k, int axis = -1, bool largest = true);
+// a's values at `indices` along axis, and at the same place along the
+// others (NumPy's take_along_axis): indices have a's number of dimensions,
+// each other one a's length or 1 (broadcast); negative indices count from
+// the end, one out of range is the op's error at the sync point. A gather
+// (below), differentiable for floats.
+NDArray take_along_axis(const NDArray& a, const NDArray& indices, int axis);
+
 // A strided selection of an array's elements, what basic indexing (ints,
 // slices with steps, None) picks: element (i0, i1, ...) of the selection is
 // element offset + i0 * strides[0] + i1 * strides[1] + ... of the array in

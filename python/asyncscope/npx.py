@@ -2,7 +2,7 @@
 import np, npx`). set_np() is accepted (asyncscope's np arrays are always
 NumPy-style); waitall() is the sync point that waits for everything;
 relu, sigmoid, softmax, log_softmax, one_hot, pick and batch_dot are pushed
-as the ops they are made of."""
+as the ops they are made of; topk is the engine's sorting op."""
 
 from . import _core
 from .context import Context, cpu, gpu
@@ -119,5 +119,7 @@ def batch_dot(a, b, transpose_a=False, transpose_b=False):
     return np.matmul(a, b)
 
 
+topk = _core.np.topk  # the k largest along an axis; ret_typ 'indices', 'value', 'both' or 'mask', as nd.topk
+
 __all__ = ["set_np", "reset_np", "is_np_array", "waitall", "num_gpus", "current_context", "cpu", "gpu", "Context",
-           "relu", "sigmoid", "softmax", "log_softmax", "one_hot", "pick", "batch_dot"]
+           "relu", "sigmoid", "softmax", "log_softmax", "one_hot", "pick", "batch_dot", "topk"]

@@ -24,6 +24,8 @@ void bind_ops(py::module_& m);
 void bind_types(py::module_& m);
 // MXNet's NumPy interface: np.ndarray and the np/npx functions (bind_np.cpp).
 void bind_np(py::module_& m);
+// After bind_np: sort, argsort, topk and take_along_axis in the three editions (bind_sort.cpp).
+void bind_sorting(py::module_& m);
 
 enum class ReduceKind { sum, mean, norm };
 NDArray reduce_all(const NDArray& a, ReduceKind kind);

@@ -17,6 +17,7 @@ void define_module(py::module_& m) {
   bind_ops(m);
   bind_types(m);
   bind_np(m);
+  bind_sorting(m);
 }
 
 }  // namespace asyncscope::python

@@ -44,10 +44,14 @@ batch_dot = _nd.batch_dot
 tile = _nd.tile
 repeat = _nd.repeat
 broadcast_to = _nd.broadcast_to
+sort = _nd.sort
+argsort = _nd.argsort
+topk = _nd.topk
 
 __all__ = ["NDArray", "concat", "stack", "slice_axis", "ones", "zeros", "ones_like", "zeros_like", "full", "array", "dot", "waitall", "sum", "mean", "norm", "transpose", "reshape",
            "broadcast_to", "random", "arange", "argmax", "argmin", "max", "min", "prod",
-           "expand_dims", "squeeze", "swapaxes", "flip", "split", "linspace", "eye", "batch_dot", "tile", "repeat"]
+           "expand_dims", "squeeze", "swapaxes", "flip", "split", "linspace", "eye", "batch_dot", "tile", "repeat",
+           "sort", "argsort", "topk"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,
 # sigmoid, exp, sin, round, ...

@@ -4,7 +4,8 @@ mxnet import np, npx`.
 
 np.array, zeros, ones, full, empty, arange (float32 by default, as MXNet's),
 zeros_like, ones_like, concatenate, stack, dot, matmul, transpose, reshape,
-sum, mean, max, min, prod, argmax, argmin, all, any, cumsum, where, clip,
+sum, mean, max, min, prod, argmax, argmin, all, any, cumsum, sort, argsort,
+take_along_axis, where, clip,
 the comparisons (bool arrays), the elementwise functions of the op table
 (np.exp, np.abs, np.sqrt, np.maximum, ...), np.random.normal/uniform and
 np.linalg.norm; made of those (np/composed.py): where with numbers, amax,
@@ -40,6 +41,9 @@ matmul = _np.matmul
 transpose = _np.transpose
 reshape = _np.reshape
 cumsum = _np.cumsum
+sort = _np.sort
+argsort = _np.argsort
+take_along_axis = _np.take_along_axis
 where = _np.where
 clip = _np.clip
 floor_divide = _np.floor_divide
@@ -81,7 +85,7 @@ __all__ = ["ndarray", "array", "zeros", "ones", "empty", "full", "zeros_like", "
            "sum", "mean", "max", "min", "prod", "argmax", "argmin", "all", "any", "equal", "not_equal", "greater",
            "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor", "random", "linalg",
            "expand_dims", "squeeze", "swapaxes", "flip", "std", "var", "linspace", "eye", "split", "outer", "tile", "repeat",
-           "float32", "float64", "int32", "int64", "uint8", "bool_",
+           "sort", "argsort", "take_along_axis", "float32", "float64", "int32", "int64", "uint8", "bool_",
            "inf", "nan", "pi", "e", "newaxis"]
 for _name in _np.__table_ops__:
     globals()[_name] = getattr(_np, _name)

@@ -78,6 +78,11 @@ any = _t.any
 amax = _t.amax
 amin = _t.amin
 where = _t.where
+sort = _t.sort
+argsort = _t.argsort
+msort = _t.msort
+topk = _t.topk
+take_along_dim = _t.take_along_dim
 clamp = _t.clamp
 clip = _t.clip
 from_numpy = _t.from_numpy
@@ -131,6 +136,8 @@ class _GradFn:
 
 _max_result = _collections.namedtuple("max", ["values", "indices"])
 _min_result = _collections.namedtuple("min", ["values", "indices"])
+_sort_result = _collections.namedtuple("sort", ["values", "indices"])
+_topk_result = _collections.namedtuple("topk", ["values", "indices"])
 
 
 class device:
@@ -283,7 +290,7 @@ __all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand",
            "prod", "all", "any", "amax", "amin", "where", "clamp", "clip", "from_numpy", "as_tensor", "unsqueeze",
            "squeeze", "flatten", "permute", "transpose", "swapaxes", "flip", "std", "var", "softmax", "log_softmax",
            "split", "chunk", "outer", "linspace", "eye", "randint", "normal", "randperm", "tile", "repeat_interleave",
-           "bmm", "multinomial", "manual_seed"]
+           "bmm", "multinomial", "manual_seed", "sort", "argsort", "msort", "topk", "take_along_dim"]
 
 # The elementwise functions made from the op table (`asyncscope ops`): relu,
 # sigmoid, exp, sin, round, ...

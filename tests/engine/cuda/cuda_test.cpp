@@ -412,6 +412,18 @@ TEST(Cuda, OpsOfEveryTypeMatchTheCpu) {
       keep(reduce(astype(normal(ctx, {300, 1000}), DType::float64), Reduction::sum, std::vector<int>{}));
       keep(cumsum(u, 2));
       keep(cumsum(f, 0, true));
+      // Sorting: ties (m's repeats once cast to bool and uint8) in order, every type, both ways.
+      for (const NDArray& s : {m, f, u, b}) {
+        const Sorted both = sort_with_indices(s, 1, true);
+        keep(both.values);
+        keep(both.indices);
+        keep(sort(s, 0));
+        keep(argsort(s, 2));
+        const Sorted top = topk(s, 2, -1, false);
+        keep(top.values);
+        keep(top.indices);
+        keep(take_along_axis(s, argsort(s, 2, true), 2));
+      }
       Selection sel;  // m[:, ::2, ::-3] of 2 x 3 x 4
       sel.offset = 3;
       sel.shape = Shape{2, 2, 2};

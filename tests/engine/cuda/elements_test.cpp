@@ -342,6 +342,49 @@ TEST(CudaElements, RunningSumsMatchCumsum) {
   }
 }
 
+// The sort kernel's per-element place, run on the host as the kernel runs it
+// (a thread per element writing the first k), against the CPU op, with ties
+// and NaNs (values_of's specials).
+TEST(CudaElements, SortedPlacesMatchTheCpuSort) {
+  auto ctx = cpu_context();
+  const Shape shape{4, 5, 3};
+  int checked = 0;
+  for (DType t : kAllDTypes) {
+    const std::vector<std::byte> x = values_of(t, shape.size(), 12, false, true);
+    const NDArray a = make(ctx, shape, t, x);
+    for (int axis = 0; axis < 3; ++axis) {
+      for (bool descending : {false, true}) {
+        const int64_t len = shape[axis], k = len - 1;
+        const Sorted want = topk(a, k, axis, descending);
+        int64_t outer = 1, inner = 1;
+        for (int i = 0; i < axis; ++i) outer *= shape[i];
+        for (int i = axis + 1; i < 3; ++i) inner *= shape[i];
+        std::vector<std::byte> got(want.values.to_host_bytes().size());
+        std::vector<int64_t> got_index(static_cast<size_t>(want.indices.size()));
+        visit_dtype(t, [&]<class T>(T) {
+          const T* in = reinterpret_cast<const T*>(x.data());
+          T* out = reinterpret_cast<T*>(got.data());
+          for (int64_t e = 0; e < outer * inner * len; ++e) {
+            const int64_t line = e / len, i = e % len;
+            const int64_t place = el::sorted_place<T>(in, line, len, inner, i, descending);
+            if (place >= k) continue;
+            const int64_t b = line / inner, c = line % inner;
+            out[(b * k + place) * inner + c] = in[(b * len + i) * inner + c];
+            got_index[static_cast<size_t>((b * k + place) * inner + c)] = i;
+          }
+        });
+        const std::string what = std::string("topk of ") + name(t) + " along " + std::to_string(axis);
+        expect_same(t, want.values.to_host_bytes(), got, 0, what);
+        std::vector<std::byte> index_bytes(got_index.size() * sizeof(int64_t));
+        if (!got_index.empty()) std::memcpy(index_bytes.data(), got_index.data(), index_bytes.size());
+        expect_same(DType::int64, want.indices.to_host_bytes(), index_bytes, 0, what + " (indices)");
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 6 * 3 * 2);
+}
+
 TEST(CudaElements, StridedSelectionsMatchTakeAndAssign) {
   auto ctx = cpu_context();
   Selection sel;  // x[::2, ::-2] of a 5 x 6 array, as 3 x 3

@@ -16,33 +16,17 @@
 #include "engine/core/errors.h"
 #include "engine/tensor/ops.h"
 #include "support/grad_check.h"
+#include "support/typed_values.h"
 
 namespace asyncscope {
 namespace {
 
 using testing::GradFixture;
-
-template <class T>
-std::vector<T> values(const NDArray& a) {
-  EXPECT_EQ(a.dtype(), dtype_of<T>());
-  const std::vector<std::byte> bytes = a.to_host_bytes();
-  std::vector<T> out;
-  for (size_t i = 0; i + sizeof(T) <= bytes.size(); i += sizeof(T)) {
-    T v;
-    std::memcpy(&v, bytes.data() + i, sizeof(T));
-    out.push_back(v);
-  }
-  return out;
-}
+using testing::values;
 
 template <class T>
 NDArray make(const GradFixture& fx, const Shape& shape, const std::vector<T>& v) {
-  std::vector<std::byte> bytes(v.size() * sizeof(T));
-  for (size_t i = 0; i < v.size(); ++i) {
-    const T x = v[i];
-    std::memcpy(bytes.data() + i * sizeof(T), &x, sizeof(T));
-  }
-  return from_host_bytes(fx.ctx, shape, dtype_of<T>(), std::move(bytes), Device::cpu());
+  return testing::typed_array<T>(fx.ctx, shape, v);
 }
 
 TEST(OpsDType, PromotionFollowsTheFrameworks) {

@@ -1,0 +1,225 @@
+// Sorting along an axis: sort, argsort, topk, and take_along_axis, which
+// picks values by the indices they give. One op sorts every line of the
+// axis and writes the first k of each: their values, their places in the
+// line, or both. On a CPU worker a line is sorted with ties broken by
+// position (so the order is stable); on a GPU a thread per element counts
+// what sorts before it (engine/cuda/elements.h's sorted_place, the same
+// order). NaN sorts as the largest value.
+//
+// While autograd records, the values are taken with take_along_axis (a
+// gather, differentiable) from the indices the op gives, so the gradient
+// goes back to where each value came from.
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/cuda/elements.h"
+#include "engine/cuda/kernels.h"
+#include "engine/tensor/op_launch.h"
+#include "engine/tensor/ops.h"
+
+namespace asyncscope {
+
+using ops_detail::Chunk;
+using ops_detail::ChunkRef;
+using ops_detail::launch_typed;
+using cuda::elements::sorts_before;
+
+namespace {
+
+// An axis of s (a 0-d array counts as 1-d), from the end when negative.
+int axis_of(const Shape& s, int axis, const char* op) {
+  const int ndim = s.ndim() == 0 ? 1 : s.ndim();
+  if (axis < -ndim || axis >= ndim) {
+    throw std::invalid_argument(std::string(op) + ": axis " + std::to_string(axis) + " is out of range for an array of shape " +
+                                s.to_string());
+  }
+  return axis < 0 ? axis + ndim : axis;
+}
+
+// The lines along an axis: `outer` blocks of `len` elements `inner` apart.
+struct Lines {
+  int64_t outer = 1, len = 1, inner = 1;
+};
+
+Lines lines_of(const Shape& s, int axis) {
+  Lines l;
+  for (int i = 0; i < s.ndim(); ++i) {
+    if (i < axis) l.outer *= s[i];
+    if (i == axis) l.len = s[i];
+    if (i > axis) l.inner *= s[i];
+  }
+  return l;
+}
+
+// Line after line: the first k of each in sorted order, to yv and yi (either null).
+template <class T>
+void sort_on_cpu(const T* x, T* yv, int64_t* yi, Lines l, int64_t k, bool descending) {
+  const auto line = std::make_unique<T[]>(static_cast<size_t>(l.len));
+  const auto order = std::make_unique<int64_t[]>(static_cast<size_t>(l.len));
+  const auto value_first = [descending](T a, T b) { return sorts_before(a, b, descending); };
+  const auto place_first = [&](int64_t i, int64_t j) {
+    if (sorts_before(line[i], line[j], descending)) return true;
+    if (sorts_before(line[j], line[i], descending)) return false;
+    return i < j;  // ties in their order in the line
+  };
+  for (int64_t b = 0; b < l.outer; ++b) {
+    for (int64_t c = 0; c < l.inner; ++c) {
+      const T* from = x + b * l.len * l.inner + c;
+      for (int64_t j = 0; j < l.len; ++j) line[j] = from[j * l.inner];
+      const int64_t base = b * k * l.inner + c;
+      if (yi == nullptr && k == l.len) {
+        // Values alone: equal values cannot be told apart, so any order of them will do.
+        std::sort(line.get(), line.get() + l.len, value_first);
+        for (int64_t p = 0; p < k; ++p) yv[base + p * l.inner] = line[p];
+        continue;
+      }
+      std::iota(order.get(), order.get() + l.len, int64_t{0});
+      if (k < l.len) {
+        std::partial_sort(order.get(), order.get() + k, order.get() + l.len, place_first);
+      } else {
+        std::sort(order.get(), order.get() + l.len, place_first);
+      }
+      for (int64_t p = 0; p < k; ++p) {
+        if (yv != nullptr) yv[base + p * l.inner] = line[order[p]];
+        if (yi != nullptr) yi[base + p * l.inner] = order[p];
+      }
+    }
+  }
+}
+
+// The sorting op: the first k of each line along `axis` (k = the axis
+// length for a whole sort), values and indices as asked.
+Sorted sort_lines(const NDArray& a, int axis, bool descending, int64_t k, bool want_values, bool want_indices,
+                  trace::NameId name, const char* op) {
+  const Shape& s = a.chunk(op)->shape;
+  axis = axis_of(s, axis, op);
+  const Lines l = lines_of(s, axis);
+  if (k < 0 || k > l.len) {
+    throw std::invalid_argument(std::string(op) + ": k = " + std::to_string(k) + " is out of range for an axis of " +
+                                std::to_string(l.len) + " elements");
+  }
+  Shape out_shape = s;
+  if (s.ndim() > 0) {
+    std::vector<int64_t> dims(s.begin(), s.end());
+    dims[static_cast<size_t>(axis)] = k;
+    out_shape = Shape(std::span<const int64_t>(dims));
+  }
+  const DType t = a.dtype();
+  Sorted out;
+  if (want_values) out.values = NDArray::empty(a.context_ptr(), out_shape, a.device(), t);
+  if (want_indices) out.indices = NDArray::empty(a.context_ptr(), out_shape, a.device(), DType::int64);
+  Chunk* v = want_values ? out.values.chunk() : nullptr;
+  Chunk* i = want_indices ? out.indices.chunk() : nullptr;
+  ChunkRef x = ops_detail::storage(a, op);
+  const auto cpu = [x, v, i, l, k, t, descending](const RunContext&) {
+    visit_dtype(t, [&]<class T>(T) {
+      sort_on_cpu<T>(x->typed_for_read<T>(), v != nullptr ? v->typed_for_write<T>() : nullptr,
+                     i != nullptr ? i->typed_for_write<int64_t>() : nullptr, l, k, descending);
+    });
+  };
+  const auto gpu = [x, v, i, l, k, t, descending](const RunContext& rc) {
+    // cuda::Type follows DType's order (checked in ops_dtype.cpp).
+    cuda::sort(rc.stream, static_cast<cuda::Type>(t), v != nullptr ? v->raw_for_write() : nullptr,
+               i != nullptr ? i->typed_for_write<int64_t>() : nullptr, x->raw_for_read(), l.outer, l.len, l.inner, k,
+               descending);
+  };
+  if (want_values && want_indices) {
+    launch_typed(name, op, {&a}, {&out.values, &out.indices}, cpu, gpu);
+  } else if (want_values) {
+    launch_typed(name, op, {&a}, {&out.values}, cpu, gpu);
+  } else {
+    launch_typed(name, op, {&a}, {&out.indices}, cpu, gpu);
+  }
+  return out;
+}
+
+const trace::NameId& sort_name() {
+  static const trace::NameId kName = trace::intern("sort");
+  return kName;
+}
+const trace::NameId& argsort_name() {
+  static const trace::NameId kName = trace::intern("argsort");
+  return kName;
+}
+const trace::NameId& topk_name() {
+  static const trace::NameId kName = trace::intern("topk");
+  return kName;
+}
+
+bool differentiated(const NDArray& a) { return is_floating(a.dtype()) && autograd::should_record({&a}); }
+
+int64_t axis_length(const NDArray& a, int axis, const char* op) {
+  const Shape& s = a.shape();
+  return s.ndim() == 0 ? 1 : s[axis_of(s, axis, op)];
+}
+
+}  // namespace
+
+NDArray sort(const NDArray& a, int axis, bool descending) {
+  const int64_t len = axis_length(a, axis, "sort");
+  if (differentiated(a)) return take_along_axis(a, argsort(a, axis, descending), axis);
+  return sort_lines(a, axis, descending, len, true, false, sort_name(), "sort").values;
+}
+
+NDArray argsort(const NDArray& a, int axis, bool descending) {
+  const int64_t len = axis_length(a, axis, "argsort");
+  return sort_lines(a, axis, descending, len, false, true, argsort_name(), "argsort").indices;
+}
+
+Sorted sort_with_indices(const NDArray& a, int axis, bool descending) {
+  const int64_t len = axis_length(a, axis, "sort");
+  if (differentiated(a)) {
+    Sorted out;
+    out.indices = argsort(a, axis, descending);
+    out.values = take_along_axis(a, out.indices, axis);
+    return out;
+  }
+  return sort_lines(a, axis, descending, len, true, true, sort_name(), "sort");
+}
+
+Sorted topk(const NDArray& a, int64_t k, int axis, bool largest) {
+  if (differentiated(a)) {
+    Sorted out;
+    out.indices = sort_lines(a, axis, largest, k, false, true, topk_name(), "topk").indices;
+    out.values = take_along_axis(a, out.indices, axis);
+    return out;
+  }
+  return sort_lines(a, axis, largest, k, true, true, topk_name(), "topk");
+}
+
+NDArray take_along_axis(const NDArray& a, const NDArray& indices, int axis) {
+  const Shape& s = a.shape();
+  const Shape& is = indices.shape();
+  if (s.ndim() == 0) throw std::invalid_argument("take_along_axis: needs an array of at least one dimension, got a 0-d one");
+  if (is.ndim() != s.ndim()) {
+    throw std::invalid_argument("take_along_axis: the indices have " + std::to_string(is.ndim()) +
+                                " dimensions and the array " + std::to_string(s.ndim()) + "; they must have the same number");
+  }
+  if (!is_integral(indices.dtype())) {
+    throw std::invalid_argument(std::string("take_along_axis: indices must be integers, got ") + name(indices.dtype()));
+  }
+  axis = axis_of(s, axis, "take_along_axis");
+  std::vector<NDArray> where;
+  for (int d = 0; d < s.ndim(); ++d) {
+    if (d == axis) {
+      where.push_back(indices);
+      continue;
+    }
+    if (is[d] != s[d] && is[d] != 1 && s[d] != 1) {
+      throw std::invalid_argument("take_along_axis: indices of shape " + is.to_string() +
+                                  " do not fit an array of shape " + s.to_string() + " outside axis " +
+                                  std::to_string(axis));
+    }
+    std::vector<int64_t> dims(static_cast<size_t>(s.ndim()), 1);
+    dims[static_cast<size_t>(d)] = s[d];
+    where.push_back(
+        reshape(arange(a.context_ptr(), 0, static_cast<double>(s[d]), 1, DType::int64, a.device()), Shape(std::span<const int64_t>(dims))));
+  }
+  return gather(a, where);
+}
+
+}  // namespace asyncscope
