@@ -45,10 +45,11 @@ QUICK = {
 # The element-wise and reduction ops, in the order a process runs them.
 EW_OPS = ["add_scalar", "mul", "relu", "sum"]
 # The ops of other dtypes and indexing (group typed-2000): int64 x + 1, the
-# max along an axis, a strided selection copied out, and an assignment
-# through a strided selection.
+# max along an axis, a strided selection copied out, an assignment through
+# a strided selection, and the rows sorted (PyTorch's sort gives the indices
+# as well: it has no values-only sort).
 TYPED_OPS = [("int_add", "int64 x + 1"), ("max_axis", "x.max(axis=1)"), ("take", "x[:, ::2] (a copy)"),
-             ("assign", "x[::2, :] = 0")]
+             ("assign", "x[::2, :] = 0"), ("sort", "sort(x, axis=1)")]
 
 
 def run_group(group, p, side):

@@ -199,6 +199,15 @@ def run_typed(nd, n, reps, prefix):
         w[::2, :] = 0.0
         w.wait_to_read()
     row("assign", time.perf_counter_ns() - t0, w)
+
+    for _ in range(2):
+        z = nd.sort(x, axis=1)
+        z.wait_to_read()
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = nd.sort(x, axis=1)
+        z.wait_to_read()
+    row("sort", time.perf_counter_ns() - t0, z)
     return out
 
 

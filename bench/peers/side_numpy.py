@@ -161,6 +161,13 @@ def run_typed(n, reps, prefix):
     for _ in range(reps):
         w[::2, :] = 0.0
     row("assign", time.perf_counter_ns() - t0, w)
+
+    for _ in range(2):
+        z = np.sort(x, axis=1)
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = np.sort(x, axis=1)
+    row("sort", time.perf_counter_ns() - t0, z)
     return out
 
 

@@ -143,6 +143,13 @@ def run_typed(n, reps, prefix):
     for _ in range(reps):
         w[::2, :] = 0.0
     row("assign", time.perf_counter_ns() - t0, w)
+
+    for _ in range(2):
+        z = torch.sort(x, dim=1).values
+    t0 = time.perf_counter_ns()
+    for _ in range(reps):
+        z = torch.sort(x, dim=1).values
+    row("sort", time.perf_counter_ns() - t0, z)
     return out
 
 

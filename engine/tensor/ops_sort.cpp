@@ -14,9 +14,9 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "engine/cuda/elements.h"
 #include "engine/cuda/kernels.h"
 #include "engine/tensor/op_launch.h"
 #include "engine/tensor/ops.h"
@@ -26,7 +26,6 @@ namespace asyncscope {
 using ops_detail::Chunk;
 using ops_detail::ChunkRef;
 using ops_detail::launch_typed;
-using cuda::elements::sorts_before;
 
 namespace {
 
@@ -55,15 +54,29 @@ Lines lines_of(const Shape& s, int axis) {
   return l;
 }
 
-// Line after line: the first k of each in sorted order, to yv and yi (either null).
+// Whether x is NaN (never, for the integer types and bool).
+template <class T>
+bool is_nan(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return x != x;
+  } else {
+    return false;
+  }
+}
+
+// Line after line: the first k of each in sorted order, to yv and yi (either
+// null). The NaNs of a line are put in their place first (at the end
+// ascending, at the start descending, in their order), so the rest is sorted
+// with a plain comparison, which std::sort runs much faster than one that
+// asks about NaN every time.
 template <class T>
 void sort_on_cpu(const T* x, T* yv, int64_t* yi, Lines l, int64_t k, bool descending) {
   const auto line = std::make_unique<T[]>(static_cast<size_t>(l.len));
   const auto order = std::make_unique<int64_t[]>(static_cast<size_t>(l.len));
-  const auto value_first = [descending](T a, T b) { return sorts_before(a, b, descending); };
+  const auto before = [descending](T a, T b) { return descending ? b < a : a < b; };
   const auto place_first = [&](int64_t i, int64_t j) {
-    if (sorts_before(line[i], line[j], descending)) return true;
-    if (sorts_before(line[j], line[i], descending)) return false;
+    if (before(line[i], line[j])) return true;
+    if (before(line[j], line[i])) return false;
     return i < j;  // ties in their order in the line
   };
   for (int64_t b = 0; b < l.outer; ++b) {
@@ -73,15 +86,31 @@ void sort_on_cpu(const T* x, T* yv, int64_t* yi, Lines l, int64_t k, bool descen
       const int64_t base = b * k * l.inner + c;
       if (yi == nullptr && k == l.len) {
         // Values alone: equal values cannot be told apart, so any order of them will do.
-        std::sort(line.get(), line.get() + l.len, value_first);
+        T* first = line.get();
+        T* last = line.get() + l.len;
+        if (descending) {
+          first = std::partition(first, last, [](T v) { return is_nan(v); });
+        } else {
+          last = std::partition(first, last, [](T v) { return !is_nan(v); });
+        }
+        std::sort(first, last, before);
         for (int64_t p = 0; p < k; ++p) yv[base + p * l.inner] = line[p];
         continue;
       }
       std::iota(order.get(), order.get() + l.len, int64_t{0});
-      if (k < l.len) {
-        std::partial_sort(order.get(), order.get() + k, order.get() + l.len, place_first);
+      int64_t* first = order.get();
+      int64_t* last = order.get() + l.len;
+      if (descending) {
+        first = std::stable_partition(first, last, [&](int64_t i) { return is_nan(line[i]); });
       } else {
-        std::sort(order.get(), order.get() + l.len, place_first);
+        last = std::stable_partition(first, last, [&](int64_t i) { return !is_nan(line[i]); });
+      }
+      // The numbers lie in [first, last); sort as many of them as the first k reach.
+      const int64_t wanted = std::min<int64_t>(last - first, k - (first - order.get()));
+      if (wanted > 0 && wanted < last - first) {
+        std::partial_sort(first, first + wanted, last, place_first);
+      } else if (wanted > 0) {
+        std::sort(first, last, place_first);
       }
       for (int64_t p = 0; p < k; ++p) {
         if (yv != nullptr) yv[base + p * l.inner] = line[order[p]];
