@@ -1,14 +1,17 @@
 """NumPy functions of MXNet's np interface made of its own ops (comparisons,
-where, indexing, reductions, concatenate): where with numbers as well as
-arrays, amax / amin, isnan / isinf / isfinite, isclose / allclose /
+where, indexing, reductions, concatenate, sort): where with numbers as well
+as arrays (and where(condition) as nonzero), amax / amin, isnan / isinf / isfinite, isclose / allclose /
 array_equal, logical_not, reciprocal, true_divide, log2, log10, tan,
 around / round (halves to even, as NumPy and MXNet's np), ravel, copy,
 full_like, broadcast_to, hstack, vstack, identity, diag, diagonal, trace,
-tril, triu, roll, meshgrid, take, moveaxis, append and pad (constant), and
-the ndarray methods ravel, transpose, clip, repeat, take, round, diagonal
-and trace. Each is the ops it is made of on the timeline, asynchronous as
-they are (allclose and array_equal, which return a Python bool, wait as
-item() does), differentiable where they are.
+tril, triu, roll, meshgrid, take, moveaxis, append and pad (constant),
+median, nanmedian, quantile, percentile, nonzero, flatnonzero, argwhere,
+count_nonzero and unique, and the ndarray methods ravel, transpose, clip,
+repeat, take, round, diagonal, trace and nonzero. Each is the ops it is
+made of on the timeline, asynchronous as they are (allclose and
+array_equal, which return a Python bool, wait as item() does; nonzero,
+argwhere and unique read a mask, since their sizes depend on the values),
+differentiable where they are.
 
 Threading: the frontend thread, as every op of the interface.
 """
@@ -19,7 +22,7 @@ import numbers as _numbers
 
 import numpy as _numpy
 
-from .. import _core, _joins
+from .. import _core, _joins, _order
 
 # NumPy's error for an axis out of range (an IndexError and a ValueError).
 AxisError = getattr(_numpy, "AxisError", None) or _numpy.exceptions.AxisError
@@ -56,9 +59,10 @@ def _zero(a):
 
 def where(condition, x=None, y=None):
     """x where condition is true, else y (either may be a number)."""
+    if x is None and y is None:
+        return nonzero(condition)  # NumPy's where(condition): a sync point, as nonzero is
     if x is None or y is None:
-        raise ValueError("where(condition) (the indices of the true elements) is not supported: its size depends "
-                         "on the values; give x and y")
+        raise ValueError("either both or neither of x and y should be given")
     x, y = _array_like(x, y), _array_like(y, x)
     return _np.where(condition, x, y)
 
@@ -338,10 +342,159 @@ def meshgrid(*xi, indexing="xy"):
     return grids
 
 
+# -- order statistics, positions, unique values (on the sorting op) -------------------------
+
+def _lines(a, axis):
+    """(array, axis): a flattened for axis None, else a and axis from NumPy's negative axes."""
+    if axis is None:
+        return a.reshape(-1), 0
+    return a, _axis(a, axis)
+
+
+def _as_float(a):
+    return a if _is_float(a) else a.astype("float32")
+
+
+def _reduced(v, a, axis, d, keepdims):
+    """v (d kept as a dimension of 1) shaped as a reduction of a over axis."""
+    if axis is None:
+        return v.reshape((1,) * a.ndim if keepdims else ())
+    return v if keepdims else _np.squeeze(v, axis=d)
+
+
+def median(a, axis=None, keepdims=False):
+    """The median (of all elements, or along axis): the mean of the two
+    middle values for an even count; NaN where there is a NaN. Integers give
+    float32 (MXNet's default float)."""
+    x, d = _lines(_as_float(a), axis)
+    n = x.shape[d]
+    if n == 0:
+        raise ValueError("median of an empty array (along axis %s)" % axis)
+    ordered = _np.sort(x, axis=d)
+    lo = _order.along(ordered, d, slice((n - 1) // 2, (n - 1) // 2 + 1))
+    hi = _order.along(ordered, d, slice(n // 2, n // 2 + 1))
+    last = _order.along(ordered, d, slice(n - 1, n))
+    return _reduced(_np.where(isnan(last), last, (lo + hi) / 2), a, axis, d, keepdims)
+
+
+def nanmedian(a, axis=None, keepdims=False):
+    """median() of the values that are not NaN (NaN where all are)."""
+    x, d = _lines(_as_float(a), axis)
+    if x.shape[d] == 0:
+        raise ValueError("nanmedian of an empty array (along axis %s)" % axis)
+    ordered = _np.sort(x, axis=d)
+    numbers = (x == x).astype("int64").sum(axis=d, keepdims=True)
+    lo = _np.take_along_axis(ordered, _np.maximum((numbers - 1) // 2, 0), axis=d)
+    hi = _np.take_along_axis(ordered, numbers // 2, axis=d)
+    return _reduced((lo + hi) / 2, a, axis, d, keepdims)
+
+
+def _quantiles_of(a, qs, scale, axis, method, keepdims, what):
+    if method not in _order.METHODS:
+        raise ValueError("'%s' is not a valid method. Use one of: %s" % (method, ", ".join(_order.METHODS)))
+    q = qs.asnumpy() if isinstance(qs, ndarray) else _numpy.asarray(qs, dtype=_numpy.float64)
+    values = [float(v) / scale for v in q.reshape(-1)]
+    if any(not 0 <= v <= 1 for v in values):
+        raise ValueError(what)
+    x, d = _lines(_as_float(a), axis)
+    if x.shape[d] == 0:
+        raise IndexError("cannot take the quantiles of an empty array")
+    outs = [_reduced(v, a, axis, d, keepdims)
+            for v in _order.quantiles(_np.sort(x, axis=d), d, values, method, _np.where, isnan)]
+    if q.ndim == 0:
+        return outs[0]
+    return _np.stack(outs).reshape(q.shape + tuple(outs[0].shape))
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+             interpolation=None):
+    """The q-th quantiles (q in [0, 1], a number or an array of them) of a,
+    or of its lines along axis: method linear, lower, higher, midpoint or
+    nearest; NaN where a line has a NaN. q is read on the host (an ndarray q
+    is a sync point)."""
+    if out is not None:
+        raise TypeError("quantile(): out= is not supported")
+    return _quantiles_of(a, q, 1.0, axis, interpolation or method, keepdims, "Quantiles must be in the range [0, 1]")
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+               interpolation=None):
+    """quantile() with q in percent ([0, 100])."""
+    if out is not None:
+        raise TypeError("percentile(): out= is not supported")
+    return _quantiles_of(a, q, 100.0, axis, interpolation or method, keepdims,
+                         "Percentiles must be in the range [0, 100]")
+
+
+def _positions(a):
+    """The flat positions (int64) of a's non-zero elements: the mask is read
+    (a sync point), since their count decides the shape."""
+    mask = (a != 0).reshape(-1)
+    return _np.arange(mask.shape[0], dtype="int64", ctx=a.ctx)[mask]
+
+
+def nonzero(a):
+    """The indices of a's non-zero elements, one int64 array per dimension
+    (a sync point: their count decides the shapes)."""
+    shape = tuple(a.shape) or (1,)  # a 0-d array as a 1-d one, as NumPy does
+    return tuple(_order.coordinates(_positions(a), shape))
+
+
+def flatnonzero(a):
+    """The positions of the non-zero elements of a flattened (a sync point)."""
+    return _positions(a)
+
+
+def argwhere(a):
+    """The coordinates of a's non-zero elements, an int64 array (count, ndim) (a sync point)."""
+    positions = _positions(a)
+    if a.ndim == 0:
+        return _np.zeros((positions.shape[0], 0), dtype="int64", ctx=a.ctx)
+    return _np.stack(_order.coordinates(positions, tuple(a.shape)), axis=1)
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    """How many elements are non-zero (along axis), an int64 array."""
+    return (a != 0).astype("int64").sum(axis=axis, keepdims=keepdims)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
+    """The distinct values of ar flattened, ascending; with return_index where
+    each first occurs, with return_inverse each element's place among them
+    (flat, as NumPy 1.x), with return_counts how often each occurs. NaNs are
+    one value unless equal_nan=False. Their count decides the shape, so a
+    mask is read: a sync point."""
+    if axis is not None:
+        raise NotImplementedError("unique(axis=...) is not in this interface; unique of the flattened array is")
+    flat = ar.reshape(-1)
+    n = flat.shape[0]
+    order = _np.argsort(flat)
+    values = flat[order]
+    if n == 0:
+        starts = _np.zeros(0, dtype="bool", ctx=ar.ctx)
+    else:
+        new = values[1:] != values[:-1]
+        if equal_nan and _is_float(ar):
+            new = _np.logical_and(new, _np.logical_or(values[1:] == values[1:], values[:-1] == values[:-1]))
+        starts = _np.concatenate([_np.ones(1, dtype="bool", ctx=ar.ctx), new])
+    out = [values[starts]]
+    positions = _np.arange(n, dtype="int64", ctx=ar.ctx)[starts]
+    if return_index:
+        out.append(order[positions])
+    if return_inverse:
+        inverse = _np.zeros(n, dtype="int64", ctx=ar.ctx)
+        inverse[order] = _np.cumsum(starts.astype("int64")) - 1
+        out.append(inverse)
+    if return_counts:
+        out.append(_np.concatenate([positions[1:], _np.full((1,), n, dtype="int64", ctx=ar.ctx)]) - positions)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 FUNCTIONS = ["where", "amax", "amin", "isnan", "isinf", "isfinite", "isclose", "allclose", "array_equal",
              "logical_not", "reciprocal", "true_divide", "log2", "log10", "tan", "around", "round",
              "ravel", "copy", "full_like", "broadcast_to", "hstack", "vstack", "moveaxis", "append", "pad", "take",
-             "roll", "diagonal", "diag", "trace", "identity", "tril", "triu", "meshgrid"]
+             "roll", "diagonal", "diag", "trace", "identity", "tril", "triu", "meshgrid", "median", "nanmedian",
+             "quantile", "percentile", "nonzero", "flatnonzero", "argwhere", "count_nonzero", "unique"]
 
 
 def _transpose(self, *axes):
@@ -361,6 +514,7 @@ def install(cls):
         "round": lambda self, decimals=0: around(self, decimals),
         "diagonal": lambda self, offset=0: diagonal(self, offset),
         "trace": lambda self, offset=0: trace(self, offset),
+        "nonzero": nonzero,
     }
     for name, fn in methods.items():
         if name == "round" or not hasattr(cls, name):  # the table's round rounds halves away from zero (nd's)

@@ -1,13 +1,16 @@
 """PyTorch functions and Tensor methods made of the edition's own ops
-(comparisons, where, indexing, reductions, cat): torch.eq and the other
-comparisons, isnan / isinf / isfinite, isclose / allclose, rsqrt, narrow,
-select, unbind, index_select, gather, masked_fill, diag, trace, tril / triu,
-logsumexp, lerp, dist, roll, addmm / baddbmm, meshgrid, logspace, empty,
-randint_like and bernoulli, plus a Tensor's new_zeros / new_ones / new_full,
-type_as / view_as / reshape_as / expand_as, is_cuda, nelement, ndimension
-and element_size, where and byte. Each is the ops it is made of on the timeline:
-asynchronous as they are (allclose, which returns a Python bool, waits as
-item() does), differentiable where they are.
+(comparisons, where, indexing, reductions, cat, sort): torch.eq and the
+other comparisons, isnan / isinf / isfinite, isclose / allclose, rsqrt,
+narrow, select, unbind, index_select, gather, masked_fill, diag, trace,
+tril / triu, logsumexp, lerp, dist, roll, addmm / baddbmm, meshgrid,
+logspace, empty, randint_like, bernoulli, median / nanmedian, kthvalue,
+quantile, nonzero / argwhere, count_nonzero and unique, plus a Tensor's
+new_zeros / new_ones / new_full, type_as / view_as / reshape_as /
+expand_as, is_cuda, nelement, ndimension and element_size, where and byte.
+Each is the ops it is made of on the timeline: asynchronous as they are
+(allclose, which returns a Python bool, waits as item() does; nonzero and
+unique read a mask, since their sizes depend on the values, as PyTorch's
+do on a GPU), differentiable where they are.
 
 narrow, select and unbind give views, as basic indexing does (writing one
 writes the tensor); empty returns zeros (its values are unspecified).
@@ -16,8 +19,10 @@ Threading: the frontend thread, as every op of the edition.
 """
 
 import builtins as _builtins
+import collections as _collections
 
 from .. import _joins
+from .. import _order
 from .. import torch as _torch
 
 _INF = float("inf")
@@ -354,6 +359,170 @@ def bernoulli(input, p=None):
 
 # -- Tensor's own ---------------------------------------------------------------------
 
+# -- order statistics, positions, unique values (on the sorting op) -------------------------
+
+_median_result = _collections.namedtuple("median", ["values", "indices"])
+_nanmedian_result = _collections.namedtuple("nanmedian", ["values", "indices"])
+_kthvalue_result = _collections.namedtuple("kthvalue", ["values", "indices"])
+
+
+def _picked(sorted_pair, d, k, keepdim):
+    """(values, indices) at sorted place k along d, d kept or removed."""
+    values, indices = narrow(sorted_pair.values, d, k, 1), narrow(sorted_pair.indices, d, k, 1)
+    return (values, indices) if keepdim else (values.squeeze(d), indices.squeeze(d))
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower of the two middle values (NaN where there is a NaN); with
+    dim, (values, indices) along it."""
+    if dim is None:
+        flat = input.reshape(-1)
+        n = flat.shape[0]
+        if n == 0:
+            return _torch.full((), float("nan"), dtype=input.dtype, device=input.device)
+        ordered = _torch.sort(flat).values
+        return _torch.where(isnan(ordered[n - 1]), ordered[n - 1], ordered[(n - 1) // 2])
+    d = _dim(input, dim)
+    if input.ndim == 0:
+        return _median_result(input.clone(), _torch.zeros((), dtype=_torch.int64, device=input.device))
+    n = input.shape[d]
+    if n == 0:
+        raise IndexError("median(): Expected reduction dim %d to have non-zero size." % d)
+    s = _torch.sort(input, dim=d)
+    values, indices = _picked(s, d, (n - 1) // 2, True)
+    if input.is_floating_point():
+        # A line with a NaN gives its first NaN (they sort last, in their order).
+        nans = isnan(input).sum(dim=d, keepdim=True)
+        first_nan = _torch.take_along_dim(s.indices, (n - nans).clamp(max=n - 1), dim=d)
+        values = _torch.where(nans > 0, _torch.full((), float("nan"), dtype=input.dtype, device=input.device), values)
+        indices = _torch.where(nans > 0, first_nan, indices)
+    if not keepdim:
+        values, indices = values.squeeze(d), indices.squeeze(d)
+    return _median_result(values, indices)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """median() of the values that are not NaN (NaN where all are); with dim,
+    (values, indices) along it."""
+    if not input.is_floating_point():
+        return median(input, dim, keepdim)
+    flat = dim is None
+    x = input.reshape(-1) if flat else input
+    d = 0 if flat else _dim(input, dim)
+    if x.ndim == 0:
+        return _nanmedian_result(x.clone(), _torch.zeros((), dtype=_torch.int64, device=x.device))
+    if x.shape[d] == 0:
+        if flat:
+            return _torch.full((), float("nan"), dtype=input.dtype, device=input.device)
+        raise IndexError("nanmedian(): Expected reduction dim %d to have non-zero size." % d)
+    s = _torch.sort(x, dim=d)
+    numbers = (~isnan(x)).sum(dim=d, keepdim=True)
+    place = ((numbers - 1) // 2).clamp(min=0)
+    values = _torch.take_along_dim(s.values, place, dim=d)
+    if flat:
+        return values.reshape(())
+    indices = _torch.take_along_dim(s.indices, place, dim=d)
+    if not keepdim:
+        values, indices = values.squeeze(d), indices.squeeze(d)
+    return _nanmedian_result(values, indices)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """(values, indices): the k-th smallest (from 1) along dim."""
+    d = _dim(input, dim)
+    n = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError("kthvalue(): selected number k out of range for dimension %d" % d)
+    if input.ndim == 0:
+        return _kthvalue_result(input.clone(), _torch.zeros((), dtype=_torch.int64, device=input.device))
+    return _kthvalue_result(*_picked(_torch.sort(input, dim=d), d, k - 1, keepdim))
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The q-th quantiles (q a number or a 1-D tensor in [0, 1]) of input, or
+    of its lines along dim; interpolation linear, lower, higher, midpoint or
+    nearest; NaN where a line has a NaN. A tensor q is read (a sync point),
+    as PyTorch reads it to check its range."""
+    if not input.is_floating_point():
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if interpolation not in _order.METHODS:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                           "Got %s" % interpolation)
+    if isinstance(q, _torch.Tensor):
+        if q.ndim > 1:
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        qs, scalar = [float(v) for v in q.reshape(-1).tolist()], q.ndim == 0
+    else:
+        qs, scalar = [float(q)], True
+    if any(not 0 <= v <= 1 for v in qs):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _dim(input, dim)
+    if x.ndim == 0:
+        x, d = x.reshape(1), 0
+    if x.shape[d] == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    outs = _order.quantiles(_torch.sort(x, dim=d).values, d, qs, interpolation, _torch.where, isnan)
+    if dim is None:
+        outs = [v.reshape((1,) * input.ndim if keepdim else ()) for v in outs]
+    elif not keepdim and input.ndim > 0:
+        outs = [v.squeeze(d) for v in outs]
+    return outs[0] if scalar else _torch.stack(outs)
+
+
+def nonzero(input, *, as_tuple=False):
+    """The coordinates of input's non-zero elements, row-major: an int64
+    tensor of (count, ndim), or with as_tuple one tensor per dimension. The
+    count decides the shape, so the mask is read: a sync point, as in
+    PyTorch."""
+    flat = (input != 0).reshape(-1)
+    positions = _torch.arange(flat.shape[0], device=input.device)[flat]
+    coords = _order.coordinates(positions, tuple(input.shape))
+    if as_tuple:
+        return tuple(coords) if coords else (_torch.zeros(positions.shape[0], dtype=_torch.int64,
+                                                          device=input.device),)
+    if not coords:
+        return _torch.zeros((positions.shape[0], 0), dtype=_torch.int64, device=input.device)
+    return _torch.stack(coords, dim=1)
+
+
+def argwhere(input):
+    """nonzero(input): the coordinates of the non-zero elements, (count, ndim)."""
+    return nonzero(input)
+
+
+def count_nonzero(input, dim=None):
+    """How many elements are non-zero (along dim)."""
+    mask = input != 0
+    return mask.sum() if dim is None else mask.sum(dim=dim)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of input, ascending; with return_inverse each
+    element's place among them (input's shape), with return_counts how often
+    each occurs. Each NaN is distinct, as in PyTorch. The count decides the
+    shape, so a mask is read: a sync point, as in PyTorch."""
+    if dim is not None:
+        raise NotImplementedError("unique(dim=...) is not in this edition; unique of the flattened tensor is")
+    flat = input.reshape(-1)
+    n = flat.shape[0]
+    values, order = _torch.sort(flat)
+    if n == 0:
+        starts = _torch.zeros(0, dtype=_torch.bool, device=input.device)
+    else:
+        starts = _torch.cat([_torch.ones(1, dtype=_torch.bool, device=input.device), values[1:] != values[:-1]])
+    out = [values[starts]]
+    if return_inverse:
+        inverse = _torch.zeros(n, dtype=_torch.int64, device=input.device)
+        inverse[order] = starts.long().cumsum(0) - 1
+        out.append(inverse.reshape(tuple(input.shape)))
+    if return_counts:
+        positions = _torch.arange(n, device=input.device)[starts]
+        ends = _torch.cat([positions[1:], _torch.full((1,), n, dtype=_torch.int64, device=input.device)])
+        out.append(ends - positions)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def _new_zeros(self, *size, **kwargs):
     kwargs.setdefault("dtype", self.dtype)
     kwargs.setdefault("device", self.device)
@@ -387,6 +556,8 @@ _METHODS = {
     "narrow": narrow, "select": select, "unbind": unbind, "index_select": index_select, "gather": gather,
     "diag": diag, "trace": trace, "tril": tril, "triu": triu, "roll": roll, "logsumexp": logsumexp,
     "addmm": addmm, "baddbmm": baddbmm, "bernoulli": bernoulli,
+    "median": median, "nanmedian": nanmedian, "kthvalue": kthvalue, "quantile": quantile, "nonzero": nonzero,
+    "argwhere": argwhere, "count_nonzero": count_nonzero, "unique": unique,
     "new_zeros": _new_zeros, "new_ones": _new_ones, "new_full": _new_full, "new_tensor": _new_tensor,
     "where": lambda self, condition, other: _torch.where(condition, self, other),
     "byte": lambda self: self.to(_torch.uint8),
@@ -402,7 +573,8 @@ _METHODS = {
 FUNCTIONS = ["eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite", "isclose", "allclose", "rsqrt", "lerp",
              "dist", "masked_fill", "narrow", "select", "unbind", "index_select", "gather", "diag", "trace", "tril",
              "triu", "roll", "logsumexp", "addmm", "baddbmm", "meshgrid", "logspace", "empty", "empty_like",
-             "randint_like", "bernoulli"]
+             "randint_like", "bernoulli", "median", "nanmedian", "kthvalue", "quantile", "nonzero", "argwhere",
+             "count_nonzero", "unique"]
 
 
 def _in_place(name):
