@@ -86,6 +86,55 @@ CASES = {
     "matmul batched": lambda T, t: T.matmul(t(B), t(B).transpose(1, 2)),
     "matmul batch @ matrix": lambda T, t: t(B) @ t(SQ),
     "matmul vector @ batch": lambda T, t: T.matmul(t(V), t(B).transpose(1, 2)),
+    "logical_not": lambda T, t: T.logical_not(t(I)),
+    "logical_and or xor": lambda T, t: T.stack([T.logical_and(t(I), t(M) > 0), T.logical_or(t(I), t(M) > 0),
+                                                T.logical_xor(t(I), t(M) > 0)]),
+    "clamp_min clamp_max": lambda T, t: T.stack([t(M).clamp_min(0.1), T.clamp_max(t(M), -0.2)]),
+    "addcmul": lambda T, t: T.addcmul(t(M), t(M), t(V), value=0.5),
+    "addcdiv method": lambda T, t: t(M).addcdiv(t(V), t(M).abs() + 1, value=-2),
+    "addcmul_": lambda T, t: t(M).clone().addcmul_(t(M), t(M)),
+    "heaviside": lambda T, t: T.heaviside(T.tensor([-1.5, 0.0, 2.0]), T.tensor(0.5)),
+    "std_mean": lambda T, t: T.stack(T.std_mean(t(M), 1)),
+    "var_mean all": lambda T, t: T.stack(T.var_mean(t(M), unbiased=False)),
+    "hstack": lambda T, t: T.hstack([t(M), t(M)]),
+    "hstack vectors": lambda T, t: T.hstack([t(V), t(V)]),
+    "vstack": lambda T, t: T.vstack([t(V), t(M)]),
+    "column_stack": lambda T, t: T.column_stack([t(V), t(SQ)]),
+    "fliplr flipud": lambda T, t: T.stack([T.fliplr(t(M)), T.flipud(t(M))]),
+    "rot90": lambda T, t: T.rot90(t(M)),
+    "rot90 k=3": lambda T, t: T.rot90(t(B), 3, (1, 2)),
+    "rot90 k=2": lambda T, t: T.rot90(t(M), -2),
+    "diff": lambda T, t: T.diff(t(M)),
+    "diff n=2 dim 0": lambda T, t: T.diff(t(I), n=2, dim=0),
+    "diff prepend append": lambda T, t: T.diff(t(V), prepend=T.zeros(1), append=T.ones(2)),
+    "diff of bools": lambda T, t: T.diff(t(M) > 0),
+    "cross": lambda T, t: T.cross(t(M)[:, :3], t(M)[:, 1:], dim=1),
+    "kron": lambda T, t: T.kron(t(M)[:2, :2], t(SQ)[:3, :2]),
+    "kron of vectors": lambda T, t: T.kron(t(V), t(V)[:2]),
+    "cdist": lambda T, t: T.cdist(t(M), t(SQ)),
+    "cdist p=1 batched": lambda T, t: T.cdist(t(B), t(B), p=1),
+    "cosine_similarity": lambda T, t: T.nn.functional.cosine_similarity(t(M), t(V)),
+    "pairwise_distance": lambda T, t: T.nn.functional.pairwise_distance(t(M), t(M).flip(0)),
+    "searchsorted": lambda T, t: T.searchsorted(T.tensor([1.0, 3.0, 3.0, 5.0]), T.tensor([[0.5, 3.0], [3.5, 9.0]])),
+    "searchsorted right": lambda T, t: T.searchsorted(T.tensor([1, 3, 3, 5]), T.tensor([3, 5]), right=True),
+    "searchsorted batched int32": lambda T, t: T.searchsorted(T.sort(t(M), dim=1).values, t(M)[:, :2],
+                                                              out_int32=True),
+    "bucketize": lambda T, t: T.bucketize(t(M), T.tensor([-1.0, 0.0, 1.0])),
+    "bucketize right": lambda T, t: T.bucketize(T.tensor([0.0, 1.0, 2.0]), T.tensor([0.0, 1.0]), right=True),
+    "bincount": lambda T, t: T.bincount(T.tensor([1, 4, 1, 0, 4, 4])),
+    "bincount minlength": lambda T, t: T.bincount(T.tensor([2, 0]), minlength=5),
+    "bincount weights": lambda T, t: T.bincount(T.tensor([1, 0, 1]), weights=T.tensor([0.5, 2.0, 1.0])),
+    "einsum matmul": lambda T, t: T.einsum("ij,jk->ik", t(M), t(SQ)),
+    "einsum attention": lambda T, t: T.einsum("bqd,bkd->bqk", t(B), t(B)),
+    "einsum diagonal and trace": lambda T, t: T.stack([T.einsum("ii->i", t(SQ)), T.einsum("ii", t(SQ)).expand(4)]),
+    "einsum outer": lambda T, t: T.einsum("i,j->ij", t(V), t(V)),
+    "einsum implicit": lambda T, t: T.einsum("ij,kj", t(M), t(M)),
+    "einsum ellipsis": lambda T, t: T.einsum("...ij,jk->...ik", t(B), t(SQ)),
+    "einsum three": lambda T, t: T.einsum("ij,jk,k->i", t(M), t(SQ), t(V)),
+    "einsum ints": lambda T, t: T.einsum("ij,kj->ik", t(I), t(I)),
+    "einsum list": lambda T, t: T.einsum("bij->bj", [t(B)]),
+    "mT": lambda T, t: t(B).mT,
+    "numel is_tensor": lambda T, t: T.tensor([T.numel(t(B)), int(T.is_tensor(t(B))), int(T.is_tensor(3))]),
 }
 
 def written_through(T, x):
@@ -110,6 +159,16 @@ REFUSED = {
     "meshgrid indexing": lambda T, t: T.meshgrid(T.arange(2), indexing="ji"),
     "rand_like of ints": lambda T, t: T.rand_like(t(I)),
     "matmul batched sizes": lambda T, t: T.matmul(t(B), t(B)),
+    "fliplr of a vector": lambda T, t: T.fliplr(t(V)),
+    "rot90 same dims": lambda T, t: T.rot90(t(M), 1, (0, 0)),
+    "cross without 3": lambda T, t: T.cross(t(M), t(M), dim=1),
+    "cdist columns": lambda T, t: T.cdist(t(M), t(B)[0][:, :3]),
+    "bincount negative": lambda T, t: T.bincount(T.tensor([1, -1])),
+    "bincount floats": lambda T, t: T.bincount(t(V)),
+    "bucketize 2-D boundaries": lambda T, t: T.bucketize(t(V), t(M)),
+    "einsum operand count": lambda T, t: T.einsum("ij,jk->ik", t(M)),
+    "einsum subscripts": lambda T, t: T.einsum("ijk->i", t(M)),
+    "einsum output letter": lambda T, t: T.einsum("ij->iz", t(M)),
 }
 
 
@@ -155,6 +214,18 @@ class ComposedAgainstPyTorch(unittest.TestCase):
             y.backward()
             return as_numpy(x.grad)
         onp.testing.assert_allclose(grads(atorch), grads(real_torch), rtol=1e-5, atol=1e-6)
+
+    def test_gradients_flow_through_einsum_distances_and_differences(self):
+        def grads(T):
+            x = T.tensor(M, requires_grad=True)
+            w = T.tensor(SQ, requires_grad=True)
+            y = (T.einsum("ij,jk->ik", x, w).sum() + T.einsum("ii->i", w).sum() * 3 + T.cdist(x, w).sum()
+                 + (T.diff(x, dim=0) ** 2).sum() + T.kron(x[:2, :2], w[:2, :2]).sum()
+                 + T.nn.functional.cosine_similarity(x, x.flip(0)).sum() + T.addcmul(x, x, x).sum())
+            y.backward()
+            return as_numpy(x.grad), as_numpy(w.grad)
+        for ours, theirs in zip(grads(atorch), grads(real_torch)):
+            onp.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5)
 
 
 class ComposedOnTheirOwn(unittest.TestCase):

@@ -4,9 +4,12 @@ other comparisons, isnan / isinf / isfinite, isclose / allclose, rsqrt,
 narrow, select, unbind, index_select, gather, masked_fill, diag, trace,
 tril / triu, logsumexp, lerp, dist, roll, addmm / baddbmm, meshgrid,
 logspace, empty, randint_like, bernoulli, median / nanmedian, kthvalue,
-quantile, nonzero / argwhere, count_nonzero and unique, plus a Tensor's
+quantile, nonzero / argwhere, count_nonzero, unique, einsum, the logical
+functions, clamp_min / clamp_max, addcmul / addcdiv, heaviside, std_mean /
+var_mean, hstack / vstack / column_stack, fliplr / flipud / rot90, diff,
+cross, kron, cdist, searchsorted / bucketize and bincount, plus a Tensor's
 new_zeros / new_ones / new_full, type_as / view_as / reshape_as /
-expand_as, is_cuda, nelement, ndimension and element_size, where and byte.
+expand_as, is_cuda, mT, nelement, ndimension and element_size, where and byte.
 Each is the ops it is made of on the timeline: asynchronous as they are
 (allclose, which returns a Python bool, waits as item() does; nonzero and
 unique read a mask, since their sizes depend on the values, as PyTorch's
@@ -359,6 +362,389 @@ def bernoulli(input, p=None):
 
 # -- Tensor's own ---------------------------------------------------------------------
 
+# -- more elementwise, joins, differences -------------------------------------------------
+
+def logical_not(input):
+    """Where input is zero (a bool tensor)."""
+    return input == 0
+
+
+def logical_and(input, other):
+    """Where both are non-zero (a bool tensor)."""
+    return (input != 0) & (other != 0)
+
+
+def logical_or(input, other):
+    """Where either is non-zero (a bool tensor)."""
+    return (input != 0) | (other != 0)
+
+
+def logical_xor(input, other):
+    """Where exactly one is non-zero (a bool tensor)."""
+    return (input != 0) ^ (other != 0)
+
+
+def clamp_min(input, min):
+    """input.clamp(min=min)."""
+    return input.clamp(min=min)
+
+
+def clamp_max(input, max):
+    """input.clamp(max=max)."""
+    return input.clamp(max=max)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 * tensor2."""
+    return input + tensor1 * tensor2 * value
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 / tensor2."""
+    return input + tensor1 / tensor2 * value
+
+
+def heaviside(input, values):
+    """0 where input < 0, 1 where input > 0, values where input == 0."""
+    step = (input > 0).to(input.dtype)
+    return _torch.where(input == 0, values.to(input.dtype), step)
+
+
+def numel(input):
+    """The number of elements."""
+    return input.numel()
+
+
+def is_tensor(obj):
+    """Whether obj is a tensor of this edition."""
+    return isinstance(obj, _torch.Tensor)
+
+
+def std_mean(input, dim=None, unbiased=True, keepdim=False):
+    """(std, mean) of input, or along dim."""
+    if dim is None:
+        return input.std(unbiased=unbiased), input.mean()
+    return input.std(dim, unbiased=unbiased, keepdim=keepdim), input.mean(dim, keepdim=keepdim)
+
+
+def var_mean(input, dim=None, unbiased=True, keepdim=False):
+    """(var, mean) of input, or along dim."""
+    if dim is None:
+        return input.var(unbiased=unbiased), input.mean()
+    return input.var(dim, unbiased=unbiased, keepdim=keepdim), input.mean(dim, keepdim=keepdim)
+
+
+def atleast_1d(input):
+    """input, a 0-d tensor as one of shape (1,)."""
+    return input.reshape(1) if input.ndim == 0 else input
+
+
+def atleast_2d(input):
+    """input with leading dims of 1 up to 2 dims."""
+    return input.reshape((1,) * (2 - input.ndim) + tuple(input.shape)) if input.ndim < 2 else input
+
+
+def hstack(tensors):
+    """The tensors joined along dim 1 (dim 0 for 1-D ones)."""
+    parts = [atleast_1d(t) for t in tensors]
+    return _torch.cat(parts, dim=0 if parts[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    """The tensors, each at least 2-D, joined along dim 0."""
+    return _torch.cat([atleast_2d(t) for t in tensors], dim=0)
+
+
+def column_stack(tensors):
+    """The tensors as columns: 0-d and 1-D ones as (n, 1), joined along dim 1."""
+    return _torch.cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors], dim=1)
+
+
+def fliplr(input):
+    """input reversed along dim 1."""
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return input.flip(1)
+
+
+def flipud(input):
+    """input reversed along dim 0."""
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return input.flip(0)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """input turned by 90 degrees k times, from the first of dims towards the second."""
+    if len(dims) != 2:
+        raise RuntimeError("expected total rotation dims == 2, but got dims = %d" % len(dims))
+    d0, d1 = _dim(input, dims[0]), _dim(input, dims[1])
+    if d0 == d1:
+        raise RuntimeError("expected rotation dims to be different, but got dim0 = %d and dim1 = %d" % (d0, d1))
+    k %= 4
+    if k == 1:
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip(d0).flip(d1)
+    if k == 3:
+        return input.transpose(d0, d1).flip(d1)
+    return input.clone()
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The n-th differences along dim (of bools: where neighbours differ),
+    after prepend and append are joined on."""
+    d = _dim(input, dim)
+    parts = [t for t in (prepend, input, append) if t is not None]
+    x = _torch.cat(parts, dim=d) if len(parts) > 1 else input
+    for _ in range(n):
+        length = x.shape[d]
+        if length == 0:
+            break
+        later, earlier = narrow(x, d, 1, length - 1), narrow(x, d, 0, length - 1)
+        x = later ^ earlier if x.dtype == _torch.bool else later - earlier
+    return x
+
+
+def cross(input, other, dim=None):
+    """The cross product of 3-vectors along dim (the first of size 3 without dim)."""
+    if dim is None:
+        dim = next((k for k in range(input.ndim) if input.shape[k] == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    d = _dim(input, dim)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError("linalg.cross: inputs dimension %d must have length 3. Got %d and %d"
+                           % (d, input.shape[d], other.shape[d]))
+    a = [narrow(input, d, i, 1) for i in range(3)]
+    b = [narrow(other, d, i, 1) for i in range(3)]
+    return _torch.cat([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dim=d)
+
+
+def kron(input, other):
+    """The Kronecker product of two tensors of up to 2 dims: each element of
+    input times the whole of other, in input's layout."""
+    if input.ndim > 2 or other.ndim > 2:
+        raise NotImplementedError("kron: tensors of up to 2 dims (the engine's arrays have at most 4)")
+    a, b = atleast_2d(input), atleast_2d(other)
+    (m, n), (p, q) = tuple(a.shape), tuple(b.shape)
+    out = (a.reshape(m, 1, n, 1) * b.reshape(1, p, 1, q)).reshape(m * p, n * q)
+    return out.reshape(-1) if input.ndim <= 1 and other.ndim <= 1 else out
+
+
+# -- distances ------------------------------------------------------------------------------
+
+def _p_norm(x, p, dim, keepdim=False):
+    """The p-norm of x along dim (p = inf: the largest magnitude)."""
+    if p == _INF:
+        return x.abs().amax(dim=dim, keepdim=keepdim)
+    if p == 2:
+        return (x * x).sum(dim=dim, keepdim=keepdim).sqrt()
+    if p == 1:
+        return x.abs().sum(dim=dim, keepdim=keepdim)
+    return (x.abs() ** p).sum(dim=dim, keepdim=keepdim) ** (1.0 / p)
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """The p-norm distance of each row of x1 to each row of x2 (batched over
+    leading dims): every difference is formed, (..., P, R, M)."""
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError("X1 and X2 must have the same number of columns. X1: %d X2: %d"
+                           % (x1.shape[-1], x2.shape[-1]))
+    return _p_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)
+
+
+def _cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 * x2) / max(|x1| |x2|, eps) along dim, the two broadcast first."""
+    dot_ = x1 * x2
+    shape = tuple(dot_.shape)
+    x1, x2 = x1.expand(*shape), x2.expand(*shape)
+    dot_ = dot_.sum(dim=dim)
+    both = ((x1 * x1).sum(dim=dim) * (x2 * x2).sum(dim=dim)).clamp(min=eps * eps).sqrt()
+    return dot_ / both
+
+
+def _pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The p-norm of x1 - x2 + eps along the last dim."""
+    return _p_norm(x1 - x2 + eps, p, -1, keepdim)
+
+
+# -- searching and counting -----------------------------------------------------------------
+
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None, sorter=None):
+    """For each of values, the place in sorted_sequence (its last dim sorted,
+    leading dims matching values') where it would go: after the equal ones
+    with right=True (side='right'). Each value is compared with the whole
+    sequence: (..., len(values), len(sequence)) comparisons at once."""
+    if sorter is not None:
+        sorted_sequence = _torch.take_along_dim(sorted_sequence, sorter, dim=-1)
+    if side is not None:
+        right = side == "right"
+    v = values if isinstance(values, _torch.Tensor) else _torch.tensor(values, device=sorted_sequence.device)
+    scalar = v.ndim == 0
+    v = atleast_1d(v)
+    seq = sorted_sequence if sorted_sequence.ndim > 1 else sorted_sequence.reshape((1,) * (v.ndim - 1) + (-1,))
+    below = seq.unsqueeze(-2) <= v.unsqueeze(-1) if right else seq.unsqueeze(-2) < v.unsqueeze(-1)
+    out = below.sum(dim=-1).to(_torch.int32 if out_int32 else _torch.int64)
+    return out.reshape(()) if scalar else out
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The bucket of each element: i where boundaries[i-1] < x <= boundaries[i]
+    (with right=True, boundaries[i-1] <= x < boundaries[i])."""
+    if boundaries.ndim != 1:
+        raise RuntimeError("boundaries tensor must be 1 dimension, but got dim(%d)" % boundaries.ndim)
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def bincount(input, weights=None, minlength=0):
+    """How often each of 0..max(input) occurs in a 1-D int tensor (the sum of
+    weights there, with weights). Its length depends on the largest value,
+    which is read: a sync point, as in PyTorch."""
+    if input.ndim != 1 or input.is_floating_point() or input.dtype == _torch.bool:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if input.numel() and int(input.min().item()) < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    n = _builtins.max(int(input.max().item()) + 1 if input.numel() else 0, minlength)
+    hits = input.unsqueeze(1) == _torch.arange(n, device=input.device).unsqueeze(0)
+    if weights is None:
+        return hits.sum(dim=0) if input.numel() else _torch.zeros(n, dtype=_torch.int64, device=input.device)
+    w = weights.to(_torch.float64) if not weights.is_floating_point() else weights
+    return (hits.to(w.dtype) * w.unsqueeze(1)).sum(dim=0)
+
+
+# -- einsum -----------------------------------------------------------------------------------
+
+def _einsum_spec(equation, operands):
+    """The input subscripts of each operand and the output's ('...' as one
+    letter, '.', standing for the broadcast dims)."""
+    eq = equation.replace(" ", "")
+    inputs, arrow, output = eq.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
+                           if len(operands) > len(terms) else
+                           "einsum(): fewer operands were provided than specified in the equation")
+    ellipsis_dims = 0
+    subs = []
+    for term, op in zip(terms, operands):
+        if "..." in term:
+            extra = op.ndim - (len(term) - 3)
+            ellipsis_dims = _builtins.max(ellipsis_dims, extra)
+            term = term.replace("...", "." * extra)
+        if len(term) != op.ndim:
+            raise RuntimeError("einsum(): the number of subscripts in the equation (%d) does not match the number "
+                               "of dimensions (%d) for operand %d" % (len(term), op.ndim, len(subs)))
+        subs.append(term)
+    if arrow:
+        out = output.replace("...", "." * ellipsis_dims)
+    else:
+        counts = {}
+        for term in subs:
+            for c in term:
+                counts[c] = counts.get(c, 0) + 1
+        out = "." * ellipsis_dims + "".join(sorted(c for c, k in counts.items() if k == 1 and c != "."))
+    return subs, out, ellipsis_dims
+
+
+def einsum(equation, *operands):
+    """Sums of products over the subscripts the equation names (NumPy's and
+    PyTorch's einsum, '...' included): a subscript repeated in one operand
+    takes its diagonal, and the operands are contracted two at a time, left
+    to right, each pair through one batched matrix product (float32) or a
+    broadcast product and a sum (other types)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    subs, out, ell = _einsum_spec(equation, operands)
+    names = [chr(0x100 + i) for i in range(ell)]  # the '...' dims, apart from any letter
+
+    def named(term):
+        k = term.count(".")
+        return [names[ell - k + i] for i in range(k)] + [c for c in term if c != "."]
+
+    out_letters = named(out)
+    ops = []
+    for term, x in zip(subs, operands):
+        t = named(term)
+        while len(set(t)) != len(t):  # a repeated subscript: the diagonal
+            c = next(c for c in t if t.count(c) > 1)
+            i = t.index(c)
+            j = t.index(c, i + 1)
+            x = _diagonal_of(x, i, j)
+            t = [s for k, s in enumerate(t) if k not in (i, j)] + [c]
+        ops.append((t, x))
+    for c in out_letters:
+        if not any(c in t for t, _ in ops):
+            raise RuntimeError("einsum(): output subscript %s does not appear in the equation for any input operand"
+                               % c)
+    ta, a = ops[0]
+    for i in range(1, len(ops)):
+        tb, b = ops[i]
+        if i == len(ops) - 1:
+            keep = out_letters
+        else:
+            needed = set(out_letters).union(*(set(t) for t, _ in ops[i + 1:]))
+            keep = [c for c in ta + [c for c in tb if c not in ta] if c in needed]
+        a, ta = _contract(ta, a, tb, b, keep), keep
+    # One operand left: sum what the output lacks, then its order.
+    gone = [k for k, c in enumerate(ta) if c not in out_letters]
+    if gone:
+        a = a.sum(dim=tuple(gone))
+        ta = [c for c in ta if c in out_letters]
+    order = [ta.index(c) for c in out_letters]
+    return a.permute(*order) if order != list(range(len(order))) else a
+
+
+def _diagonal_of(x, i, j):
+    """x's diagonal over dims i and j, as the last dim."""
+    r = _torch.arange(x.shape[i], device=x.device)
+    index = [slice(None)] * x.ndim
+    index[i], index[j] = r, r
+    picked = x[tuple(index)]  # the picked dim comes first
+    return picked.permute(*range(1, picked.ndim), 0)
+
+
+def _contract(ta, a, tb, b, keep):
+    """The product of a (subscripts ta) and b (tb) summed over the subscripts
+    not in keep, with keep's subscripts in keep's order."""
+    for side in (0, 1):
+        t, x, other = (ta, a, tb) if side == 0 else (tb, b, ta)
+        alone = [k for k, c in enumerate(t) if c not in other and c not in keep]
+        if alone:  # on one side only and not kept: summed there first
+            x = x.sum(dim=tuple(alone))
+            t = [c for k, c in enumerate(t) if k not in alone]
+        if side == 0:
+            ta, a = t, x
+        else:
+            tb, b = t, x
+    batch = [c for c in ta if c in tb and c in keep]
+    summed = [c for c in ta if c in tb and c not in keep]
+    left = [c for c in ta if c not in tb]
+    right = [c for c in tb if c not in ta]
+
+    def size(c):
+        return _builtins.max(a.shape[ta.index(c)] if c in ta else 1, b.shape[tb.index(c)] if c in tb else 1)
+
+    def lined(x, t, first, middle, last):
+        x = x.permute(*[t.index(c) for c in first + middle + last])
+        x = x.expand(*[size(c) for c in first + middle + last])  # a broadcast dim of 1 stretched
+        n = [1, 1, 1]
+        for k, group in enumerate((first, middle, last)):
+            for c in group:
+                n[k] *= size(c)
+        return x.reshape(*n)
+
+    a3, b3 = lined(a, ta, batch, left, summed), lined(b, tb, batch, summed, right)
+    if a3.dtype == _torch.float32 and b3.dtype == _torch.float32:
+        out = _torch.bmm(a3, b3)
+    else:
+        out = (a3.unsqueeze(3) * b3.unsqueeze(1)).sum(dim=2)
+    letters = batch + left + right
+    out = out.reshape(tuple(size(c) for c in letters))
+    order = [letters.index(c) for c in keep]
+    return out.permute(*order) if order != list(range(len(order))) else out
+
+
 # -- order statistics, positions, unique values (on the sorting op) -------------------------
 
 _median_result = _collections.namedtuple("median", ["values", "indices"])
@@ -558,6 +944,10 @@ _METHODS = {
     "addmm": addmm, "baddbmm": baddbmm, "bernoulli": bernoulli,
     "median": median, "nanmedian": nanmedian, "kthvalue": kthvalue, "quantile": quantile, "nonzero": nonzero,
     "argwhere": argwhere, "count_nonzero": count_nonzero, "unique": unique,
+    "logical_not": logical_not, "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
+    "clamp_min": clamp_min, "clamp_max": clamp_max, "addcmul": addcmul, "addcdiv": addcdiv,
+    "heaviside": heaviside, "fliplr": fliplr, "flipud": flipud, "rot90": rot90, "diff": diff, "cross": cross,
+    "bincount": bincount, "kron": kron,
     "new_zeros": _new_zeros, "new_ones": _new_ones, "new_full": _new_full, "new_tensor": _new_tensor,
     "where": lambda self, condition, other: _torch.where(condition, self, other),
     "byte": lambda self: self.to(_torch.uint8),
@@ -574,7 +964,10 @@ FUNCTIONS = ["eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite", "
              "dist", "masked_fill", "narrow", "select", "unbind", "index_select", "gather", "diag", "trace", "tril",
              "triu", "roll", "logsumexp", "addmm", "baddbmm", "meshgrid", "logspace", "empty", "empty_like",
              "randint_like", "bernoulli", "median", "nanmedian", "kthvalue", "quantile", "nonzero", "argwhere",
-             "count_nonzero", "unique"]
+             "count_nonzero", "unique", "logical_not", "logical_and", "logical_or", "logical_xor", "clamp_min",
+             "clamp_max", "addcmul", "addcdiv", "heaviside", "numel", "is_tensor", "std_mean", "var_mean",
+             "atleast_1d", "atleast_2d", "hstack", "vstack", "column_stack", "fliplr", "flipud", "rot90", "diff",
+             "cross", "kron", "cdist", "searchsorted", "bucketize", "bincount", "einsum"]
 
 
 def _in_place(name):
@@ -593,9 +986,13 @@ def install(tensor_class):
     for name, fn in _METHODS.items():
         if not hasattr(tensor_class, name):
             setattr(tensor_class, name, fn)
-    for name in ("masked_fill", "tril", "triu", "lerp"):
+    for name in ("masked_fill", "tril", "triu", "lerp", "addcmul", "addcdiv", "clamp_min", "clamp_max",
+                 "logical_not"):
         if not hasattr(tensor_class, name + "_"):
             setattr(tensor_class, name + "_", _in_place(name))
+    if not hasattr(tensor_class, "mT"):
+        tensor_class.mT = property(lambda self: self.transpose(-2, -1),
+                                   doc="The transpose of the last two dims (of a batch of matrices).")
     if not hasattr(tensor_class, "is_cuda"):
         tensor_class.is_cuda = property(lambda self: self.device.type == "cuda",
                                         doc="Whether the tensor lives on a GPU.")

@@ -1,8 +1,8 @@
 """torch.nn.functional of the PyTorch edition: activations (relu, sigmoid,
 tanh, softmax, log_softmax, leaky_relu, elu, silu, softplus, gelu), losses
 (mse, l1, cross_entropy, nll, binary_cross_entropy(_with_logits), huber,
-smooth_l1), dropout, linear, layer_norm, embedding, one_hot, normalize and
-pad as functions of tensors. Each is made of the engine's ops, so
+smooth_l1), dropout, linear, layer_norm, embedding, one_hot, normalize,
+cosine_similarity, pairwise_distance and pad as functions of tensors. Each is made of the engine's ops, so
 every call is pushed and returns at once, is recorded for autograd, and
 shows on the timeline with the line that called it."""
 
@@ -210,6 +210,16 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
     """input / max(||input||_p along dim, eps)."""
     norm = _torch.norm(input, p=p, dim=dim, keepdim=True)
     return input / _torch.clamp(norm, min=eps)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 * x2) / sqrt(max(|x1|^2 |x2|^2, eps^2)) along dim (broadcasting)."""
+    return _torch.composed._cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The p-norm of x1 - x2 + eps along the last dim."""
+    return _torch.composed._pairwise_distance(x1, x2, p, eps, keepdim)
 
 
 def pad(input, pad, mode="constant", value=0.0):
