@@ -2,7 +2,8 @@
 tanh, softmax, log_softmax, leaky_relu, elu, silu, softplus, gelu), losses
 (mse, l1, cross_entropy, nll, binary_cross_entropy(_with_logits), huber,
 smooth_l1), dropout, linear, layer_norm, embedding, one_hot, normalize,
-cosine_similarity, pairwise_distance and pad as functions of tensors. Each is made of the engine's ops, so
+cosine_similarity, pairwise_distance, pad, conv2d, max_pool2d, avg_pool2d,
+adaptive_avg_pool2d and batch_norm as functions of tensors. Each is made of the engine's ops, so
 every call is pushed and returns at once, is recorded for autograd, and
 shows on the timeline with the line that called it."""
 
@@ -210,6 +211,215 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
     """input / max(||input||_p along dim, eps)."""
     norm = _torch.norm(input, p=p, dim=dim, keepdim=True)
     return input / _torch.clamp(norm, min=eps)
+
+
+# -- convolution, pooling, batch norm: windows gathered, then a product or a reduction ------
+
+def _pair(v, name):
+    """(h, w) of an int or a pair."""
+    if isinstance(v, int):
+        return (v, v)
+    v = tuple(v)
+    if len(v) != 2 or not all(isinstance(k, int) for k in v):
+        raise RuntimeError("%s must be an int or a pair of ints, got %r" % (name, v))
+    return v
+
+
+_WINDOW_INDEX = {}  # (Hp, Wp, kernel, stride, dilation, out, device) -> the gather index, made once
+
+
+def _windows(x, kernel, stride, dilation):
+    """x (N, C, H, W), already padded, as its windows: (N, C, K, L) with K =
+    kh * kw offsets (row-major) and L = Ho * Wo outputs (row-major), by one
+    gather (whose gradient adds each window's gradient back); and (Ho, Wo)."""
+    n, c, h, w = tuple(x.shape)
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    ho, wo = (h - dh * (kh - 1) - 1) // sh + 1, (w - dw * (kw - 1) - 1) // sw + 1
+    if ho <= 0 or wo <= 0:
+        raise RuntimeError("Calculated output size: (%d x %d). Output size is too small" % (_builtins.max(ho, 0),
+                                                                                       _builtins.max(wo, 0)))
+    key = (h, w, kernel, stride, dilation, str(x.device))
+    index = _WINDOW_INDEX.get(key)
+    if index is None:
+        import numpy as _numpy
+        i = (_numpy.arange(kh) * dh).reshape(kh, 1, 1, 1) + (_numpy.arange(ho) * sh).reshape(1, 1, ho, 1)
+        j = (_numpy.arange(kw) * dw).reshape(1, kw, 1, 1) + (_numpy.arange(wo) * sw).reshape(1, 1, 1, wo)
+        flat = (i * w + j).reshape(1, 1, kh * kw * ho * wo).astype(_numpy.int64)
+        index = _torch.tensor(flat, device=x.device)
+        _WINDOW_INDEX[key] = index
+    cols = _torch.take_along_dim(x.reshape(n, c, h * w), index, dim=2)
+    return cols.reshape(n, c, kh * kw, ho * wo), (ho, wo)
+
+
+def _padding(padding, kernel, dilation):
+    """(top, bottom, left, right) of an int, a pair, 'valid' or 'same'."""
+    if padding == "valid":
+        return (0, 0, 0, 0)
+    if padding == "same":
+        total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        return (total[0] // 2, total[0] - total[0] // 2, total[1] // 2, total[1] - total[1] // 2)
+    ph, pw = _pair(padding, "padding")
+    return (ph, ph, pw, pw)
+
+
+def _batched(input, name):
+    """input as (N, C, H, W), and whether it came without the batch dim."""
+    if input.ndim == 3:
+        return input.unsqueeze(0), True
+    if input.ndim != 4:
+        raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to %s, but got input of size: %s"
+                           % (name, list(input.shape)))
+    return input, False
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """The 2-D cross-correlation of input (N, C, H, W) with weight (O, C /
+    groups, kh, kw), plus bias (O,): each window gathered (one gather), then
+    one batched matrix product per group."""
+    x, unbatched = _batched(input, "conv2d")
+    n, c, _, _ = tuple(x.shape)
+    o, cg, kh, kw = tuple(weight.shape)
+    if c != cg * groups or o % groups:
+        raise RuntimeError("Given groups=%d, weight of size %s, expected input%s to have %d channels, but got %d "
+                           "channels instead" % (groups, list(weight.shape), list(input.shape), cg * groups, c))
+    kernel, stride, dilation = (kh, kw), _pair(stride, "stride"), _pair(dilation, "dilation")
+    if padding == "same" and stride != (1, 1):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    top, bottom, left, right = _padding(padding, kernel, dilation)
+    if top or bottom or left or right:
+        x = pad(x, (left, right, top, bottom))
+    cols, (ho, wo) = _windows(x, kernel, stride, dilation)
+    outs = []
+    per = o // groups
+    for g in range(groups):
+        part = cols[:, g * cg:(g + 1) * cg] if groups > 1 else cols
+        w = weight[g * per:(g + 1) * per] if groups > 1 else weight
+        outs.append(_torch.matmul(w.reshape(per, cg * kh * kw), part.reshape(n, cg * kh * kw, ho * wo)))
+    out = outs[0] if groups == 1 else _torch.cat(outs, dim=1)
+    if bias is not None:
+        out = out + bias.reshape(1, o, 1)
+    out = out.reshape(n, o, ho, wo)
+    return out.squeeze(0) if unbatched else out
+
+
+def _pool_setup(input, kernel_size, stride, padding, dilation, ceil_mode, name):
+    x, unbatched = _batched(input, name)
+    kernel = _pair(kernel_size, "kernel_size")
+    stride = kernel if stride is None or stride == [] or stride == () else _pair(stride, "stride")
+    ph, pw = _pair(padding, "padding")
+    if ph > kernel[0] // 2 or pw > kernel[1] // 2:
+        raise RuntimeError("pad should be at most half of effective kernel size, but got pad=%d, kernel_size=%d"
+                           % (_builtins.max(ph, pw), _builtins.max(kernel)))
+    dilation = _pair(dilation, "dilation")
+    extra = [0, 0]
+    if ceil_mode:
+        # One more window where it would start inside the input (or its left padding).
+        for k, size in enumerate(tuple(x.shape[2:])):
+            span = size + 2 * (ph, pw)[k] - dilation[k] * (kernel[k] - 1) - 1
+            out = -(-span // stride[k]) + 1
+            if (out - 1) * stride[k] >= size + (ph, pw)[k]:
+                out -= 1
+            extra[k] = _builtins.max(0, (out - 1) * stride[k] + dilation[k] * (kernel[k] - 1) + 1
+                                     - (size + 2 * (ph, pw)[k]))
+    return x, unbatched, kernel, stride, dilation, (ph, ph + extra[0], pw, pw + extra[1])
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The largest of each window (padding counts as -inf); the gradient goes
+    to the first largest of a window, as PyTorch's."""
+    if return_indices:
+        raise NotImplementedError("max_pool2d: return_indices is not supported")
+    x, unbatched, kernel, stride, dilation, (top, bottom, left, right) = _pool_setup(
+        input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    if top or bottom or left or right:
+        x = pad(x, (left, right, top, bottom), value=float("-inf"))
+    cols, (ho, wo) = _windows(x, kernel, stride, dilation)
+    first = cols.argmax(dim=2, keepdim=True)
+    out = _torch.take_along_dim(cols, first, dim=2).reshape(x.shape[0], x.shape[1], ho, wo)
+    return out.squeeze(0) if unbatched else out
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The mean of each window: over the whole window with count_include_pad
+    (padding as zeros), else over its elements inside the input."""
+    x, unbatched, kernel, stride, dilation, (top, bottom, left, right) = _pool_setup(
+        input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
+    padded = top or bottom or left or right
+    if padded:
+        x = pad(x, (left, right, top, bottom))
+    cols, (ho, wo) = _windows(x, kernel, stride, dilation)
+    total = cols.sum(dim=2)
+    if divisor_override:
+        out = total / divisor_override
+    elif count_include_pad and not (ceil_mode and (bottom > top or right > left)):
+        out = total / (kernel[0] * kernel[1])
+    else:
+        # How many of each window's elements are inside the input (or, with
+        # count_include_pad, inside the padding the user asked for).
+        ph, pw = _pair(padding, "padding")
+        inner = _torch.ones((1, 1) + tuple(input.shape[-2:]), device=input.device)
+        if count_include_pad:
+            inner = pad(inner, (pw, pw, ph, ph), value=1.0)
+            inner = pad(inner, (left - pw, right - pw, top - ph, bottom - ph))
+        else:
+            inner = pad(inner, (left, right, top, bottom))
+        counts, _ = _windows(inner, kernel, stride, dilation)
+        out = total / counts.sum(dim=2)
+    out = out.reshape(x.shape[0], x.shape[1], ho, wo)
+    return out.squeeze(0) if unbatched else out
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """The mean over each of output_size windows spread over the input, from
+    floor(i * H / out) to ceil((i + 1) * H / out)."""
+    x, unbatched = _batched(input, "adaptive_avg_pool2d")
+    oh, ow = _pair(output_size, "output_size")
+    h, w = tuple(x.shape[2:])
+    if h % oh == 0 and w % ow == 0:
+        out = avg_pool2d(x, (h // oh, w // ow))
+    else:
+        rows = []
+        for i in range(oh):
+            r0, r1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+            cells = []
+            for j in range(ow):
+                c0, c1 = (j * w) // ow, -(-((j + 1) * w) // ow)
+                cells.append(x[:, :, r0:r1, c0:c1].mean(dim=(2, 3)))
+            rows.append(_torch.stack(cells, dim=2))
+        out = _torch.stack(rows, dim=2)
+    return out.squeeze(0) if unbatched else out
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
+    """(x - mean) / sqrt(var + eps) per channel (dim 1), then * weight + bias:
+    in training the batch's mean and biased variance, the running ones moved
+    towards them (by momentum; the unbiased variance, as PyTorch); otherwise
+    the running ones."""
+    if input.ndim < 2:
+        raise ValueError("expected at least 2D input (got %dD input)" % input.ndim)
+    dims = (0,) + tuple(range(2, input.ndim))
+    shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    if training:
+        count = input.numel() // input.shape[1]
+        if count <= 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input size %s"
+                             % list(input.shape))
+        mean = input.mean(dim=dims, keepdim=True)
+        centred = input - mean
+        var = (centred * centred).mean(dim=dims, keepdim=True)
+        if running_mean is not None:
+            with _torch.no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.detach().reshape(-1) * momentum)
+                running_var.mul_(1 - momentum).add_(var.detach().reshape(-1) * (momentum * count / (count - 1)))
+        out = centred / _torch.sqrt(var + eps)
+    else:
+        out = (input - running_mean.reshape(shape)) / _torch.sqrt(running_var.reshape(shape) + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
