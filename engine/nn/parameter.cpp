@@ -21,8 +21,12 @@ Initializer normal(float sigma) {
 Initializer xavier_uniform(float magnitude) {
   return [magnitude](const ContextPtr& ctx, const Shape& shape) {
     // 1-D (and 0-d) shapes have no in/out split: both fans are the size.
-    const int64_t fan_out = shape.ndim() >= 2 ? shape[0] : shape.size();
-    const int64_t fan_in = shape.ndim() >= 2 ? shape.size() / std::max<int64_t>(1, shape[0]) : shape.size();
+    // Beyond 2-D (a convolution's (out, in, kh, kw)) each fan counts the
+    // receptive field too, as MXNet's Xavier does.
+    int64_t receptive = 1;
+    for (int d = 2; d < shape.ndim(); ++d) receptive *= shape[d];
+    const int64_t fan_out = shape.ndim() >= 2 ? shape[0] * receptive : shape.size();
+    const int64_t fan_in = shape.ndim() >= 2 ? shape[1] * receptive : shape.size();
     const double factor = std::max(1.0, static_cast<double>(fan_in + fan_out) / 2.0);
     const auto scale = static_cast<float>(std::sqrt(static_cast<double>(magnitude) / factor));
     return asyncscope::uniform(ctx, shape, -scale, scale);

@@ -27,7 +27,8 @@ Initializer uniform(float scale = 0.07f);
 Initializer normal(float sigma = 0.01f);  // N(0, sigma)
 // Glorot/Xavier uniform as MXNet's Xavier(): U(-s, s) with
 // s = sqrt(magnitude / ((fan_in + fan_out) / 2)); for a {out, in} weight
-// fan_in = in and fan_out = out. magnitude 3 gives Glorot's sqrt(6 / (in + out)).
+// fan_in = in and fan_out = out, for a convolution's {out, in, kh, kw} both
+// times kh * kw. magnitude 3 gives Glorot's sqrt(6 / (in + out)).
 Initializer xavier_uniform(float magnitude = 3.0f);
 Initializer zeros();
 Initializer constant(float value);

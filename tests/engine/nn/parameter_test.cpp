@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "support/grad_check.h"
 #include "support/timeout.h"
 
@@ -74,6 +77,19 @@ TEST(Parameter, RandomInitializersDependOnlyOnTheSeed) {
     const std::vector<float> reference = draw(5, EngineKind::naive, 1);
     EXPECT_EQ(draw(5, EngineKind::threaded, 4), reference);
     EXPECT_NE(draw(6, EngineKind::threaded, 4), reference);
+  });
+}
+
+TEST(Parameter, XavierCountsAConvolutionsReceptiveFieldInBothFans) {
+  asyncscope::testing::run_with_timeout([] {
+    Fixture fx;
+    Parameter w("w", {64, 32, 5, 5});  // out, in, kh, kw
+    w.initialize(init::xavier_uniform(), fx.ctx);
+    const float bound = std::sqrt(3.0f / ((32 * 25 + 64 * 25) / 2.0f));  // MXNet's Xavier, magnitude 3
+    float largest = 0.0f;
+    for (float x : w.data().to_host()) largest = std::max(largest, std::abs(x));
+    EXPECT_LE(largest, bound);
+    EXPECT_GT(largest, 0.99f * bound);  // 51,200 draws fill the interval
   });
 }
 

@@ -10,7 +10,7 @@ shows on the timeline with the line that called it."""
 import builtins as _builtins
 import math as _math
 
-from ... import _joins
+from ... import _joins, _windows
 from ... import torch as _torch
 
 
@@ -215,40 +215,22 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
 
 # -- convolution, pooling, batch norm: windows gathered, then a product or a reduction ------
 
-def _pair(v, name):
-    """(h, w) of an int or a pair."""
-    if isinstance(v, int):
-        return (v, v)
-    v = tuple(v)
-    if len(v) != 2 or not all(isinstance(k, int) for k in v):
-        raise RuntimeError("%s must be an int or a pair of ints, got %r" % (name, v))
-    return v
+_pair = _windows.pair
+_WINDOW_INDEX = {}  # (positions' key, device) -> the gather index tensor, made once
 
 
-_WINDOW_INDEX = {}  # (Hp, Wp, kernel, stride, dilation, out, device) -> the gather index, made once
-
-
-def _windows(x, kernel, stride, dilation):
+def _windows_of(x, kernel, stride, dilation):
     """x (N, C, H, W), already padded, as its windows: (N, C, K, L) with K =
-    kh * kw offsets (row-major) and L = Ho * Wo outputs (row-major), by one
+    kh * kw offsets and L = Ho * Wo outputs (_windows.positions), by one
     gather (whose gradient adds each window's gradient back); and (Ho, Wo)."""
     n, c, h, w = tuple(x.shape)
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    ho, wo = (h - dh * (kh - 1) - 1) // sh + 1, (w - dw * (kw - 1) - 1) // sw + 1
-    if ho <= 0 or wo <= 0:
-        raise RuntimeError("Calculated output size: (%d x %d). Output size is too small" % (_builtins.max(ho, 0),
-                                                                                       _builtins.max(wo, 0)))
+    flat, (ho, wo) = _windows.positions(h, w, kernel, stride, dilation)
     key = (h, w, kernel, stride, dilation, str(x.device))
     index = _WINDOW_INDEX.get(key)
     if index is None:
-        import numpy as _numpy
-        i = (_numpy.arange(kh) * dh).reshape(kh, 1, 1, 1) + (_numpy.arange(ho) * sh).reshape(1, 1, ho, 1)
-        j = (_numpy.arange(kw) * dw).reshape(1, kw, 1, 1) + (_numpy.arange(wo) * sw).reshape(1, 1, 1, wo)
-        flat = (i * w + j).reshape(1, 1, kh * kw * ho * wo).astype(_numpy.int64)
-        index = _torch.tensor(flat, device=x.device)
-        _WINDOW_INDEX[key] = index
+        index = _WINDOW_INDEX[key] = _torch.tensor(flat.reshape(1, 1, -1), device=x.device)
     cols = _torch.take_along_dim(x.reshape(n, c, h * w), index, dim=2)
-    return cols.reshape(n, c, kh * kw, ho * wo), (ho, wo)
+    return cols.reshape(n, c, kernel[0] * kernel[1], ho * wo), (ho, wo)
 
 
 def _padding(padding, kernel, dilation):
@@ -256,8 +238,7 @@ def _padding(padding, kernel, dilation):
     if padding == "valid":
         return (0, 0, 0, 0)
     if padding == "same":
-        total = [d * (k - 1) for k, d in zip(kernel, dilation)]
-        return (total[0] // 2, total[0] - total[0] // 2, total[1] // 2, total[1] - total[1] // 2)
+        return _windows.same_padding(kernel, dilation)
     ph, pw = _pair(padding, "padding")
     return (ph, ph, pw, pw)
 
@@ -288,7 +269,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     top, bottom, left, right = _padding(padding, kernel, dilation)
     if top or bottom or left or right:
         x = pad(x, (left, right, top, bottom))
-    cols, (ho, wo) = _windows(x, kernel, stride, dilation)
+    cols, (ho, wo) = _windows_of(x, kernel, stride, dilation)
     outs = []
     per = o // groups
     for g in range(groups):
@@ -311,16 +292,7 @@ def _pool_setup(input, kernel_size, stride, padding, dilation, ceil_mode, name):
         raise RuntimeError("pad should be at most half of effective kernel size, but got pad=%d, kernel_size=%d"
                            % (_builtins.max(ph, pw), _builtins.max(kernel)))
     dilation = _pair(dilation, "dilation")
-    extra = [0, 0]
-    if ceil_mode:
-        # One more window where it would start inside the input (or its left padding).
-        for k, size in enumerate(tuple(x.shape[2:])):
-            span = size + 2 * (ph, pw)[k] - dilation[k] * (kernel[k] - 1) - 1
-            out = -(-span // stride[k]) + 1
-            if (out - 1) * stride[k] >= size + (ph, pw)[k]:
-                out -= 1
-            extra[k] = _builtins.max(0, (out - 1) * stride[k] + dilation[k] * (kernel[k] - 1) + 1
-                                     - (size + 2 * (ph, pw)[k]))
+    extra = _windows.ceil_extra(tuple(x.shape[2:]), kernel, stride, dilation, (ph, pw)) if ceil_mode else (0, 0)
     return x, unbatched, kernel, stride, dilation, (ph, ph + extra[0], pw, pw + extra[1])
 
 
@@ -333,7 +305,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
     if top or bottom or left or right:
         x = pad(x, (left, right, top, bottom), value=float("-inf"))
-    cols, (ho, wo) = _windows(x, kernel, stride, dilation)
+    cols, (ho, wo) = _windows_of(x, kernel, stride, dilation)
     first = cols.argmax(dim=2, keepdim=True)
     out = _torch.take_along_dim(cols, first, dim=2).reshape(x.shape[0], x.shape[1], ho, wo)
     return out.squeeze(0) if unbatched else out
@@ -348,7 +320,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     padded = top or bottom or left or right
     if padded:
         x = pad(x, (left, right, top, bottom))
-    cols, (ho, wo) = _windows(x, kernel, stride, dilation)
+    cols, (ho, wo) = _windows_of(x, kernel, stride, dilation)
     total = cols.sum(dim=2)
     if divisor_override:
         out = total / divisor_override
@@ -364,7 +336,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
             inner = pad(inner, (left - pw, right - pw, top - ph, bottom - ph))
         else:
             inner = pad(inner, (left, right, top, bottom))
-        counts, _ = _windows(inner, kernel, stride, dilation)
+        counts, _ = _windows_of(inner, kernel, stride, dilation)
         out = total / counts.sum(dim=2)
     out = out.reshape(x.shape[0], x.shape[1], ho, wo)
     return out.squeeze(0) if unbatched else out
