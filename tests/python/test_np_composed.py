@@ -72,6 +72,13 @@ CASES = {
     "matmul vector @ batch": lambda N, a: N.matmul(a(M[0]), a(B.transpose(0, 2, 1))),
     "matmul batch @ vector": lambda N, a: N.matmul(a(B), a(V)),
     "matmul empty batch": lambda N, a: N.matmul(a(onp.ones((0, 3, 4), onp.float32)), a(SQ)),
+    "einsum matmul": lambda N, a: N.einsum("ij,jk->ik", a(M), a(SQ)),
+    "einsum batched": lambda N, a: N.einsum("bij,bkj->bik", a(B), a(B)),
+    "einsum trace diagonal": lambda N, a: N.stack([N.einsum("ii->i", a(SQ)), N.einsum("ij,j", a(SQ), a(V))]),
+    "einsum implicit": lambda N, a: N.einsum("ji", a(M)),
+    "einsum ellipsis": lambda N, a: N.einsum("...j,j->...", a(B), a(V)),
+    "einsum ints": lambda N, a: N.einsum("ij,ik->jk", a(I), a(I)),
+    "einsum three": lambda N, a: N.einsum("i,ij,j->", a(M[:, 0].copy()), a(M), a(V)),
 }
 
 REFUSED = {
@@ -81,6 +88,8 @@ REFUSED = {
     "moveaxis mismatch": lambda N, a: N.moveaxis(a(B), [0, 1], [0]),
     "matmul inner sizes": lambda N, a: N.matmul(a(B), a(M)),
     "matmul batches": lambda N, a: N.matmul(a(B), a(onp.ones((3, 4, 2), onp.float32))),
+    "einsum operands": lambda N, a: N.einsum("ij,jk", a(M)),
+    "einsum subscripts": lambda N, a: N.einsum("ijk", a(M)),
 }
 
 

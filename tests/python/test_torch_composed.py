@@ -117,7 +117,7 @@ CASES = {
     "pairwise_distance": lambda T, t: T.nn.functional.pairwise_distance(t(M), t(M).flip(0)),
     "searchsorted": lambda T, t: T.searchsorted(T.tensor([1.0, 3.0, 3.0, 5.0]), T.tensor([[0.5, 3.0], [3.5, 9.0]])),
     "searchsorted right": lambda T, t: T.searchsorted(T.tensor([1, 3, 3, 5]), T.tensor([3, 5]), right=True),
-    "searchsorted batched int32": lambda T, t: T.searchsorted(T.sort(t(M), dim=1).values, t(M)[:, :2],
+    "searchsorted batched int32": lambda T, t: T.searchsorted(T.sort(t(M), dim=1).values, t(M)[:, :2].contiguous(),
                                                               out_int32=True),
     "bucketize": lambda T, t: T.bucketize(t(M), T.tensor([-1.0, 0.0, 1.0])),
     "bucketize right": lambda T, t: T.bucketize(T.tensor([0.0, 1.0, 2.0]), T.tensor([0.0, 1.0]), right=True),

@@ -6,7 +6,7 @@ around / round (halves to even, as NumPy and MXNet's np), ravel, copy,
 full_like, broadcast_to, hstack, vstack, identity, diag, diagonal, trace,
 tril, triu, roll, meshgrid, take, moveaxis, append and pad (constant),
 median, nanmedian, quantile, percentile, nonzero, flatnonzero, argwhere,
-count_nonzero and unique, and the ndarray methods ravel, transpose, clip,
+count_nonzero, unique and einsum, and the ndarray methods ravel, transpose, clip,
 repeat, take, round, diagonal, trace and nonzero. Each is the ops it is
 made of on the timeline, asynchronous as they are (allclose and
 array_equal, which return a Python bool, wait as item() does; nonzero,
@@ -22,7 +22,7 @@ import numbers as _numbers
 
 import numpy as _numpy
 
-from .. import _core, _joins, _order
+from .. import _core, _einsum, _joins, _order
 
 # NumPy's error for an axis out of range (an IndexError and a ValueError).
 AxisError = getattr(_numpy, "AxisError", None) or _numpy.exceptions.AxisError
@@ -490,11 +490,45 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return out[0] if len(out) == 1 else tuple(out)
 
 
+class _EinsumOps:
+    """The ops _einsum.einsum pushes, as this interface spells them."""
+    error = ValueError
+
+    @staticmethod
+    def permute(x, order):
+        return _np.transpose(x, tuple(order))
+
+    @staticmethod
+    def expand(x, shape):
+        return broadcast_to(x, tuple(shape))
+
+    @staticmethod
+    def sum(x, dims):
+        return x.sum(axis=dims)
+
+    @staticmethod
+    def bmm(a, b):
+        return _np.matmul(a, b)
+
+    @staticmethod
+    def arange(n, like):
+        return _np.arange(n, dtype="int64", ctx=like.ctx)
+
+
+def einsum(subscripts, *operands, out=None, optimize=False):
+    """Sums of products over the subscripts the equation names, '...'
+    included (_einsum.py: a repeated subscript is a diagonal; the operands
+    are contracted two at a time, each pair through one batched matmul)."""
+    if out is not None:
+        raise TypeError("einsum(): out= is not supported")
+    return _einsum.einsum(subscripts, operands, _EinsumOps)
+
+
 FUNCTIONS = ["where", "amax", "amin", "isnan", "isinf", "isfinite", "isclose", "allclose", "array_equal",
              "logical_not", "reciprocal", "true_divide", "log2", "log10", "tan", "around", "round",
              "ravel", "copy", "full_like", "broadcast_to", "hstack", "vstack", "moveaxis", "append", "pad", "take",
              "roll", "diagonal", "diag", "trace", "identity", "tril", "triu", "meshgrid", "median", "nanmedian",
-             "quantile", "percentile", "nonzero", "flatnonzero", "argwhere", "count_nonzero", "unique"]
+             "quantile", "percentile", "nonzero", "flatnonzero", "argwhere", "count_nonzero", "unique", "einsum"]
 
 
 def _transpose(self, *axes):

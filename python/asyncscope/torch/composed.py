@@ -24,8 +24,7 @@ Threading: the frontend thread, as every op of the edition.
 import builtins as _builtins
 import collections as _collections
 
-from .. import _joins
-from .. import _order
+from .. import _einsum, _joins, _order
 from .. import torch as _torch
 
 _INF = float("inf")
@@ -615,134 +614,38 @@ def bincount(input, weights=None, minlength=0):
 
 # -- einsum -----------------------------------------------------------------------------------
 
-def _einsum_spec(equation, operands):
-    """The input subscripts of each operand and the output's ('...' as one
-    letter, '.', standing for the broadcast dims)."""
-    eq = equation.replace(" ", "")
-    inputs, arrow, output = eq.partition("->")
-    terms = inputs.split(",")
-    if len(terms) != len(operands):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
-                           if len(operands) > len(terms) else
-                           "einsum(): fewer operands were provided than specified in the equation")
-    ellipsis_dims = 0
-    subs = []
-    for term, op in zip(terms, operands):
-        if "..." in term:
-            extra = op.ndim - (len(term) - 3)
-            ellipsis_dims = _builtins.max(ellipsis_dims, extra)
-            term = term.replace("...", "." * extra)
-        if len(term) != op.ndim:
-            raise RuntimeError("einsum(): the number of subscripts in the equation (%d) does not match the number "
-                               "of dimensions (%d) for operand %d" % (len(term), op.ndim, len(subs)))
-        subs.append(term)
-    if arrow:
-        out = output.replace("...", "." * ellipsis_dims)
-    else:
-        counts = {}
-        for term in subs:
-            for c in term:
-                counts[c] = counts.get(c, 0) + 1
-        out = "." * ellipsis_dims + "".join(sorted(c for c, k in counts.items() if k == 1 and c != "."))
-    return subs, out, ellipsis_dims
+class _EinsumOps:
+    """The ops _einsum.einsum pushes, as this edition spells them."""
+    error = RuntimeError
+
+    @staticmethod
+    def permute(x, order):
+        return x.permute(*order)
+
+    @staticmethod
+    def expand(x, shape):
+        return x.expand(*shape)
+
+    @staticmethod
+    def sum(x, dims):
+        return x.sum(dim=dims)
+
+    @staticmethod
+    def bmm(a, b):
+        return _torch.bmm(a, b)
+
+    @staticmethod
+    def arange(n, like):
+        return _torch.arange(n, device=like.device)
 
 
 def einsum(equation, *operands):
-    """Sums of products over the subscripts the equation names (NumPy's and
-    PyTorch's einsum, '...' included): a subscript repeated in one operand
-    takes its diagonal, and the operands are contracted two at a time, left
-    to right, each pair through one batched matrix product (float32) or a
-    broadcast product and a sum (other types)."""
+    """Sums of products over the subscripts the equation names, '...'
+    included (_einsum.py: a repeated subscript is a diagonal; the operands
+    are contracted two at a time, each pair through one bmm)."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    subs, out, ell = _einsum_spec(equation, operands)
-    names = [chr(0x100 + i) for i in range(ell)]  # the '...' dims, apart from any letter
-
-    def named(term):
-        k = term.count(".")
-        return [names[ell - k + i] for i in range(k)] + [c for c in term if c != "."]
-
-    out_letters = named(out)
-    ops = []
-    for term, x in zip(subs, operands):
-        t = named(term)
-        while len(set(t)) != len(t):  # a repeated subscript: the diagonal
-            c = next(c for c in t if t.count(c) > 1)
-            i = t.index(c)
-            j = t.index(c, i + 1)
-            x = _diagonal_of(x, i, j)
-            t = [s for k, s in enumerate(t) if k not in (i, j)] + [c]
-        ops.append((t, x))
-    for c in out_letters:
-        if not any(c in t for t, _ in ops):
-            raise RuntimeError("einsum(): output subscript %s does not appear in the equation for any input operand"
-                               % c)
-    ta, a = ops[0]
-    for i in range(1, len(ops)):
-        tb, b = ops[i]
-        if i == len(ops) - 1:
-            keep = out_letters
-        else:
-            needed = set(out_letters).union(*(set(t) for t, _ in ops[i + 1:]))
-            keep = [c for c in ta + [c for c in tb if c not in ta] if c in needed]
-        a, ta = _contract(ta, a, tb, b, keep), keep
-    # One operand left: sum what the output lacks, then its order.
-    gone = [k for k, c in enumerate(ta) if c not in out_letters]
-    if gone:
-        a = a.sum(dim=tuple(gone))
-        ta = [c for c in ta if c in out_letters]
-    order = [ta.index(c) for c in out_letters]
-    return a.permute(*order) if order != list(range(len(order))) else a
-
-
-def _diagonal_of(x, i, j):
-    """x's diagonal over dims i and j, as the last dim."""
-    r = _torch.arange(x.shape[i], device=x.device)
-    index = [slice(None)] * x.ndim
-    index[i], index[j] = r, r
-    picked = x[tuple(index)]  # the picked dim comes first
-    return picked.permute(*range(1, picked.ndim), 0)
-
-
-def _contract(ta, a, tb, b, keep):
-    """The product of a (subscripts ta) and b (tb) summed over the subscripts
-    not in keep, with keep's subscripts in keep's order."""
-    for side in (0, 1):
-        t, x, other = (ta, a, tb) if side == 0 else (tb, b, ta)
-        alone = [k for k, c in enumerate(t) if c not in other and c not in keep]
-        if alone:  # on one side only and not kept: summed there first
-            x = x.sum(dim=tuple(alone))
-            t = [c for k, c in enumerate(t) if k not in alone]
-        if side == 0:
-            ta, a = t, x
-        else:
-            tb, b = t, x
-    batch = [c for c in ta if c in tb and c in keep]
-    summed = [c for c in ta if c in tb and c not in keep]
-    left = [c for c in ta if c not in tb]
-    right = [c for c in tb if c not in ta]
-
-    def size(c):
-        return _builtins.max(a.shape[ta.index(c)] if c in ta else 1, b.shape[tb.index(c)] if c in tb else 1)
-
-    def lined(x, t, first, middle, last):
-        x = x.permute(*[t.index(c) for c in first + middle + last])
-        x = x.expand(*[size(c) for c in first + middle + last])  # a broadcast dim of 1 stretched
-        n = [1, 1, 1]
-        for k, group in enumerate((first, middle, last)):
-            for c in group:
-                n[k] *= size(c)
-        return x.reshape(*n)
-
-    a3, b3 = lined(a, ta, batch, left, summed), lined(b, tb, batch, summed, right)
-    if a3.dtype == _torch.float32 and b3.dtype == _torch.float32:
-        out = _torch.bmm(a3, b3)
-    else:
-        out = (a3.unsqueeze(3) * b3.unsqueeze(1)).sum(dim=2)
-    letters = batch + left + right
-    out = out.reshape(tuple(size(c) for c in letters))
-    order = [letters.index(c) for c in keep]
-    return out.permute(*order) if order != list(range(len(order))) else out
+    return _einsum.einsum(equation, operands, _EinsumOps)
 
 
 # -- order statistics, positions, unique values (on the sorting op) -------------------------
