@@ -134,6 +134,18 @@ CASES = {
     "einsum ints": lambda T, t: T.einsum("ij,kj->ik", t(I), t(I)),
     "einsum list": lambda T, t: T.einsum("bij->bj", [t(B)]),
     "mT": lambda T, t: t(B).mT,
+    "tril_indices": lambda T, t: T.tril_indices(3, 4),
+    "triu_indices offset": lambda T, t: T.triu_indices(4, 3, 1),
+    "histc": lambda T, t: T.histc(t(M), bins=5, min=-1, max=1),
+    "histc own range": lambda T, t: t(M).histc(4),
+    "linalg.norm": lambda T, t: T.stack([T.linalg.norm(t(M)), T.linalg.norm(t(V), 1), T.linalg.norm(t(M), "fro"),
+                                         T.linalg.norm(t(M), float("inf")), T.linalg.norm(t(M), -1)]),
+    "linalg.norm dim": lambda T, t: T.linalg.norm(t(B), dim=(0, 2), keepdim=True),
+    "linalg.vector_norm": lambda T, t: T.stack([T.linalg.vector_norm(t(B), 3), T.linalg.vector_norm(t(B), 0),
+                                                T.linalg.vector_norm(t(B), float("-inf"))]),
+    "linalg.vector_norm dim": lambda T, t: T.linalg.vector_norm(t(M), 0.5, dim=1),
+    "linalg.matrix_norm": lambda T, t: T.linalg.matrix_norm(t(B), 1),
+    "linalg.matrix_norm inf keepdim": lambda T, t: T.linalg.matrix_norm(t(B), float("inf"), keepdim=True),
     "numel is_tensor": lambda T, t: T.tensor([T.numel(t(B)), int(T.is_tensor(t(B))), int(T.is_tensor(3))]),
 }
 
@@ -169,6 +181,9 @@ REFUSED = {
     "einsum operand count": lambda T, t: T.einsum("ij,jk->ik", t(M)),
     "einsum subscripts": lambda T, t: T.einsum("ijk->i", t(M)),
     "einsum output letter": lambda T, t: T.einsum("ij->iz", t(M)),
+    "histc of ints": lambda T, t: T.histc(t(I)),
+    "vector_norm of ints": lambda T, t: T.linalg.vector_norm(t(I)),
+    "matrix_norm of a vector": lambda T, t: T.linalg.matrix_norm(t(V)),
 }
 
 
@@ -229,6 +244,12 @@ class ComposedAgainstPyTorch(unittest.TestCase):
 
 
 class ComposedOnTheirOwn(unittest.TestCase):
+    def test_what_needs_a_factorisation_says_so(self):
+        for call in (lambda: atorch.linalg.inv(atorch.eye(3)), lambda: atorch.linalg.det(atorch.eye(3)),
+                     lambda: atorch.linalg.matrix_norm(atorch.eye(3), 2)):
+            with self.assertRaisesRegex(NotImplementedError, "singular value decomposition|factorisation"):
+                call()
+
     def test_random_ones_keep_shape_type_and_range(self):
         x = atorch.zeros(50, 4, dtype=atorch.float64)
         ints = atorch.randint_like(x, 3, 6)

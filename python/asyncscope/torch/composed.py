@@ -7,7 +7,8 @@ logspace, empty, randint_like, bernoulli, median / nanmedian, kthvalue,
 quantile, nonzero / argwhere, count_nonzero, unique, einsum, the logical
 functions, clamp_min / clamp_max, addcmul / addcdiv, heaviside, std_mean /
 var_mean, hstack / vstack / column_stack, fliplr / flipud / rot90, diff,
-cross, kron, cdist, searchsorted / bucketize and bincount, plus a Tensor's
+cross, kron, cdist, searchsorted / bucketize, bincount, tril_indices /
+triu_indices and histc, plus a Tensor's
 new_zeros / new_ones / new_full, type_as / view_as / reshape_as /
 expand_as, is_cuda, mT, nelement, ndimension and element_size, where and byte.
 Each is the ops it is made of on the timeline: asynchronous as they are
@@ -612,6 +613,42 @@ def bincount(input, weights=None, minlength=0):
     return (hits.to(w.dtype) * w.unsqueeze(1)).sum(dim=0)
 
 
+def _triangle_indices(row, col, offset, lower, dtype, device):
+    import numpy
+    r, c = numpy.tril_indices(row, offset, col) if lower else numpy.triu_indices(row, offset, col)
+    return _torch.tensor(numpy.stack([r, c]).astype(numpy.int64), device=device).to(dtype)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The coordinates (2, N) of a row x col matrix's lower triangle, offset diagonals up."""
+    return _triangle_indices(row, col, offset, True, dtype or _torch.int64, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The coordinates (2, N) of a row x col matrix's upper triangle, offset diagonals up."""
+    return _triangle_indices(row, col, offset, False, dtype or _torch.int64, device)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """Counts of input's elements in bins equal bins from min to max (the
+    elements' own range when both are 0, read: a sync point); elements
+    outside are left out. Of input's floating type."""
+    if not input.is_floating_point():
+        raise RuntimeError("\"histogram_cpu\" not implemented for '%s'" % str(input.dtype).replace("torch.", "").title())
+    lo, hi = float(min), float(max)
+    if lo == hi and input.numel():
+        lo, hi = float(input.min()), float(input.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    x = input.reshape(-1)
+    inside = (x >= lo) & (x <= hi)
+    place = ((x - lo) * (bins / (hi - lo))).floor().clamp(0, bins - 1).long()
+    hits = (place.unsqueeze(1) == _torch.arange(bins, device=input.device).unsqueeze(0)) & inside.unsqueeze(1)
+    return hits.sum(dim=0).to(input.dtype)
+
+
 # -- einsum -----------------------------------------------------------------------------------
 
 class _EinsumOps:
@@ -850,7 +887,7 @@ _METHODS = {
     "logical_not": logical_not, "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
     "clamp_min": clamp_min, "clamp_max": clamp_max, "addcmul": addcmul, "addcdiv": addcdiv,
     "heaviside": heaviside, "fliplr": fliplr, "flipud": flipud, "rot90": rot90, "diff": diff, "cross": cross,
-    "bincount": bincount, "kron": kron,
+    "bincount": bincount, "kron": kron, "histc": histc,
     "new_zeros": _new_zeros, "new_ones": _new_ones, "new_full": _new_full, "new_tensor": _new_tensor,
     "where": lambda self, condition, other: _torch.where(condition, self, other),
     "byte": lambda self: self.to(_torch.uint8),
@@ -870,7 +907,8 @@ FUNCTIONS = ["eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite", "
              "count_nonzero", "unique", "logical_not", "logical_and", "logical_or", "logical_xor", "clamp_min",
              "clamp_max", "addcmul", "addcdiv", "heaviside", "numel", "is_tensor", "std_mean", "var_mean",
              "atleast_1d", "atleast_2d", "hstack", "vstack", "column_stack", "fliplr", "flipud", "rot90", "diff",
-             "cross", "kron", "cdist", "searchsorted", "bucketize", "bincount", "einsum"]
+             "cross", "kron", "cdist", "searchsorted", "bucketize", "bincount", "einsum", "tril_indices",
+             "triu_indices", "histc"]
 
 
 def _in_place(name):
