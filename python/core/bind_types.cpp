@@ -352,6 +352,19 @@ py::tuple tensors_tuple(const std::vector<NDArray>& parts) {
   return t;
 }
 
+// x's parts along axis k, as PyTorch's split and chunk give them: recorded
+// for autograd when x needs a gradient (each part a slice_axis), and a
+// RuntimeError for sizes that do not add up.
+py::tuple torch_split(const Tensor& x, const std::vector<int64_t>& sizes, int k, const char* op) {
+  [[maybe_unused]] GradScope<Tensor> grad;
+  PushGuard guard(x.a.context());
+  try {
+    return tensors_tuple(split_of(x.a, sizes, k, op));
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
 // torch.split's sizes: one size (the last part may be shorter) or a list.
 std::vector<int64_t> split_sizes(py::handle spec, int64_t length, const char* op) {
   std::vector<int64_t> sizes;
@@ -442,8 +455,7 @@ void bind_torch_shapes(py::module_& t) {
   both("split", [](const Tensor& x, py::object size, int dim) {
     const int k = axis_in(dim, x.a.shape().ndim(), "split");
     const std::vector<int64_t> sizes = split_sizes(size, x.a.shape()[k], "split");
-    PushGuard guard(x.a.context());
-    return tensors_tuple(split_of(x.a, sizes, k, "split"));
+    return torch_split(x, sizes, k, "split");
   }, py::arg("split_size_or_sections"), py::arg("dim") = 0);
   both("chunk", [](const Tensor& x, int64_t chunks, int dim) {
     if (chunks <= 0) throw std::runtime_error("chunk: chunks must be positive");
@@ -451,8 +463,7 @@ void bind_torch_shapes(py::module_& t) {
     const int64_t len = x.a.shape()[k];
     const int64_t each = (len + chunks - 1) / chunks;
     const std::vector<int64_t> sizes = split_sizes(py::int_(std::max<int64_t>(each, 1)), len, "chunk");
-    PushGuard guard(x.a.context());
-    return tensors_tuple(split_of(x.a, sizes, k, "chunk"));
+    return torch_split(x, sizes, k, "chunk");
   }, py::arg("chunks"), py::arg("dim") = 0);
   t.def("outer", [](const Tensor& a, const Tensor& b) {
     return push_as<Tensor>(a.a, [&] {

@@ -94,6 +94,16 @@ class TorchAutograd(unittest.TestCase):
             with self.assertRaisesRegex(RuntimeError, "leaf variables"):
                 (x * 2).requires_grad_(False)
 
+    def test_split_and_chunk_keep_the_graph(self):
+        def grads(lib, t):
+            x = t(X, requires_grad=True)
+            a, b = (x * 2).chunk(2, dim=1)
+            c = lib.split(x, [1, 2], dim=1)[1]
+            (a.sum() * 3 + (b * b).sum() + c.exp().sum()).backward()
+            return x.grad
+        ours, theirs = both(grads)
+        np.testing.assert_allclose(as_numpy(ours), as_numpy(theirs), rtol=1e-6)
+
     def test_a_leaf_prints_requires_grad(self):
         self.assertEqual(repr(atorch.tensor([1.0, 2.0], requires_grad=True)), repr(real_torch.tensor([1.0, 2.0], requires_grad=True)))
 

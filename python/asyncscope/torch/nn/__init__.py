@@ -2,8 +2,8 @@
 ModuleDict, the layers a reader writes first (Linear, LazyLinear, ReLU,
 Sigmoid, Tanh, Softmax, Flatten, Unflatten, Dropout, Identity), more
 activations (LeakyReLU, ELU, SiLU, Softplus, GELU), LayerNorm, Embedding,
-Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, BatchNorm1d / 2d,
-Parameter, the losses (MSELoss, L1Loss, CrossEntropyLoss, NLLLoss,
+Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, BatchNorm1d / 2d, the
+recurrent RNN, LSTM, GRU and their cells (nn/rnn.py), Parameter, the losses (MSELoss, L1Loss, CrossEntropyLoss, NLLLoss,
 BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss) and nn.functional /
 nn.init.
 
@@ -934,3 +934,7 @@ class SmoothL1Loss(_Loss):
 __all__ += ["Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d"]
 __all__ += ["LeakyReLU", "ELU", "SiLU", "Softplus", "GELU", "LayerNorm", "Embedding", "Unflatten", "ModuleDict",
             "NLLLoss", "BCELoss", "HuberLoss", "SmoothL1Loss"]
+
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: E402 (made of Module and Parameter above)
+
+__all__ += ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
