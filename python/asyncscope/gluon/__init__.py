@@ -1,5 +1,5 @@
-"""Gluon (MXNet edition): blocks to subclass and layers (gluon.nn), losses
-(gluon.loss), parameters and the Trainer over asyncscope's C++ layers, and
+"""Gluon (MXNet edition): blocks to subclass and layers (gluon.nn), the
+recurrent layers (gluon.rnn), losses (gluon.loss), parameters and the Trainer over asyncscope's C++ layers, and
 datasets and loaders (gluon.data).
 
     net = nn.Sequential()
@@ -9,7 +9,7 @@ datasets and loaders (gluon.data).
 """
 
 from .. import _core
-from . import data, loss, nn
+from . import data, loss, nn, rnn
 
 Trainer = _core.gluon.Trainer
 Parameter = _core.gluon.Parameter
@@ -17,4 +17,4 @@ ParameterDict = _core.gluon.ParameterDict
 Block = nn.Block
 HybridBlock = nn.HybridBlock
 
-__all__ = ["Trainer", "Parameter", "ParameterDict", "Block", "HybridBlock", "data", "loss", "nn"]
+__all__ = ["Trainer", "Parameter", "ParameterDict", "Block", "HybridBlock", "data", "loss", "nn", "rnn"]
