@@ -80,6 +80,18 @@ struct IndexArrays {
   int count = 0;
 };
 
+// take_along_axis's layout: the output's dimensions (padded to 4), the
+// axis among them and the array's length along it, and the strides of the
+// array and of the index in the output's dimensions (0 where either is
+// broadcast; the array's stride along the axis is the step an index moves).
+struct AlongLayout {
+  Dims4 out;
+  int axis = 3;
+  int64_t len = 1;
+  Strides4 array;
+  Strides4 index;
+};
+
 // The layout of a reduction of `in` over the dimensions in `reduced`.
 inline ReduceLayout reduce_layout(const Dims4& in, StretchMask reduced) {
   ReduceLayout l;
@@ -486,6 +498,27 @@ ASYNCSCOPE_HOST_DEVICE inline int64_t block_at(int64_t j, const IndexArrays& ix)
     at += i * ix.strides[d];
   }
   return at;
+}
+
+// ---- picking along an axis ----------------------------------------------------
+
+// The offset in the array of output element i of take_along_axis (indices
+// below 0 count from the end), or -1 for an index out of range.
+ASYNCSCOPE_HOST_DEVICE inline int64_t along_offset(int64_t i, const AlongLayout& l, const int64_t* index) {
+  int64_t c[4];
+  for (int d = 3; d >= 0; --d) {
+    c[d] = i % l.out.d[d];
+    i /= l.out.d[d];
+  }
+  int64_t at = 0, k = 0;
+  for (int d = 0; d < 4; ++d) {
+    k += c[d] * l.index.s[d];
+    if (d != l.axis) at += c[d] * l.array.s[d];
+  }
+  k = index[k];
+  if (k < 0) k += l.len;
+  if (k < 0 || k >= l.len) return -1;
+  return at + k * l.array.s[l.axis];
 }
 
 // ---- sorting ---------------------------------------------------------------

@@ -87,6 +87,13 @@ void reduce_typed(void* stream, TypedReduction r, Type in, Type out_type, void* 
 // len, between `outer` and `inner` elements; from the end when `reverse`.
 void cumsum(void* stream, Type in, Type out_type, void* y, const void* x, int64_t outer, int64_t len, int64_t inner,
             bool reverse);
+// y[i] = x[along_offset(i)] (elements.h), words of `item` bytes, i < n (the
+// output's size); an index out of range leaves its element alone.
+void take_along(void* stream, void* y, const void* x, const int64_t* index, const AlongLayout& layout, int64_t n,
+                size_t item);
+// y (base_n elements of type t, floating) = 0, then y[along_offset(i)] += dy[i].
+void take_along_backward(void* stream, Type t, void* y, int64_t base_n, const void* dy, const int64_t* index,
+                         const AlongLayout& layout, int64_t n);
 // The first k of each line of x (type t) along an axis of length len
 // (between `outer` and `inner` elements) in stable sorted order: their
 // values to `values` and their places in the line to `indices` (int64),

@@ -64,6 +64,10 @@ void where(void*, Type, void*, Dims4, const bool*, StretchMask, const void*, Str
 void reduce_typed(void*, TypedReduction, Type, Type, void*, const void*, const ReduceLayout&, int64_t) { refuse(); }
 void cumsum(void*, Type, Type, void*, const void*, int64_t, int64_t, int64_t, bool) { refuse(); }
 void sort(void*, Type, void*, int64_t*, const void*, int64_t, int64_t, int64_t, int64_t, bool) { refuse(); }
+void take_along(void*, void*, const void*, const int64_t*, const AlongLayout&, int64_t, size_t) { refuse(); }
+void take_along_backward(void*, Type, void*, int64_t, const void*, const int64_t*, const AlongLayout&, int64_t) {
+  refuse();
+}
 void take(void*, void*, const void*, const StridedLayout&, int64_t, size_t) { refuse(); }
 void take_backward(void*, Type, void*, int64_t, const void*, const StridedLayout&, int64_t) { refuse(); }
 void assign(void*, void*, const void*, const StridedLayout&, Strides4, int64_t, size_t) { refuse(); }

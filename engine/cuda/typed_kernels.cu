@@ -120,6 +120,22 @@ __global__ void sort_kernel(T* values, int64_t* indices, const T* x, int64_t lin
 }
 
 template <class W>
+__global__ void take_along_kernel(W* y, const W* x, const int64_t* index, AlongLayout l, int64_t n) {
+  for (int64_t i = global_index(); i < n; i += grid_stride()) {
+    const int64_t at = elements::along_offset(i, l, index);
+    if (at >= 0) y[i] = x[at];
+  }
+}
+
+template <class T>
+__global__ void take_along_backward_kernel(T* y, const T* dy, const int64_t* index, AlongLayout l, int64_t n) {
+  for (int64_t i = global_index(); i < n; i += grid_stride()) {
+    const int64_t at = elements::along_offset(i, l, index);
+    if (at >= 0) atomicAdd(y + at, dy[i]);
+  }
+}
+
+template <class W>
 __global__ void take_kernel(W* y, const W* x, StridedLayout s, int64_t n) {
   for (int64_t k = global_index(); k < n; k += grid_stride()) y[k] = x[elements::selected_offset(k, s)];
 }
@@ -268,6 +284,33 @@ void sort(void* stream, Type t, void* values, int64_t* indices, const void* x, i
         static_cast<T*>(values), indices, static_cast<const T*>(x), lines, len, inner, k, descending);
   });
   check_launch("sort kernel");
+}
+
+void take_along(void* stream, void* y, const void* x, const int64_t* index, const AlongLayout& layout, int64_t n,
+                size_t item) {
+  if (n == 0) return;
+  visit_item(item, [&]<class W>(W) {
+    take_along_kernel<W><<<blocks_for(n), kThreads, 0, on(stream).submit_handle()>>>(
+        static_cast<W*>(y), static_cast<const W*>(x), index, layout, n);
+  });
+  check_launch("take_along_axis kernel");
+}
+
+void take_along_backward(void* stream, Type t, void* y, int64_t base_n, const void* dy, const int64_t* index,
+                         const AlongLayout& layout, int64_t n) {
+  if (t != Type::float32 && t != Type::float64) throw CudaError("take_along_axis_backward: floating types only");
+  const cudaStream_t s = on(stream).submit_handle();
+  const size_t item = t == Type::float64 ? 8 : 4;
+  if (base_n > 0) check(cudaMemsetAsync(y, 0, static_cast<size_t>(base_n) * item, s), "cudaMemsetAsync");
+  if (n == 0) return;
+  if (t == Type::float32) {
+    take_along_backward_kernel<float><<<blocks_for(n), kThreads, 0, s>>>(static_cast<float*>(y),
+                                                                         static_cast<const float*>(dy), index, layout, n);
+  } else {
+    take_along_backward_kernel<double><<<blocks_for(n), kThreads, 0, s>>>(
+        static_cast<double*>(y), static_cast<const double*>(dy), index, layout, n);
+  }
+  check_launch("take_along_axis_backward kernel");
 }
 
 void take(void* stream, void* y, const void* x, const StridedLayout& selection, int64_t n, size_t item) {

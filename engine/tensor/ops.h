@@ -226,7 +226,7 @@ NDArray cumsum(const NDArray& a, int axis, bool reverse = false);
 // PyTorch). Indices are int64, places along the axis. While autograd
 // records, the values of a float array are taken from the indices with
 // take_along_axis, so the gradient goes back to where each came from; the
-// trace then shows argsort (or topk) and a gather instead of one sort.
+// trace then shows argsort (or topk) and take_along_axis instead of one sort.
 struct Sorted {
   NDArray values, indices;
 };
@@ -238,9 +238,10 @@ Sorted sort_with_indices(const NDArray& a, int axis = -1, bool descending = fals
 Sorted topk(const NDArray& a, int64_t k, int axis = -1, bool largest = true);
 // a's values at `indices` along axis, and at the same place along the
 // others (NumPy's take_along_axis): indices have a's number of dimensions,
-// each other one a's length or 1 (broadcast); negative indices count from
-// the end, one out of range is the op's error at the sync point. A gather
-// (below), differentiable for floats.
+// each other one a's length or 1 (both broadcast, as NumPy's); negative
+// indices count from the end, one out of range is the op's error at the
+// sync point. One op, any dtype, on the CPU or a GPU; differentiable for
+// floats (its gradient adds back where each element came from).
 NDArray take_along_axis(const NDArray& a, const NDArray& indices, int axis);
 
 // A strided selection of an array's elements, what basic indexing (ints,

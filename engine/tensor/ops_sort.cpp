@@ -6,9 +6,9 @@
 // what sorts before it (engine/cuda/elements.h's sorted_place, the same
 // order). NaN sorts as the largest value.
 //
-// While autograd records, the values are taken with take_along_axis (a
-// gather, differentiable) from the indices the op gives, so the gradient
-// goes back to where each value came from.
+// While autograd records, the values are taken with take_along_axis (an op
+// of its own, differentiable) from the indices the op gives, so the
+// gradient goes back to where each value came from.
 #include <algorithm>
 #include <memory>
 #include <numeric>
@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/cuda/elements.h"
 #include "engine/cuda/kernels.h"
 #include "engine/tensor/op_launch.h"
 #include "engine/tensor/ops.h"
@@ -220,7 +221,86 @@ Sorted topk(const NDArray& a, int64_t k, int axis, bool largest) {
   return sort_lines(a, axis, largest, k, true, true, topk_name(), "topk");
 }
 
+namespace {
+
+// take_along_axis's layout (engine/cuda/elements.h) for an array of shape
+// `a`, indices of shape `idx` and the output `out`, all of one rank.
+cuda::AlongLayout along_layout(const Shape& a, const Shape& idx, const Shape& out, int axis) {
+  cuda::AlongLayout l;
+  const int pad = 4 - out.ndim();
+  for (int d = 0; d < out.ndim(); ++d) l.out.d[pad + d] = out[d];
+  l.axis = pad + axis;
+  l.len = a[axis];
+  int64_t sa = 1, si = 1;
+  for (int d = out.ndim() - 1; d >= 0; --d) {
+    l.array.s[pad + d] = d != axis && a[d] == 1 && out[d] != 1 ? 0 : sa;  // broadcast: the same element
+    l.index.s[pad + d] = idx[d] == 1 && out[d] != 1 ? 0 : si;
+    sa *= a[d];
+    si *= idx[d];
+  }
+  return l;
+}
+
+[[noreturn]] void index_out_of_range(int64_t k, int64_t len) {
+  throw std::out_of_range("take_along_axis: index " + std::to_string(k) + " is out of range for an axis of " +
+                          std::to_string(len) + " elements");
+}
+
+// Every output element in row-major order: f(output index, array offset),
+// the array's offset kept as running sums (no division per element).
+template <class F>
+void along_each(const int64_t* index, const cuda::AlongLayout& l, F&& f) {
+  const int ax = l.axis;
+  Strides4 walk = l.array;
+  walk.s[ax] = 0;
+  const int64_t step = l.array.s[ax];
+  int64_t i = 0;
+  for (int64_t c0 = 0; c0 < l.out.d[0]; ++c0) {
+    for (int64_t c1 = 0; c1 < l.out.d[1]; ++c1) {
+      for (int64_t c2 = 0; c2 < l.out.d[2]; ++c2) {
+        const int64_t base = c0 * walk.s[0] + c1 * walk.s[1] + c2 * walk.s[2];
+        const int64_t ibase = c0 * l.index.s[0] + c1 * l.index.s[1] + c2 * l.index.s[2];
+        for (int64_t c3 = 0; c3 < l.out.d[3]; ++c3) {
+          int64_t k = index[ibase + c3 * l.index.s[3]];
+          if (k < 0) k += l.len;
+          if (k < 0 || k >= l.len) [[unlikely]] index_out_of_range(index[ibase + c3 * l.index.s[3]], l.len);
+          f(i++, base + c3 * walk.s[3] + k * step);
+        }
+      }
+    }
+  }
+}
+
+// take_along_axis's gradient: zeros of the array's shape with dy added where
+// each output element came from (broadcast elements and repeated indices sum).
+NDArray take_along_backward(const NDArray& dy, const NDArray& index, const Shape& base, const cuda::AlongLayout& l) {
+  static const trace::NameId kName = trace::intern("take_along_axis_backward");
+  NDArray out = NDArray::empty(dy.context_ptr(), base, dy.device(), dy.dtype());
+  Chunk* o = out.chunk();
+  ChunkRef g = ops_detail::storage(dy, "take_along_axis_backward");
+  ChunkRef ix = ops_detail::storage(index, "take_along_axis_backward");
+  const DType t = dy.dtype();
+  launch_typed(
+      kName, "take_along_axis_backward", {&dy, &index}, {&out},
+      [o, g, ix, t, l](const RunContext&) {
+        visit_dtype(t, [&]<class T>(T) {
+          T* y = o->typed_for_write<T>();
+          std::fill(y, y + o->shape.size(), T{});
+          const T* d = g->typed_for_read<T>();
+          along_each(ix->typed_for_read<int64_t>(), l, [&](int64_t i, int64_t at) { y[at] = static_cast<T>(y[at] + d[i]); });
+        });
+      },
+      [o, g, ix, t, l](const RunContext& rc) {
+        cuda::take_along_backward(rc.stream, static_cast<cuda::Type>(t), o->raw_for_write(), o->shape.size(),
+                                  g->raw_for_read(), ix->typed_for_read<int64_t>(), l, l.out.size());
+      });
+  return out;
+}
+
+}  // namespace
+
 NDArray take_along_axis(const NDArray& a, const NDArray& indices, int axis) {
+  static const trace::NameId kName = trace::intern("take_along_axis");
   const Shape& s = a.shape();
   const Shape& is = indices.shape();
   if (s.ndim() == 0) throw std::invalid_argument("take_along_axis: needs an array of at least one dimension, got a 0-d one");
@@ -232,23 +312,51 @@ NDArray take_along_axis(const NDArray& a, const NDArray& indices, int axis) {
     throw std::invalid_argument(std::string("take_along_axis: indices must be integers, got ") + name(indices.dtype()));
   }
   axis = axis_of(s, axis, "take_along_axis");
-  std::vector<NDArray> where;
+  std::vector<int64_t> dims(static_cast<size_t>(s.ndim()));
   for (int d = 0; d < s.ndim(); ++d) {
-    if (d == axis) {
-      where.push_back(indices);
-      continue;
-    }
-    if (is[d] != s[d] && is[d] != 1 && s[d] != 1) {
+    if (d != axis && is[d] != s[d] && is[d] != 1 && s[d] != 1) {
       throw std::invalid_argument("take_along_axis: indices of shape " + is.to_string() +
                                   " do not fit an array of shape " + s.to_string() + " outside axis " +
                                   std::to_string(axis));
     }
-    std::vector<int64_t> dims(static_cast<size_t>(s.ndim()), 1);
-    dims[static_cast<size_t>(d)] = s[d];
-    where.push_back(
-        reshape(arange(a.context_ptr(), 0, static_cast<double>(s[d]), 1, DType::int64, a.device()), Shape(std::span<const int64_t>(dims))));
+    dims[static_cast<size_t>(d)] = d == axis ? is[d] : std::max(s[d], is[d]);
+    if (d != axis && (s[d] == 0 || is[d] == 0)) dims[static_cast<size_t>(d)] = 0;
   }
-  return gather(a, where);
+  const Shape out_shape = Shape(std::span<const int64_t>(dims.data(), dims.size()));
+  const NDArray index = indices.dtype() == DType::int64 ? indices : astype(indices, DType::int64);
+  NDArray out = NDArray::empty(a.context_ptr(), out_shape, a.device(), a.dtype());
+  const cuda::AlongLayout l = along_layout(s, is, out_shape, axis);
+  Chunk* o = out.chunk();
+  ChunkRef x = ops_detail::storage(a, "take_along_axis");
+  ChunkRef ix = ops_detail::storage(index, "take_along_axis");
+  const size_t item = item_size(a.dtype());
+  launch_typed(
+      kName, "take_along_axis", {&a, &index}, {&out},
+      [o, x, ix, l, item](const RunContext&) {
+        if (l.out.size() == 0) return;
+        const auto copy = [&]<class W>(W) {
+          W* y = static_cast<W*>(o->raw_for_write());
+          const W* src = static_cast<const W*>(x->raw_for_read());
+          along_each(ix->typed_for_read<int64_t>(), l, [&](int64_t i, int64_t at) { y[i] = src[at]; });
+        };
+        if (item == 1) {
+          copy(uint8_t{});
+        } else if (item == 4) {
+          copy(uint32_t{});
+        } else {
+          copy(uint64_t{});
+        }
+      },
+      [o, x, ix, l, item](const RunContext& rc) {
+        cuda::take_along(rc.stream, o->raw_for_write(), x->raw_for_read(), ix->typed_for_read<int64_t>(), l,
+                         l.out.size(), item);
+      });
+  if (is_floating(a.dtype()) && autograd::should_record({&a})) {
+    autograd::record(kName, {&a}, out, [index, base = s, l](const NDArray& dy, std::span<const bool>) {
+      return std::vector<NDArray>{take_along_backward(dy, index, base, l)};
+    });
+  }
+  return out;
 }
 
 }  // namespace asyncscope

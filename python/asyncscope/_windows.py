@@ -41,6 +41,25 @@ def positions(h, w, kernel, stride, dilation):
     return known
 
 
+def channel_positions(c0, c1, h, w, kernel, stride, dilation):
+    """For a convolution: where in a (C, h, w) sample, flattened, output l
+    reads its column of channels c0..c1 times K kernel offsets, as a NumPy
+    int64 array (1, L, (c1 - c0) * K) (channel major, then the offsets,
+    as a weight (O, C, kh, kw) is laid out); and (ho, wo). Picking along
+    the last dim of a (N, 1, C h w) view gives (N, L, (c1 - c0) K): rows
+    that one matrix product multiplies by the weight."""
+    flat, (ho, wo) = positions(h, w, kernel, stride, dilation)
+    k, l = kernel[0] * kernel[1], ho * wo
+    key = ("channels", c0, c1, h, w, kernel, stride, dilation)
+    known = _POSITIONS.get(key)
+    if known is None:
+        planes = (_numpy.arange(c0, c1) * (h * w)).reshape(1, c1 - c0, 1)
+        known = ((planes + flat.reshape(k, l).T.reshape(l, 1, k)).reshape(1, l, (c1 - c0) * k).astype(_numpy.int64),
+                 (ho, wo))
+        _POSITIONS[key] = known
+    return known
+
+
 def same_padding(kernel, dilation):
     """(top, bottom, left, right) that keep the size at stride 1 (the extra one at the end)."""
     total = [d * (k - 1) for k, d in zip(kernel, dilation)]

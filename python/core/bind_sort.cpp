@@ -163,6 +163,10 @@ void bind_nd_sorting(py::module_& nd) {
   cls.attr("topk") = py::cpp_function(topk_fn, py::is_method(cls), py::arg("axis") = -1, py::arg("k") = 1,
                                       py::arg("ret_typ") = "indices", py::arg("is_ascend") = false,
                                       py::arg("dtype") = "float32");
+  // Not an nd function of MXNet's: Gluon's window layers pick with it.
+  nd.def("_take_along_axis", [](const MxArray& x, const MxArray& indices, int axis) {
+    return push_as<MxArray>(x.a, [&] { return take_along_axis(x.a, indices.a, axis); });
+  }, py::arg("arr"), py::arg("indices"), py::arg("axis"));
 }
 
 void bind_np_sorting(py::module_& np) {

@@ -433,29 +433,26 @@ class _Edition:
         return _joins.padded(x, {2: (top, bottom), 3: (left, right)},
                              lambda shape: self.F.full(shape, value, dtype=x.dtype, ctx=self.ctx), concat)
 
+    def along(self, x, index, axis):
+        """x's values at index along axis (take_along_axis, one op)."""
+        return self.F.take_along_axis(x, index, axis) if self.is_np else _core.nd._take_along_axis(x, index, axis)
+
     def windows(self, x, kernel, stride, dilation):
-        """x (N, C, H, W) as its windows (N, C, K, L), by one gather; and (Ho, Wo)."""
-        import numpy
+        """x (N, C, H, W) as its windows (N, C, K, L), by one op; and (Ho, Wo)."""
         n, c, h, w = tuple(x.shape)
         flat, (ho, wo) = _windows.positions(h, w, kernel, stride, dilation)
-        rows = self._index(("n", n), numpy.arange(n).reshape(n, 1, 1))
-        channels = self._index(("c", c), numpy.arange(c).reshape(1, c, 1))
         where = self._index(("w", h, w, kernel, stride, dilation), flat.reshape(1, 1, -1))
-        cols = x.reshape((n, c, h * w))[rows, channels, where]
+        cols = self.along(x.reshape((n, c, h * w)), where, 2)
         return cols.reshape((n, c, kernel[0] * kernel[1], ho * wo)), (ho, wo)
 
     def first_largest(self, cols):
         """(N, C, L): the largest of each window (N, C, K, L), picked where it
         first occurs, so only that element gets the gradient (as MXNet's)."""
-        import numpy
-        n, c, k, l = tuple(cols.shape)
-        at = self.F.argmax(cols, axis=2)
+        n, c, _, l = tuple(cols.shape)
+        at = self.F.argmax(cols, axis=2).reshape((n, c, 1, l))
         if not self.is_np:
             at = at.astype("int64")
-        rows = self._index(("n", n), numpy.arange(n).reshape(n, 1, 1))
-        channels = self._index(("c", c), numpy.arange(c).reshape(1, c, 1))
-        outs = self._index(("l", l), numpy.arange(l).reshape(1, 1, l))
-        return cols[rows, channels, at, outs]
+        return self.along(cols, at, 2).reshape((n, c, l))
 
 
 def _initializer(value):
@@ -511,16 +508,22 @@ class Conv2D(HybridBlock):
         if c != cg * self._groups:
             raise ValueError("Conv2D: the input has %d channels, the layer was built for %d" % (c, cg * self._groups))
         ph, pw = self._padding
-        cols, (ho, wo) = ed.windows(ed.pad(x, ph, ph, pw, pw), self._kernel, self._strides, self._dilation)
+        x = ed.pad(x, ph, ph, pw, pw)
+        h, w = x.shape[2], x.shape[3]
+        flat = x.reshape((n, 1, c * h * w))
         k = self._kernel[0] * self._kernel[1]
         per = o // self._groups
         outs = []
         for g in range(self._groups):
-            part = cols[:, g * cg:(g + 1) * cg] if self._groups > 1 else cols
-            w = weight[g * per:(g + 1) * per] if self._groups > 1 else weight
-            # One product for the whole batch: (per, cg K) x (cg K, N L).
-            lined = F.swapaxes(part.reshape((n, cg * k, ho * wo)), 0, 1).reshape((cg * k, n * ho * wo))
-            outs.append(F.swapaxes(F.dot(w.reshape((per, cg * k)), lined).reshape((per, n, ho * wo)), 0, 1))
+            # Each output position's column of this group's channels, one op: (N, L, cg K) ...
+            positions, (ho, wo) = _windows.channel_positions(g * cg, (g + 1) * cg, h, w, self._kernel, self._strides,
+                                                             self._dilation)
+            index = ed._index(("conv", g, cg, h, w, self._kernel, self._strides, self._dilation), positions)
+            cols = ed.along(flat, index, 2)
+            # ... times the weight, one product for the whole batch: (N L, cg K) x (cg K, per).
+            wg = weight[g * per:(g + 1) * per] if self._groups > 1 else weight
+            y = F.dot(cols.reshape((n * ho * wo, cg * k)), wg.reshape((per, cg * k)).T)
+            outs.append(F.swapaxes(y.reshape((n, ho * wo, per)), 1, 2))
         out = outs[0] if self._groups == 1 else (F.concatenate(outs, axis=1) if ed.is_np else _nd.concat(*outs, dim=1))
         if bias is not None:
             out = out + bias.reshape((1, o, 1))

@@ -385,6 +385,50 @@ TEST(CudaElements, SortedPlacesMatchTheCpuSort) {
   EXPECT_EQ(checked, 6 * 3 * 2);
 }
 
+// take_along_axis's per-element offset, run on the host as the kernel runs
+// it, against the CPU op: an axis in the middle, both operands broadcast,
+// negative indices, words of every size.
+TEST(CudaElements, AlongOffsetsMatchTakeAlongAxis) {
+  auto ctx = cpu_context();
+  const Shape a_shape{2, 1, 5, 3}, idx_shape{1, 4, 2, 3};  // out: (2, 4, 2, 3) along axis 2
+  std::vector<int64_t> picks(static_cast<size_t>(idx_shape.size()));
+  for (size_t i = 0; i < picks.size(); ++i) picks[i] = static_cast<int64_t>((i * 7) % 10) - 5;  // -5 .. 4
+  std::vector<std::byte> pick_bytes(picks.size() * sizeof(int64_t));
+  std::memcpy(pick_bytes.data(), picks.data(), pick_bytes.size());
+  const NDArray index = make(ctx, idx_shape, DType::int64, pick_bytes);
+  cuda::AlongLayout l;
+  const int64_t out[4] = {2, 4, 2, 3};
+  for (int d = 0; d < 4; ++d) l.out.d[d] = out[d];
+  l.axis = 2;
+  l.len = 5;
+  l.array.s[0] = 15;  // a: (2, 1, 5, 3), broadcast along dim 1
+  l.array.s[1] = 0;
+  l.array.s[2] = 3;
+  l.array.s[3] = 1;
+  l.index.s[0] = 0;  // indices: (1, 4, 2, 3), broadcast along dim 0
+  l.index.s[1] = 6;
+  l.index.s[2] = 3;
+  l.index.s[3] = 1;
+  for (DType t : {DType::float64, DType::int32, DType::uint8}) {
+    const std::vector<std::byte> x = values_of(t, a_shape.size(), 21, false);
+    const NDArray want = take_along_axis(make(ctx, a_shape, t, x), index, 2);
+    ASSERT_EQ(want.shape(), (Shape{2, 4, 2, 3}));
+    std::vector<std::byte> got(want.to_host_bytes().size());
+    const size_t item = item_size(t);
+    for (int64_t i = 0; i < l.out.size(); ++i) {
+      const int64_t at = el::along_offset(i, l, picks.data());
+      ASSERT_GE(at, 0);
+      std::memcpy(got.data() + static_cast<size_t>(i) * item, x.data() + static_cast<size_t>(at) * item, item);
+    }
+    expect_same(t, want.to_host_bytes(), got, 0, std::string("take_along_axis of ") + name(t));
+  }
+  const int64_t past[1] = {5};
+  cuda::AlongLayout one;
+  one.len = 5;
+  one.array.s[3] = 1;
+  EXPECT_EQ(el::along_offset(0, one, past), -1);
+}
+
 TEST(CudaElements, StridedSelectionsMatchTakeAndAssign) {
   auto ctx = cpu_context();
   Selection sel;  // x[::2, ::-2] of a 5 x 6 array, as 3 x 3

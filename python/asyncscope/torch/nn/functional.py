@@ -256,7 +256,7 @@ def _batched(input, name):
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """The 2-D cross-correlation of input (N, C, H, W) with weight (O, C /
     groups, kh, kw), plus bias (O,): each window gathered (one gather), then
-    one batched matrix product per group."""
+    one matrix product per group for the whole batch."""
     x, unbatched = _batched(input, "conv2d")
     n, c, _, _ = tuple(x.shape)
     o, cg, kh, kw = tuple(weight.shape)
@@ -269,13 +269,22 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     top, bottom, left, right = _padding(padding, kernel, dilation)
     if top or bottom or left or right:
         x = pad(x, (left, right, top, bottom))
-    cols, (ho, wo) = _windows_of(x, kernel, stride, dilation)
+    _, _, h, w = tuple(x.shape)
+    flat = x.reshape(n, 1, c * h * w)
     outs = []
-    per = o // groups
+    per, k = o // groups, kh * kw
     for g in range(groups):
-        part = cols[:, g * cg:(g + 1) * cg] if groups > 1 else cols
-        w = weight[g * per:(g + 1) * per] if groups > 1 else weight
-        outs.append(_torch.matmul(w.reshape(per, cg * kh * kw), part.reshape(n, cg * kh * kw, ho * wo)))
+        # Each output position's column of this group's channels, one op: (N, L, cg K) ...
+        positions, (ho, wo) = _windows.channel_positions(g * cg, (g + 1) * cg, h, w, kernel, stride, dilation)
+        key = ("conv", g, cg, h, w, kernel, stride, dilation, str(x.device))
+        index = _WINDOW_INDEX.get(key)
+        if index is None:
+            index = _WINDOW_INDEX[key] = _torch.tensor(positions, device=x.device)
+        cols = _torch.take_along_dim(flat, index, dim=2)
+        # ... times the weight, one product for the whole batch: (N L, cg K) x (cg K, per).
+        wg = weight[g * per:(g + 1) * per] if groups > 1 else weight
+        y = _torch.matmul(cols.reshape(n * ho * wo, cg * k), wg.reshape(per, cg * k).t())
+        outs.append(y.reshape(n, ho * wo, per).transpose(1, 2))
     out = outs[0] if groups == 1 else _torch.cat(outs, dim=1)
     if bias is not None:
         out = out + bias.reshape(1, o, 1)
