@@ -127,7 +127,7 @@ constexpr OpDef kOps[] = {
     {"softmax", OpKind::reduction, "", "softmax log_softmax", "",
      "exp(x) / sum(exp(x)) along an axis, shifted by the max (composed; npx.softmax too)", true, true, nullptr,
      nullptr, "float32"},
-    {"bmm", OpKind::linalg, "batch_dot", "bmm", "", "batched matrix products (composed: a dot per batch, stack)",
+    {"batch_dot", OpKind::linalg, "batch_dot", "bmm", "", "batched matrix products (one op: an sgemm per product)",
      true, true, nullptr, nullptr, "float32"},
     {"tile", OpKind::shape, "tile repeat", "repeat tile repeat_interleave", "",
      "copies along axes (composed: concat; or broadcast_to and reshape)", true, true},

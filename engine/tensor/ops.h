@@ -168,6 +168,12 @@ NDArray relu_grad(const NDArray& x, const NDArray& dy);
 
 // Matrix product of 2-D arrays through BLAS sgemm: op(a) x op(b).
 NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a = false, bool transpose_b = false);
+// The matrix products of a batch: (B, m, k) x (B, k, n) -> (B, m, n), each
+// operand's matrices optionally transposed (no copy), one op; float32. On
+// the CPU the batch is split among idle workers, each product one sgemm; on
+// a GPU a cuBLAS sgemm per product, on the op's stream. Differentiable:
+// its gradients are batch_dots again.
+NDArray batch_dot(const NDArray& a, const NDArray& b, bool transpose_a = false, bool transpose_b = false);
 // The transpose of a 2-D array (a copy).
 NDArray transpose(const NDArray& a);
 // The axes of a in the order given (a copy): dimension i of the result is

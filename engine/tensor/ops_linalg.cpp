@@ -135,6 +135,86 @@ NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose
   return out;
 }
 
+NDArray batch_dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose_b) {
+  static const trace::NameId kName = trace::intern("batch_dot");
+  ops_detail::check_pair(a, b, "batch_dot");
+  const Shape& sa = a.shape();
+  const Shape& sb = b.shape();
+  if (sa.ndim() != 3 || sb.ndim() != 3 || sa[0] != sb[0]) {
+    throw std::invalid_argument("batch_dot: needs two 3-D arrays of one batch size, got " + sa.to_string() + " and " +
+                                sb.to_string());
+  }
+  const int64_t batch = sa[0];
+  const int64_t m = transpose_a ? sa[2] : sa[1];
+  const int64_t k = transpose_a ? sa[1] : sa[2];
+  const int64_t kb = transpose_b ? sb[2] : sb[1];
+  const int64_t n = transpose_b ? sb[1] : sb[2];
+  if (k != kb) {
+    throw std::invalid_argument("batch_dot: inner dimensions differ (" + sa.to_string() + (transpose_a ? "^T" : "") +
+                                " x " + sb.to_string() + (transpose_b ? "^T" : "") + ")");
+  }
+  constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+  if (std::max({sa[1], sa[2], sb[1], sb[2]}) > kIntMax) {
+    throw std::invalid_argument("batch_dot: dimensions beyond " + std::to_string(kIntMax) +
+                                " are not supported by BLAS (" + sa.to_string() + " x " + sb.to_string() + ")");
+  }
+  NDArray out = NDArray::empty(a.context_ptr(), Shape{batch, m, n}, a.device());
+  Chunk* o = out.chunk();
+  ChunkRef pa = ops_detail::storage(a, "batch_dot");
+  ChunkRef pb = ops_detail::storage(b, "batch_dot");
+  const auto lda = static_cast<int>(sa[2]), ldb = static_cast<int>(sb[2]);
+  const auto im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
+  const int64_t step_a = sa[1] * sa[2], step_b = sb[1] * sb[2], step_c = m * n;
+  const double flops = 2.0 * static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) *
+                       static_cast<double>(k);
+  a.context().count_matmul_flops(flops >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(flops));
+  launch(
+      kName, "batch_dot", {&a, &b}, {&out},
+      [=](const RunContext& rc) {
+        const float* x = pa->data_for_read();
+        const float* y = pb->data_for_read();
+        float* c = o->data_for_write();
+        // The batch split among idle workers (a product each), when there is work for them.
+        const int helpers = help_capacity(rc);
+        const int parts = helpers == 0 ? 1
+                                       : static_cast<int>(std::min<double>(
+                                             {double(helpers + 1), double(batch), flops / kMinPartFlops}));
+        const auto products = [&](int64_t first, int64_t last) {
+          for (int64_t i = first; i < last; ++i) {
+            blas::sgemm(transpose_a, transpose_b, im, in, ik, 1.0f, x + i * step_a, lda, y + i * step_b, ldb, 0.0f,
+                        c + i * step_c, in);
+          }
+        };
+        if (parts <= 1) {
+          products(0, batch);
+          return;
+        }
+        run_parts(rc, parts, [&](int part) { products(batch * part / parts, batch * (part + 1) / parts); });
+      },
+      [=](const RunContext& rc) {
+        float* c = o->data_for_write();
+        if (batch == 0 || im == 0 || in == 0) return;
+        if (ik == 0) {
+          cuda::fill(rc.stream, c, batch * step_c, 0.0f);
+          return;
+        }
+        // A product per batch on the op's stream (cuBLAS's strided-batched call is not in the loaded table).
+        for (int64_t i = 0; i < batch; ++i) {
+          cuda::sgemm(rc.stream, transpose_a, transpose_b, im, in, ik, 1.0f, pa->data_for_read() + i * step_a, lda,
+                      pb->data_for_read() + i * step_b, ldb, 0.0f, c + i * step_c, in);
+        }
+      });
+  if (autograd::should_record({&a, &b})) {
+    autograd::record(kName, {&a, &b}, out, [a, b, transpose_a, transpose_b](const NDArray& dc, Need need) {
+      Grads g(2);
+      if (need[0]) g[0] = transpose_a ? batch_dot(b, dc, transpose_b, true) : batch_dot(dc, b, false, !transpose_b);
+      if (need[1]) g[1] = transpose_b ? batch_dot(dc, a, true, transpose_a) : batch_dot(a, dc, !transpose_a, false);
+      return g;
+    });
+  }
+  return out;
+}
+
 NDArray transpose(const NDArray& a) {
   static const trace::NameId kName = trace::intern("transpose");
   require_2d(a, "transpose");

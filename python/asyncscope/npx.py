@@ -1,8 +1,9 @@
 """MXNet's npx: the extensions beside its NumPy interface (`from asyncscope
 import np, npx`). set_np() is accepted (asyncscope's np arrays are always
 NumPy-style); waitall() is the sync point that waits for everything;
-relu, sigmoid, softmax, log_softmax, one_hot, pick and batch_dot are pushed
-as the ops they are made of; topk is the engine's sorting op."""
+relu, sigmoid, softmax, log_softmax, one_hot and pick are pushed as the
+ops they are made of; batch_dot is the engine's batch_dot op and topk its
+sorting op."""
 
 from . import _core
 from .context import Context, cpu, gpu
@@ -109,14 +110,9 @@ def pick(data, index, axis=-1, keepdims=False, mode="clip"):
 
 def batch_dot(a, b, transpose_a=False, transpose_b=False):
     """The matrix product of each pair of matrices of two batches (3-D arrays)."""
-    np = _core.np
     if a.ndim != 3 or b.ndim != 3:
         raise ValueError("batch_dot: 3-D arrays are needed, got %d-D and %d-D" % (a.ndim, b.ndim))
-    if transpose_a:
-        a = np.swapaxes(a, 1, 2)
-    if transpose_b:
-        b = np.swapaxes(b, 1, 2)
-    return np.matmul(a, b)
+    return _core.np._batch_dot(a, b, transpose_a, transpose_b)  # one op, the transposes without copies
 
 
 topk = _core.np.topk  # the k largest along an axis; ret_typ 'indices', 'value', 'both' or 'mask', as nd.topk

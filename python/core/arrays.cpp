@@ -124,7 +124,7 @@ namespace {
 
 // matmul with a batch: the matrices are the last two dimensions, the ones
 // before them broadcast (NumPy's rule). A 2-D right operand is one product of
-// all the left's rows; otherwise a product per batch (bmm).
+// all the left's rows; otherwise one batch_dot of the broadcast batches.
 NDArray batched_matmul(const NDArray& left, const NDArray& right, const NDArray& a, const NDArray& b, const char* op) {
   const Shape& l = left.shape();
   const Shape& r = right.shape();

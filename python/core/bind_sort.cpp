@@ -215,6 +215,10 @@ void bind_np_sorting(py::module_& np) {
     });
   }, py::arg("arr"), py::arg("indices"), py::arg("axis"),
      "arr's values at indices along axis, the same place along the others (axis None: arr flattened).");
+  // npx.batch_dot's op (python/asyncscope/npx.py).
+  np.def("_batch_dot", [](const NpArray& a, const NpArray& b, bool transpose_a, bool transpose_b) {
+    return push_as<NpArray>(a.a, [&] { return batch_dot(a.a, b.a, transpose_a, transpose_b); });
+  }, py::arg("a"), py::arg("b"), py::arg("transpose_a") = false, py::arg("transpose_b") = false);
   np.def("topk", [](const NpArray& x, py::object axis, int64_t k, const std::string& ret_typ, bool is_ascend,
                     py::object dtype) { return mxnet_topk(x, std::move(axis), k, ret_typ, is_ascend, std::move(dtype)); },
          py::arg("data"), py::arg("axis") = -1, py::arg("k") = 1, py::arg("ret_typ") = "indices",

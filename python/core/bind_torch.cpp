@@ -112,7 +112,7 @@ std::optional<std::string> grad_fn_name(const NDArray& x) {
       {"tanh", "TanhBackward0"},     {"sin", "SinBackward0"},          {"cos", "CosBackward0"},
       {"abs", "AbsBackward0"},       {"sum", "SumBackward0"},          {"sum_axis", "SumBackward1"},
       {"mean", "MeanBackward0"},     {"mean_axis", "MeanBackward1"},   {"norm", "NormBackward1"},
-      {"norm_axis", "NormBackward1"}, {"dot", "MmBackward0"},          {"reshape", "ViewBackward0"},
+      {"norm_axis", "NormBackward1"}, {"dot", "MmBackward0"}, {"batch_dot", "BmmBackward0"},          {"reshape", "ViewBackward0"},
       {"transpose", "TBackward0"},   {"permute", "PermuteBackward0"},  {"take", "IndexBackward0"},
       {"gather", "IndexBackward0"},  {"concat", "CatBackward0"},       {"copy", "CloneBackward0"},
       {"astype", "ToCopyBackward0"}, {"maximum", "MaximumBackward0"},  {"minimum", "MinimumBackward0"},

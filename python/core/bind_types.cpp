@@ -549,7 +549,7 @@ void bind_torch_shapes(py::module_& t) {
   t.def("repeat_interleave", interleave, py::arg("input"), py::arg("repeats"), py::arg("dim") = py::none());
   c.attr("repeat_interleave") = py::cpp_function(interleave, py::is_method(c), py::arg("repeats"), py::arg("dim") = py::none());
   t.def("bmm", [](const Tensor& a, const Tensor& b) { return push_as<Tensor>(a.a, [&] { return bmm_of(a.a, b.a, "bmm"); }); },
-        py::arg("input"), py::arg("mat2"), "Batched matrix product of (B, n, m) and (B, m, p) tensors (a dot per batch).");
+        py::arg("input"), py::arg("mat2"), "Batched matrix product of (B, n, m) and (B, m, p) tensors (one batch_dot op).");
   // Pickling: the values, rebuilt by torch.tensor (on the CPU, without autograd).
   c.attr("__reduce__") = py::cpp_function([](const Tensor& x) {
     return py::make_tuple(torch_attr("_rebuild"), py::make_tuple(to_numpy(x.a, trace::SyncKind::to_host)));
@@ -636,9 +636,10 @@ void bind_nd_shapes(py::module_& nd) {
 }
 
 void bind_nd_more(py::module_& nd) {
-  nd.def("batch_dot", [](const MxArray& a, const MxArray& b) {
-    return push_as<MxArray>(a.a, [&] { return bmm_of(a.a, b.a, "batch_dot"); });
-  }, py::arg("lhs"), py::arg("rhs"), "Batched matrix product of (B, n, m) and (B, m, p) arrays.");
+  nd.def("batch_dot", [](const MxArray& a, const MxArray& b, bool transpose_a, bool transpose_b) {
+    return push_as<MxArray>(a.a, [&] { return batch_dot(a.a, b.a, transpose_a, transpose_b); });
+  }, py::arg("lhs"), py::arg("rhs"), py::arg("transpose_a") = false, py::arg("transpose_b") = false,
+     "Batched matrix product of (B, n, m) and (B, m, p) arrays, either transposed (no copy): one op.");
   bind_tile_repeat<MxArray>(nd, "data", "data");
   nd.def("random_multinomial", [](const MxArray& data, py::object shape, bool get_prob, py::object dtype) {
     if (get_prob) throw py::value_error("multinomial: get_prob=True is not supported");

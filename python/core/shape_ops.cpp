@@ -235,15 +235,7 @@ NDArray bmm_of(const NDArray& a, const NDArray& b, const char* op) {
     throw std::invalid_argument(std::string(op) + ": needs (B, n, m) and (B, m, p) arrays, got " +
                                 a.shape().to_string() + " and " + b.shape().to_string());
   }
-  const int64_t batch = a.shape()[0];
-  if (batch == 0) return full(a.context_ptr(), Shape{0, a.shape()[1], b.shape()[2]}, 0.0, a.dtype(), a.device());
-  std::vector<NDArray> products;
-  for (int64_t i = 0; i < batch; ++i) {
-    const NDArray ai = reshape(slice_axis(a, 0, i, i + 1), Shape{a.shape()[1], a.shape()[2]});
-    const NDArray bi = reshape(slice_axis(b, 0, i, i + 1), Shape{b.shape()[1], b.shape()[2]});
-    products.push_back(dot(ai, bi));
-  }
-  return stack(products, 0);
+  return batch_dot(a, b);
 }
 
 }  // namespace asyncscope::python

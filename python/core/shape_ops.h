@@ -53,7 +53,7 @@ NDArray tile_of(const NDArray& a, const std::vector<int64_t>& reps, const char* 
 // Each element repeated n times along axis (every axis flattened first when
 // none): NumPy's repeat, PyTorch's repeat_interleave.
 NDArray repeat_of(const NDArray& a, int64_t n, std::optional<int> axis, const char* op);
-// The batched matrix product of (B, n, m) and (B, m, p) arrays: one dot per batch, stacked.
+// The batched matrix product of (B, n, m) and (B, m, p) arrays (batch_dot: one op), the shapes checked with `op`.
 NDArray bmm_of(const NDArray& a, const NDArray& b, const char* op);
 
 // NumPy's tile(A, reps) and repeat(a, repeats, axis=None) as functions of

@@ -179,6 +179,8 @@ class Npx(unittest.TestCase):
     def test_batch_dot(self):
         got = npx.batch_dot(anp.array(B), anp.array(B), transpose_b=True).asnumpy()
         onp.testing.assert_allclose(got, B @ B.transpose(0, 2, 1), rtol=1e-5, atol=1e-5)
+        got = npx.batch_dot(anp.array(B), anp.array(B), transpose_a=True).asnumpy()
+        onp.testing.assert_allclose(got, B.transpose(0, 2, 1) @ B, rtol=1e-5, atol=1e-5)
         with self.assertRaises(ValueError):
             npx.batch_dot(anp.array(M), anp.array(M))
 

@@ -350,6 +350,10 @@ class MXNetTypes(unittest.TestCase):
         b = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
         c = np.arange(8, dtype=np.float32).reshape(2, 4, 1)
         np.testing.assert_allclose(nd.batch_dot(nd.array(b), nd.array(c)).asnumpy(), b @ c)
+        np.testing.assert_allclose(nd.batch_dot(nd.array(b), nd.array(b), transpose_a=True).asnumpy(),
+                                   b.transpose(0, 2, 1) @ b)
+        np.testing.assert_allclose(nd.batch_dot(nd.array(c), nd.array(b), True, True).asnumpy(),
+                                   c.transpose(0, 2, 1) @ b.transpose(0, 2, 1))
         s = nd.random.shuffle(nd.array(a)).asnumpy()
         self.assertEqual(sorted(map(tuple, s.tolist())), sorted(map(tuple, a.tolist())))
         import pickle

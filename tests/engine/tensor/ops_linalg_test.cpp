@@ -1,4 +1,5 @@
 // dot counts its 2mnk flops on the context at push (the demos' GFLOP/s);
+// batch_dot's products, transposes, gradients and refusals;
 // reshape as a view: no op is pushed, the storage (and the engine var) is
 // shared with the base, -1 is inferred, and a view keeps its base's storage
 // alive after the base's handles are gone.
@@ -9,6 +10,7 @@
 
 #include "engine/tensor/ops.h"
 #include "engine/trace/model.h"
+#include "support/grad_check.h"
 #include "support/reference_matmul.h"
 #include "support/timeout.h"
 
@@ -57,6 +59,75 @@ TEST(DotInParts, EveryTransposeAndBothSplitDirectionsMatchTheTripleLoop) {
           for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(want[i] - got[i]));
           EXPECT_LT(worst, 1e-3) << m << "x" << k << " by " << k << "x" << n << " ta=" << ta << " tb=" << tb;
         }
+      }
+    }
+  });
+}
+
+// batch_dot: every product of a batch, every transpose combination, against
+// the triple loop; split among the workers when the batch is large enough;
+// one op on the trace; gradients against finite differences; refusals.
+TEST(BatchDot, EveryProductAndTransposeMatchesTheTripleLoopInOneOp) {
+  testing::run_with_timeout([] {
+    Context::Options options;
+    options.engine.cpu_workers = 2;
+    auto recorder = std::make_shared<trace::Recorder>();
+    options.engine.recorder = recorder;
+    ContextPtr c = Context::create(options);
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    struct Case {
+      int64_t batch, m, k, n;
+    };
+    int pushed = 0;
+    for (const Case& shape : {Case{5, 3, 4, 2}, Case{37, 64, 48, 80}, Case{1, 7, 0, 3}}) {
+      const int64_t bsz = shape.batch, m = shape.m, k = shape.k, n = shape.n;
+      for (bool ta : {false, true}) {
+        for (bool tb : {false, true}) {
+          std::vector<float> va(static_cast<size_t>(bsz * m * k)), vb(static_cast<size_t>(bsz * k * n));
+          for (float& x : va) x = value(rng);
+          for (float& x : vb) x = value(rng);
+          const NDArray a = from_host(c, ta ? Shape{bsz, k, m} : Shape{bsz, m, k}, va);
+          const NDArray b = from_host(c, tb ? Shape{bsz, n, k} : Shape{bsz, k, n}, vb);
+          const NDArray out = batch_dot(a, b, ta, tb);
+          ++pushed;
+          ASSERT_EQ(out.shape(), (Shape{bsz, m, n}));
+          const std::vector<float> got = out.to_host();
+          for (int64_t i = 0; i < bsz; ++i) {
+            const std::vector<float> ai(va.begin() + i * m * k, va.begin() + (i + 1) * m * k);
+            const std::vector<float> bi(vb.begin() + i * k * n, vb.begin() + (i + 1) * k * n);
+            const std::vector<double> want = testing::reference_matmul(ai, bi, m, k, n, ta, tb);
+            for (size_t j = 0; j < want.size(); ++j) {
+              ASSERT_NEAR(got[static_cast<size_t>(i * m * n) + j], want[j], 1e-4)
+                  << "product " << i << " of " << bsz << "x" << m << "x" << k << "x" << n << " ta=" << ta << " tb=" << tb;
+            }
+          }
+        }
+      }
+    }
+    c->wait_all();
+    const trace::TraceModel model = trace::snapshot(*recorder);
+    int ops = 0;
+    for (const trace::OpInfo& op : model.ops) {
+      if (op.known() && model.op_name(op) == "batch_dot") ++ops;
+    }
+    EXPECT_EQ(ops, pushed);
+    EXPECT_THROW(batch_dot(ones(c, {2, 3, 4}), ones(c, {3, 4, 5})), std::invalid_argument);
+    EXPECT_THROW(batch_dot(ones(c, {2, 3, 4}), ones(c, {2, 5, 4})), std::invalid_argument);
+    EXPECT_THROW(batch_dot(ones(c, {3, 4}), ones(c, {4, 5})), std::invalid_argument);
+  });
+}
+
+TEST(BatchDot, GradientsMatchFiniteDifferencesForEveryTranspose) {
+  testing::run_with_timeout([] {
+    testing::GradFixture fx;
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        SCOPED_TRACE(std::string("ta=") + (ta ? "1" : "0") + " tb=" + (tb ? "1" : "0"));
+        testing::expect_gradients_match(fx.ctx, [ta, tb](const std::vector<NDArray>& x) {
+          return batch_dot(x[0], x[1], ta, tb);
+        }, {ta ? Shape{2, 4, 3} : Shape{2, 3, 4}, tb ? Shape{2, 5, 4} : Shape{2, 4, 5}},
+           {testing::host_random(24, 3), testing::host_random(40, 4)});
       }
     }
   });
