@@ -424,6 +424,23 @@ TEST(Cuda, OpsOfEveryTypeMatchTheCpu) {
         keep(top.indices);
         keep(take_along_axis(s, argsort(s, 2, true), 2));
       }
+      // batch_dot, every transpose; take_along_axis's gradient (a broadcast array, repeated picks).
+      const NDArray f32 = astype(f, DType::float32);  // (2, 3, 4)
+      keep(batch_dot(f32, f32, false, true));
+      keep(batch_dot(f32, f32, true, false));
+      keep(batch_dot(f32, reshape(f32, Shape{2, 4, 3})));
+      NDArray row = astype(reshape(slice_axis(f, 0, 0, 1), Shape{1, 12}), DType::float32);
+      row.attach_grad();
+      NDArray picked_sum;
+      {
+        autograd::Record record;
+        const NDArray picks = astype(reshape(mod(i, full(ctx, Shape{}, 5.0, DType::int64, dev)), Shape{2, 12}),
+                                     DType::int64);
+        NDArray picked = take_along_axis(row, picks, 1);
+        picked_sum = sum(picked * picked);
+      }
+      picked_sum.backward();
+      keep(row.grad());
       Selection sel;  // m[:, ::2, ::-3] of 2 x 3 x 4
       sel.offset = 3;
       sel.shape = Shape{2, 2, 2};
