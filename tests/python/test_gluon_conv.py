@@ -60,6 +60,29 @@ class Conv(unittest.TestCase):
                                           _pair(config.get("dilation", 1)), config.get("groups", 1))
                     onp.testing.assert_allclose(y.asnumpy(), want, rtol=1e-4, atol=1e-4)
 
+    def test_one_dimensional_layers(self):
+        seq = X.reshape(2, 4, 72)
+        for flavour in (nd, np):
+            with self.subTest(flavour=flavour.__name__), _edition(flavour):
+                conv = nn.Conv1D(6, kernel_size=3, strides=2, padding=1, groups=2)
+                conv.initialize(init.Normal(0.5))
+                y = conv(flavour.array(seq))
+                self.assertEqual(conv.weight.shape, (6, 2, 3))  # MXNet's (channels, in / groups, k)
+                w = conv.weight.data().asnumpy()[:, :, None, :]
+                want = conv_reference(seq[:, :, None, :], w, conv.bias.data().asnumpy(), (1, 2), (0, 1), (1, 1), 2)
+                onp.testing.assert_allclose(y.asnumpy(), want[:, :, 0], rtol=1e-4, atol=1e-4)
+                self.assertEqual(repr(conv), "Conv1D(4 -> 6, kernel_size=(3,), stride=(2,), padding=(1,))")
+                pooled = nn.MaxPool1D(3, 2, 1)(flavour.array(seq)).asnumpy()
+                padded = onp.pad(seq, ((0, 0), (0, 0), (1, 1)), constant_values=-onp.inf)
+                onp.testing.assert_array_equal(pooled, onp.stack([padded[..., i:i + 3].max(axis=2)
+                                                                  for i in range(0, 72, 2)], axis=2))
+                onp.testing.assert_allclose(nn.AvgPool1D(4)(flavour.array(seq)).asnumpy(),
+                                            seq.reshape(2, 4, 18, 4).mean(axis=3), rtol=1e-5, atol=1e-7)
+                onp.testing.assert_array_equal(nn.GlobalMaxPool1D()(flavour.array(seq)).asnumpy(),
+                                               seq.max(axis=2, keepdims=True))
+                onp.testing.assert_allclose(nn.GlobalAvgPool1D()(flavour.array(seq)).asnumpy(),
+                                            seq.mean(axis=2, keepdims=True), rtol=1e-5, atol=1e-7)
+
     def test_the_weight_shape_comes_from_the_first_batch_and_biases_start_at_zero(self):
         conv = nn.Conv2D(5, 3, in_channels=0, activation="relu")
         conv.initialize()

@@ -51,6 +51,17 @@ CASES = {
     "batch_norm eval": lambda T, x: T.nn.functional.batch_norm(x, T.tensor([0.5, -1.0, 0.0]), T.tensor([2.0, 1.0, 0.5]),
                                                                T.tensor([1.5, 1.0, -1.0]), T.tensor([0.0, 1.0, 2.0])),
     "batch_norm training": lambda T, x: T.nn.functional.batch_norm(x, None, None, training=True),
+    # 1-D: a (N, C, L) view of the same values
+    "conv1d": lambda T, x: T.nn.functional.conv1d(x.reshape(2, 3, 72), T.tensor(W[:, :, 0].copy()), T.tensor(BIAS),
+                                                  stride=2, padding=1),
+    "conv1d same dilation groups": lambda T, x: T.nn.functional.conv1d(x.reshape(2, 3, 72), T.tensor(W_GROUPS[:, :, 0]),
+                                                                       padding="same", dilation=2, groups=3),
+    "max_pool1d": lambda T, x: T.nn.functional.max_pool1d(x.reshape(2, 3, 72), 3, stride=2, padding=1),
+    "avg_pool1d": lambda T, x: T.nn.functional.avg_pool1d(x.reshape(2, 3, 72), 4, ceil_mode=True),
+    "adaptive pools 1d": lambda T, x: T.cat([T.nn.functional.adaptive_avg_pool1d(x.reshape(2, 3, 72), 5),
+                                             T.nn.functional.adaptive_max_pool1d(x.reshape(2, 3, 72), 5)], dim=2),
+    "1d modules": lambda T, x: T.nn.Sequential(T.nn.MaxPool1d(2), T.nn.AvgPool1d(3, 1, 1), T.nn.AdaptiveMaxPool1d(1))(
+        x.reshape(6, 72)),
 }
 
 
@@ -89,6 +100,13 @@ class AgainstPyTorch(unittest.TestCase):
         self.assertEqual(repr(conv), repr(real_torch.nn.Conv2d(3, 8, 5, stride=2, padding=2)))
         self.assertEqual(repr(atorch.nn.BatchNorm2d(4)), repr(real_torch.nn.BatchNorm2d(4)))
         self.assertEqual(tuple(conv(atorch.ones(1, 3, 16, 16)).shape), (1, 8, 8, 8))
+        for make in (lambda nn: nn.Conv1d(3, 6, 3, stride=2, padding=1), lambda nn: nn.Conv1d(4, 8, 5, groups=2,
+                                                                                               padding="same"),
+                     lambda nn: nn.MaxPool1d(3, 2), lambda nn: nn.AvgPool1d(2), lambda nn: nn.AdaptiveAvgPool1d(4)):
+            self.assertEqual(repr(make(atorch.nn)), repr(make(real_torch.nn)))
+        one = atorch.nn.Conv1d(4, 8, 5, groups=2)
+        self.assertEqual(tuple(one.weight.shape), (8, 2, 5))
+        self.assertEqual(sorted(one.state_dict()), sorted(real_torch.nn.Conv1d(4, 8, 5, groups=2).state_dict()))
 
     def test_batch_norm_running_statistics_and_modes(self):
         for ours, theirs, shape in ((atorch.nn.BatchNorm2d(3), real_torch.nn.BatchNorm2d(3), X.shape),

@@ -29,8 +29,9 @@ hybridized MXNet block would run as one cached graph).
 Dense (its input size taken from the first batch), ReLU and the names of
 blocks made inside `with net.name_scope():` are the C++ layers'
 (engine/nn); Sequential, HybridSequential, Activation, Dropout, Flatten,
-Conv2D, MaxPool2D, AvgPool2D, GlobalAvgPool2D, GlobalMaxPool2D and
-BatchNorm are defined here, out of the nd (or np) ops. save_parameters() writes a NumPy .npz
+Conv1D, Conv2D, MaxPool1D / 2D, AvgPool1D / 2D, GlobalAvgPool1D / 2D,
+GlobalMaxPool1D / 2D and BatchNorm are defined here, out of the nd (or
+np) ops. save_parameters() writes a NumPy .npz
 file of the parameters by their names below the block; load_parameters()
 reads one back into a block of the same structure.
 
@@ -538,6 +539,112 @@ class Conv2D(HybridBlock):
             ", Activation(%s)" % self._act if self._act else "")
 
 
+def _widths(v):
+    """The width of an int or a 1-element tuple (MXNet's 1-D arguments)."""
+    return v[0] if isinstance(v, (tuple, list)) else v
+
+
+class Conv1D(Conv2D):
+    """A 1-D convolution of (N, C, W) input: Conv2D over a height of 1, its
+    weight (channels, in_channels / groups, k)."""
+
+    def __init__(self, channels, kernel_size, strides=1, padding=0, dilation=1, groups=1, layout="NCW",
+                 activation=None, use_bias=True, weight_initializer=None, bias_initializer="zeros", in_channels=0,
+                 **kwargs):
+        if layout != "NCW":
+            raise ValueError("Conv1D: layout %r is not supported (NCW only)" % (layout,))
+        k = _widths(kernel_size)
+        super().__init__(channels, (1, k), (1, _widths(strides)), (0, _widths(padding)), (1, _widths(dilation)),
+                         groups, "NCHW", activation, use_bias, weight_initializer, bias_initializer, in_channels,
+                         **kwargs)
+        # MXNet's Conv1D weight is (channels, in_channels / groups, k): made again in that shape.
+        self._reg_params.pop("weight")
+        self.weight = self.params.get("weight", shape=(channels, in_channels // groups, k),
+                                      init=_initializer(weight_initializer))
+        object.__setattr__(self, "_k1", k)
+
+    def forward(self, x, *args):
+        if x.ndim != 3:
+            raise ValueError("Conv1D: needs input (batch, channels, width), got shape %s" % (x.shape,))
+        if self.weight.shape[1] == 0:
+            if x.shape[1] % self._groups:
+                raise ValueError("Conv1D: %d input channels do not split into %d groups" % (x.shape[1], self._groups))
+            self.weight._set_shape((self._channels, x.shape[1] // self._groups, self._k1))
+        params = {name: p.data() for name, p in self._reg_params.items()}
+        weight = params.pop("weight")
+        w4 = weight.reshape((weight.shape[0], weight.shape[1], 1, weight.shape[2]))
+        x4 = x.reshape((x.shape[0], x.shape[1], 1, x.shape[2]))
+        out = self.hybrid_forward(_np() if _is_np(x) else _nd, x4, w4, **params)
+        return out.reshape((out.shape[0], out.shape[1], out.shape[3]))
+
+    def __repr__(self):
+        shape = self.weight.shape
+        return "Conv1D(%s -> %d, kernel_size=(%d,), stride=(%d,)%s%s)" % (
+            shape[1] * self._groups if shape[1] else None, self._channels, self._k1, self._strides[1],
+            ", padding=(%d,)" % self._padding[1] if self._padding[1] else "",
+            ", Activation(%s)" % self._act if self._act else "")
+
+
+class _Pool1D(HybridBlock):
+    def __init__(self, two_d, kind, **kwargs):
+        super().__init__(**kwargs)
+        self._pool, self._kind = two_d, kind
+
+    def hybrid_forward(self, F, x):
+        if x.ndim != 3:
+            raise ValueError("%s: needs input (batch, channels, width), got shape %s" % (self._kind, x.shape))
+        out = self._pool.hybrid_forward(F, x.reshape((x.shape[0], x.shape[1], 1, x.shape[2])))
+        return out.reshape((out.shape[0], out.shape[1], out.shape[3]))
+
+    def __repr__(self):
+        p = self._pool
+        return "%s(size=(%d,), stride=(%d,), padding=(%d,), ceil_mode=%s)" % (
+            self._kind, p._kernel[1], p._strides[1], p._padding[1], p._ceil)
+
+
+class MaxPool1D(_Pool1D):
+    """The largest of each pool_size window along the width."""
+
+    def __init__(self, pool_size=2, strides=None, padding=0, layout="NCW", ceil_mode=False, **kwargs):
+        if layout != "NCW":
+            raise ValueError("MaxPool1D: layout %r is not supported (NCW only)" % (layout,))
+        pool = MaxPool2D((1, _widths(pool_size)), None if strides is None else (1, _widths(strides)),
+                         (0, _widths(padding)), ceil_mode=ceil_mode)
+        super().__init__(pool, "MaxPool1D", **kwargs)
+
+
+class AvgPool1D(_Pool1D):
+    """The mean of each pool_size window along the width."""
+
+    def __init__(self, pool_size=2, strides=None, padding=0, layout="NCW", ceil_mode=False, count_include_pad=True,
+                 **kwargs):
+        if layout != "NCW":
+            raise ValueError("AvgPool1D: layout %r is not supported (NCW only)" % (layout,))
+        pool = AvgPool2D((1, _widths(pool_size)), None if strides is None else (1, _widths(strides)),
+                         (0, _widths(padding)), ceil_mode=ceil_mode, count_include_pad=count_include_pad)
+        super().__init__(pool, "AvgPool1D", **kwargs)
+
+
+class GlobalMaxPool1D(HybridBlock):
+    """The largest along each channel's width: (N, C, 1)."""
+
+    def hybrid_forward(self, F, x):
+        return F.max(x, axis=2, keepdims=True)
+
+    def __repr__(self):
+        return "GlobalMaxPool1D"
+
+
+class GlobalAvgPool1D(HybridBlock):
+    """The mean along each channel's width: (N, C, 1)."""
+
+    def hybrid_forward(self, F, x):
+        return F.mean(x, axis=2, keepdims=True)
+
+    def __repr__(self):
+        return "GlobalAvgPool1D"
+
+
 class _Pool2D(HybridBlock):
     def __init__(self, pool_size, strides, padding, ceil_mode, layout, kind, count_include_pad=True, **kwargs):
         if layout != "NCHW":
@@ -674,4 +781,5 @@ class BatchNorm(HybridBlock):
 
 
 __all__ = ["Block", "HybridBlock", "Sequential", "HybridSequential", "Dense", "ReLU", "Activation", "Dropout",
-           "Flatten", "Conv2D", "MaxPool2D", "AvgPool2D", "GlobalAvgPool2D", "GlobalMaxPool2D", "BatchNorm"]
+           "Flatten", "Conv2D", "MaxPool2D", "AvgPool2D", "GlobalAvgPool2D", "GlobalMaxPool2D", "BatchNorm", "Conv1D",
+           "MaxPool1D", "AvgPool1D", "GlobalMaxPool1D", "GlobalAvgPool1D"]

@@ -2,7 +2,8 @@
 ModuleDict, the layers a reader writes first (Linear, LazyLinear, ReLU,
 Sigmoid, Tanh, Softmax, Flatten, Unflatten, Dropout, Identity), more
 activations (LeakyReLU, ELU, SiLU, Softplus, GELU), LayerNorm, Embedding,
-Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, BatchNorm1d / 2d, the
+Conv1d / Conv2d, MaxPool1d / 2d, AvgPool1d / 2d, AdaptiveAvgPool1d / 2d,
+AdaptiveMaxPool1d, BatchNorm1d / 2d, the
 recurrent RNN, LSTM, GRU and their cells (nn/rnn.py), Parameter, the losses (MSELoss, L1Loss, CrossEntropyLoss, NLLLoss,
 BCELoss, BCEWithLogitsLoss, HuberLoss, SmoothL1Loss) and nn.functional /
 nn.init.
@@ -722,6 +723,92 @@ class Conv2d(Module):
         return text + ("" if self.bias is not None else ", bias=False")
 
 
+class Conv1d(Conv2d):
+    """A 1-D convolution of (N, C, L) input: weight (out, in / groups, k),
+    bias (out,), U(-1/sqrt(fan_in), 1/sqrt(fan_in)) at first as PyTorch's;
+    Conv2d's work over a height of 1."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        one = functional._single
+        super().__init__(in_channels, out_channels, (1, one(kernel_size, "kernel_size")), (1, one(stride, "stride")),
+                         padding if isinstance(padding, str) else (0, one(padding, "padding")),
+                         (1, one(dilation, "dilation")), groups, bias, padding_mode)
+        with _torch.no_grad():
+            self.weight = Parameter(self.weight.detach().reshape(out_channels, in_channels // groups,
+                                                                 self.kernel_size[1]))
+
+    def forward(self, input):
+        return functional.conv1d(input, self.weight, self.bias, self.stride[1],
+                                 self.padding if isinstance(self.padding, str) else self.padding[1], self.dilation[1],
+                                 self.groups)
+
+    def extra_repr(self):
+        text = "%d, %d, kernel_size=(%d,), stride=(%d,)" % (self.in_channels, self.out_channels, self.kernel_size[1],
+                                                            self.stride[1])
+        if isinstance(self.padding, str) or self.padding[1]:
+            text += ", padding=%s" % (self.padding if isinstance(self.padding, str) else "(%d,)" % self.padding[1])
+        if self.dilation[1] != 1:
+            text += ", dilation=(%d,)" % self.dilation[1]
+        if self.groups != 1:
+            text += ", groups=%d" % self.groups
+        return text + ("" if self.bias is not None else ", bias=False")
+
+
+class MaxPool1d(Module):
+    """The largest of each kernel_size window along the last dim."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
+        self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
+
+    def forward(self, input):
+        return functional.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                     self.ceil_mode, self.return_indices)
+
+    def extra_repr(self):
+        return "kernel_size=%s, stride=%s, padding=%s, dilation=%s, ceil_mode=%s" % (
+            self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
+
+
+class AvgPool1d(Module):
+    """The mean of each kernel_size window along the last dim."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return functional.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                     self.count_include_pad)
+
+    def extra_repr(self):
+        return "kernel_size=(%s,), stride=(%s,), padding=(%s,)" % (self.kernel_size, self.stride, self.padding)
+
+
+class AdaptiveAvgPool1d(Module):
+    """The mean over output_size windows spread along the last dim."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return functional.adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self):
+        return "output_size=%s" % (self.output_size,)
+
+
+class AdaptiveMaxPool1d(AdaptiveAvgPool1d):
+    """The largest over output_size windows spread along the last dim."""
+
+    def forward(self, input):
+        return functional.adaptive_max_pool1d(input, self.output_size)
+
+
 class MaxPool2d(Module):
     """The largest of each kernel_size window, stride apart (kernel_size by default)."""
 
@@ -931,7 +1018,8 @@ class SmoothL1Loss(_Loss):
         return functional.smooth_l1_loss(input, target, self.reduction, self.beta)
 
 
-__all__ += ["Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d"]
+__all__ += ["Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "Conv1d",
+            "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]
 __all__ += ["LeakyReLU", "ELU", "SiLU", "Softplus", "GELU", "LayerNorm", "Embedding", "Unflatten", "ModuleDict",
             "NLLLoss", "BCELoss", "HuberLoss", "SmoothL1Loss"]
 

@@ -2,8 +2,9 @@
 tanh, softmax, log_softmax, leaky_relu, elu, silu, softplus, gelu), losses
 (mse, l1, cross_entropy, nll, binary_cross_entropy(_with_logits), huber,
 smooth_l1), dropout, linear, layer_norm, embedding, one_hot, normalize,
-cosine_similarity, pairwise_distance, pad, conv2d, max_pool2d, avg_pool2d,
-adaptive_avg_pool2d and batch_norm as functions of tensors. Each is made of the engine's ops, so
+cosine_similarity, pairwise_distance, pad, conv1d / conv2d, max_pool1d /
+max_pool2d, avg_pool1d / avg_pool2d, adaptive_avg_pool1d / 2d,
+adaptive_max_pool1d and batch_norm as functions of tensors. Each is made of the engine's ops, so
 every call is pushed and returns at once, is recorded for autograd, and
 shows on the timeline with the line that called it."""
 
@@ -290,6 +291,75 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         out = out + bias.reshape(1, o, 1)
     out = out.reshape(n, o, ho, wo)
     return out.squeeze(0) if unbatched else out
+
+
+def _one_d(input, name):
+    """(N, C, L) or (C, L) input as (N, C, 1, L), and whether it came without the batch dim."""
+    if input.ndim == 2:
+        return input.unsqueeze(0).unsqueeze(2), True
+    if input.ndim != 3:
+        raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to %s, but got input of size: %s"
+                           % (name, list(input.shape)))
+    return input.unsqueeze(2), False
+
+
+def _back_to_1d(out, unbatched):
+    out = out.squeeze(2)
+    return out.squeeze(0) if unbatched else out
+
+
+def _single(v, name):
+    if isinstance(v, (tuple, list)):
+        if len(v) != 1:
+            raise RuntimeError("%s must be an int or a 1-element tuple, got %r" % (name, v))
+        return v[0]
+    return v
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """The 1-D cross-correlation of input (N, C, L) with weight (O, C /
+    groups, k): conv2d over a height of 1."""
+    x, unbatched = _one_d(input, "conv1d")
+    pad = padding if isinstance(padding, str) else (0, _single(padding, "padding"))
+    out = conv2d(x, weight.unsqueeze(2), bias, (1, _single(stride, "stride")), pad, (1, _single(dilation, "dilation")),
+                 groups)
+    return _back_to_1d(out, unbatched)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The largest of each window along the last dim."""
+    x, unbatched = _one_d(input, "max_pool1d")
+    k = _single(kernel_size, "kernel_size")
+    s = k if stride is None else _single(stride, "stride")
+    out = max_pool2d(x, (1, k), (1, s), (0, _single(padding, "padding")), (1, _single(dilation, "dilation")),
+                     ceil_mode, return_indices)
+    return _back_to_1d(out, unbatched)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """The mean of each window along the last dim."""
+    x, unbatched = _one_d(input, "avg_pool1d")
+    k = _single(kernel_size, "kernel_size")
+    s = k if stride is None else _single(stride, "stride")
+    out = avg_pool2d(x, (1, k), (1, s), (0, _single(padding, "padding")), ceil_mode, count_include_pad)
+    return _back_to_1d(out, unbatched)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """The mean over output_size windows spread along the last dim."""
+    x, unbatched = _one_d(input, "adaptive_avg_pool1d")
+    return _back_to_1d(adaptive_avg_pool2d(x, (1, _single(output_size, "output_size"))), unbatched)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """The largest over output_size windows spread along the last dim."""
+    if return_indices:
+        raise NotImplementedError("adaptive_max_pool1d: return_indices is not supported")
+    x, unbatched = _one_d(input, "adaptive_max_pool1d")
+    n = _single(output_size, "output_size")
+    length = x.shape[-1]
+    cells = [x[..., (i * length) // n:-(-((i + 1) * length) // n)].amax(dim=-1) for i in range(n)]
+    return _back_to_1d(_torch.stack(cells, dim=-1), unbatched)
 
 
 def _pool_setup(input, kernel_size, stride, padding, dilation, ceil_mode, name):
