@@ -3,8 +3,6 @@
 #if ASYNCSCOPE_HAS_PYTHON
 #include <Python.h>  // first, as Python asks
 #endif
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +17,7 @@
 #include <sstream>
 
 #include "app/cli_attach.h"
+#include "app/cli_profile.h"
 #include "app/cli_report.h"
 #include "app/interrupt.h"
 #include "engine/base/allocator.h"
@@ -31,6 +30,7 @@
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/profile_model.h"
 #include "engine/trace/insight.h"
+#include "engine/trace/live.h"
 #include "engine/trace/model.h"
 #include "engine/trace/source_lines.h"
 #if ASYNCSCOPE_HAS_PYTHON
@@ -175,8 +175,9 @@ int open_gui(const std::vector<std::string>& extras, GuiRequest request, std::os
       request.params.emplace_back(param, text);
     }
     if (!request.screenshot.empty()) {
-      if (const std::string why = check_writable(request.screenshot); !why.empty()) {
-        throw std::invalid_argument("cannot write --screenshot " + quote(request.screenshot) + ": " + why);
+      if (const std::string why = check_outputs({{"--screenshot", request.screenshot}}, {{"the script", request.script}});
+          !why.empty()) {
+        throw std::invalid_argument(why);
       }
     }
     if (!request.vary.empty() && !request.run) throw std::invalid_argument("--vary needs --run");
@@ -234,8 +235,8 @@ struct CommandLine {
   bool diff_complete_steps = false;
   // attach [PID]
   CLI::App* attach = nullptr;
-  int attach_pid = 0;
-  bool attach_list = false, attach_print = false;
+  std::string attach_pid;
+  bool attach_list = false, attach_print = false, attach_from_start = false;
   double attach_seconds = 0;
   std::string attach_trace;
   GuiRequest attach_request;
@@ -315,12 +316,14 @@ CommandLine::CommandLine() {
       "attach",
       "Follow a running program that publishes its trace (started with ASYNCSCOPE_SERVE=1, or calling "
       "asyncscope.serve()): live in the app, or headless with --seconds, --trace or --print");
-  attach->add_option("PID", attach_pid, "the program's process id (default: the only one that publishes; see --list)")
-      ->check(CLI::Range(1, 1 << 30));
+  attach->add_option("PID", attach_pid, "the program's process id (default: the only one that publishes; see --list)");
   attach->add_flag("--list", attach_list, "list this user's programs that publish, and exit");
   attach->add_option("--seconds", attach_seconds,
-                     "headless: follow for at most this long (default: until the program ends, or Ctrl+C)")
-      ->check(CLI::Range(0.0, 1e6));
+                     "headless: follow for at most this long (default: until the program ends, or Ctrl+C; a "
+                     "headless attach keeps at most " + std::to_string(kMaxAttachOps) + " ops)");
+  attach->add_flag("--from-start", attach_from_start,
+                   "receive everything the program recorded since it started (default: from " +
+                       std::to_string(trace::kDefaultCatchUp.count()) + " s before attaching on)");
   attach->add_option("--trace", attach_trace, "headless: write what arrived as Chrome trace JSON");
   attach->add_flag("--print", attach_print, "headless: describe what arrived on the terminal");
   add_window_options(*attach, attach_request);
@@ -340,7 +343,8 @@ CommandLine::CommandLine() {
       "profile",
       "Run a Python program with the real PyTorch of this build's python3 under its profiler (CPU, and CUDA where "
       "it has a GPU; memory; stacks), then open its trace");
-  profile->add_option("--trace", profile_trace, "keep the trace here (default: a temporary file, named on stderr)");
+  profile->add_option("--trace", profile_trace,
+                      "keep the trace here (default: a private temporary folder, removed at the end)");
   profile->add_flag("--print", profile_print, "describe the trace on the terminal instead of opening the window");
   profile->add_option("--json", profile_json, "write what the trace answers as JSON instead of opening the window");
   profile->add_option("SCRIPT", profile_args, "the program and its arguments (options of asyncscope come before it)")
@@ -393,9 +397,17 @@ int view_command(CommandLine& cl, std::ostream& out, std::ostream& err, const Gu
                "or 2: for the rest), FROM before TO");
       return 2;
     }
-    return report_trace(cl.view_path, options, cl.view_print, cl.view->count("--json") > 0 ? &cl.view_json : nullptr,
-                        out, err, cl.view->count("--svg") > 0 ? &cl.view_svg : nullptr, cl.view_svg_width, from, to,
-                        cl.view->count("--title") > 0 ? &cl.view_title : nullptr);
+    TraceReport report;
+    report.path = cl.view_path;
+    report.options = options;
+    report.print = cl.view_print;
+    report.json = cl.view->count("--json") > 0 ? &cl.view_json : nullptr;
+    report.svg = cl.view->count("--svg") > 0 ? &cl.view_svg : nullptr;
+    report.svg_width = cl.view_svg_width;
+    report.range_from = from;
+    report.range_to = to;
+    report.title = cl.view->count("--title") > 0 ? &cl.view_title : nullptr;
+    return report_trace(report, out, err);
   }
   try {
     // A bad file is bad input: say so here, before a window opens.
@@ -412,8 +424,10 @@ int view_command(CommandLine& cl, std::ostream& out, std::ostream& err, const Gu
   request.width = cl.gui.width;
   request.height = cl.gui.height;
   if (!request.screenshot.empty()) {
-    if (const std::string why = check_writable(request.screenshot); !why.empty()) {
-      say(err, "cannot write --screenshot " + quote(request.screenshot) + ": " + why);
+    const std::string why = check_outputs({{"--screenshot", request.screenshot}},
+                                          {{"the trace", cl.view_path}, {"the second trace", cl.view_other}});
+    if (!why.empty()) {
+      say(err, why);
       return 2;
     }
   }
@@ -474,6 +488,7 @@ int run_command(CommandLine& cl, std::ostream& out, std::ostream& err) {
     }
     // Every output is checked before the run, and two outputs may not share a file.
     OutputSet outputs(out, err);
+    if (sub == cl.script) outputs.add_input("the script", cl.script_path);
     for (const auto& [flag, path] : {std::pair{"--json", &cl.json_path}, {"--trace", &cl.trace_path}}) {
       if (sub->count(flag) > 0) outputs.add(flag, *path);
     }
@@ -483,91 +498,6 @@ int run_command(CommandLine& cl, std::ostream& out, std::ostream& err) {
     say(err, e.what());
     return 2;
   }
-}
-
-// Why a file cannot be read as a program, or "".
-std::string readable_file(const std::string& path) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st)) return "no such file";
-  if (std::filesystem::is_directory(st)) return "it is a folder";
-  if (::access(path.c_str(), R_OK) != 0) return std::strerror(errno);
-  return "";
-}
-
-// Runs a program with this process's standard streams and waits for it:
-// its exit status, or 128 + the signal that ended it.
-int run_process(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) return 127;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return 127;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-// `profile SCRIPT [ARGS]`: the program run by the build's python3 under the
-// real PyTorch's profiler (python/asyncscope/profile_script.py), its trace
-// then opened (in the window, or described / written as JSON).
-int profile_command(CommandLine& cl, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
-#if ASYNCSCOPE_HAS_PYTHON
-  const std::string& script = cl.profile_args.front();
-  if (const std::string why = readable_file(script); !why.empty()) {
-    say(err, "cannot read script " + quote(script) + ": " + why);
-    return 2;
-  }
-  std::string trace_path = cl.profile_trace;
-  if (trace_path.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    trace_path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/asyncscope-profile-" +
-                 std::to_string(::getpid()) + ".json";
-  }
-  for (const auto& [flag, path] : {std::pair{"--trace", &trace_path}, {"--json", &cl.profile_json}}) {
-    if (path->empty()) continue;
-    if (const std::string why = check_writable(*path); !why.empty()) {
-      say(err, std::string("cannot write ") + flag + " " + quote(*path) + ": " + why);
-      return 2;
-    }
-  }
-  std::vector<std::string> args = {python::python_executable(), python::package_dir() + "/asyncscope/profile_script.py",
-                                   trace_path};
-  args.insert(args.end(), cl.profile_args.begin(), cl.profile_args.end());
-  const int status = run_process(args);
-  if (status == 3 || status == 2) return 2;  // no PyTorch, or the runner refused: it said why in one line
-  if (status != 0 && status != 4) {
-    say(err, "profiling " + quote(script) + " failed (" + python::python_executable() + " exited with status " +
-                 std::to_string(status) + ")");
-    return 1;
-  }
-  const int failed = status == 4 ? 1 : 0;  // the program raised: its trace still opens
-  if (cl.profile_print || !cl.profile_json.empty()) {
-    const int rc = report_trace(trace_path, {}, cl.profile_print, cl.profile_json.empty() ? nullptr : &cl.profile_json,
-                                out, err);
-    return rc != 0 ? rc : failed;
-  }
-  try {
-    trace::open_trace(trace_path);
-  } catch (const std::exception& e) {
-    say(err, e.what());
-    return 2;
-  }
-  GuiRequest request = cl.view_request;
-  request.view_file = trace_path;
-  request.width = cl.gui.width;
-  request.height = cl.gui.height;
-  const int rc = launch_gui(request);
-  return rc != 0 ? rc : failed;
-#else
-  (void)cl;
-  (void)out;
-  (void)launch_gui;
-  say(err, "this build has no Python support (install python3-dev and pybind11-dev, then rebuild)");
-  return 2;
-#endif
 }
 
 int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
@@ -612,13 +542,24 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     return 0;
   }
   if (cl.view->parsed()) return view_command(cl, out, err, launch_gui);
-  if (cl.profile->parsed()) return profile_command(cl, out, err, launch_gui);
+  if (cl.profile->parsed()) {
+    ProfileRequest request;
+    request.args = cl.profile_args;
+    request.trace = cl.profile->count("--trace") > 0 ? &cl.profile_trace : nullptr;
+    request.json = cl.profile->count("--json") > 0 ? &cl.profile_json : nullptr;
+    request.print = cl.profile_print;
+    request.gui = cl.view_request;
+    request.gui.width = cl.gui.width;
+    request.gui.height = cl.gui.height;
+    return profile_command(request, out, err, launch_gui);
+  }
   if (cl.attach->parsed()) {
     AttachRequest request;
     request.pid = cl.attach_pid;
     request.list = cl.attach_list;
     request.headless = cl.attach->count("--seconds") > 0 || cl.attach->count("--trace") > 0 || cl.attach_print;
     request.seconds = cl.attach_seconds;
+    request.from_start = cl.attach_from_start;
     request.trace = cl.attach_trace;
     request.print = cl.attach_print;
     request.gui = cl.attach_request;

@@ -1,7 +1,9 @@
 #include "app/cli_attach.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <ostream>
 #include <thread>
@@ -9,8 +11,10 @@
 
 #include "app/cli_report.h"
 #include "app/interrupt.h"
+#include "engine/base/format.h"
 #include "engine/base/output_file.h"
 #include "engine/base/quote.h"
+#include "engine/trace/clock.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/live.h"
 #include "engine/trace/model.h"
@@ -40,9 +44,48 @@ std::string without_prefix(const std::string& message) {
 
 }  // namespace
 
+namespace {
+
+// "12345" as a pid; 0 for anything else.
+int parse_pid(const std::string& text) {
+  if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), ::isdigit)) return 0;
+  return std::stoi(text);
+}
+
+// "the run from 12.5 s to 14.5 s (ops 1,024 to 2,047)": what a trace received live holds.
+std::string held(const trace::TraceModel& model, const trace::LiveClient& client) {
+  int64_t first_ns = -1, last_ns = 0;
+  uint64_t first_op = 0, last_op = 0;
+  for (const trace::OpInfo& op : model.ops) {
+    if (!op.known() || op.enqueue == trace::kNoTime) continue;
+    if (first_ns < 0) first_ns = op.enqueue, first_op = op.id;
+    last_ns = std::max(last_ns, op.enqueue);
+    last_op = op.id;
+  }
+  const int64_t from = std::max<int64_t>(0, client.from_ns() - client.hello().origin_ns);
+  std::string text = "the run from " + format_value(static_cast<double>(from) * 1e-9, "s") + " to " +
+                     format_value(static_cast<double>(std::max(from, model.end_time())) * 1e-9, "s") + " of its clock";
+  if (first_ns >= 0) text += " (ops " + std::to_string(first_op) + " to " + std::to_string(last_op) + ")";
+  return text;
+}
+
+}  // namespace
+
 int attach_command(AttachRequest request, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
   try {
-    if (request.list || request.pid == 0) {
+    int pid = 0;
+    if (!request.pid.empty()) {
+      pid = parse_pid(request.pid);
+      if (pid <= 0) {
+        say(err, "PID " + quote(request.pid) + ": expected a process id (a number); 'asyncscope attach --list' shows them");
+        return 2;
+      }
+    }
+    if (!std::isfinite(request.seconds) || request.seconds < 0 || request.seconds > 1e6) {
+      say(err, "--seconds: expected a number of seconds from 0 to 1000000");
+      return 2;
+    }
+    if (request.list || pid == 0) {
       std::vector<std::string> removed;
       const std::vector<trace::Publisher> found = trace::list_publishers("", &removed);
       if (request.list) {
@@ -61,12 +104,13 @@ int attach_command(AttachRequest request, std::ostream& out, std::ostream& err, 
                  "'asyncscope attach --list'");
         return 2;
       }
-      request.pid = found.front().hello.pid;
+      pid = found.front().hello.pid;
     }
     if (!request.headless) {
       // The window attaches itself; a program it cannot attach to is bad input, said here.
-      trace::probe_publisher(request.pid);
-      request.gui.attach_pid = request.pid;
+      trace::probe_publisher(pid);
+      request.gui.attach_pid = pid;
+      request.gui.attach_from_start = request.from_start;
       if (!request.gui.screenshot.empty()) {
         if (const std::string why = check_writable(request.gui.screenshot); !why.empty()) {
           say(err, "cannot write --screenshot " + quote(request.gui.screenshot) + ": " + why);
@@ -75,42 +119,66 @@ int attach_command(AttachRequest request, std::ostream& out, std::ostream& err, 
       }
       return launch_gui(request.gui);
     }
-    if (!request.trace.empty()) {
-      if (const std::string why = check_writable(request.trace); !why.empty()) {
-        say(err, "cannot write --trace " + quote(request.trace) + ": " + why);
-        return 2;
-      }
+    OutputSet outputs(out, err);
+    if (!request.trace.empty()) outputs.add("--trace", request.trace);
+    trace::LiveClient::Options options;
+    if (!request.from_start) {
+      options.from_ns = trace::now_ns() - std::chrono::duration_cast<std::chrono::nanoseconds>(trace::kDefaultCatchUp).count();
     }
-    trace::LiveClient client(request.pid);
+    trace::LiveClient client(pid, options);
     std::atomic<bool> interrupted{false};
+    // Ctrl+C while following stops following; during the write it abandons the write.
+    InterruptScope scope([&interrupted] { interrupted.store(true); });
+    bool capped = false;
     {
-      InterruptScope scope([&interrupted] { interrupted.store(true); });
       const auto until = std::chrono::steady_clock::now() +
                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                              std::chrono::duration<double>(request.seconds > 0 ? request.seconds : 1e9));
       while (client.state() == trace::LiveClient::State::streaming && !interrupted.load() &&
              std::chrono::steady_clock::now() < until) {
-        client.wait_for_end(std::chrono::milliseconds(50));
+        if (client.ops_received() >= kMaxAttachOps) {
+          capped = true;
+          break;
+        }
+        client.wait_for_end(std::chrono::milliseconds(20));
       }
       client.detach();
     }
+    const bool stopped_following = interrupted.load();
     const trace::TraceModel model = trace::snapshot(*client.recorder());
     size_t ops = 0, waits = model.syncs.size();
     for (const trace::OpInfo& op : model.ops) ops += op.known() ? 1 : 0;
     out << "Attached to process " << client.hello().pid << " (" << quote(client.hello().title) << "): " << ops
         << " ops, " << waits << " waits, " << client.bytes_received() << " bytes received";
     if (client.dropped() > 0) out << ", " << client.dropped() << " events dropped by the program's recorder";
-    out << "; " << client.message() << ".\n";
+    out << "; " << escape_controls(client.message()) << ".\n";
+    out << "The trace holds " << held(model, client)
+        << (request.from_start ? "" : "; attach --from-start for everything since the program started") << ".\n";
+    if (capped) {
+      out << "Stopped following at " << kMaxAttachOps << " ops, the most a headless attach keeps (--seconds to follow "
+          << "for less time).\n";
+    }
+    const int code = stopped_following ? 128 + InterruptScope::signal_number() : 0;
     if (!request.trace.empty()) {
-      trace::write_chrome_trace(model, request.trace);
+      // What arrived is written; a signal during the write abandons it (no file, no temporary left).
+      const unsigned signals_before = InterruptScope::signals_received();
+      outputs.set_content("--trace", [&model](std::ostream& o) { trace::write_chrome_trace(model, o); });
+      outputs.stop_when([signals_before] { return InterruptScope::signals_received() != signals_before; });
+      try {
+        outputs.commit();
+      } catch (const std::exception& e) {
+        if (InterruptScope::signals_received() != signals_before) {
+          say(err, std::string("interrupted by ") + InterruptScope::signal_name(InterruptScope::signal_number()) +
+                       " while writing the trace: no file was written or replaced");
+          return 128 + InterruptScope::signal_number();
+        }
+        say(err, e.what());
+        return 1;
+      }
       out << "Trace written to " << quote(request.trace) << ".\n";
     }
-    if (request.print) {
-      const RunAnswers answers = answers_of(model);
-      print_answers(out, answers);
-    }
-    if (const int signal = InterruptScope::signal_number(); signal != 0 && interrupted.load()) return 128 + signal;
-    return 0;
+    if (request.print) print_answers(out, answers_of(model));
+    return code;
   } catch (const trace::LiveError& e) {
     say(err, without_prefix(e.what()));
     return 2;

@@ -4,6 +4,8 @@
 // Threading: main thread only (the CLI's).
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 
@@ -13,18 +15,26 @@
 namespace asyncscope::app {
 
 struct AttachRequest {
-  int pid = 0;           // 0: the only program that publishes
+  std::string pid;       // as given; "": the only program that publishes
   bool list = false;     // list the publishers and exit
   bool headless = false; // follow here (--seconds, --trace, --print) instead of opening the app
   double seconds = 0;    // headless: at most this long (0: until the program ends, or Ctrl+C)
+  bool from_start = false;  // everything since the program started (else from trace::kDefaultCatchUp before attaching)
   std::string trace;     // headless: write what arrived here
   bool print = false;    // headless: describe what arrived
   GuiRequest gui;        // the window's options (--screenshot, --quit-after-run, --tab)
 };
 
-// Returns the exit code: 0, 2 with one line on `err` for a program that does
-// not publish (or cannot be attached to, or an output that cannot be
-// written), 128 + the signal after Ctrl+C (what arrived is still written).
+// What a headless attach keeps at most: beyond it, it stops following and
+// says so, so that --seconds S is over within S + 5 s whatever the
+// program's rate (writing and describing what arrived included).
+inline constexpr uint64_t kMaxAttachOps = 500'000;
+
+// Returns the exit code: 0, 2 with one line on `err` for bad input (a PID
+// that is not a number, --seconds not a finite number), a program that
+// does not publish (or cannot be attached to), an output that cannot be
+// written; 128 + the signal after Ctrl+C (what arrived is still written,
+// unless the signal came during the write, which it then abandons).
 int attach_command(AttachRequest request, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui);
 
 }  // namespace asyncscope::app

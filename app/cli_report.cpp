@@ -23,6 +23,24 @@
 #include "engine/base/output_file.h"
 
 namespace asyncscope::app {
+namespace {
+
+// Columns a terminal gives UTF-8 text: one per code point (the tables' µ and × included).
+size_t columns(std::string_view text) {
+  size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+std::string pad_left(const std::string& text, size_t width) {
+  const size_t n = columns(text);
+  return n >= width ? text : std::string(width - n, ' ') + text;
+}
+std::string pad_right(const std::string& text, size_t width) {
+  const size_t n = columns(text);
+  return n >= width ? text : text + std::string(width - n, ' ');
+}
+
+}  // namespace
 
 // One line of a message on err; whatever text it carries from elsewhere (an
 // option's value, a path, a library's error) cannot break the line or send
@@ -350,46 +368,51 @@ std::vector<std::string> picture_notes(const trace::OpenedTrace& t, const trace:
   return notes;
 }
 
-int report_trace(const std::string& path, const trace::AnalysisOptions& options, bool print, const std::string* json,
-                 std::ostream& out, std::ostream& err, const std::string* svg, float svg_width, int64_t range_from,
-                 int64_t range_to, const std::string* title) {
-  trace::OpenedTrace opened;
+int report_trace(const TraceReport& r, std::ostream& out, std::ostream& err, OutputSet* given) {
   try {
-    OutputSet outputs(out, err);
-    if (json != nullptr) outputs.add("--json", *json);
-    if (svg != nullptr) outputs.add("--svg", *svg);
-    opened = trace::open_trace(path, options);
-    if (print) {
+    OutputSet own(out, err);
+    OutputSet& outputs = given != nullptr ? *given : own;
+    outputs.add_input("the trace", r.path);
+    if (r.json != nullptr) outputs.add("--json", *r.json);
+    if (r.svg != nullptr) outputs.add("--svg", *r.svg);
+    const trace::OpenedTrace opened = trace::open_trace(r.path, r.options);
+    // A window of the trace is a trace of its own: its verdict, figures and holders are the window's.
+    const bool windowed = r.range_from >= 0 || r.range_to >= 0;
+    const int64_t end = opened.model.end_time();
+    const int64_t from = std::max<int64_t>(0, r.range_from);
+    const int64_t to = r.range_to >= 0 ? r.range_to : end + 1;
+    if (windowed && from > end) {
+      throw std::invalid_argument("--range starts at " + format_duration(from) + ", after the trace's end (" +
+                                  format_duration(end) + "): choose a window within it");
+    }
+    trace::OpenedTrace window;
+    if (windowed) window = trace::window_of(opened, from, to, r.options);
+    const trace::OpenedTrace& shown = windowed ? window : opened;
+    if (r.print) {
       if (opened.foreign()) {
-        trace::describe_profile(opened, path, out);
-      } else if (const int rc = describe_trace(path, out, err); rc != 0) {
+        trace::describe_profile(shown, r.path, out);
+      } else if (const int rc = describe_trace(r.path, out, err); rc != 0) {
         return rc;
       }
     }
     std::string text, picture;
-    if (json != nullptr) {
-      text = opened.foreign() ? trace::profile_json(opened) : saved_run_json(opened.model);
+    if (r.json != nullptr) {
+      text = shown.foreign() ? trace::profile_json(shown) : saved_run_json(shown.model);
       outputs.set_content("--json", [&text](std::ostream& o) { o << text; });
     }
-    if (svg != nullptr) {
-      // A window of the trace is a model of its own: its verdict and holders are the window's.
-      const bool windowed = range_from >= 0 || range_to >= 0;
-      const int64_t from = std::max<int64_t>(0, range_from);
-      const int64_t to = range_to >= 0 ? range_to : opened.model.end_time() + 1;
-      const trace::TraceModel window = windowed ? trace::slice(opened.model, from, to) : trace::TraceModel{};
-      const trace::TraceModel& shown = windowed ? window : opened.model;
+    if (r.svg != nullptr) {
       trace::RunInsight insight;
-      insight.update(shown, true);
+      insight.update(shown.model, true);
       widgets::SvgOptions o;
-      o.width = svg_width;
-      o.title = title != nullptr ? *title
-                                 : std::filesystem::path(path).filename().string() + " (" + opened.format_text() + ")";
+      o.width = r.svg_width;
+      o.title = r.title != nullptr ? *r.title
+                                   : std::filesystem::path(r.path).filename().string() + " (" + opened.format_text() + ")";
       if (windowed) {
         o.from_ns = from;
         o.to_ns = std::max(to, from + 1);
       }
-      o.notes = picture_notes(opened, shown, insight);
-      picture = widgets::timeline_svg(shown, opened.foreign() ? nullptr : &insight, o);
+      o.notes = picture_notes(shown, shown.model, insight);
+      picture = widgets::timeline_svg(shown.model, shown.foreign() ? nullptr : &insight, o);
       outputs.set_content("--svg", [&picture](std::ostream& o) { o << picture; });
     }
     if (!outputs.empty()) outputs.commit();
@@ -400,10 +423,25 @@ int report_trace(const std::string& path, const trace::AnalysisOptions& options,
   return 0;
 }
 
+std::string check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                          const std::vector<std::pair<std::string, std::string>>& inputs) {
+  std::ostringstream unused;
+  OutputSet set(unused, unused);
+  try {
+    for (const auto& [what, path] : inputs) set.add_input(what, path);
+    for (const auto& [what, path] : outputs) set.add(what, path);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
 int diff_command(const std::string& a, const std::string& b, const trace::AnalysisOptions& options,
                  const std::string* json, std::ostream& out, std::ostream& err) {
   try {
     OutputSet outputs(out, err);
+    outputs.add_input("the first trace", a);
+    outputs.add_input("the second trace", b);
     if (json != nullptr) outputs.add("--json", *json);
     const trace::OpenedTrace ta = trace::open_trace(a, options);
     const trace::OpenedTrace tb = trace::open_trace(b, options);
@@ -414,20 +452,22 @@ int diff_command(const std::string& a, const std::string& b, const trace::Analys
         trace::diff_traces({&ta.model, &ia, ta.figures.get()}, {&tb.model, &ib, tb.figures.get()});
     out << "a: " << escape_controls(a) << " (" << ta.format_text() << ")\n   " << d.verdict_a << "\n";
     out << "b: " << escape_controls(b) << " (" << tb.format_text() << ")\n   " << d.verdict_b << "\n\n";
-    out << "  " << std::left << std::setw(30) << "" << std::right << std::setw(12) << "a" << std::setw(12) << "b"
-        << std::setw(10) << "b / a" << "\n";
-    for (const trace::DiffRow& r : d.summary) {
-      out << "  " << std::left << std::setw(30) << r.what << std::right << std::setw(12) << r.a << std::setw(12) << r.b
-          << std::setw(10) << (r.factor ? format_value(*r.factor, "x") : "-") << "\n";
-    }
+    // Columns right-aligned by what a terminal shows (µs and × are one
+    // column each, two bytes), always two spaces apart however long a value is.
+    const auto row = [&out](const std::string& what, const std::string& a, const std::string& b, const std::string& f) {
+      out << "  " << pad_right(what, 30) << "  " << pad_left(a, 10) << "  " << pad_left(b, 10) << "  " << pad_left(f, 8)
+          << "\n";
+    };
+    row("", "a", "b", "b / a");
+    for (const trace::DiffRow& r : d.summary) row(r.what, r.a, r.b, r.factor ? format_value(*r.factor, "x") : "-");
     out << "\n  per op name, largest change in time first (count a, count b, time a, time b):\n";
     for (size_t i = 0; i < d.ops.size() && i < 15; ++i) {
       const trace::OpDelta& o = d.ops[i];
       std::string name = escape_controls(o.name);
       if (name.size() > 44) name = name.substr(0, 41) + "...";
-      out << "    " << std::left << std::setw(46) << name << std::right << std::setw(4) << (o.gpu ? "GPU" : "CPU")
-          << std::setw(8) << o.count_a << std::setw(8) << o.count_b << std::setw(11) << format_duration(o.total_a_ns)
-          << std::setw(11) << format_duration(o.total_b_ns) << "\n";
+      out << "    " << pad_right(name, 44) << "  " << (o.gpu ? "GPU" : "CPU") << "  " << pad_left(std::to_string(o.count_a), 6)
+          << "  " << pad_left(std::to_string(o.count_b), 6) << "  " << pad_left(format_duration(o.total_a_ns), 9) << "  "
+          << pad_left(format_duration(o.total_b_ns), 9) << "\n";
     }
     if (json == nullptr) return 0;
     const std::string text = trace::diff_json(d, a, b);

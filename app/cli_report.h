@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/output_file.h"
 #include "engine/demos/program.h"
 #include "engine/trace/insight.h"
 #include "engine/trace/model.h"
@@ -64,24 +65,42 @@ std::string results_json(const demos::Program& demo, const demos::ParamValues& v
 // path and lane names escaped); 2 for a file that cannot be read.
 int describe_trace(const std::string& path, std::ostream& out, std::ostream& err);
 
-// `view FILE --print` and/or `--json OUT`: any trace (ours or a profiler's)
-// described on `out` and/or its answers written as JSON (profile_report.h's
-// schema for a profiler's trace; a run's verdict and holders for ours).
-// Returns the exit code: 2 with one line on err for a file it cannot read or
-// an output it cannot write.
 // `diff A B [--json OUT]`: the comparison of two traces of any kind
 // (trace_diff.h) printed, and written as JSON when asked. Returns the exit
 // code (2 with one line on err for a file it cannot read or an output it
-// cannot write).
+// cannot write, an output that is one of the traces included).
 int diff_command(const std::string& a, const std::string& b, const trace::AnalysisOptions& options,
                  const std::string* json, std::ostream& out, std::ostream& err);
 
-// `svg`: also the timeline as an SVG picture (timeline_svg.h), `svg_width`
-// pixels wide, of the window [range_from, range_to) ns (negative: the
-// trace's start / end), whose verdict and holders it shows, under `title`
-// (default: the file's name and format).
-int report_trace(const std::string& path, const trace::AnalysisOptions& options, bool print, const std::string* json,
-                 std::ostream& out, std::ostream& err, const std::string* svg = nullptr, float svg_width = 1400,
-                 int64_t range_from = -1, int64_t range_to = -1, const std::string* title = nullptr);
+// What `view FILE --print / --json OUT / --svg OUT` (and `profile`) asks of a trace.
+struct TraceReport {
+  std::string path;
+  trace::AnalysisOptions options;
+  bool print = false;                 // described on `out`
+  const std::string* json = nullptr;  // its answers as JSON (profile_report.h's schema for a
+                                      // profiler's trace; a run's verdict and holders for ours)
+  const std::string* svg = nullptr;   // the timeline as an SVG picture (timeline_svg.h)
+  float svg_width = 1400;
+  // The window [range_from, range_to) ns (negative: the trace's start /
+  // end) that the picture, and the figures written beside it, are of.
+  int64_t range_from = -1, range_to = -1;
+  const std::string* title = nullptr;  // the picture's (default: the file's name and format)
+};
+
+// Any trace (ours or a profiler's) reported as `report` asks. Its outputs
+// join `outputs` when given (with the files the caller reads or writes
+// already in it, so that none replaces another), else a set of their own;
+// either way the trace itself is an input no output may replace. Returns
+// the exit code: 2 with one line on err for a file it cannot read, an
+// output it cannot write, or a window outside the trace.
+int report_trace(const TraceReport& report, std::ostream& out, std::ostream& err, OutputSet* outputs = nullptr);
+
+// Checks, before a window opens, outputs that the window will write (the
+// screenshot) against the files the command reads. Each pair is (what,
+// path): ("--screenshot", "a.png"), ("the trace", "t.json"). Returns ""
+// or the one-line reason ("cannot write --screenshot 't.json': it is the
+// trace being read; ...").
+std::string check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                          const std::vector<std::pair<std::string, std::string>>& inputs);
 
 }  // namespace asyncscope::app

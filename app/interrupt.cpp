@@ -19,14 +19,27 @@ constexpr auto kNudgeEvery = std::chrono::milliseconds(250);
 // Shared with the handler, so plain globals: a lock-free atomic int and the
 // pipe's descriptors are all a handler may touch.
 std::atomic<int> g_signal{0};
+std::atomic<unsigned> g_received{0};  // signals from outside (not the watcher's nudges)
 std::atomic<bool> g_stopping{false};  // the scope is ending: the watcher returns
 int g_pipe[2] = {-1, -1};
 pthread_t g_main;
 struct sigaction g_old[3];  // SIGINT, SIGTERM, SIGPIPE before the scope
 bool g_installed[2] = {false, false};
+// Ignored when the scope began (a background job of a non-interactive
+// shell, which ignores SIGINT so that the terminal's Ctrl+C leaves it be).
+// Read by the handler; written before it is installed.
+volatile sig_atomic_t g_ignored[2] = {0, 0};
 static_assert(std::atomic<int>::is_always_lock_free, "the handler needs a lock-free flag");
 
-void on_signal(int signal) {
+void on_signal(int signal, siginfo_t* info, void*) {
+  // What the terminal sends (SI_KERNEL) keeps the ignored signal ignored, as
+  // the shell meant; a signal a process sends on purpose (kill -INT,
+  // timeout -s INT) is a request to stop, whatever was inherited.
+  for (size_t i = 0; i < std::size(kSignals); ++i) {
+    if (kSignals[i] == signal && g_ignored[i] != 0 && info != nullptr && info->si_code == SI_KERNEL) return;
+  }
+  // The watcher's nudges and the forwarding below come from this process.
+  if (info == nullptr || info->si_code != SI_TKILL || info->si_pid != ::getpid()) g_received.fetch_add(1);
   const int saved = errno;
   int none = 0;
   g_signal.compare_exchange_strong(none, signal);
@@ -51,13 +64,14 @@ InterruptScope::InterruptScope(std::function<void()> on_signal_fn) : on_signal_(
   g_main = ::pthread_self();
   g_stopping.store(false);
   struct sigaction action {};
-  action.sa_handler = on_signal;
+  action.sa_sigaction = on_signal;
   ::sigemptyset(&action.sa_mask);
-  action.sa_flags = 0;  // no SA_RESTART: a blocking call of the main thread returns EINTR
+  action.sa_flags = SA_SIGINFO;  // no SA_RESTART: a blocking call of the main thread returns EINTR
   for (size_t i = 0; i < std::size(kSignals); ++i) {
     ::sigaction(kSignals[i], nullptr, &g_old[i]);
-    g_installed[i] = g_old[i].sa_handler != SIG_IGN;
-    if (g_installed[i]) ::sigaction(kSignals[i], &action, nullptr);
+    g_ignored[i] = g_old[i].sa_handler == SIG_IGN ? 1 : 0;
+    g_installed[i] = true;
+    ::sigaction(kSignals[i], &action, nullptr);
   }
   // A reader that went away (| head) is a write error to clean up after, not death.
   struct sigaction ignore {};
@@ -83,6 +97,8 @@ InterruptScope::~InterruptScope() {
 }
 
 int InterruptScope::signal_number() noexcept { return g_signal.load(); }
+
+unsigned InterruptScope::signals_received() noexcept { return g_received.load(); }
 
 const char* InterruptScope::signal_name(int signal) noexcept {
   switch (signal) {

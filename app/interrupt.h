@@ -10,7 +10,9 @@
 // each nudge makes that write fail with EINTR.
 //
 // A signal that was ignored when the scope began (a background job of a
-// shell without job control, nohup) stays ignored.
+// shell without job control) stays ignored when the terminal sends it
+// (Ctrl+C), as the shell meant; sent by a process (kill -INT PID, timeout
+// -s INT), it stops the run as it would otherwise.
 //
 // Threading: construct and destroy on the main thread, one scope at a time;
 // signal_number() from any thread.
@@ -34,6 +36,9 @@ class InterruptScope {
 
   // The signal that arrived during this process's scopes (SIGINT, SIGTERM), or 0.
   static int signal_number() noexcept;
+  // How many SIGINT and SIGTERM arrived in this process's scopes, from
+  // outside (a second Ctrl+C after the first, say).
+  static unsigned signals_received() noexcept;
   // "SIGINT", "SIGTERM".
   static const char* signal_name(int signal) noexcept;
 

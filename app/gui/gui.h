@@ -28,6 +28,7 @@ struct GuiRequest {
   std::string view_other;       // and then this one, stacked below it to compare
   bool complete_steps = false;  // a profiler's trace: count only its complete ProfilerSteps, as HTA does
   int attach_pid = 0;           // follow this process's published trace live (asyncscope attach PID)
+  bool attach_from_start = false;  // with attach_pid: all it recorded, not only from a moment before attaching
   std::string tab;              // the bottom tab shown first: "results" (default), "insight" or "console"
   int width = 1280;
   int height = 800;

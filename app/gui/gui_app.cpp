@@ -58,7 +58,7 @@ GuiApp::GuiApp(Window& window, const GuiRequest& request)
   update_title();
   if (!request.view_file.empty() && !open_trace(request.view_file).empty()) ready = false;  // shown in the status line
   if (request.attach_pid > 0) {
-    if (std::string why = attach(request.attach_pid); !why.empty()) {
+    if (std::string why = attach(request.attach_pid, request.attach_from_start); !why.empty()) {
       set_status(why, true);
       ready = false;
     }
@@ -248,12 +248,16 @@ bool GuiApp::poll_run(bool read_trace) {
   return true;
 }
 
-std::string GuiApp::attach(int pid) {
+std::string GuiApp::attach(int pid, bool from_start) {
   if (runner_.busy() || runs_.has_live()) {
     return "A run is live: stop it (or wait for its end) before attaching to another program.";
   }
   try {
-    attached_ = std::make_unique<trace::LiveClient>(pid);
+    trace::LiveClient::Options options;
+    if (!from_start) {
+      options.from_ns = trace::now_ns() - std::chrono::duration_cast<std::chrono::nanoseconds>(trace::kDefaultCatchUp).count();
+    }
+    attached_ = std::make_unique<trace::LiveClient>(pid, options);
   } catch (const std::exception& e) {
     return e.what();
   }
@@ -428,7 +432,7 @@ void GuiApp::act(Action action) {
       break;
     }
     case Action::attach:
-      dialogs_.ask_attach([this](int pid) { return attach(pid); });
+      dialogs_.ask_attach([this](int pid) { return attach(pid, false); });
       break;
     case Action::screenshot:
       screenshot_request_ = default_file_name("asyncscope", ".png");

@@ -85,8 +85,9 @@ class GuiApp {
   // brought anything new.
   bool poll_run(bool read_trace = true);
   // Follows the program attached to (another process, trace::LiveClient) as
-  // a live run; "" or why not (for the dialog and the status line).
-  std::string attach(int pid);
+  // a live run, from trace::kDefaultCatchUp before now (or from its start);
+  // "" or why not (for the dialog and the status line).
+  std::string attach(int pid, bool from_start);
   // Reads what arrived from the attached program; once its stream ended
   // (it exited, was lost, or was detached), the run ends. True when anything changed.
   bool poll_attached();

@@ -98,6 +98,31 @@ class FdBuf : public std::streambuf {
   char buffer_[1 << 16];
 };
 
+// A sticky folder that others may write (/tmp): a name in it may have been
+// made by anyone, so what another user made there is not followed or replaced.
+bool shared_sticky(const struct stat& folder) {
+  return (folder.st_mode & S_ISVTX) != 0 && (folder.st_mode & (S_IWOTH | S_IWGRP)) != 0;
+}
+
+// Refuses `path` (a link, or the file to replace; lstat gave `st`) when it
+// is another user's in a shared sticky folder: the kernel's
+// protected_symlinks / protected_regular rule, applied by us because we
+// read links with readlink and replace files by rename.
+void refuse_planted(const std::string& path, const struct stat& st) {
+  const std::string folder = parent_of(path);
+  struct stat folder_st {};
+  if (::stat(folder.c_str(), &folder_st) != 0 || !shared_sticky(folder_st)) return;
+  if (st.st_uid == ::geteuid() || st.st_uid == folder_st.st_uid) return;
+  const bool link = S_ISLNK(st.st_mode);
+  throw std::invalid_argument(
+      quote(path) + " is " + (link ? "a symbolic link" : "a file") + " of uid " + std::to_string(st.st_uid) +
+      " in the sticky folder " + quote(folder) + ", which other users can write: refusing to " +
+      (link ? "follow it (whoever made it can point it at any file)" : "replace it") +
+      "; remove it or write elsewhere");
+}
+
+std::string device_inode(const struct stat& st) { return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino); }
+
 // "cannot write --json 'a.json'" (or without the name of the output).
 std::string cannot_write(const std::string& what, const std::string& path) {
   return "cannot write " + (what.empty() ? "" : what + " ") + quote(path);
@@ -127,6 +152,7 @@ OutputTarget check_output(const std::string& path) {
       break;
     }
     if (links == kMaxSymlinks) throw std::invalid_argument("too many levels of symbolic links");
+    refuse_planted(file, st);
     char buf[PATH_MAX];
     const ssize_t n = ::readlink(file.c_str(), buf, sizeof(buf));
     if (n < 0 || static_cast<size_t>(n) >= sizeof(buf)) throw std::invalid_argument("cannot read the symbolic link");
@@ -139,6 +165,7 @@ OutputTarget check_output(const std::string& path) {
         (file == path ? "it is " : quote(path) + " leads to " + quote(file) + ", ") + kind_of(st.st_mode) +
         "; only regular files are written (or /dev/stdout, /dev/stderr)");
   }
+  if (exists) refuse_planted(file, st);
   const std::string folder = parent_of(file);
   struct stat folder_st {};
   if (::stat(folder.c_str(), &folder_st) != 0) {
@@ -163,7 +190,7 @@ OutputTarget check_output(const std::string& path) {
   char* real_folder = ::realpath(folder.c_str(), nullptr);
   target.identity = (real_folder != nullptr ? std::string(real_folder) : folder) + "/" + name_of(file);
   std::free(real_folder);
-  if (exists) target.identity = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  if (exists) target.identity = device_inode(st);
   return target;
 }
 
@@ -189,14 +216,41 @@ void OutputSet::add(const std::string& what, const std::string& path) {
   } catch (const std::invalid_argument& e) {
     throw refuse(e.what());
   }
-  for (const Output& other : outputs_) {
-    if (other.target.identity == target.identity) {
-      throw refuse(other.path == path ? "it is also the " + other.what + " output; give each output its own file"
-                                      : "it is the same file as " + other.what + " " + quote(other.path) +
-                                            "; give each output its own file");
+  Output output{what, path, std::move(target), {}, {}};
+  refuse_clash(output);
+  outputs_.push_back(std::move(output));
+}
+
+void OutputSet::refuse_clash(const Output& output) const {
+  const auto refuse = [&](const std::string& why) {
+    return std::invalid_argument(cannot_write(output.what, output.path) + ": " + why);
+  };
+  for (const Input& input : inputs_) {
+    if (input.identity == output.target.identity) {
+      throw refuse(input.path == output.path ? "it is " + input.what + " being read; give the output a file of its own"
+                                             : "it is the same file as " + input.what + " " + quote(input.path) +
+                                                   ", which is being read; give the output a file of its own");
     }
   }
-  outputs_.push_back(Output{what, path, std::move(target), {}, {}});
+  for (const Output& other : outputs_) {
+    if (&other == &output || other.target.identity != output.target.identity) continue;
+    throw refuse(other.path == output.path ? "it is also the " + other.what + " output; give each output its own file"
+                                           : "it is the same file as " + other.what + " " + quote(other.path) +
+                                                 "; give each output its own file");
+  }
+}
+
+void OutputSet::add_input(const std::string& what, const std::string& path) {
+  struct stat st {};
+  // Streams and missing files are not files an output could replace.
+  if (path.empty() || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  inputs_.push_back(Input{what, path, device_inode(st)});
+  try {
+    for (const Output& output : outputs_) refuse_clash(output);
+  } catch (...) {
+    inputs_.pop_back();
+    throw;
+  }
 }
 
 void OutputSet::set_content(const std::string& what, OutputWriter writer) {

@@ -9,7 +9,14 @@
 //     folder: written to a temporary file beside it (".NAME.tmp-XXXXXX",
 //     unique), which is renamed over it once complete;
 //   - a symbolic link: followed (to its end, at most 40 links); the file it
-//     names is replaced as above, the link stays;
+//     names is replaced as above, the link stays. Refused, as the kernel's
+//     fs.protected_symlinks refuses it (which does not apply here: the links
+//     are read with readlink), when the link lies in a sticky folder open to
+//     others (/tmp) and belongs to another user than this one and the
+//     folder's owner: whoever planted it could point it at any file;
+//   - a regular file in such a folder that belongs to another user than this
+//     one and the folder's owner: refused too (fs.protected_regular's rule),
+//     since replacing it would hand its name to us;
 //   - exactly "/dev/stdout" or "/dev/stderr": a stream, written directly to
 //     the process's standard output or error (nothing to rename or undo);
 //   - anything else that exists (a folder, a FIFO, a character or block
@@ -47,7 +54,10 @@ std::string check_writable(const std::string& path);
 // Writes an output's content.
 using OutputWriter = std::function<void(std::ostream& out)>;
 
-// Outputs committed together. Each is checked when added; commit() writes
+// Outputs committed together, and the files the command reads (its inputs):
+// an output that is one of them (the same device and inode, whatever links
+// or names lead there) is refused, so a command never replaces what it
+// reads. Each is checked when added; commit() writes
 // every file output to its temporary file, then the streams, and only when
 // all of that succeeded renames the temporary files into place. On any
 // failure the temporary files are removed and no file is replaced (a rename
@@ -61,6 +71,12 @@ class OutputSet {
   // std::invalid_argument "cannot write WHAT 'PATH': reason" if the path
   // cannot be written or another output of the set already goes there.
   void add(const std::string& what, const std::string& path);
+  // A file the command reads, named in messages as `what` ("the trace",
+  // "the script"): an output added before or after that is the same file is
+  // refused ("cannot write --json 'a.json': it is the trace being read ...").
+  // A path that does not name an existing file is not recorded (whoever
+  // reads it says why it cannot). Throws std::invalid_argument as add().
+  void add_input(const std::string& what, const std::string& path);
   // The content of an output added before (an output without one is skipped).
   void set_content(const std::string& what, OutputWriter writer);
   bool empty() const noexcept { return outputs_.empty(); }
@@ -84,9 +100,18 @@ class OutputSet {
   void write_stream(Output& output);
   void remove_temps() noexcept;
 
+  struct Input {
+    std::string what;
+    std::string path;
+    std::string identity;  // device:inode
+  };
+  // Throws if `output` is an input (or another output) already in the set.
+  void refuse_clash(const Output& output) const;
+
   std::ostream& standard_output_;
   std::ostream& standard_error_;
   std::vector<Output> outputs_;
+  std::vector<Input> inputs_;
   std::function<bool()> stop_;
 };
 

@@ -286,36 +286,55 @@ class Reader {
       const int e = peek();
       if (e < 0) fail("the text ends inside a string");
       ++p_;
-      switch (e) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '/': out.push_back('/'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
-        case 'u': {
-          uint32_t cp = read_hex4();
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            if (peek() != '\\') fail("a lone surrogate in a \\u escape");
-            ++p_;
-            if (peek() != 'u') fail("a lone surrogate in a \\u escape");
-            ++p_;
-            const uint32_t low = read_hex4();
-            if (low < 0xDC00 || low > 0xDFFF) fail("a lone surrogate in a \\u escape");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            fail("a lone surrogate in a \\u escape");
-          }
-          put_utf8(out, cp);
-          break;
-        }
-        default:
-          --p_;
-          fail("an unknown escape \\" + std::string(1, static_cast<char>(e)));
-      }
+      escape(out, e);
     }
+  }
+
+  // The escape \e (the backslash and e read). A surrogate that is not half
+  // of a pair (Python's json writes such escapes for undecodable bytes of a
+  // file name, "\udcff") becomes U+FFFD, as decoders replace what they cannot
+  // represent: one such name must not make the whole trace unreadable.
+  void escape(std::string& out, int e) {
+    switch (e) {
+      case '"': out.push_back('"'); return;
+      case '\\': out.push_back('\\'); return;
+      case '/': out.push_back('/'); return;
+      case 'b': out.push_back('\b'); return;
+      case 'f': out.push_back('\f'); return;
+      case 'n': out.push_back('\n'); return;
+      case 'r': out.push_back('\r'); return;
+      case 't': out.push_back('\t'); return;
+      case 'u': break;
+      default:
+        --p_;
+        fail("an unknown escape \\" + std::string(1, static_cast<char>(e)));
+    }
+    constexpr uint32_t kReplacement = 0xFFFD;
+    uint32_t cp = read_hex4();
+    while (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (peek() != '\\') {
+        cp = kReplacement;  // a high half, then anything but an escape
+        break;
+      }
+      ++p_;
+      const int next = peek();
+      if (next < 0) fail("the text ends inside a string");
+      ++p_;
+      if (next != 'u') {
+        put_utf8(out, kReplacement);
+        escape(out, next);
+        return;
+      }
+      const uint32_t low = read_hex4();
+      if (low >= 0xDC00 && low <= 0xDFFF) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        break;
+      }
+      put_utf8(out, kReplacement);  // a high half, then another escape: that one on its own
+      cp = low;
+    }
+    if (cp >= 0xDC00 && cp <= 0xDFFF) cp = kReplacement;  // a low half alone
+    put_utf8(out, cp);
   }
 
   std::streambuf* in_;

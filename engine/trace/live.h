@@ -11,9 +11,11 @@
 // 0600; and each side checks the other's credentials (SO_PEERCRED), so
 // another user can neither attach nor pose as a publisher.
 //
-// What travels: the recorder's logs, read by the server's own thread as any
-// reader reads them (the program's threads never wait for it), in rounds of
-// bounded size while the viewer takes them. The server keeps at most
+// What travels (live_protocol.h: versioned, every field encoded and checked):
+// the recorder's logs, read by the server's own thread as any reader reads
+// them (the program's threads never wait for it), in rounds of bounded size
+// while the viewer takes them, from the instant the viewer asked for (the
+// run's start, or a few seconds before it attached). The server keeps at most
 // kMaxPendingBytes unsent per viewer and never waits for one: a slow viewer
 // falls behind and catches up (the program's recorder keeps every event
 // anyway, so nothing is lost on the way), a vanished one is dropped. Events
@@ -21,6 +23,13 @@
 // viewer's recorder reports them in dropped(). When the program ends, the
 // server sends what is left within a deadline and says so; a viewer sees a
 // process that vanished without saying so as lost.
+//
+// A viewer cannot cripple the program either: at most kMaxConnections at
+// once, each closed if it has not asked for the stream within
+// kRequestDeadline, accept errors (no descriptors left) backed off instead
+// of retried at once. And a program cannot crash or exhaust its viewer:
+// every frame is checked, and what one publisher may send is bounded
+// (live::Limits).
 //
 // Threading: LiveServer and LiveClient from any one thread each (each runs
 // a thread of its own); the free functions from any thread.
@@ -38,6 +47,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/trace/live_protocol.h"
 #include "engine/trace/recorder.h"
 
 namespace asyncscope::trace {
@@ -54,23 +64,16 @@ class LiveError : public std::runtime_error {
 // owner, access for group or others).
 std::string publish_directory(bool create = true);
 
-// What a publisher says about itself when a viewer connects.
-struct LiveHello {
-  int pid = 0;
-  uint32_t uid = 0;
-  std::string title;    // what the program calls itself ("python3 train.py")
-  std::string command;  // its command line, arguments separated by spaces
-  std::string cwd;      // its working directory (relative source paths are from here)
-  int64_t started_unix_ms = 0;  // when it started publishing (wall clock)
-  int64_t origin_ns = 0;        // its recorder's origin (steady clock: the same on one machine)
-  uint64_t first_op_id = 1;
-  std::vector<std::string> counters;  // its recorder's counter names
-};
-
-// The version of what travels; a viewer refuses another (built from other sources).
-inline constexpr int kLiveProtocol = 1;
 // Unsent bytes a server keeps per viewer, at most (one round more: rounds are bounded too).
 inline constexpr size_t kMaxPendingBytes = size_t{4} << 20;
+// Connections a server keeps at once (viewers, listings); more are refused.
+inline constexpr size_t kMaxConnections = 16;
+// What a viewer asks for of the time before it attached, unless it asks for
+// all of it (the app's attach, `asyncscope attach`): enough to see what the
+// program was doing, bounded however fast or long it has recorded.
+inline constexpr std::chrono::seconds kDefaultCatchUp{2};
+// A connection that has not said what it wants (follow, from when) by then is closed.
+inline constexpr std::chrono::milliseconds kRequestDeadline{5000};
 
 // Publishes a recorder at DIR/PID.sock until finish() or destruction.
 class LiveServer {
@@ -97,7 +100,8 @@ class LiveServer {
 
   // Viewers following now (not those that only looked, as a listing does).
   size_t viewers() const noexcept { return viewers_.load(std::memory_order_relaxed); }
-  // Connections refused because they came from another user.
+  // Connections refused: from another user, beyond kMaxConnections, or
+  // closed for not asking in time.
   uint64_t refused() const noexcept { return refused_.load(std::memory_order_relaxed); }
   // Bytes sent to viewers so far.
   uint64_t bytes_sent() const noexcept { return bytes_sent_.load(std::memory_order_relaxed); }
@@ -105,10 +109,13 @@ class LiveServer {
  private:
   struct Viewer;
   void serve();
-  void accept_viewers();
+  void accept_viewers(int64_t now);
+  // Reads what a viewer sent: its request starts its stream.
+  void read_request(Viewer& viewer);
+  // Where `viewer`'s stream starts: every log's first entry at or after `from_ns`.
+  void start_stream(Viewer& viewer, int64_t from_ns);
   // Queues the next round of events for `viewer`; false when there was nothing new.
   bool fill_round(Viewer& viewer);
-  bool caught_up(const Viewer& viewer) const;
 
   const std::shared_ptr<const Recorder> recorder_;
   const Options options_;
@@ -117,6 +124,7 @@ class LiveServer {
   std::string hello_;  // the hello frame, sent to every viewer
   int listen_fd_ = -1;
   int wake_fd_ = -1;  // eventfd: finish() wakes the thread
+  int64_t accept_paused_until_ = 0;  // the server's thread: after an accept error
   std::thread thread_;
   std::mutex finish_mutex_;
   std::atomic<bool> finishing_{false};
@@ -158,11 +166,19 @@ class LiveClient {
     detached    // detach() was called
   };
 
-  // Connects to process `pid` in `directory` ("" = publish_directory()),
-  // checks that it belongs to this user, reads its hello and starts
-  // receiving. Throws LiveError (no such publisher, a stale socket (then
-  // removed), refused, another version).
+  struct Options {
+    std::string directory;  // "" = publish_directory()
+    // The publisher's steady-clock instant from which to receive the run
+    // (0: all of it, from its start); the same clock here, one machine.
+    int64_t from_ns = 0;
+    live::Limits limits;
+  };
+  // Connects to process `pid`, checks that it belongs to this user, reads
+  // its hello, asks for the stream and starts receiving. Throws LiveError
+  // (no such publisher, a stale socket (then removed), refused, another
+  // version).
   explicit LiveClient(int pid, const std::string& directory = "");
+  LiveClient(int pid, Options options);
   ~LiveClient();  // detach()
   LiveClient(const LiveClient&) = delete;
   LiveClient& operator=(const LiveClient&) = delete;
@@ -173,8 +189,13 @@ class LiveClient {
   // Why it is no longer streaming ("" while it is).
   std::string message() const;
   uint64_t bytes_received() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  // Ops whose enqueue arrived so far.
+  uint64_t ops_received() const noexcept { return ops_.load(std::memory_order_relaxed); }
   // Events the program dropped (its recorder's bounds), as last reported.
   uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
+  // The publisher's steady-clock instant the stream starts from (its
+  // origin when it sends the whole run); 0 until its start frame arrived.
+  int64_t from_ns() const noexcept { return from_ns_.load(std::memory_order_acquire); }
   // Disconnects (the program goes on); the events received stay.
   void detach();
   // Waits up to `limit` for the stream to end; whether it did.
@@ -182,12 +203,10 @@ class LiveClient {
 
  private:
   void receive();
-  // Takes one frame in; its payload may be changed (names translated in place).
-  void handle_frame(uint32_t kind, uint32_t thread, uint64_t first, uint32_t count, char* payload,
-                    size_t bytes);
   void end(State state, std::string message);
 
   LiveHello hello_;
+  std::unique_ptr<live::StreamDecoder> decoder_;  // the receiving thread's
   std::shared_ptr<Recorder> recorder_;
   int fd_ = -1;
   int wake_fd_ = -1;
@@ -195,11 +214,10 @@ class LiveClient {
   std::atomic<State> state_{State::streaming};
   std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> dropped_{0};
+  std::atomic<int64_t> from_ns_{0};
+  std::atomic<uint64_t> ops_{0};
   mutable std::mutex mutex_;  // guards message_
   std::string message_;
-  // The receiving thread's: remote name id -> ours; the buffers made for the remote threads.
-  std::vector<NameId> names_;
-  std::vector<ThreadBuffer*> threads_;
 };
 
 const char* to_string(LiveClient::State state) noexcept;

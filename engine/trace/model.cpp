@@ -48,23 +48,25 @@ std::string TraceModel::source_text(uint32_t source) const {
 }
 
 uint32_t TraceModel::intern_source_line(SourceLine line) {
-  // Scripts have few lines and a reader meets each new one once: a scan from
-  // the most recent is short.
-  for (size_t i = source_lines.size(); i-- > 0;) {
-    if (source_lines[i] == line) return static_cast<uint32_t>(i);
+  const auto key = [](const SourceLine& l) { return uint64_t{l.file} << 32 | l.line; };
+  if (source_line_index.size() != source_lines.size()) {
+    source_line_index.clear();
+    for (size_t i = 0; i < source_lines.size(); ++i) source_line_index.emplace(key(source_lines[i]), static_cast<uint32_t>(i));
   }
-  source_lines.push_back(line);
-  return static_cast<uint32_t>(source_lines.size() - 1);
+  const auto [it, added] = source_line_index.emplace(key(line), static_cast<uint32_t>(source_lines.size()));
+  if (added) source_lines.push_back(line);
+  return it->second;
 }
 
 uint32_t TraceModel::intern_scope(std::string_view path) {
   if (path.empty()) return 0;
-  // Few distinct nestings, met again and again: a scan from the most recent.
-  for (size_t i = scopes.size(); i-- > 0;) {
-    if (scopes[i] == path) return static_cast<uint32_t>(i + 1);
+  if (scope_index.size() != scopes.size()) {
+    scope_index.clear();
+    for (size_t i = 0; i < scopes.size(); ++i) scope_index.emplace(scopes[i], static_cast<uint32_t>(i + 1));
   }
-  scopes.emplace_back(path);
-  return static_cast<uint32_t>(scopes.size());
+  const auto [it, added] = scope_index.emplace(std::string(path), static_cast<uint32_t>(scopes.size() + 1));
+  if (added) scopes.emplace_back(path);
+  return it->second;
 }
 
 int64_t TraceModel::end_time() const noexcept {
@@ -212,7 +214,8 @@ bool TraceReader::update(TraceModel& model) {
         op.num_reads = e.num_reads;
         op.num_writes = e.num_writes;
         model.var_ids.insert(model.var_ids.end(), e.inline_vars, e.inline_vars + num_ids);
-      } else if (e.vars_offset + num_ids <= num_vars) {  // else the var log hit its bound (counted in dropped)
+      } else if (e.vars_offset <= num_vars && num_ids <= num_vars - e.vars_offset) {
+        // (else the var log hit its bound, counted in dropped; written so no sum can wrap)
         op.num_reads = e.num_reads;
         op.num_writes = e.num_writes;
         for (size_t i = 0; i < num_ids; ++i) model.var_ids.push_back(buffer->vars[e.vars_offset + i]);

@@ -168,6 +168,11 @@ struct TraceModel {
   std::unordered_map<uint64_t, std::string> errors;  // op id -> error text
   uint64_t dropped = 0;
   RunOrigin origin;  // read from a file; a recorder's model has none (the exporter is told)
+  // intern_source_line's and intern_scope's lookups (a line or a nesting
+  // met again is found in constant time), brought in step with the vectors
+  // above when they were filled otherwise.
+  std::unordered_map<uint64_t, uint32_t> source_line_index;
+  std::unordered_map<std::string, uint32_t> scope_index;
 
   const OpInfo* find_op(uint64_t id) const noexcept;
   std::string_view name(NameId id) const noexcept;

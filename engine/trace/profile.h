@@ -149,6 +149,19 @@ ProfileTrace parse_profile(std::istream& in, std::string_view source);
 ProfileTrace parse_profile(std::string_view text, std::string_view source);
 ProfileTrace read_profile(const std::string& path);
 
+// Sets each span's sub-row (the first free at its start) and `top`, and
+// each lane's rows and span count, from spans sorted as ProfileTrace keeps them.
+void assign_rows(ProfileTrace& trace);
+
+// The part of a trace within [from, to) ns since its origin, as a trace of
+// its own, so that what analyze_profile answers is that window's: spans
+// that overlap it, clipped to it (a launch whose GPU op lies outside loses
+// its link); memory events up to `to`, those before `from` moved to `from`
+// (the window starts with the bytes live then, held by whoever made them);
+// each counter's samples within it, after the last one before it. The
+// origin, lanes and names stay, so times mean the same in both.
+ProfileTrace window_of(const ProfileTrace& trace, int64_t from, int64_t to);
+
 // Thrown by parse_profile when the text is one of our own exports.
 struct AsyncscopeExport : std::runtime_error {
   using std::runtime_error::runtime_error;

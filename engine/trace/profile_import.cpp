@@ -905,27 +905,7 @@ class Importer {
     spans_.clear();
     spans_.shrink_to_fit();
     for (size_t l = 0; l < trace_.lanes.size(); ++l) trace_.lane_begin[l + 1] += trace_.lane_begin[l];
-    // Rows: the first free at each span's start; top: not inside an earlier span.
-    std::vector<int64_t> row_end;
-    for (uint32_t l = 0; l < trace_.lanes.size(); ++l) {
-      row_end.clear();
-      int64_t outer_end = INT64_MIN;
-      const auto [first, last] = trace_.lane_spans(l);
-      for (size_t i = first; i < last; ++i) {
-        ProfileSpan& s = trace_.spans[i];
-        size_t r = 0;
-        while (r < row_end.size() && row_end[r] > s.start) ++r;
-        if (r == row_end.size()) row_end.push_back(s.end());
-        else row_end[r] = s.end();
-        s.row = static_cast<uint16_t>(std::min<size_t>(r, UINT16_MAX));
-        s.top = s.end() > outer_end && s.start >= outer_end;
-        if (s.start >= outer_end) outer_end = s.end();
-        else outer_end = std::max(outer_end, s.end());
-        if (!s.top && s.start >= outer_end) s.top = true;
-      }
-      trace_.lanes[l].rows = static_cast<uint32_t>(std::max<size_t>(1, row_end.size()));
-      trace_.lanes[l].spans = last - first;
-    }
+    assign_rows(trace_);
   }
 
   void link() {

@@ -9,6 +9,7 @@
 #include "engine/base/quote.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/counters.h"
+#include "engine/trace/model_slice.h"
 #include "engine/trace/trace_file.h"
 
 namespace asyncscope::trace {
@@ -247,29 +248,12 @@ std::string OpenedTrace::format_key() const { return profile ? key_of(profile->f
 
 std::string OpenedTrace::format_text() const { return profile ? to_string(profile->format) : "asyncscope export"; }
 
-OpenedTrace open_trace(const std::string& path, const AnalysisOptions& options) {
+namespace {
+
+// A profiler's trace as an opened one: its figures, its model, and the notes of both.
+OpenedTrace opened_profile(std::shared_ptr<const ProfileTrace> profile, const AnalysisOptions& options) {
   OpenedTrace out;
-  bool ours = false;
-  {
-    TraceFile file(path);
-    try {
-      // Our exports name their version in the first bytes (otherData comes first).
-      ours = file.head(4096).find("\"asyncscope_version\"") != std::string_view::npos;
-      if (ours) {
-        out.model = parse_chrome_trace(file.stream(), quote(path));
-        return out;
-      }
-      out.profile = std::make_shared<const ProfileTrace>(parse_profile(file.stream(), quote(path)));
-    } catch (const TraceReadError& e) {
-      throw file.error(e.what());
-    } catch (const AsyncscopeExport&) {
-      ours = true;  // our own, with its metadata after the events: read it as ours
-    }
-  }
-  if (ours) {
-    out.model = read_chrome_trace(path);
-    return out;
-  }
+  out.profile = std::move(profile);
   const ProfileTrace& p = *out.profile;
   auto figures = std::make_shared<ProfileFigures>(analyze_profile(p, options));
   ProfileModel pm = model_of(p, *figures);
@@ -284,6 +268,46 @@ OpenedTrace open_trace(const std::string& path, const AnalysisOptions& options) 
   for (std::string& n : pm.notes) out.notes.push_back(std::move(n));
   if (!out.figures->steps_note.empty()) out.notes.push_back(out.figures->steps_note);
   return out;
+}
+
+}  // namespace
+
+OpenedTrace open_trace(const std::string& path, const AnalysisOptions& options) {
+  std::shared_ptr<const ProfileTrace> profile;
+  bool ours = false;
+  {
+    TraceFile file(path);
+    try {
+      // Our exports name their version in the first bytes (otherData comes first).
+      ours = file.head(4096).find("\"asyncscope_version\"") != std::string_view::npos;
+      if (ours) {
+        OpenedTrace out;
+        out.model = parse_chrome_trace(file.stream(), quote(path));
+        return out;
+      }
+      profile = std::make_shared<const ProfileTrace>(parse_profile(file.stream(), quote(path)));
+    } catch (const TraceReadError& e) {
+      throw file.error(e.what());
+    } catch (const AsyncscopeExport&) {
+      ours = true;  // our own, with its metadata after the events: read it as ours
+    }
+  }
+  if (ours) {
+    OpenedTrace out;
+    out.model = read_chrome_trace(path);
+    return out;
+  }
+  return opened_profile(std::move(profile), options);
+}
+
+OpenedTrace window_of(const OpenedTrace& trace, int64_t from, int64_t to, const AnalysisOptions& options) {
+  if (!trace.foreign()) {
+    OpenedTrace out;
+    out.model = slice(trace.model, from, to);
+    out.notes = trace.notes;
+    return out;
+  }
+  return opened_profile(std::make_shared<const ProfileTrace>(window_of(*trace.profile, from, to)), options);
 }
 
 }  // namespace asyncscope::trace

@@ -67,4 +67,10 @@ struct OpenedTrace {
 // with one line naming the file on anything it cannot read.
 OpenedTrace open_trace(const std::string& path, const AnalysisOptions& options = {});
 
+// The window [from, to) ns of an opened trace, as a trace of its own: its
+// model (model_slice.h) and, for a profiler's trace, its figures computed
+// over the window alone (profile.h's window_of), so that the verdict,
+// streams, ops and holders are the window's.
+OpenedTrace window_of(const OpenedTrace& trace, int64_t from, int64_t to, const AnalysisOptions& options = {});
+
 }  // namespace asyncscope::trace

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "engine/trace/profile_model.h"
 #include "support/cli_harness.h"
@@ -209,8 +210,156 @@ TEST(CliProfile, ProfileRunsARealPyTorchScriptAndTheDemoContrastsTheEditions) {
   EXPECT_NE(d.out.find("aten::mm"), std::string::npos) << d.out;
 }
 
+// A window of a profiler's trace reports the window's figures (its verdict,
+// its streams' busy time), and a window after the trace's end is refused.
+TEST(CliProfile, AWindowOfAProfilersTraceHasTheWindowsFigures) {
+  const std::string path = real_trace("sampled_training.json.gz");
+  if (path.empty()) GTEST_SKIP() << "no sampled_training.json.gz (the real traces live in ../shared/traces)";
+  const std::string whole = scratch("whole.json"), part = scratch("part.json"), svg = scratch("part.svg");
+  ASSERT_EQ(cli({"view", path, "--json", whole}).code, 0);
+  const json w = json::parse(read(whole));
+  const trace::OpenedTrace opened = trace::open_trace(path);
+  const double end = static_cast<double>(opened.model.end_time()) * 1e-9;
+  const std::string range = "0:" + std::to_string(end / 2);
+  const CliResult r = cli({"view", path, "--json", part, "--svg", svg, "--range", range});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json p = json::parse(read(part));
+  ASSERT_FALSE(p["streams"].empty());
+  double busy_whole = 0, busy_part = 0;
+  for (const json& s : w["streams"]) busy_whole += s["busy_us"].get<double>();
+  for (const json& s : p["streams"]) busy_part += s["busy_us"].get<double>();
+  EXPECT_LT(busy_part, busy_whole) << "the window's figures are the whole trace's";
+  EXPECT_NE(p["verdict"], w["verdict"]);
+  EXPECT_NE(read(svg).find(p["verdict"].get<std::string>().substr(0, 20)), std::string::npos) << "the picture says the window's verdict";
+  expect_bad_input({"view", path, "--svg", svg, "--range", std::to_string(end * 2 + 5) + ":" + std::to_string(end * 3 + 10)},
+                   "after the trace's end");
+}
+
 TEST(CliProfile, ProfileRefusesAMissingScript) {
   expect_bad_input({"profile", scratch("no_such_script.py")}, "cannot read script");
+}
+
+// Profiling needs the real PyTorch in the build's python3: each test below
+// skips, saying so, without it.
+bool has_torch(const CliResult& r) { return !(r.code == 2 && r.err.find("has no torch") != std::string::npos); }
+
+std::string script_file(const std::string& name, const std::string& text) {
+  const std::string path = scratch(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+uint64_t mm_spans(const std::string& trace) {
+  const trace::OpenedTrace t = trace::open_trace(trace);
+  uint64_t n = 0;
+  for (const trace::ProfileSpan& s : t.profile->spans) n += t.profile->name(s) == "aten::mm";
+  return n;
+}
+
+// The program's own exit status is passed through and said, its trace kept;
+// the runner's outcome never shares a number with it (2, 3 and 4 once meant
+// "bad arguments", "no PyTorch" and "raised").
+TEST(CliProfile, TheProgramsExitStatusIsPassedThroughWithItsTrace) {
+  for (const int status : {0, 2, 3, 4, 7}) {
+    SCOPED_TRACE(status);
+    const std::string trace = scratch("exit" + std::to_string(status) + ".json");
+    const std::string script = script_file("exit.py", "import sys, torch\nx = torch.ones(8, 8)\ny = torch.mm(x, x)\n"
+                                                      "sys.exit(" + std::to_string(status) + ")\n");
+    const CliResult r = cli({"profile", "--trace", trace, "--print", script});
+    if (!has_torch(r)) GTEST_SKIP() << r.err;
+    EXPECT_EQ(r.code, status) << r.err;
+    if (status != 0) EXPECT_NE(r.err.find("the program exited with status " + std::to_string(status)), std::string::npos) << r.err;
+    EXPECT_EQ(mm_spans(trace), 1u);
+    EXPECT_NE(r.out.find(" spans on "), std::string::npos) << "described";
+  }
+  const std::string raised = script_file("raise.py", "import torch\nx = torch.mm(torch.ones(2, 2), torch.ones(2, 2))\n"
+                                                     "raise ValueError('the program failed')\n");
+  const std::string trace = scratch("raised.json");
+  const CliResult r = cli({"profile", "--trace", trace, "--print", raised});
+  if (!has_torch(r)) GTEST_SKIP() << r.err;
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("raised an exception"), std::string::npos) << r.err;
+  EXPECT_EQ(mm_spans(trace), 1u) << "what ran before the error";
+}
+
+// os._exit skips every handler: the trace of what ran is written all the
+// same, and an old file at --trace is never described as this run's.
+TEST(CliProfile, AProgramThatLeavesByOsExitStillGetsItsOwnTrace) {
+  const std::string trace = scratch("os_exit.json");
+  std::ofstream(trace) << "[{\"name\": \"old\", \"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"pid\": 1, \"tid\": 1}]";
+  const std::string script = script_file("os_exit.py", "import os, torch\nx = torch.ones(4, 4)\n"
+                                                       "for _ in range(3):\n    x = torch.mm(x, x)\nos._exit(5)\n");
+  const CliResult r = cli({"profile", "--trace", trace, "--print", script});
+  if (!has_torch(r)) GTEST_SKIP() << r.err;
+  EXPECT_EQ(r.code, 5) << r.err;
+  EXPECT_NE(r.err.find("(os._exit)"), std::string::npos) << r.err;
+  EXPECT_EQ(mm_spans(trace), 3u) << "the old file was described as this run's";
+}
+
+// A process the program forked runs on after it, and never writes the trace.
+TEST(CliProfile, AForkedChildThatOutlivesTheProgramDoesNotWriteTheTrace) {
+  const std::string trace = scratch("forked.json"), done = scratch("child_done");
+  fs::remove(done);
+  const std::string script = script_file(
+      "fork.py", "import os, time, torch\nx = torch.mm(torch.ones(4, 4), torch.ones(4, 4))\n"
+                 "if os.fork() == 0:\n    time.sleep(1.0)\n    y = torch.mm(x, x)\n    open('" + done + "', 'w').close()\n");
+  const CliResult r = cli({"profile", "--trace", trace, "--print", script});
+  if (!has_torch(r)) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string written = read(trace);
+  for (int i = 0; i < 100 && !fs::exists(done); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(fs::exists(done)) << "the child did not finish";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(read(trace), written) << "the forked child wrote the trace after asyncscope reported";
+  EXPECT_EQ(mm_spans(trace), 1u);
+}
+
+// Without --trace, the trace lives in a private folder (mkdtemp, 0700) that
+// is gone at the end: no predictable name to plant a link at, nothing left.
+TEST(CliProfile, WithoutTraceNothingIsLeftAndNoPredictableNameIsUsed) {
+  const std::string tmp = scratch("tmp");
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  const char* saved = std::getenv("TMPDIR");
+  const std::string saved_value = saved != nullptr ? saved : "";
+  ::setenv("TMPDIR", tmp.c_str(), 1);
+  const std::string script = script_file("plain.py", "import torch\nprint(torch.mm(torch.ones(2, 2), torch.ones(2, 2)).sum().item())\n");
+  const std::string answers = scratch("answers.json");
+  const CliResult r = cli({"profile", "--json", answers, script});
+  if (saved != nullptr) ::setenv("TMPDIR", saved_value.c_str(), 1); else ::unsetenv("TMPDIR");
+  if (!has_torch(r)) GTEST_SKIP() << r.err;
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::is_empty(tmp)) << "left behind in TMPDIR";
+  EXPECT_NE(read(answers).find("\"ops\""), std::string::npos);
+}
+
+// SIGTERM (or SIGINT) to asyncscope while the program runs: the program gets
+// Ctrl+C and writes what ran, the program and what it started are gone
+// within 3 s, and asyncscope exits 128 + the signal, naming the kept trace.
+TEST(CliProfile, ASignalStopsTheProgramAndItsChildrenAndKeepsWhatRan) {
+  const std::string dir = scratch("");
+  std::ofstream(dir + "/forever.py")
+      << "import os, time, torch\nx = torch.mm(torch.ones(4, 4), torch.ones(4, 4))\n"
+         "child = os.fork()\nif child == 0:\n    signal = __import__('signal')\n"
+         "    signal.signal(signal.SIGINT, signal.SIG_IGN)\n    while True:\n        time.sleep(1)\n"
+         "open('pids', 'w').write(f'{os.getpid()} {child}')\nwhile True:\n    time.sleep(0.05)\n";
+  const CliResult r = testing::shell(
+      "rm -f pids\n\"$ASYNCSCOPE\" profile --trace kept.json --print forever.py > out.txt 2> err.txt &\npid=$!\n"
+      "for i in $(seq 200); do [ -s pids ] && break; sleep 0.1; done\n[ -s pids ] || { echo 'no pids'; exit 90; }\n"
+      "start=$(date +%s%N)\nkill -TERM $pid\nwait $pid\nstatus=$?\nend=$(date +%s%N)\n"
+      "echo status=$status ms=$(( (end - start) / 1000000 ))\nsleep 0.2\n"
+      "for p in $(cat pids); do\n  [ -e /proc/$p ] && ! grep -q '^State:.*Z' /proc/$p/status && echo alive=$p\ndone\n"
+      "cat err.txt >&2\nexit 0\n");  // a zombie (killed, not yet reaped by whoever adopted it) is gone
+  if (r.err.find("has no torch") != std::string::npos) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("status=143"), std::string::npos) << r.out << r.err;
+  const size_t ms = r.out.find("ms=");
+  ASSERT_NE(ms, std::string::npos) << r.out;
+  EXPECT_LT(std::stol(r.out.substr(ms + 3)), 3000) << r.out;
+  EXPECT_EQ(r.out.find("alive="), std::string::npos) << "left running: " << r.out;
+  EXPECT_NE(r.err.find("interrupted by SIGTERM"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the trace of what ran is in 'kept.json'"), std::string::npos) << r.err;
+  EXPECT_EQ(mm_spans(dir + "/kept.json"), 1u);
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ using Clock = std::chrono::steady_clock;
 
 // The executable in `dir` with `args`, stdout to `out_fd` (or a file), stderr
 // to dir/stderr.txt. fork + exec: only async-signal-safe calls in the child.
-pid_t spawn(const std::string& dir, const std::vector<std::string>& args, int out_fd = -1) {
+// `sigint_ignored`: started as a shell starts a background job (SIGINT ignored).
+pid_t spawn(const std::string& dir, const std::vector<std::string>& args, int out_fd = -1, bool sigint_ignored = false) {
   std::vector<std::string> all = {ASYNCSCOPE_EXE};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -39,6 +40,7 @@ pid_t spawn(const std::string& dir, const std::vector<std::string>& args, int ou
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (::chdir(dir.c_str()) != 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(99);
+    if (sigint_ignored) ::signal(SIGINT, SIG_IGN);  // kept across exec, as a shell's `cmd &`
     ::execv(argv[0], argv.data());
     ::_exit(98);
   }
@@ -154,11 +156,15 @@ TEST(Interrupt, SigintStopsAScriptWhereverItIs) {
 
 // SIGINT while a large trace (300,000 ops, about 600 MB) is being written:
 // the writer stops at its next block instead of formatting the rest.
-TEST(Interrupt, SigintDuringALargeTraceWriteEndsItAtOnce) {
+// Also when started as a background job of a script (`asyncscope ... &`,
+// which inherits SIGINT ignored): `kill -INT` is sent on purpose.
+class InterruptLargeWrite : public ::testing::TestWithParam<bool> {};
+
+TEST_P(InterruptLargeWrite, SigintDuringALargeTraceWriteEndsItAtOnce) {
   const std::string dir = folder();
   std::ofstream(dir + "/big.py") << "from asyncscope import nd\nx = nd.ones((1,))\n"
                                     "for i in range(300000):\n    x = x + 1\nnd.waitall()\n";
-  const pid_t pid = spawn(dir, {"script", "big.py", "--trace", "big.json"});
+  const pid_t pid = spawn(dir, {"script", "big.py", "--trace", "big.json"}, -1, GetParam());
   const auto growing = [&dir] {
     for (const auto& entry : fs::directory_iterator(dir)) {
       const std::string name = entry.path().filename().string();
@@ -179,6 +185,11 @@ TEST(Interrupt, SigintDuringALargeTraceWriteEndsItAtOnce) {
   EXPECT_FALSE(fs::exists(dir + "/big.json"));
   EXPECT_TRUE(temporaries(dir).empty());
 }
+
+INSTANTIATE_TEST_SUITE_P(Interrupt, InterruptLargeWrite, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "StartedWithSigintIgnored" : "StartedPlainly";
+                         });
 
 }  // namespace
 }  // namespace asyncscope::app

@@ -193,6 +193,68 @@ TEST(OutputFile, TwoOutputsToOneFileAreRefused) {
   EXPECT_THROW(streams.add("--trace", "/dev/stdout"), std::invalid_argument);
 }
 
+// A command never replaces what it reads: an output that is an input, by
+// the same name, another name, a link or a hard link, in either order.
+TEST(OutputFile, AnOutputThatIsAnInputIsRefused) {
+  const std::string dir = folder();
+  write(dir + "/t.json", "the trace");
+  fs::create_symlink("t.json", dir + "/link.json");
+  fs::create_hard_link(dir + "/t.json", dir + "/hard.json");
+  std::ostringstream out, err;
+  for (const std::string& output : {dir + "/t.json", dir + "/./t.json", dir + "/link.json", dir + "/hard.json"}) {
+    for (const bool input_first : {true, false}) {
+      OutputSet set(out, err);
+      try {
+        if (input_first) set.add_input("the trace", dir + "/t.json");
+        set.add("--json", output);
+        if (!input_first) set.add_input("the trace", dir + "/t.json");
+        ADD_FAILURE() << output << " was accepted";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("cannot write --json '" + output + "': "), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("the trace"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("give the output a file of its own"), std::string::npos) << e.what();
+      }
+    }
+  }
+  EXPECT_EQ(read(dir + "/t.json"), "the trace");
+  OutputSet other(out, err);
+  other.add_input("the trace", dir + "/t.json");
+  other.add("--json", dir + "/answers.json");  // another file is fine
+  other.add_input("a missing file", dir + "/missing.json");  // not a file an output could replace
+}
+
+// As root (how most containers run): a link or a file that another user
+// planted in a sticky folder open to all (/tmp) is not written through or
+// replaced, as the kernel's fs.protected_symlinks / protected_regular would
+// refuse them (our checks read links themselves, so the kernel's rule does
+// not apply). The link's target is left as it was.
+TEST(OutputFile, AnotherUsersLinkOrFileInAStickyFolderIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make files of another user (lchown)";
+  const std::string dir = folder();
+  const std::string shared = dir + "/shared";
+  fs::create_directories(shared);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  write(dir + "/precious", "precious");
+  const uid_t other = 65534;  // nobody
+  fs::create_symlink(dir + "/precious", shared + "/x.json");
+  ASSERT_EQ(::lchown((shared + "/x.json").c_str(), other, other), 0);
+  EXPECT_NE(refusal(shared + "/x.json").find("is a symbolic link of uid 65534 in the sticky folder"), std::string::npos);
+  EXPECT_THROW(write_output(shared + "/x.json", text("overwritten")), std::runtime_error);
+  EXPECT_EQ(read(dir + "/precious"), "precious");
+  write(shared + "/theirs.json", "theirs");
+  ASSERT_EQ(::chown((shared + "/theirs.json").c_str(), other, other), 0);
+  EXPECT_NE(refusal(shared + "/theirs.json").find("is a file of uid 65534 in the sticky folder"), std::string::npos);
+  EXPECT_EQ(read(shared + "/theirs.json"), "theirs");
+  // This user's own link there, and links outside sticky folders, are followed as before.
+  fs::create_symlink(dir + "/mine", shared + "/mine.json");
+  write_output(shared + "/mine.json", text("mine"));
+  EXPECT_EQ(read(dir + "/mine"), "mine");
+  fs::create_symlink(dir + "/elsewhere", dir + "/theirs-outside.json");
+  ASSERT_EQ(::lchown((dir + "/theirs-outside.json").c_str(), other, other), 0);
+  write_output(dir + "/theirs-outside.json", text("outside"));
+  EXPECT_EQ(read(dir + "/elsewhere"), "outside");
+}
+
 // Either every output of a set is replaced or none is.
 // A stop (a signal) during a long write ends the writer at its next block,
 // not after it formatted the rest of its content for a stream that drops it.

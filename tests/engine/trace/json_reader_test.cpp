@@ -76,7 +76,7 @@ const char* const kValid[] = {
 const char* const kInvalid[] = {"",        " ",          "[",         "]",        "{",         "{\"a\"}",
                                 "{\"a\":}", "{\"a\":1,}", "[1,]",      "[1 2]",    "01",        "-",
                                 "1.",      ".5",         "1e",        "+1",       "tru",       "nul",
-                                "\"abc",   "\"\\x\"",    "\"\\u12\"", "\"\\ud800\"", "\"a\nb\"", "[1]]",
+                                "\"abc",   "\"\\x\"",    "\"\\u12\"", "\"a\nb\"", "[1]]",
                                 "{} {}",   "{1:2}",      "NaN",       "[\"\\"};
 
 void read_in_blocks(const std::string& text, Builder& b, size_t block) {
@@ -112,6 +112,30 @@ TEST(JsonReader, RefusesWhatNlohmannRefusesWithTheByte) {
         EXPECT_EQ(std::string(e.what()).rfind("syntax error at byte ", 0), 0u) << e.what();
         EXPECT_LE(e.byte, std::string_view(text).size());
       }
+    }
+  }
+}
+
+// Where nlohmann refuses the whole text, a surrogate escape that is not half
+// of a pair (Python's json writes "\udcff" for an undecodable byte of a file
+// name) reads as U+FFFD, in blocks of any size; pairs still make their code point.
+TEST(JsonReader, ALoneSurrogateIsTheReplacementCharacter) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  const std::pair<const char*, std::string> cases[] = {
+      {"[\"op\\udcff\"]", "op" + fffd},
+      {"[\"\\ud800\"]", fffd},
+      {"[\"\\ud800x\"]", fffd + "x"},
+      {"[\"\\ud800\\n\"]", fffd + "\n"},
+      {"[\"\\ud800\\u0041\"]", fffd + "A"},
+      {"[\"\\ud800\\ud800\\udc00\"]", fffd + "\xF0\x90\x80\x80"},
+      {"[\"\\ud83d\\ude00\"]", "\xF0\x9F\x98\x80"},
+  };
+  for (const auto& [text, expected] : cases) {
+    SCOPED_TRACE(text);
+    for (const size_t block : {size_t{1}, size_t{3}, size_t{1} << 18}) {
+      Builder b;
+      read_in_blocks(text, b, block);
+      EXPECT_EQ(b.result[0].get<std::string>(), expected) << "block " << block;
     }
   }
 }

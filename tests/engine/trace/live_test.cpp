@@ -489,9 +489,19 @@ TEST(LiveSecurity, AViewerRefusesASocketServedByAnotherUser) {
   }
   char byte = 0;
   ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  // The socket is another user's file: not even connected to.
   try {
     LiveClient client(child, dir.path);
     ADD_FAILURE() << "attached to another user's socket";
+  } catch (const LiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a socket of this user"), std::string::npos) << e.what();
+  }
+  // Made ours (root can), it is still served by the other user: the peer's credentials say so.
+  const std::string path = dir.path + "/" + std::to_string(child) + ".sock";
+  ASSERT_EQ(::lchown(path.c_str(), ::geteuid(), ::getegid()), 0);
+  try {
+    LiveClient client(child, dir.path);
+    ADD_FAILURE() << "attached to a socket another user serves";
   } catch (const LiveError& e) {
     EXPECT_NE(std::string(e.what()).find("served by uid " + std::to_string(other)), std::string::npos) << e.what();
   }

@@ -25,10 +25,13 @@ TEST(ModelSlice, TheSyncLoopsWindowHoldsItsOpsAndWaitsOnly) {
   const int64_t from = marker(m, "sync loop"), to = marker(m, "async loop");
   const TraceModel w = slice(m, from, to);
   EXPECT_EQ(first_violation(w), "");
-  EXPECT_EQ(w.ops.size(), m.ops.size());  // ids kept
   size_t adds = 0;
   for (const OpInfo& op : w.ops) {
     if (!op.known()) continue;
+    const OpInfo* whole = m.find_op(op.id);  // ids kept
+    ASSERT_NE(whole, nullptr) << op.id;
+    EXPECT_EQ(w.op_name(op), m.op_name(*whole));
+    EXPECT_EQ(w.source_text(op.source), m.source_text(whole->source));
     const bool enqueued = op.enqueue >= from && op.enqueue < to;
     const bool ran = op.executed() && op.end > from && op.start < to;
     EXPECT_TRUE(enqueued || ran) << op.id;
@@ -44,6 +47,27 @@ TEST(ModelSlice, TheSyncLoopsWindowHoldsItsOpsAndWaitsOnly) {
   insight.update(w, true);
   EXPECT_NE(insight.verdict().bound, Bound::unknown);
   EXPECT_LE(insight.verdict().to, to + 1'000'000);
+}
+
+// A notebook cell's picture of a long run: the window's model holds the
+// window's ops, not a table of the whole run's.
+TEST(ModelSlice, AWindowCostsWhatIsInItNotTheRun) {
+  const auto run = testing::run_demo("sync-vs-async", {{"iterations", "400"}, {"size", "4"}});
+  const TraceModel& m = run.model;
+  const int64_t from = marker(m, "async loop");
+  const OpInfo* last = nullptr;
+  for (const OpInfo& op : m.ops) {
+    if (op.known() && op.enqueue != kNoTime && op.enqueue >= from) last = &op;
+  }
+  ASSERT_NE(last, nullptr);
+  // The last few ops pushed: a window around them.
+  const TraceModel w = slice(m, last->enqueue, m.end_time() + 1);
+  EXPECT_EQ(first_violation(w), "");
+  size_t known = 0;
+  for (const OpInfo& op : w.ops) known += op.known();
+  EXPECT_GE(known, 1u);
+  EXPECT_LT(w.ops.size(), m.ops.size() / 10) << "the window's op table spans the whole run";
+  EXPECT_LE(w.var_ids.size(), 3 * w.ops.size());
 }
 
 TEST(ModelSlice, AnEmptyWindowIsAnEmptyModelThatKeepsTheRules) {
