@@ -50,11 +50,13 @@ def picture(start=None, end=None, width=1400, title="asyncscope: the run so far"
     """The run's timeline from `start` to `end` (seconds since the run's
     start, as asyncscope.mark returns them; None: its start / its end) as an
     SVG document (a str), under `title`, with that window's verdict and
-    peak holders."""
+    peak holders. Only the window's events are written and drawn: a picture
+    costs what happened in it, however long the run has been."""
     exe = _executable()
     with tempfile.TemporaryDirectory(prefix="asyncscope-") as d:
         trace, svg = os.path.join(d, "run.json"), os.path.join(d, "run.svg")
-        _core.export_trace(trace)
+        _core._export_window(trace, -1.0 if start is None else max(0.0, float(start)),
+                             -1.0 if end is None else float(end))
         window = ("" if start is None else f"{max(0.0, start):.9f}") + ":" + ("" if end is None else f"{end:.9f}")
         cmd = [exe, "view", trace, "--svg", svg, "--svg-width", str(int(width)), "--title", title]
         if window != ":":
@@ -95,9 +97,18 @@ def show(width=1400, last=None, app=False):
         display(shown)
         return shown
     path = os.path.abspath("asyncscope-timeline.svg")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(svg)
+    _core._write_text(path, svg)  # as the CLI writes its outputs: whole or not at all, never through a planted link
     return path
+
+
+def _width(text):
+    try:
+        width = int(text)
+    except ValueError:
+        width = None
+    if width is None or not 320 <= width <= 16384:
+        raise ValueError(f"%%asyncscope: --width {text!r}: expected a number of pixels from 320 to 16384")
+    return width
 
 
 def _parse(line):
@@ -110,15 +121,30 @@ def _parse(line):
             wait = False
         elif w == "--width" and i + 1 < len(words):
             i += 1
-            width = int(words[i])
+            width = _width(words[i])
         elif w.startswith("--width="):
-            width = int(w.split("=", 1)[1])
+            width = _width(w.split("=", 1)[1])
         else:
             raise ValueError(f"%%asyncscope: unknown option {w!r} (options: --width PX, --no-wait)")
         i += 1
-    if not 320 <= width <= 16384:
-        raise ValueError(f"%%asyncscope: --width {width}: expected 320 to 16384 pixels")
     return width, wait
+
+
+def _run_cell_code(ipython, cell):
+    """Runs a cell's text as IPython runs a cell (its magics and shell
+    escapes transformed, compiled as a file of its own so tracebacks and the
+    per-line figures name its lines) and returns the value of its last
+    expression, if it ends with one. Its exception propagates, as the cell's."""
+    __tracebackhide__ = True  # IPython shows the cell's frames, not this one's
+    import ast
+    code = ipython.transform_cell(cell)
+    name = ipython.compile.cache(code, ipython.execution_count, raw_code=cell)
+    tree = ipython.transform_ast(ipython.compile.ast_parse(code, filename=name))
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    exec(ipython.compile(tree, name, "exec"), ipython.user_ns)
+    return None if last is None else eval(ipython.compile(last, name, "eval"), ipython.user_ns)
 
 
 def load_ipython_extension(ipython):
@@ -132,17 +158,32 @@ def load_ipython_extension(ipython):
     ipython.events.register("pre_run_cell", mark_cell)
 
     def asyncscope_magic(line, cell):
+        __tracebackhide__ = True  # an error is the cell's: IPython shows its frames, not the magic's
         width, wait = _parse(line)
         start = _core.mark("%%asyncscope")
-        result = ipython.run_cell(cell)
+        error, value = None, None
+        try:
+            value = _run_cell_code(ipython, cell)
+        except BaseException as e:  # the cell's own error: raised as the cell's, once its picture is drawn
+            error = e
         end = _core.mark("cell end")
         if wait:
             from . import ndarray
-            ndarray.waitall()
+            try:
+                ndarray.waitall()
+            except Exception as e:  # an op the cell pushed failed: the cell's error too
+                error = error or e
             end = None
         title = f"cell [{ipython.execution_count}]: its timeline" + (" and the work it pushed" if wait else "")
-        display(SVG(data=picture(start=start, end=end, width=width, title=title)))
-        return None
+        if not isinstance(error, KeyboardInterrupt):
+            try:
+                display(SVG(data=picture(start=start, end=end, width=width, title=title)))
+            except Exception:
+                if error is None:
+                    raise
+        if error is not None:
+            raise error
+        return value
 
     ipython.register_magic_function(asyncscope_magic, magic_kind="cell", magic_name="asyncscope")
 

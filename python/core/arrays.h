@@ -28,6 +28,7 @@
 #include "engine/core/wait_slot.h"
 #include "engine/tensor/ops.h"
 #include "python/core/errors.h"
+#include "python/core/runtime.h"
 #include "python/core/source.h"
 #include "python/core/torch_grad_mode.h"
 
@@ -150,7 +151,11 @@ class GilSleepHook final : public SleepHook {
     if (holds_gil_) saved_ = PyEval_SaveThread();
   }
   void after_sleep() noexcept override {
-    if (holds_gil_) PyEval_RestoreThread(saved_);
+    if (!holds_gil_) return;
+    // Taking the GIL while the interpreter finalizes ends the thread by
+    // unwinding it, through this noexcept function: abort. Park instead.
+    if (exiting_elsewhere()) park_for_exit();
+    PyEval_RestoreThread(saved_);
   }
   int64_t poll_every_ns() const noexcept override { return kWaitPollNs; }
   bool interrupted() noexcept override;
@@ -173,6 +178,7 @@ class GilSleepHook final : public SleepHook {
 class PushGuard {
  public:
   explicit PushGuard(const Context& ctx) : hook_(ctx) {
+    if (exiting_elsewhere()) park_for_exit();  // a daemon thread at exit pushes nothing more
     note_source(ctx);
     if (ctx.engine().max_inflight() > 0) sleep_.emplace(hook_);
   }
@@ -254,7 +260,9 @@ auto waiting_to_copy(const Context& ctx, F&& f) {
   ScopedSleepHook scope(hook);
   auto result = [&] {
     py::gil_scoped_release release;
-    return f();
+    auto r = f();
+    if (exiting_elsewhere()) park_for_exit();  // as GilSleepHook::after_sleep
+    return r;
   }();
   if (hook.raised()) throw py::error_already_set();
   return result;

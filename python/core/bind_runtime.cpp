@@ -2,11 +2,13 @@
 // the exit hook that finishes the process's own run.
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <optional>
 
 #include "python/core/bindings.h"
 #include "python/core/runtime.h"
 #include "python/core/source.h"
+#include "engine/base/output_file.h"
 #include "engine/tensor/blas.h"
 #include "engine/trace/clock.h"
 #include "engine/trace/live.h"
@@ -52,7 +54,20 @@ used instead.)");
   m.def("export_trace", [](const std::string& path) {
     py::gil_scoped_release release;
     export_trace(path);
+    if (exiting_elsewhere()) park_for_exit();
   }, py::arg("path"), "Writes the run's trace so far as Chrome trace JSON (ui.perfetto.dev, chrome://tracing).");
+  m.def("_export_window", [](const std::string& path, double from_s, double to_s) {
+    const auto ns = [](double s) { return s < 0 ? int64_t{-1} : static_cast<int64_t>(std::llround(s * 1e9)); };
+    py::gil_scoped_release release;
+    export_window(path, ns(from_s), ns(to_s));
+    if (exiting_elsewhere()) park_for_exit();
+  }, py::arg("path"), py::arg("from_s"), py::arg("to_s"),
+     "Writes the run's part between from_s and to_s seconds (negative: its start / end) as Chrome trace JSON.");
+  m.def("_write_text", [](const std::string& path, const std::string& text) {
+    py::gil_scoped_release release;
+    write_output(path, [&text](std::ostream& out) { out << text; });
+  }, py::arg("path"), py::arg("text"),
+     "Writes text to path as the CLI writes its outputs (complete or not at all; links planted in /tmp refused).");
   m.def("blas_info", [] {
     const blas::Info& info = blas::info();
     py::dict d;
@@ -98,6 +113,7 @@ cannot be loaded.)");
     {
       py::gil_scoped_release release;
       figures = trace::line_figures(trace::snapshot(*rec));
+      if (exiting_elsewhere()) park_for_exit();
     }
     for (const trace::LineFigures& r : figures) {
       py::dict row;

@@ -1,7 +1,13 @@
 #include "python/core/runtime.h"
 
+#include <Python.h>  // first of the others, as Python asks
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -11,6 +17,7 @@
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/live.h"
 #include "engine/trace/model.h"
+#include "engine/trace/model_slice.h"
 #include "python/core/source.h"
 
 namespace asyncscope::python {
@@ -41,6 +48,7 @@ std::mutex& default_mutex() {
 struct Publishing {
   std::mutex mutex;
   std::unique_ptr<trace::LiveServer> server;
+  pid_t owner = 0;  // the process that made the server: a forked child has a copy that is not its own
   const trace::Recorder* published = nullptr;  // the recorder the server publishes
   std::string pending_title;  // serve_when_started: the title to publish under once the default run starts
   bool pending = false;
@@ -53,11 +61,17 @@ Publishing& publishing() {
 std::string start_serving(const std::shared_ptr<trace::Recorder>& recorder, const std::string& title) {
   Publishing& p = publishing();
   std::lock_guard lock(p.mutex);
+  if (p.server && p.owner != ::getpid()) {
+    throw trace::LiveError("asyncscope.serve: this process (" + std::to_string(::getpid()) + ") is a fork of process " +
+                           std::to_string(p.owner) + ", whose run and live socket these are: a forked child " +
+                           "cannot publish them (serve in the parent, or start a fresh process)");
+  }
   if (p.server) return p.server->path();
   if (!recorder) throw trace::LiveError("asyncscope.serve: this run is not traced: there is nothing to publish");
   trace::LiveServer::Options options;
   options.title = title;
   p.server = std::make_unique<trace::LiveServer>(recorder, options);
+  p.owner = ::getpid();
   p.published = recorder.get();
   p.pending = false;
   return p.server->path();
@@ -116,7 +130,20 @@ HostedContext& hosted_run() {
   return *hosted;
 }
 
+// shutdown() began on this thread (set once; the id is written before the flag).
+std::atomic<bool> g_exiting{false};
+std::thread::id g_exit_thread;
+
 }  // namespace
+
+bool exiting_elsewhere() noexcept {
+  return g_exiting.load(std::memory_order_acquire) && std::this_thread::get_id() != g_exit_thread;
+}
+
+void park_for_exit() noexcept {
+  if (PyGILState_Check() != 0) PyEval_SaveThread();
+  for (;;) ::pause();
+}
 
 HostedRun::HostedRun(ContextPtr context) {
   hosted_run().context = std::move(context);
@@ -131,6 +158,7 @@ HostedRun::~HostedRun() {
 }
 
 const ContextPtr& context() {
+  if (exiting_elsewhere()) park_for_exit();  // a daemon thread at exit starts nothing more
   if (const ContextPtr& current = current_context_or_null()) return current;
   if (hosted_run().active) return hosted_run().context;
   return default_context();
@@ -156,6 +184,29 @@ void export_trace(const std::string& path) {
   trace::write_chrome_trace(trace::snapshot(*rec), path);
 }
 
+void export_window(const std::string& path, int64_t from_ns, int64_t to_ns) {
+  const std::shared_ptr<trace::Recorder> rec = recorder();
+  if (!rec) throw std::logic_error("asyncscope.export_trace: this run is not traced");
+  // The model of the run read so far, kept for the next window.
+  struct Kept {
+    std::mutex mutex;
+    std::shared_ptr<trace::Recorder> recorder;
+    std::unique_ptr<trace::TraceReader> reader;
+    trace::TraceModel model;
+  };
+  static Kept* kept = new Kept;  // never destroyed: see DefaultRun
+  std::lock_guard lock(kept->mutex);
+  if (kept->recorder != rec) {
+    kept->recorder = rec;
+    kept->reader = std::make_unique<trace::TraceReader>(*rec);
+    kept->model = trace::TraceModel{};
+  }
+  kept->reader->update(kept->model);
+  const int64_t from = std::max<int64_t>(0, from_ns);
+  const int64_t to = to_ns < 0 ? kept->model.end_time() + 1 : to_ns;
+  trace::write_chrome_trace(trace::slice(kept->model, from, std::max(to, from + 1)), path);
+}
+
 std::string serve(const std::string& title) { return start_serving(recorder(), title); }
 
 void serve_when_started(const std::string& title) {
@@ -178,16 +229,20 @@ void serve_when_started(const std::string& title) {
 std::string serving() {
   Publishing& p = publishing();
   std::lock_guard lock(p.mutex);
-  return p.server ? p.server->path() : "";
+  return p.server && p.owner == ::getpid() ? p.server->path() : "";
 }
 
 size_t serving_viewers() {
   Publishing& p = publishing();
   std::lock_guard lock(p.mutex);
-  return p.server ? p.server->viewers() : 0;
+  return p.server && p.owner == ::getpid() ? p.server->viewers() : 0;
 }
 
 void shutdown() {
+  if (!g_exiting.load(std::memory_order_relaxed)) {
+    g_exit_thread = std::this_thread::get_id();
+    g_exiting.store(true, std::memory_order_release);
+  }
   DefaultRun& run = default_run();
   std::unique_lock lock(default_mutex());
   if (run.shut_down || !run.env) {

@@ -45,10 +45,28 @@ bool hosted();
 std::shared_ptr<trace::Recorder> recorder();
 // Writes that run's trace (Chrome trace JSON) to `path`.
 void export_trace(const std::string& path);
+// Writes the part of that run between from_ns and to_ns since its start
+// (negative: its start / its end) to `path`: a notebook cell's picture. The
+// run's model is kept between calls and brought up to date with what was
+// recorded since (trace::TraceReader), and the window is cut from it by
+// search, so a call costs the window's events, not the run's.
+void export_window(const std::string& path, int64_t from_ns, int64_t to_ns);
+// The interpreter is exiting (plain python3: shutdown() began) and the
+// calling thread is not the one that exits: a daemon thread, which Python
+// would freeze at finalization. It must not push or take the GIL again.
+// Threading: any thread; no GIL needed.
+bool exiting_elsewhere() noexcept;
+// What such a thread does instead: blocks for good, the GIL released first
+// when it holds it, as Python's own daemon threads are frozen at
+// finalization; the process exits around it.
+[[noreturn]] void park_for_exit() noexcept;
+
 // At interpreter exit: finish the default run (waiting for its work), and
 // write its trace to $ASYNCSCOPE_TRACE if that is set; then send viewers
 // attached live what is left (for up to two seconds) and stop publishing.
-// Idempotent.
+// From its first call on, other threads that push or return from a wait
+// park (park_for_exit): a daemon thread that pushes in a loop or waits in
+// item() cannot hold the exit up or abort it. Idempotent.
 void shutdown();
 
 // Publishes the calling thread's run live (engine/trace/live.h: viewers of

@@ -45,9 +45,10 @@ CELLS = [
                                                       "python3-nbformat python3-ipykernel; make test installs them)")
 @unittest.skipUnless(os.path.exists(EXE), "no asyncscope executable at " + EXE)
 class Notebook(unittest.TestCase):
-    def test_each_asyncscope_cell_shows_its_timeline_inline(self):
+    def execute(self, cells, allow_errors=False):
+        """Runs the cells with nbconvert; (its exit status, the executed notebook, what it printed)."""
         nb = nbformat.v4.new_notebook()
-        nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
+        nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
         with tempfile.TemporaryDirectory() as d:
             src, out = os.path.join(d, "chapter.ipynb"), os.path.join(d, "executed.ipynb")
             nbformat.write(nb, src)
@@ -55,11 +56,43 @@ class Notebook(unittest.TestCase):
             # The kernel runs in the temporary folder: the package's path must not be relative.
             env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)
             cmd = [JUPYTER] if JUPYTER.endswith("nbconvert") else [JUPYTER, "nbconvert"]
-            done = subprocess.run(cmd + ["--to", "notebook", "--execute", "--ExecutePreprocessor.timeout=300",
-                                         src, "--output", out], capture_output=True, text=True, env=env, timeout=600,
-                                  cwd=d)
-            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-            executed = nbformat.read(out, 4)
+            extra = ["--allow-errors"] if allow_errors else []
+            done = subprocess.run(cmd + ["--to", "notebook", "--execute", "--ExecutePreprocessor.timeout=300"] + extra +
+                                  [src, "--output", out], capture_output=True, text=True, env=env, timeout=600, cwd=d)
+            executed = nbformat.read(out, 4) if os.path.exists(out) else None
+        return done.returncode, executed, done.stdout + done.stderr
+
+    def test_a_cell_that_raises_fails_as_the_cell_with_its_picture_drawn(self):
+        cells = [
+            "%load_ext asyncscope\nfrom asyncscope import nd",
+            "%%asyncscope\nx = nd.ones((8, 8)) + 1\nraise ValueError('the cell failed')",
+            "print('a later cell')",
+        ]
+        code, _, printed = self.execute(cells)
+        self.assertNotEqual(code, 0, "nbconvert reported a failing cell as a success")
+        self.assertIn("ValueError", printed)
+        self.assertIn("the cell failed", printed)
+        code, executed, printed = self.execute(cells, allow_errors=True)
+        self.assertEqual(code, 0, printed)
+        outputs = executed.cells[1].outputs
+        errors = [o for o in outputs if o.get("output_type") == "error"]
+        self.assertEqual([(e["ename"], e["evalue"]) for e in errors], [("ValueError", "the cell failed")])
+        self.assertTrue(any("image/svg+xml" in o.get("data", {}) for o in outputs), "what ran is still drawn")
+
+    def test_a_cell_ending_in_an_expression_shows_its_value_and_bad_options_say_why(self):
+        cells = ["%load_ext asyncscope\nfrom asyncscope import nd", "%%asyncscope\ny = nd.ones((2,)) * 3\ny.sum().asscalar()",
+                 "%%asyncscope --width abc\npass"]
+        code, executed, printed = self.execute(cells, allow_errors=True)
+        self.assertEqual(code, 0, printed)
+        values = [o for o in executed.cells[1].outputs if o.get("output_type") == "execute_result"]
+        self.assertEqual([v["data"]["text/plain"] for v in values], ["6.0"])
+        errors = [o for o in executed.cells[2].outputs if o.get("output_type") == "error"]
+        self.assertEqual(len(errors), 1)
+        self.assertIn("--width 'abc': expected a number of pixels", errors[0]["evalue"])
+
+    def test_each_asyncscope_cell_shows_its_timeline_inline(self):
+        code, executed, printed = self.execute(CELLS)
+        self.assertEqual(code, 0, printed)
         pictures = []
         for i, cell in enumerate(executed.cells):
             errors = [o for o in cell.outputs if o.get("output_type") == "error"]

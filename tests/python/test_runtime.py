@@ -16,11 +16,11 @@ import asyncscope
 from asyncscope import nd
 
 
-def run_script(code, **env):
+def run_script(code, timeout=120, **env):
     """Runs code in a fresh python3 with this package; returns the completed process."""
     full_env = dict(os.environ, **env)
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          env=full_env, timeout=120)
+                          env=full_env, timeout=timeout)
 
 
 class Errors(unittest.TestCase):
@@ -122,6 +122,32 @@ class Trace(unittest.TestCase):
             self.assertIn("dot", names)
             self.assertIn("item", names)
 
+    def test_a_window_of_a_long_run_costs_the_window(self):
+        # A notebook cell's picture: only the window's ops are written,
+        # however many the run had before (sizes, not timing).
+        done = run_script("""
+            import json, os, sys, tempfile
+            import asyncscope
+            from asyncscope import _core, nd
+            x = nd.ones((1,))
+            for i in range(30000):
+                x = x + 1
+            x.wait_to_read()
+            start = asyncscope.mark("cell")
+            y = nd.ones((2,)) * 2
+            y.wait_to_read()
+            d = tempfile.mkdtemp()
+            _core._export_window(os.path.join(d, "w.json"), start, -1.0)
+            _core.export_trace(os.path.join(d, "all.json"))
+            with open(os.path.join(d, "w.json")) as f:
+                ops = [e for e in json.load(f)["traceEvents"] if e.get("args", {}).get("event") == "enqueue"]
+            print(len(ops), os.path.getsize(os.path.join(d, "w.json")), os.path.getsize(os.path.join(d, "all.json")))
+            """, ASYNCSCOPE_TRACE="")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        ops, window, whole = map(int, done.stdout.split())
+        self.assertIn(ops, (2, 3))  # ones and mul (and a free the engine pushed then)
+        self.assertLess(window * 100, whole)
+
     def test_export_trace_and_the_seed_configured_before_the_first_array(self):
         script = """
             import asyncscope
@@ -174,3 +200,38 @@ class Blas(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertNotIn("OPENBLAS_THREAD_TIMEOUT", done.stdout.split("}")[0])
         self.assertIn(" 25", done.stdout)
+
+
+class Exit(unittest.TestCase):
+    """Plain python3 exits as it would without asyncscope, whatever a daemon
+    thread is doing when the main thread returns: pushing in a loop, or
+    waiting in item() (each run several times: the daemon may be anywhere)."""
+
+    def exits_at_once(self, daemon_body, runs=5):
+        body = "\n".join("        " + line for line in textwrap.dedent(daemon_body).strip().splitlines())
+        code = ("import threading, time\n"
+                "from asyncscope import nd\n"
+                "def loop():\n"
+                "    x = nd.ones((10,))\n"
+                "    while True:\n"
+                f"{body}\n"
+                "threading.Thread(target=loop, daemon=True).start()\n"
+                "time.sleep(0.2)\n"
+                "print('main done')\n")
+        for _ in range(runs):
+            try:
+                done = run_script(code, timeout=30, ASYNCSCOPE_TRACE="")
+            except subprocess.TimeoutExpired:
+                self.fail("the process did not exit (a daemon thread held the exit up)")
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertEqual(done.stdout, "main done\n")
+            self.assertEqual(done.stderr, "", "nothing from the daemon thread either")
+
+    def test_a_daemon_thread_pushing_in_a_loop_does_not_hold_the_exit(self):
+        self.exits_at_once("x = x + 1")
+
+    def test_a_daemon_thread_waiting_in_item_does_not_abort_the_exit(self):
+        self.exits_at_once("""
+            x = x + 1
+            x.sum().asscalar()
+            """)
