@@ -69,14 +69,17 @@ asan: deps
 	cmake --build --preset asan -j$(JOBS)
 	ctest --preset asan -j$(CTEST_J)
 
-# The trace importer's libFuzzer target (clang, its own small build in
-# $(BUILD)/fuzz): FUZZ_SECONDS of fuzzing in one process, the corpus kept in
-# $(BUILD)/fuzz/corpus across runs, findings in $(BUILD)/fuzz/findings.
-# make test runs it for 20 s (ctest fuzz.Importer).
+# The libFuzzer targets (clang, their own small build in $(BUILD)/fuzz): the
+# trace importers, then the live stream's decoder, FUZZ_SECONDS each in one
+# process, the corpora kept in $(BUILD)/fuzz/corpus and corpus-live across
+# runs, findings in $(BUILD)/fuzz/findings. make test runs each for 20 s
+# (ctest fuzz.Importer, fuzz.Live).
 FUZZ_SECONDS ?= 600
 fuzz: build
 	bash tests/fuzz/run_fuzz.sh $(abspath $(BUILD))/bin/asyncscope $(abspath $(BUILD))/fuzz $(FUZZ_SECONDS) \
-	  $(abspath $(BUILD))/fuzz/corpus
+	  $(abspath $(BUILD))/fuzz/corpus importer
+	bash tests/fuzz/run_fuzz.sh $(abspath $(BUILD))/bin/asyncscope $(abspath $(BUILD))/fuzz $(FUZZ_SECONDS) \
+	  $(abspath $(BUILD))/fuzz/corpus-live live
 
 # The README's pictures, taken by the app itself in a virtual X server.
 SHOT = xvfb-run -a -s '-screen 0 1600x1000x24' ./$(BUILD)/bin/asyncscope

@@ -237,6 +237,7 @@ struct CommandLine {
   CLI::App* attach = nullptr;
   std::string attach_pid;
   bool attach_list = false, attach_print = false, attach_from_start = false;
+  uint64_t attach_max_ops = 0;
   double attach_seconds = 0;
   std::string attach_trace;
   GuiRequest attach_request;
@@ -319,8 +320,11 @@ CommandLine::CommandLine() {
   attach->add_option("PID", attach_pid, "the program's process id (default: the only one that publishes; see --list)");
   attach->add_flag("--list", attach_list, "list this user's programs that publish, and exit");
   attach->add_option("--seconds", attach_seconds,
-                     "headless: follow for at most this long (default: until the program ends, or Ctrl+C; a "
-                     "headless attach keeps at most " + std::to_string(kMaxAttachOps) + " ops)");
+                     "headless: follow for at most this long (default: until the program ends, or Ctrl+C)");
+  attach->add_option("--max-ops", attach_max_ops,
+                     "headless: keep at most this many ops, then stop following (default " +
+                         std::to_string(kMaxAttachOps) + ": with it --seconds S is over within S + 5 s)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   attach->add_flag("--from-start", attach_from_start,
                    "receive everything the program recorded since it started (default: from " +
                        std::to_string(trace::kDefaultCatchUp.count()) + " s before attaching on)");
@@ -557,9 +561,11 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     AttachRequest request;
     request.pid = cl.attach_pid;
     request.list = cl.attach_list;
-    request.headless = cl.attach->count("--seconds") > 0 || cl.attach->count("--trace") > 0 || cl.attach_print;
+    request.headless = cl.attach->count("--seconds") > 0 || cl.attach->count("--trace") > 0 || cl.attach_print ||
+                       cl.attach->count("--max-ops") > 0;
     request.seconds = cl.attach_seconds;
     request.from_start = cl.attach_from_start;
+    request.max_ops = cl.attach_max_ops;
     request.trace = cl.attach_trace;
     request.print = cl.attach_print;
     request.gui = cl.attach_request;
@@ -636,7 +642,7 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
     // A run stopped by the memory budget: its trace so far shows what grew.
     if ((hooks.over_budget || dynamic_cast<const MemoryBudgetError*>(&e) != nullptr) && hooks.recorder) {
       const trace::TraceModel model = trace::snapshot(*hooks.recorder);
-      const trace::ExportOptions options{demo.name(), -1, demos::run_origin(demo, values, nullptr)};
+      const trace::ExportOptions options{demo.name(), demos::run_origin(demo, values, nullptr)};
       outputs.set_content("--trace", [&model, &options](std::ostream& o) { trace::write_chrome_trace(model, o, options); });
       outputs.stop_when([] { return InterruptScope::signal_number() != 0; });
       try {
@@ -660,7 +666,7 @@ int run_demo(const demos::Program& demo, const demos::ParamValues& values, Outpu
   // The table first: a stream output (/dev/stdout) follows it.
   out.flush();
   outputs.set_content("--json", [&](std::ostream& o) { o << results_json(demo, values, results, figures, answers); });
-  const trace::ExportOptions options{demo.name(), -1, demos::run_origin(demo, values, &results)};
+  const trace::ExportOptions options{demo.name(), demos::run_origin(demo, values, &results)};
   outputs.set_content("--trace", [&model, &options](std::ostream& o) { trace::write_chrome_trace(model, o, options); });
   outputs.stop_when([] { return InterruptScope::signal_number() != 0; });
   try {

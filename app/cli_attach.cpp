@@ -122,6 +122,8 @@ int attach_command(AttachRequest request, std::ostream& out, std::ostream& err, 
     OutputSet outputs(out, err);
     if (!request.trace.empty()) outputs.add("--trace", request.trace);
     trace::LiveClient::Options options;
+    const uint64_t max_ops = request.max_ops > 0 ? request.max_ops : kMaxAttachOps;
+    options.limits.max_ops = max_ops;
     if (!request.from_start) {
       options.from_ns = trace::now_ns() - std::chrono::duration_cast<std::chrono::nanoseconds>(trace::kDefaultCatchUp).count();
     }
@@ -129,17 +131,12 @@ int attach_command(AttachRequest request, std::ostream& out, std::ostream& err, 
     std::atomic<bool> interrupted{false};
     // Ctrl+C while following stops following; during the write it abandons the write.
     InterruptScope scope([&interrupted] { interrupted.store(true); });
-    bool capped = false;
     {
       const auto until = std::chrono::steady_clock::now() +
                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                              std::chrono::duration<double>(request.seconds > 0 ? request.seconds : 1e9));
       while (client.state() == trace::LiveClient::State::streaming && !interrupted.load() &&
              std::chrono::steady_clock::now() < until) {
-        if (client.ops_received() >= kMaxAttachOps) {
-          capped = true;
-          break;
-        }
         client.wait_for_end(std::chrono::milliseconds(20));
       }
       client.detach();
@@ -147,15 +144,15 @@ int attach_command(AttachRequest request, std::ostream& out, std::ostream& err, 
     const bool stopped_following = interrupted.load();
     const trace::TraceModel model = trace::snapshot(*client.recorder());
     size_t ops = 0, waits = model.syncs.size();
-    for (const trace::OpInfo& op : model.ops) ops += op.known() ? 1 : 0;
+    for (const trace::OpInfo& op : model.ops) ops += op.enqueue != trace::kNoTime ? 1 : 0;
     out << "Attached to process " << client.hello().pid << " (" << quote(client.hello().title) << "): " << ops
         << " ops, " << waits << " waits, " << client.bytes_received() << " bytes received";
     if (client.dropped() > 0) out << ", " << client.dropped() << " events dropped by the program's recorder";
     out << "; " << escape_controls(client.message()) << ".\n";
     out << "The trace holds " << held(model, client)
         << (request.from_start ? "" : "; attach --from-start for everything since the program started") << ".\n";
-    if (capped) {
-      out << "Stopped following at " << kMaxAttachOps << " ops, the most a headless attach keeps (--seconds to follow "
+    if (client.ops_received() >= max_ops) {
+      out << "That is " << max_ops << " ops, the most this attach keeps (--max-ops for more; --seconds to follow "
           << "for less time).\n";
     }
     const int code = stopped_following ? 128 + InterruptScope::signal_number() : 0;

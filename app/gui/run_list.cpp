@@ -157,7 +157,7 @@ RunRecord* RunList::compared() {
 
 void export_trace(const RunRecord& run, const std::string& path) {
   write_output(
-      path, [&run](std::ostream& out) { trace::write_chrome_trace(run.model, out, {run.title(), -1, run.origin}); }, "trace",
+      path, [&run](std::ostream& out) { trace::write_chrome_trace(run.model, out, {run.title(), run.origin}); }, "trace",
       [] { return InterruptScope::signal_number() != 0; });
 }
 

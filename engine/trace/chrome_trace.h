@@ -73,7 +73,6 @@ inline constexpr int kOldestChromeTraceVersion = 1;
 
 struct ExportOptions {
   std::string run_label;  // shown in the process name ("asyncscope: label") and kept in otherData
-  int indent = -1;        // -1: compact; >= 0: pretty-printed with this indent (bigger file)
   // What made the run (otherData.run); when empty, the model's own (a file
   // opened and exported again keeps it).
   RunOrigin origin;

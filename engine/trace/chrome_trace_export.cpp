@@ -15,6 +15,7 @@
 
 #include "engine/base/output_file.h"
 #include "engine/trace/chrome_trace.h"
+#include "engine/trace/json_writer.h"
 #include "engine/trace/source_lines.h"
 
 namespace asyncscope::trace {
@@ -68,28 +69,27 @@ double micros_dur(double ts, int64_t start, int64_t end) {
 class Exporter {
  public:
   Exporter(const TraceModel& m, const ExportOptions& options, std::ostream& out)
-      : m_(m), options_(options), out_(out) {}
+      : m_(m), options_(options), out_(out), w_(out) {}
 
   void run() {
     index_waits();
-    out_ << "{\"displayTimeUnit\":\"ns\",\"otherData\":";
-    out_ << dump(other_data());
-    out_ << ",\"traceEvents\":[";
+    w_.raw("{\"displayTimeUnit\":\"ns\",\"otherData\":");
+    // The header is one JSON document of its own (names, lines, the run): built whole, once.
+    w_.raw(other_data().dump(-1, ' ', false, json::error_handler_t::replace));
+    w_.raw(",\"traceEvents\":[");
     metadata_events();
     timed_events();
-    out_ << "\n]}\n";
+    w_.raw("\n]}\n");
+    w_.flush();
     if (!out_) throw std::runtime_error("cannot write the trace: the output stream failed");
   }
 
  private:
-  std::string dump(const json& j) const {
-    // Invalid UTF-8 (an exception text from a foreign library) becomes U+FFFD instead of failing the export.
-    return j.dump(options_.indent, ' ', false, json::error_handler_t::replace);
-  }
-
-  void emit(const json& event) {
-    out_ << (first_event_ ? "\n" : ",\n") << dump(event);
+  // Every event on a line of its own.
+  void begin_event() {
+    w_.raw(first_event_ ? "\n" : ",\n");
     first_event_ = false;
+    w_.begin_object();
   }
 
   int64_t checked(int64_t t, const char* what, uint64_t id) const {
@@ -107,17 +107,42 @@ class Exporter {
   uint64_t wait_flow_id(uint32_t sync) const { return m_.ops.size() + sync + 1; }
   uint64_t launch_flow_id(const OpInfo& op) const { return m_.ops.size() + m_.syncs.size() + op.id - m_.first_op_id + 1; }
 
-  json base(const char* ph, const std::string& name, const char* cat, int tid, int64_t t) const {
-    return json{{"ph", ph}, {"name", name}, {"cat", cat}, {"pid", kPid}, {"tid", tid}, {"ts", micros(t)}};
+  // The members that follow "name" in every event, in key order (ph, pid,
+  // tid, ts), with `extra` members of an event kind between them where their
+  // keys sort: ns_ts after name ("C"), s after pid ("i").
+  void name_ph_pid_tid_ts(std::string_view name, const char* ph, int tid, int64_t t, const int64_t* ns_ts = nullptr,
+                          bool instant_scope = false) {
+    w_.member("name", name);
+    if (ns_ts != nullptr) w_.member("ns_ts", *ns_ts);
+    w_.member("ph", ph);
+    w_.member("pid", kPid);
+    if (instant_scope) w_.member("s", "t");
+    w_.member("tid", tid);
+    w_.member("ts", micros(t));
+    w_.end_object();
   }
 
-  // A slice: what it is (enqueue, sync, op, launch) in args.event.
-  json slice(const std::string& name, const char* event, int tid, int64_t start, int64_t end, json args) const {
-    json e = base("X", name, kSliceCategory, tid, start);
-    e["dur"] = micros_dur(e["ts"].get<double>(), start, end);
-    args["event"] = event;
-    e["args"] = std::move(args);
-    return e;
+  // The flow members of a slice ("bind_id" after "args", flow_in/out after "dur").
+  struct Flows {
+    bool bind = false, in = false, out = false;
+    uint64_t id = 0;
+  };
+
+  // A slice: what it is (enqueue, sync, op, launch) in args.event; `args`
+  // writes the args object's members.
+  template <class Args>
+  void slice(std::string_view name, int tid, int64_t start, int64_t end, const Flows& flows, const Args& args) {
+    begin_event();
+    w_.key("args").begin_object();
+    args();
+    w_.end_object();
+    if (flows.bind) w_.member("bind_id", kBindIdBase + flows.id);
+    w_.member("cat", kSliceCategory);
+    const double ts = micros(start);
+    w_.member("dur", micros_dur(ts, start, end));
+    if (flows.in) w_.member("flow_in", true);
+    if (flows.out) w_.member("flow_out", true);
+    name_ph_pid_tid_ts(name, "X", tid, start);
   }
 
   // Which executed op each sync waited for: for a var, the last op pushed
@@ -218,84 +243,118 @@ class Exporter {
   }
 
   // "file.py:12" for a person reading args in a viewer, and the point for an import.
-  void source_args(json& args, uint32_t source) const {
+  void source_args(uint32_t source) {
     if (source == 0) return;
-    args["source"] = m_.source_text(source);
-    args["source_point"] = source - 1;
+    w_.member("source", m_.source_text(source));
+    w_.member("source_point", source - 1);
   }
 
-  void lane_metadata(int tid, int sort_index, json lane_args) {
-    emit(json{{"ph", "M"}, {"name", "thread_name"}, {"cat", "__metadata"}, {"pid", kPid}, {"tid", tid},
-              {"args", std::move(lane_args)}});
-    emit(json{{"ph", "M"}, {"name", "thread_sort_index"}, {"cat", "__metadata"}, {"pid", kPid}, {"tid", tid},
-              {"args", {{"sort_index", sort_index}}}});
+  // A lane's two metadata events; `lane_args` writes its thread_name args.
+  template <class Args>
+  void lane_metadata(int tid, int sort_index, const Args& lane_args) {
+    begin_event();
+    w_.key("args").begin_object();
+    lane_args();
+    w_.end_object();
+    w_.member("cat", "__metadata").member("name", "thread_name").member("ph", "M").member("pid", kPid).member("tid", tid);
+    w_.end_object();
+    begin_event();
+    w_.key("args").begin_object().member("sort_index", sort_index).end_object();
+    w_.member("cat", "__metadata").member("name", "thread_sort_index").member("ph", "M").member("pid", kPid).member("tid", tid);
+    w_.end_object();
   }
 
   void metadata_events() {
     const std::string process = options_.run_label.empty() ? "asyncscope" : "asyncscope: " + options_.run_label;
     // Chrome's category for metadata; some readers require a category on every event.
-    emit(json{{"ph", "M"}, {"name", "process_name"}, {"cat", "__metadata"}, {"pid", kPid}, {"args", {{"name", process}}}});
+    begin_event();
+    w_.key("args").begin_object().member("name", process).end_object();
+    w_.member("cat", "__metadata").member("name", "process_name").member("ph", "M").member("pid", kPid);
+    w_.end_object();
     int sort = 0;
     for (uint32_t i = 0; i < m_.frontends.size(); ++i) {
-      lane_metadata(frontend_tid(i), sort++, {{"name", m_.frontends[i].name}, {"lane", "frontend"}, {"index", i}});
+      lane_metadata(frontend_tid(i), sort++, [&] {
+        w_.member("index", i).member("lane", "frontend").member("name", m_.frontends[i].name);
+      });
     }
     for (uint32_t i = 0; i < m_.workers.size(); ++i) {
-      const WorkerLane& w = m_.workers[i];
-      lane_metadata(worker_tid(i), sort++,
-                    {{"name", w.name}, {"lane", "worker"}, {"index", i}, {"device", device_name(w.device)},
-                     {"device_index", w.device_index}, {"worker", w.worker}, {"span", span_name(w.span)}});
+      const WorkerLane& lane = m_.workers[i];
+      lane_metadata(worker_tid(i), sort++, [&] {
+        w_.member("device", device_name(lane.device)).member("device_index", static_cast<unsigned>(lane.device_index));
+        w_.member("index", i).member("lane", "worker").member("name", lane.name).member("span", span_name(lane.span));
+        w_.member("worker", static_cast<unsigned>(lane.worker));
+      });
     }
     if (!m_.counter_names.empty() || !m_.counters.empty()) {
-      lane_metadata(counters_tid(), sort, {{"name", "counters"}, {"lane", "counters"}, {"index", 0}});
+      lane_metadata(counters_tid(), sort, [&] { w_.member("index", 0).member("lane", "counters").member("name", "counters"); });
     }
   }
 
-  // What the frontend said about an op when it pushed it; on both of its events.
-  json op_args(const OpInfo& op) const {
-    json args{{"id", op.id},
-              {"name_id", op.name},
-              {"reads", std::vector<uint64_t>(m_.reads_of(op), m_.reads_of(op) + op.num_reads)},
-              {"writes", std::vector<uint64_t>(m_.writes_of(op), m_.writes_of(op) + op.num_writes)},
-              {"bytes", op.out_bytes},
-              {"iteration", op.iteration},
-              {"device", device_name(op.device)},
-              {"device_index", op.device_index},
-              {"internal", op.internal}};
-    if (auto it = m_.errors.find(op.id); it != m_.errors.end()) args["error"] = it->second;
-    source_args(args, op.source);
-    if (op.scope != 0) args["scope"] = m_.scope_text(op.scope);
-    return args;
+  // The members an op's events carry besides what the frontend said about it.
+  struct OpArgs {
+    const char* event = "";
+    int64_t ns_ts = 0;
+    std::optional<int64_t> ns_dur, ns_push, ns_queued;
+    const char* status = nullptr;
+    const std::string* worker_lane = nullptr;
+    const std::string* helped_lane = nullptr;
+  };
+
+  // What the frontend said about an op when it pushed it, on each of its
+  // events, with the event's own members, in key order.
+  void op_args(const OpInfo& op, const OpArgs& a) {
+    w_.member("bytes", op.out_bytes);
+    w_.member("device", device_name(op.device));
+    w_.member("device_index", static_cast<unsigned>(op.device_index));
+    if (auto it = m_.errors.find(op.id); it != m_.errors.end()) w_.member("error", it->second);
+    w_.member("event", a.event);
+    if (a.helped_lane != nullptr) w_.member("helped_lane", *a.helped_lane);
+    w_.member("id", op.id);
+    w_.member("internal", op.internal);
+    w_.member("iteration", op.iteration);
+    w_.member("name_id", op.name);
+    if (a.ns_dur) w_.member("ns_dur", *a.ns_dur);
+    if (a.ns_push) w_.member("ns_push", *a.ns_push);
+    if (a.ns_queued) w_.member("ns_queued", *a.ns_queued);
+    w_.member("ns_ts", a.ns_ts);
+    w_.key("reads").begin_array();
+    for (uint16_t i = 0; i < op.num_reads; ++i) w_.value(m_.reads_of(op)[i]);
+    w_.end_array();
+    if (op.scope != 0) w_.member("scope", m_.scope_text(op.scope));
+    source_args(op.source);
+    if (a.status != nullptr) w_.member("status", a.status);
+    if (a.worker_lane != nullptr) w_.member("worker_lane", *a.worker_lane);
+    w_.key("writes").begin_array();
+    for (uint16_t i = 0; i < op.num_writes; ++i) w_.value(m_.writes_of(op)[i]);
+    w_.end_array();
   }
 
   // A v1 flow event at the start of its slice, in the slice's category:
   // DevTools binds it to the first slice with the same ts, pid, tid and cat.
   void flow(const char* ph, uint64_t id, const char* name, int tid, int64_t t) {
-    json e = base(ph, name, kSliceCategory, tid, t);
-    e["id"] = id;
-    if (ph[0] == 'f') e["bp"] = "e";  // bind to the enclosing slice, not the next one
-    emit(e);
+    begin_event();
+    if (ph[0] == 'f') w_.member("bp", "e");  // bind to the enclosing slice, not the next one
+    w_.member("cat", kSliceCategory);
+    w_.member("id", id);
+    name_ph_pid_tid_ts(name, ph, tid, t);
   }
 
   // `limit`: where the lane's next enqueue or wait begins.
   void enqueue_event(const OpInfo& op, uint32_t lane, int64_t limit) {
     const int tid = frontend_tid(lane);
     const int64_t t = checked(op.enqueue, "the enqueue of op", op.id);
-    json args = op_args(op);
-    args["ns_ts"] = t;
-    args["ns_push"] = op.push_ns;
     // From the moment the op entered the engine to push's return: the time
     // the frontend spent enqueuing it. Clocks read without a fence may step
     // back a few ns between threads' events; never past the lane's next event.
     const int64_t end = t + std::clamp<int64_t>(limit - t, 0, op.push_ns);
-    if (end > t) args["ns_dur"] = end - t;
-    json e = slice(std::string(m_.op_name(op)), "enqueue", tid, t, end, std::move(args));
+    OpArgs a;
+    a.event = "enqueue";
+    a.ns_ts = t;
+    a.ns_push = op.push_ns;
+    if (end > t) a.ns_dur = end - t;
     // The arrow goes to the op's first span: its launch, else its execution.
     const bool flows = op.executed() || op.launched();
-    if (flows) {
-      e["bind_id"] = kBindIdBase + enqueue_flow_id(op);
-      e["flow_out"] = true;
-    }
-    emit(e);
+    slice(m_.op_name(op), tid, t, end, Flows{flows, false, flows, enqueue_flow_id(op)}, [&] { op_args(op, a); });
     if (flows && v1_arrow(t, first_span_start(op))) flow("s", enqueue_flow_id(op), "enqueue", tid, t);
   }
 
@@ -305,18 +364,15 @@ class Exporter {
     const int64_t begin = checked(s.begin, "sync", index);
     const int64_t end = checked(s.end, "sync", index);
     if (end < begin) throw std::runtime_error("cannot export the trace: sync " + std::to_string(index) + " ends before it begins");
-    json args{{"index", index}, {"kind", to_string(s.kind)}, {"target", s.target}, {"last_op", s.last_op},
-              {"ns_ts", begin}, {"ns_dur", end - begin}};
-    source_args(args, s.source);
     const OpInfo* op = waited_[index];
-    if (op != nullptr) args["waited_for"] = op->id;
-    json e = slice(to_string(s.kind), "sync", tid, begin, end, std::move(args));
     const bool arrow = op != nullptr && has_wait_arrow(*op, s);
-    if (arrow) {
-      e["bind_id"] = kBindIdBase + enqueue_flow_id(*op);
-      e["flow_in"] = true;
-    }
-    emit(e);
+    slice(to_string(s.kind), tid, begin, end, Flows{arrow, arrow, false, arrow ? enqueue_flow_id(*op) : 0}, [&] {
+      w_.member("event", "sync").member("index", index).member("kind", to_string(s.kind)).member("last_op", s.last_op);
+      w_.member("ns_dur", end - begin).member("ns_ts", begin);
+      source_args(s.source);
+      w_.member("target", s.target);
+      if (op != nullptr) w_.member("waited_for", op->id);
+    });
     if (arrow) flow("f", wait_flow_id(index), "wait", tid, begin);
   }
 
@@ -428,15 +484,18 @@ class Exporter {
   }
 
   // One span of an op on a worker lane, with what the frontend said about it.
-  json span_event(const OpInfo& op, const WorkerLane& lane, int tid, const char* event, int64_t start, int64_t end) const {
+  void span_event(const OpInfo& op, const WorkerLane& lane, int tid, const char* event, int64_t start, int64_t end,
+                  const Flows& flows, const std::string* helped_lane = nullptr) {
     if (end < start) throw std::runtime_error("cannot export the trace: op " + std::to_string(op.id) + " ends before it starts");
-    json args = op_args(op);
-    args["status"] = to_string(op.status);
-    args["worker_lane"] = lane.name;
-    args["ns_ts"] = start;
-    args["ns_dur"] = end - start;
-    if (op.enqueue != kNoTime) args["ns_queued"] = start - op.enqueue;
-    return slice(std::string(m_.op_name(op)), event, tid, start, end, std::move(args));
+    OpArgs a;
+    a.event = event;
+    a.ns_ts = start;
+    a.ns_dur = end - start;
+    if (op.enqueue != kNoTime && helped_lane == nullptr) a.ns_queued = start - op.enqueue;
+    a.status = to_string(op.status);
+    a.worker_lane = &lane.name;
+    a.helped_lane = helped_lane;
+    slice(m_.op_name(op), tid, start, end, flows, [&] { op_args(op, a); });
   }
 
   // A GPU op's launch: the arrow from its enqueue comes in, the one to its
@@ -444,13 +503,9 @@ class Exporter {
   void launch_span(const OpInfo& op, const WorkerLane& lane, int tid) {
     const int64_t start = checked(op.launch_start, "the launch start of op", op.id);
     const int64_t end = checked(op.launch_end, "the launch end of op", op.id);
-    json e = span_event(op, lane, tid, "launch", start, end);
-    if (op.enqueue != kNoTime || op.executed()) {
-      e["bind_id"] = kBindIdBase + enqueue_flow_id(op);
-      if (op.enqueue != kNoTime) e["flow_in"] = true;
-      if (op.executed()) e["flow_out"] = true;
-    }
-    emit(e);
+    const bool bind = op.enqueue != kNoTime || op.executed();
+    span_event(op, lane, tid, "launch", start, end,
+               Flows{bind, bind && op.enqueue != kNoTime, bind && op.executed(), enqueue_flow_id(op)});
     if (op.enqueue != kNoTime && v1_arrow(op.enqueue, start)) flow("f", enqueue_flow_id(op), "enqueue", tid, start);
     if (op.executed() && v1_arrow(start, op.start)) flow("s", launch_flow_id(op), "launch", tid, start);
   }
@@ -461,17 +516,11 @@ class Exporter {
     const OpInfo& op = m_.ops[index];
     const int64_t start = checked(op.start, "the start of op", op.id);
     const int64_t end = checked(op.end, "the end of op", op.id);
-    json e = span_event(op, lane, tid, "op", start, end);
     const std::vector<uint32_t>& waiters = waiters_[index];
     const bool has_v2_waiter =
         std::any_of(waiters.begin(), waiters.end(), [&](uint32_t s) { return has_wait_arrow(op, m_.syncs[s]); });
     const bool flow_in = op.enqueue != kNoTime || op.launched();
-    if (flow_in || has_v2_waiter) {
-      e["bind_id"] = kBindIdBase + enqueue_flow_id(op);
-      if (flow_in) e["flow_in"] = true;
-      if (has_v2_waiter) e["flow_out"] = true;
-    }
-    emit(e);
+    span_event(op, lane, tid, "op", start, end, Flows{flow_in || has_v2_waiter, flow_in, has_v2_waiter, enqueue_flow_id(op)});
     if (op.launched()) {
       if (v1_arrow(op.launch_start, start)) flow("f", launch_flow_id(op), "launch", tid, start);
     } else if (op.enqueue != kNoTime && v1_arrow(op.enqueue, start)) {
@@ -486,19 +535,19 @@ class Exporter {
   // the op's name and arguments, args.event "help"; no arrows.
   void help_span(const HelpSpan& h, const WorkerLane& lane, int tid) {
     const OpInfo& op = m_.ops[h.op];
-    json e = span_event(op, lane, tid, "help", h.start, h.end);
-    e["args"].erase("ns_queued");
-    e["args"]["helped_lane"] = op.executed() ? m_.workers[op.worker].name : std::string();
-    emit(e);
+    const std::string helped = op.executed() ? m_.workers[op.worker].name : std::string();
+    span_event(op, lane, tid, "help", h.start, h.end, Flows{}, &helped);
   }
 
   void marker_event(size_t i) {
     const Marker& mk = m_.markers[i];
     const int64_t t = checked(mk.t, "marker", i);
-    json e = base("i", std::string(m_.name(mk.name)), "marker", frontend_tid(mk.frontend), t);
-    e["s"] = "t";
-    e["args"] = json{{"value", mk.value}, {"name_id", mk.name}, {"frontend", mk.frontend}, {"ns_ts", t}};
-    emit(e);
+    begin_event();
+    w_.key("args").begin_object();
+    w_.member("frontend", mk.frontend).member("name_id", mk.name).member("ns_ts", t).member("value", mk.value);
+    w_.end_object();
+    w_.member("cat", "marker");
+    name_ph_pid_tid_ts(m_.name(mk.name), "i", frontend_tid(mk.frontend), t, nullptr, /*instant_scope=*/true);
   }
 
   // One C event per counter and sample, so each counter gets its own track
@@ -509,16 +558,17 @@ class Exporter {
     const CounterSample& s = m_.counters[i];
     const int64_t t = checked(s.t, "counter sample", i);
     for (size_t c = 0; c < n; ++c) {
-      json e = base("C", m_.counter_names[c], "counter", counters_tid(), t);
-      e["args"] = json{{"value", s.values[c]}};
-      e["ns_ts"] = t;
-      emit(e);
+      begin_event();
+      w_.key("args").begin_object().member("value", s.values[c]).end_object();
+      w_.member("cat", "counter");
+      name_ph_pid_tid_ts(m_.counter_names[c], "C", counters_tid(), t, &t);
     }
   }
 
   const TraceModel& m_;
   const ExportOptions& options_;
   std::ostream& out_;
+  JsonWriter w_;
   bool first_event_ = true;
   std::vector<const OpInfo*> waited_;           // by sync index: the op it waited for, or null
   std::vector<std::vector<uint32_t>> waiters_;  // by op index: the syncs that waited for it

@@ -83,6 +83,8 @@ class LiveServer {
     std::string title;      // "" = the process's name
     // A round of the logs is read this often while a viewer follows.
     std::chrono::milliseconds round{20};
+    // A connection that has not asked for the stream by then is closed.
+    std::chrono::milliseconds request_deadline = kRequestDeadline;
   };
   // Starts publishing: the socket is made (a stale one of this pid, and of
   // processes that no longer exist, removed) and the server's thread waits

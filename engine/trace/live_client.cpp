@@ -227,6 +227,11 @@ void LiveClient::receive() {
       end(State::ended, "process " + std::to_string(hello_.pid) + " ended: " + decoder_->end_reason());
       return;
     }
+    if (decoder_->full()) {
+      end(State::detached, "stopped following process " + std::to_string(hello_.pid) + " at " +
+                               std::to_string(decoder_->ops()) + " ops, the most this viewer keeps (it goes on)");
+      return;
+    }
   }
 }
 

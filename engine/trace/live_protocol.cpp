@@ -4,6 +4,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "engine/base/quote.h"
 #include "engine/trace/names.h"
 
 namespace asyncscope::trace::live {
@@ -272,7 +273,7 @@ StreamDecoder::StreamDecoder(const LiveHello& hello, Limits limits)
 }
 
 void StreamDecoder::feed(const char* data, size_t n) {
-  if (failed_ || ended_) return;
+  if (failed_ || ended_ || full_) return;
   bytes_ += n;
   try {
     if (bytes_ > limits_.max_bytes) {
@@ -280,7 +281,7 @@ void StreamDecoder::feed(const char* data, size_t n) {
     }
     pending_.append(data, n);
     size_t at = 0;
-    while (!ended_ && pending_.size() - at >= kHeaderBytes) {
+    while (!ended_ && !full_ && pending_.size() - at >= kHeaderBytes) {
       const FrameHeader h = get_header(pending_.data() + at);
       if (h.bytes > limits_.max_payload) {
         throw ProtocolError(std::string("a ") + kind_name(h.kind) + " frame of " + std::to_string(h.bytes) + " bytes");
@@ -438,8 +439,14 @@ void StreamDecoder::apply(const FrameHeader& h, const char* payload) {
           e.vars_offset = vars[0];
         }
       }
-      t.buffer->enqueues.append_bytes(entries.data(), entries.size());
-      enqueued_ += h.count;
+      // At the bound, the frame's first ops up to it are kept and the stream stops.
+      size_t keep = entries.size();
+      if (limits_.max_ops > 0 && enqueued_ + keep >= limits_.max_ops) {
+        keep = static_cast<size_t>(limits_.max_ops - std::min(enqueued_, limits_.max_ops));
+        full_ = true;
+      }
+      t.buffer->enqueues.append_bytes(entries.data(), keep);
+      enqueued_ += keep;
       break;
     }
     case Frame::vars: {
@@ -592,8 +599,8 @@ void StreamDecoder::apply(const FrameHeader& h, const char* payload) {
       end_reason_.assign(payload, h.bytes);
       ended_ = true;
       break;
-    case Frame::refusal:
-      throw ProtocolError(std::string(payload, std::min<size_t>(h.bytes, limits_.max_name_length)));
+    case Frame::refusal:  // the publisher's words: never raw into a message
+      throw ProtocolError(escape_controls(std::string_view(payload, std::min<size_t>(h.bytes, limits_.max_name_length))));
     case Frame::hello:
     case Frame::request:
       throw ProtocolError(std::string("a ") + kind_name(h.kind) + " frame in the stream");

@@ -112,6 +112,7 @@ struct Limits {
   uint64_t max_ops_ahead = uint64_t{1} << 20; // op ids beyond the enqueues received (ops are dense)
   uint64_t max_bytes = uint64_t{4} << 30;     // bytes received in all
   size_t max_scope_depth = 256;               // scopes one thread is in at once
+  uint64_t max_ops = 0;                       // ops kept (0: no bound); the stream stops there
 };
 
 void put_header(std::string& out, const FrameHeader& header);
@@ -153,6 +154,8 @@ class StreamDecoder {
   const std::shared_ptr<Recorder>& recorder() const noexcept { return recorder_; }
   bool started() const noexcept { return started_; }
   bool ended() const noexcept { return ended_; }
+  // Limits::max_ops ops arrived: the rest of the stream is not taken.
+  bool full() const noexcept { return full_; }
   // Why the publisher ended the stream (its own words, as sent).
   const std::string& end_reason() const noexcept { return end_reason_; }
   // The instant (the publisher's steady ns) the stream starts from: the run's
@@ -180,7 +183,7 @@ class StreamDecoder {
   const Limits limits_;
   std::shared_ptr<Recorder> recorder_;
   std::string pending_;  // a partial frame
-  bool failed_ = false, started_ = false, ended_ = false;
+  bool failed_ = false, started_ = false, ended_ = false, full_ = false;
   std::string end_reason_;
   int64_t from_ns_ = 0;
   uint64_t first_op_ = 1;

@@ -377,7 +377,7 @@ bool LiveServer::fill_round(Viewer& v) {
 
 void LiveServer::serve() {
   const int64_t round_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.round).count();
-  const int64_t request_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(kRequestDeadline).count();
+  const int64_t request_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.request_deadline).count();
   int64_t next_round = 0;
   std::vector<pollfd> fds;
   const auto flush = [this](Viewer& v) {

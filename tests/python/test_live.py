@@ -170,6 +170,72 @@ class Live(unittest.TestCase):
         self.assertEqual(out.strip(), "done")
         self.assertEqual(err.count("(not publishing)"), 1, err)
 
+    def test_a_headless_attach_holds_a_bounded_part_of_a_busy_run_and_says_which(self):
+        busy = os.path.join(self.tmp, "busy.py")
+        with open(busy, "w", encoding="utf-8") as f:
+            # Busy until the test is done with it (the stop file), however long that takes here.
+            f.write("import os, sys\nfrom asyncscope import nd\nx = nd.ones((4,))\n"
+                    "while not os.path.exists(sys.argv[1]):\n    for _ in range(1000):\n        x = x + 1\n"
+                    "        x.wait_to_read()\nprint('done', flush=True)\n")
+        stop = os.path.join(self.tmp, "stop")
+        proc = subprocess.Popen([sys.executable, busy, stop], env=_env(self.live, ASYNCSCOPE_SERVE="1"),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.tmp)
+        try:
+            _wait_for_socket(self.live, proc.pid, proc)
+            time.sleep(4)
+            firsts = {}
+            for flag in ([], ["--from-start"]):
+                trace = os.path.join(self.tmp, "part.json")
+                # --max-ops: small files to read here; what the bound does is the same at any size.
+                done = subprocess.run([EXE, "attach", str(proc.pid), "--seconds", "1", "--max-ops", "20000",
+                                       "--trace", trace] + flag,
+                                      env=_env(self.live), capture_output=True, text=True, timeout=120)
+                self.assertEqual(done.returncode, 0, done.stderr)
+                self.assertIn("The trace holds the run from", done.stdout)
+                with open(trace, encoding="utf-8") as f:
+                    events = json.load(f)["traceEvents"]
+                enqueued = [e["ts"] for e in events if e.get("args", {}).get("event") == "enqueue"]
+                self.assertGreater(len(enqueued), 100)
+                self.assertLessEqual(len(enqueued), 20_000)
+                firsts[bool(flag)] = min(enqueued) / 1e6  # seconds since the program's start
+            # By default from 2 s before attaching (about 4 s in); asked, from the start.
+            self.assertGreater(firsts[False], 1.0, firsts)
+            self.assertLess(firsts[True], 1.0, firsts)
+        finally:
+            open(stop, "w").close()
+            out, err = proc.communicate(timeout=120)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(out.strip(), "done")
+
+    def test_a_pid_or_a_duration_that_is_not_a_number_is_one_line(self):
+        for args, fragment in ((["abc"], "PID 'abc': expected a process id"),
+                               (["--seconds", "nan", "1234"], "--seconds: expected a number of seconds")):
+            done = subprocess.run([EXE, "attach"] + args, env=_env(self.live), capture_output=True, text=True,
+                                  timeout=60)
+            self.assertEqual(done.returncode, 2, done.stderr)
+            self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+            self.assertIn(fragment, done.stderr)
+
+    def test_a_forked_child_does_not_take_its_parents_socket_for_its_own(self):
+        code = textwrap.dedent("""\
+            import os, asyncscope
+            path = asyncscope.serve()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    asyncscope.serve()
+                    print("child served", flush=True)
+                except RuntimeError as e:
+                    print("child refused:", "is a fork of process" in str(e), asyncscope.serving(), flush=True)
+                os._exit(0)
+            os.waitpid(pid, 0)
+            print("parent", asyncscope.serving() == path, flush=True)
+            """)
+        done = subprocess.run([sys.executable, "-c", code], env=_env(self.live), capture_output=True, text=True,
+                              timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.splitlines(), ["child refused: True None", "parent True"])
+
     @unittest.skipIf(nbformat is None or JUPYTER is None, "Jupyter is not installed (make test installs it)")
     def test_a_notebook_kernel_is_attached_live(self):
         nb = nbformat.v4.new_notebook()

@@ -31,7 +31,7 @@ TEST(DemoTraces, EveryDemoExportsAWellFormedTraceThatReadsBackExactly) {
     ASSERT_TRUE(small_configs().count(demo->name())) << "add a small configuration for " << demo->name();
     const trace::TraceModel model = testing::run_program(*demo, small_configs().at(demo->name())).model;
 
-    const std::string text = trace::to_chrome_trace_json(model, {demo->name(), -1});
+    const std::string text = trace::to_chrome_trace_json(model, {demo->name(), {}});
     const nlohmann::json doc = nlohmann::json::parse(text);
     const auto spans = trace::checks::spans_by_tid(doc);
     trace::checks::expect_spans_nest(spans);

@@ -517,7 +517,7 @@ TEST(ChromeTrace, Version1TracesStillRead) {
 
 TEST(ChromeTrace, TextWithQuotesBackslashesNewlinesAndUnicodeSurvives) {
   const TraceModel m = hand_model();
-  const std::string text = to_chrome_trace_json(m, ExportOptions{"label \"x\"\n✓", 2});
+  const std::string text = to_chrome_trace_json(m, ExportOptions{"label \"x\"\n✓", {}});
   const json doc = json::parse(text);  // valid JSON: everything escaped
   const json* failed = find_event(doc, [](const json& e) { return e["ph"] == "X" && e["args"]["event"] == "op" && e["args"]["id"] == 12; });
   ASSERT_NE(failed, nullptr);
