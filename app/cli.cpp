@@ -296,8 +296,8 @@ CommandLine::CommandLine() {
                    "draw the timeline (lanes, state strips, queue depth, memory, the verdict) as an SVG picture "
                    "instead of opening the window");
   view->add_option("--range", view_range,
-                   "with --svg: the window FROM:TO (seconds since the trace's start; either may be left out), whose "
-                   "verdict and memory holders the picture shows");
+                   "the window FROM:TO (seconds since the trace's start; either may be left out) that --svg draws "
+                   "and --json and --print answer for: its verdict, streams and memory holders");
   view->add_option("--title", view_title, "with --svg: the picture's caption (default: the file's name and format)");
   view->add_option("--svg-width", view_svg_width, "the picture's width in pixels (320-16384, default 1400)")
       ->check(CLI::Range(320.0f, 16384.0f));

@@ -301,14 +301,7 @@ std::string saved_run_json(const trace::TraceModel& model) {
 
 // Reads a saved trace and prints what it holds; its path and lane names are
 // escaped (a file's text must not drive the terminal).
-int describe_trace(const std::string& path, std::ostream& out, std::ostream& err) {
-  trace::TraceModel m;
-  try {
-    m = trace::read_chrome_trace(path);
-  } catch (const std::exception& e) {
-    say(err, e.what());
-    return 2;
-  }
+void describe_trace(const std::string& path, const trace::TraceModel& m, std::ostream& out) {
   size_t ops = 0, failed = 0;
   for (const auto& op : m.ops) {
     if (!op.known() || op.internal) continue;
@@ -334,7 +327,6 @@ int describe_trace(const std::string& path, std::ostream& out, std::ostream& err
     out << "made by ";
     print_table(out, m.origin);
   }
-  return 0;
 }
 
 // What the picture says under its lanes: the verdict, and what held the memory at its peak.
@@ -391,8 +383,8 @@ int report_trace(const TraceReport& r, std::ostream& out, std::ostream& err, Out
     if (r.print) {
       if (opened.foreign()) {
         trace::describe_profile(shown, r.path, out);
-      } else if (const int rc = describe_trace(r.path, out, err); rc != 0) {
-        return rc;
+      } else {
+        describe_trace(r.path, shown.model, out);
       }
     }
     std::string text, picture;

@@ -61,9 +61,9 @@ void print_answers(std::ostream& out, const RunAnswers& a);
 std::string results_json(const demos::Program& demo, const demos::ParamValues& values, const demos::Results& results,
                          const std::vector<trace::LineFigures>& lines, const RunAnswers& answers);
 
-// `view FILE --print`: reads a saved trace and prints what it holds (its
-// path and lane names escaped); 2 for a file that cannot be read.
-int describe_trace(const std::string& path, std::ostream& out, std::ostream& err);
+// `view FILE --print` of a saved trace of ours: what its model holds (the
+// path and lane names escaped).
+void describe_trace(const std::string& path, const trace::TraceModel& model, std::ostream& out);
 
 // `diff A B [--json OUT]`: the comparison of two traces of any kind
 // (trace_diff.h) printed, and written as JSON when asked. Returns the exit

@@ -1,6 +1,7 @@
-// Import half of chrome_trace.h. The JSON is parsed with a callback that
-// hands over one trace event at a time and then drops it, so reading a large
-// export holds the model and one event, not the whole document. Events are
+// Import half of chrome_trace.h. The JSON is read by json_reader.h, whose
+// tokens make one trace event at a time, handed over and then dropped, so
+// reading a large export holds the model and one event, not the whole
+// document. Events are
 // first staged as read (metadata may come before or after them), then
 // checked against each other and assembled into the model, which must then
 // keep the rules of model_check.h.
@@ -16,6 +17,7 @@
 
 #include "engine/base/quote.h"
 #include "engine/trace/chrome_trace.h"
+#include "engine/trace/json_reader.h"
 #include "engine/trace/model_check.h"
 
 namespace asyncscope::trace {
@@ -89,33 +91,100 @@ struct StagedCounter {
   int64_t t = 0, value = 0;
 };
 
+class Importer;
+
+// The document's tokens (json_reader.h) made into what the importer reads:
+// the otherData value and each trace event as a JSON value of its own, handed
+// over as soon as it is complete and then dropped, so reading a large export
+// holds the model and one event. Numbers become what a JSON library's parse
+// gives (a non-negative integer unsigned, a negative one signed, a fraction
+// or exponent a double).
+class DocumentSink final : public JsonSink {
+ public:
+  explicit DocumentSink(Importer& importer) : importer_(importer) {}
+
+  void null() override { put(nullptr); }
+  void boolean(bool v) override { put(v); }
+  void integer(int64_t v) override {
+    if (v >= 0) put(static_cast<uint64_t>(v)); else put(v);
+  }
+  void unsigned_integer(uint64_t v) override { put(v); }
+  void real(double v, std::string_view) override { put(v); }
+  void string(std::string& text) override { put(std::move(text)); }
+  void key(std::string& text) override;
+  void begin_object() override { open(json::object()); }
+  void end_object() override { close(); }
+  void begin_array() override { open(json::array()); }
+  void end_array() override { close(); }
+
+  bool saw_object() const noexcept { return top_object_; }
+
+ private:
+  // Depth 0: the document; 1: its members; 2: a trace event. Values are built at depth >= 1.
+  void put(json v);
+  void open(json v);
+  void close();
+  void done(json& value, int depth);  // a value of depth 1 (a member) or 2 (an event) is complete
+
+  Importer& importer_;
+  int depth_ = 0;
+  bool top_object_ = false;
+  std::string top_key_;
+  bool in_events_ = false;
+  std::vector<json*> stack_;  // open containers being built
+  std::vector<std::string> keys_;  // per open object: the key of its next member
+  json building_;
+};
+
 class Importer {
  public:
   explicit Importer(std::string_view source) : source_(escape_controls(source)) {}
 
-  TraceModel run(std::string_view text) { return run_parsed(text.begin(), text.end()); }
-  // Read as the parser asks for it: the file's text is never held whole.
-  TraceModel run(std::istream& in) { return run_parsed(in); }
+  TraceModel run(std::string_view text) {
+    return run_parsed([&](DocumentSink& sink) { read_json(text, sink); });
+  }
+  // Read as the reader asks for it: the file's text is never held whole.
+  TraceModel run(std::istream& in) {
+    return run_parsed([&](DocumentSink& sink) { read_json(in, sink); });
+  }
+
+  // What DocumentSink finds at the document's top.
+  void top_key(const std::string& key) {
+    if (key == "traceEvents" && std::exchange(events_seen_, true)) fail_plain("traceEvents appears twice");
+    if (key == "otherData" && std::exchange(other_seen_, true)) fail_plain("otherData appears twice");
+  }
+  void top_member(const std::string& key, json& value) {
+    if (key == "otherData") {
+      read_metadata(value);
+      // Events that came before the metadata were kept: read them now.
+      for (json& e : early_events_) stage_event(e);
+      early_events_.clear();
+      early_events_.shrink_to_fit();
+    } else if (key == "traceEvents" && !value.is_array()) {
+      fail_plain("traceEvents is " + a_json(value) + ", not an array");
+    }
+  }
+  void trace_event(json& event) {
+    if (meta_seen_) {
+      stage_event(event);
+    } else {
+      early_events_.push_back(std::move(event));
+    }
+  }
+  // The document is not an object: `what` it is instead, for the message.
+  [[noreturn]] void not_an_object(const std::string& what) const { fail_plain(std::string(kForeign) + " (" + what + ")"); }
 
  private:
-  template <typename... Input>
-  TraceModel run_parsed(Input&&... input) {
-    json doc;
+  template <class Read>
+  TraceModel run_parsed(const Read& read) {
+    DocumentSink sink(*this);
     try {
-      doc = json::parse(std::forward<Input>(input)..., [this](int depth, json::parse_event_t event, json& parsed) {
-        return on_parse_event(depth, event, parsed);
-      });
-    } catch (const json::exception& e) {
-      fail_plain("not valid JSON (" + without_prefix(e.what()) + ")");
+      read(sink);
+    } catch (const JsonSyntaxError& e) {
+      fail_plain("not valid JSON (" + std::string(e.what()) + ")");
     }
-    if (!doc.is_object()) fail_plain(std::string(kForeign) + " (the file is " + a_json(doc) + ")");
     if (!meta_seen_) fail_plain(kForeign);
     if (!events_seen_) fail_plain("no traceEvents array");
-    // Events that came before the metadata were kept in the document; read them now.
-    if (const auto it = doc.find("traceEvents"); it != doc.end()) {
-      if (!it->is_array()) fail_plain("traceEvents is " + a_json(*it) + ", not an array");
-      for (const json& e : *it) stage_event(e);
-    }
     return assemble();
   }
 
@@ -219,30 +288,6 @@ class Importer {
   }
 
   // --- streaming ---------------------------------------------------------------
-
-  bool on_parse_event(int depth, json::parse_event_t event, json& parsed) {
-    using E = json::parse_event_t;
-    if (depth == 0 && event == E::array_start) {
-      fail_plain(std::string(kForeign) + " (a bare array of trace events)");
-    }
-    if (depth == 1 && event == E::key) {
-      top_key_ = parsed.get<std::string>();
-      if (top_key_ == "traceEvents" && std::exchange(events_seen_, true)) fail_plain("traceEvents appears twice");
-      if (top_key_ == "otherData" && meta_seen_) fail_plain("otherData appears twice");
-      return true;
-    }
-    if (depth == 1 && event == E::array_start && top_key_ == "traceEvents") events_array_ = true;
-    if (depth == 1 && top_key_ == "otherData" && (event == E::object_end || event == E::value || event == E::array_end)) {
-      read_metadata(parsed);
-      return false;
-    }
-    const bool event_done = event == E::object_end || event == E::value || event == E::array_end;
-    if (depth == 2 && top_key_ == "traceEvents" && events_array_ && event_done && meta_seen_) {
-      stage_event(parsed);
-      return false;  // processed: drop it from the document
-    }
-    return true;
-  }
 
   void read_metadata(const json& meta) {
     where_ = "otherData";
@@ -651,10 +696,10 @@ class Importer {
 
   std::string source_;
   std::string where_;  // context for messages: the event or section being read
-  std::string top_key_;
   bool meta_seen_ = false;
+  bool other_seen_ = false;
   bool events_seen_ = false;
-  bool events_array_ = false;  // traceEvents turned out to be an array: its elements are events
+  std::vector<json> early_events_;  // events before otherData: read once it is
   size_t num_events_ = 0;
   uint64_t num_ops_ = 0;
   TraceModel model_;
@@ -667,6 +712,88 @@ class Importer {
   std::vector<StagedCounter> counters_;
   std::vector<std::pair<uint64_t, std::string>> orphan_errors_;
 };
+
+void DocumentSink::key(std::string& text) {
+  if (depth_ == 1 && stack_.empty()) {
+    top_key_ = text;
+    in_events_ = false;
+    importer_.top_key(top_key_);
+    return;
+  }
+  keys_.back() = std::move(text);
+}
+
+void DocumentSink::put(json v) {
+  if (depth_ == 0) importer_.not_an_object("the file is " + a_json(v));
+  if (stack_.empty()) {
+    // A whole member (depth 1) or a whole event (depth 2) that is not a container.
+    done(v, in_events_ ? 2 : 1);
+    return;
+  }
+  json& top = *stack_.back();
+  if (top.is_array()) {
+    top.push_back(std::move(v));
+  } else {
+    top[keys_.back()] = std::move(v);
+  }
+}
+
+void DocumentSink::open(json v) {
+  if (depth_ == 0) {
+    if (!v.is_object()) importer_.not_an_object("a bare array of trace events");
+    top_object_ = true;
+    depth_ = 1;
+    return;
+  }
+  // traceEvents' own array: its elements are the events, each built on its own.
+  if (depth_ == 1 && stack_.empty() && top_key_ == "traceEvents" && v.is_array()) {
+    in_events_ = true;
+    depth_ = 2;
+    return;
+  }
+  if (stack_.empty()) {
+    building_ = std::move(v);
+    stack_.push_back(&building_);
+  } else {
+    json& top = *stack_.back();
+    if (top.is_array()) {
+      top.push_back(std::move(v));
+      stack_.push_back(&top.back());
+    } else {
+      json& slot = top[keys_.back()];
+      slot = std::move(v);
+      stack_.push_back(&slot);
+    }
+  }
+  keys_.emplace_back();
+}
+
+void DocumentSink::close() {
+  if (stack_.empty()) {
+    // The end of traceEvents' array, or of the document.
+    if (depth_ == 2) {
+      depth_ = 1;
+      in_events_ = false;
+      json marker = json::array();  // traceEvents was an array
+      importer_.top_member(top_key_, marker);
+    } else {
+      depth_ = 0;
+    }
+    return;
+  }
+  stack_.pop_back();
+  keys_.pop_back();
+  if (stack_.empty()) done(building_, in_events_ ? 2 : 1);
+}
+
+void DocumentSink::done(json& value, int depth) {
+  if (depth == 2) {
+    importer_.trace_event(value);
+  } else {
+    importer_.top_member(top_key_, value);
+  }
+  value = json();
+}
 
 }  // namespace
 

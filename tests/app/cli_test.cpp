@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -481,6 +482,30 @@ TEST(Cli, WindowSizeIsParsedStrictlyAndBounded) {
   ASSERT_EQ(view.windows.size(), 1u);
   EXPECT_EQ(view.windows[0].width, 800);
   EXPECT_EQ(view.windows[0].height, 600);
+}
+
+// diff's table: every column stays apart from the next, however long its
+// values (µs and × are one column each on a terminal, two bytes each).
+TEST(Cli, DiffColumnsNeverRunTogether) {
+  const std::string a = scratch("a.json"), b = scratch("b.json");
+  ASSERT_EQ(cli({"run", "sync-vs-async", "--iterations", "20", "--size", "1", "--trace", a}).code, 0);
+  ASSERT_EQ(cli({"run", "memory-and-sync", "--batches", "2", "--batch-size", "16", "--trace", b}).code, 0);
+  const CliResult d = cli({"diff", a, b});
+  ASSERT_EQ(d.code, 0) << d.err;
+  std::istringstream lines(d.out);
+  size_t rows = 0;
+  const std::regex gap(" {2,}");
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("per op name") != std::string::npos) break;
+    // The summary rows: two spaces, a label, then three values (a value may hold one space: "7.2 ms").
+    if (line.size() < 3 || line.compare(0, 2, "  ") != 0 || line[2] == ' ') continue;
+    const std::string body = line.substr(2);
+    const std::vector<std::string> fields(std::sregex_token_iterator(body.begin(), body.end(), gap, -1),
+                                          std::sregex_token_iterator());
+    EXPECT_EQ(fields.size(), 4u) << "columns run together: " << line;
+    ++rows;
+  }
+  EXPECT_GE(rows, 5u) << d.out;
 }
 
 TEST(Cli, ViewOpensASavedTraceAndPrintDescribesIt) {

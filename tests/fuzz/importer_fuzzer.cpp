@@ -50,10 +50,23 @@ void check_message(const std::runtime_error& e, std::string_view source) {
 
 // The input as a file, opened as the CLI and the app open one.
 void check_open_trace(const std::string& text) {
-  static const std::string path = [] {
-    const char* dir = std::getenv("TMPDIR");
-    return std::string(dir != nullptr ? dir : "/tmp") + "/importer_fuzzer." + std::to_string(::getpid()) + ".trace";
-  }();
+  // A private folder of this process (mkdtemp), not a name anyone could
+  // plant a link at; removed when the fuzzer exits.
+  struct Scratch {
+    std::string folder, path;
+    Scratch() {
+      const char* dir = std::getenv("TMPDIR");
+      folder = std::string(dir != nullptr && *dir == '/' ? dir : "/tmp") + "/importer_fuzzer-XXXXXX";
+      if (::mkdtemp(folder.data()) == nullptr) finding("cannot make a private folder", folder);
+      path = folder + "/input.trace";
+    }
+    ~Scratch() {
+      ::unlink(path.c_str());
+      ::rmdir(folder.c_str());
+    }
+  };
+  static const Scratch scratch;
+  const std::string& path = scratch.path;
   if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
     std::fwrite(text.data(), 1, text.size(), f);
     std::fclose(f);

@@ -207,6 +207,36 @@ class Live(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, err)
         self.assertEqual(out.strip(), "done")
 
+    def test_a_signal_during_the_attached_traces_write_leaves_no_file(self):
+        busy = os.path.join(self.tmp, "busy.py")
+        stop = os.path.join(self.tmp, "stop")
+        with open(busy, "w", encoding="utf-8") as f:
+            f.write("import os, sys\nfrom asyncscope import nd\nx = nd.ones((4,))\n"
+                    "while not os.path.exists(sys.argv[1]):\n    for _ in range(1000):\n        x = x + 1\n"
+                    "        x.wait_to_read()\n")
+        proc = subprocess.Popen([sys.executable, busy, stop], env=_env(self.live, ASYNCSCOPE_SERVE="1"),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.tmp)
+        out_dir = os.path.join(self.tmp, "out")
+        os.mkdir(out_dir)
+        try:
+            _wait_for_socket(self.live, proc.pid, proc)
+            attach = subprocess.Popen([EXE, "attach", str(proc.pid), "--seconds", "2", "--trace",
+                                       os.path.join(out_dir, "t.json")], env=_env(self.live),
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            until = time.time() + 120
+            while time.time() < until and attach.poll() is None and not any(".tmp-" in n for n in os.listdir(out_dir)):
+                time.sleep(0.005)
+            attach.send_signal(2)  # SIGINT while the trace is being written
+            _, err = attach.communicate(timeout=60)
+        finally:
+            open(stop, "w").close()
+            proc.communicate(timeout=120)
+        if attach.returncode == 0:
+            self.skipTest("the write ended before the signal could reach it (a fast disk)")
+        self.assertEqual(attach.returncode, 130, err)
+        self.assertIn("interrupted by SIGINT while writing the trace", err)
+        self.assertEqual(os.listdir(out_dir), [], "a partial or temporary file was left")
+
     def test_a_pid_or_a_duration_that_is_not_a_number_is_one_line(self):
         for args, fragment in ((["abc"], "PID 'abc': expected a process id"),
                                (["--seconds", "nan", "1234"], "--seconds: expected a number of seconds")):

@@ -541,6 +541,21 @@ TEST(ChromeTrace, InvalidUtf8IsReplacedNotFatal) {
   EXPECT_EQ(back.errors.at(12), "error \xEF\xBF\xBD");
 }
 
+// A lone surrogate escape, as Python's json writes one for an undecodable
+// byte ("\udcff"), in a trace edited by a script: the name reads as U+FFFD,
+// the rest of the trace as it was.
+TEST(ChromeTrace, ALoneSurrogateEscapeReadsAsTheReplacementCharacter) {
+  const TraceModel m = hand_model();
+  std::string text = to_chrome_trace_json(m);
+  const std::string name = json(m.name(1)).dump();
+  const size_t at = text.find(name);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, name.size(), "\"op\\udcff\"");
+  const TraceModel back = parse_chrome_trace(text);
+  EXPECT_EQ(back.name(1), "op\xEF\xBF\xBD");
+  EXPECT_EQ(back.ops.size(), m.ops.size());
+}
+
 TEST(ChromeTrace, EmptyModelRoundTrips) {
   const TraceModel m;
   const std::string text = to_chrome_trace_json(m);
@@ -732,7 +747,8 @@ TEST(ChromeTrace, MalformedJsonIsRejected) {
   const std::string good = to_chrome_trace_json(hand_model());
   expect_rejected(good.substr(0, good.size() / 2), "not valid JSON");
   expect_rejected(good + "}", "not valid JSON");
-  expect_rejected(R"({"otherData": {"asyncscope_version": 1e999}})", "not valid JSON");
+  // A number past a double's range reads as infinite, and the field that holds it says so.
+  expect_rejected(R"({"otherData": {"asyncscope_version": 1e999}})", "field \"asyncscope_version\" must be an integer");
 }
 
 TEST(ChromeTrace, ForeignTracesAreRecognised) {
@@ -786,7 +802,7 @@ TEST(ChromeTrace, PathologicalInputIsHandledCleanly) {
   expect_rejected(std::string(100000, '['), "not an asyncscope trace");
   expect_rejected("{\"a\":" + std::string(100000, '['), "not valid JSON");
   expect_rejected("{\"otherData\":" + meta + ",\"traceEvents\":[{\"ph\":\"X\",\"ts\":1e400}]}",
-                  "not valid JSON (number overflow parsing '1e400')");
+                  "event #0 (ph \"X\")");
 }
 
 TEST(ChromeTrace, WrongFieldsAreRejectedWithTheirName) {
@@ -1030,7 +1046,7 @@ TEST(ChromeTrace, MissingFileOrFolderGivesTheReason) {
   EXPECT_EQ(read_error(dir.file("folder.json")), "cannot read trace '" + dir.file("folder.json") + "': Is a directory");
   write_text(dir.file("bad.json"), "{\"traceEvents\": [");
   const std::string message = read_error(dir.file("bad.json"));
-  EXPECT_EQ(message.rfind("'" + dir.file("bad.json") + "': not valid JSON (parse error at line 1", 0), 0u) << message;
+  EXPECT_EQ(message.rfind("'" + dir.file("bad.json") + "': not valid JSON (syntax error at byte ", 0), 0u) << message;
 }
 
 // Only regular files are read: a FIFO would block the open (or the read)
