@@ -78,8 +78,20 @@ nd = ndarray
 _sys.modules[__name__ + ".nd"] = ndarray
 
 # The process's own run (plain python3) finishes its work, and writes
-# $ASYNCSCOPE_TRACE, when the interpreter exits.
-_atexit.register(_core._shutdown)
+# $ASYNCSCOPE_TRACE, when the interpreter exits (never over the script itself).
+def _main_file():
+    main = getattr(_sys.modules.get("__main__"), "__file__", None)
+    return _os.path.abspath(main) if isinstance(main, str) else ""
+
+
+_main_at_import = _main_file()  # at exit __main__ may no longer say
+
+
+def _shutdown():
+    _core._shutdown(_main_file() or _main_at_import)
+
+
+_atexit.register(_shutdown)
 # ASYNCSCOPE_SERVE=1: published from the run's start.
 _live._serve_if_asked()
 

@@ -179,6 +179,7 @@ class PushGuard {
  public:
   explicit PushGuard(const Context& ctx) : hook_(ctx) {
     if (exiting_elsewhere()) park_for_exit();  // a daemon thread at exit pushes nothing more
+    refuse_in_fork();
     note_source(ctx);
     if (ctx.engine().max_inflight() > 0) sleep_.emplace(hook_);
   }
@@ -234,6 +235,7 @@ T push_as(const NDArray& like, F&& f) {
 // one-element push and wait. Ctrl+C and a stop end the wait (GilSleepHook).
 template <class F>
 auto waiting(const Context& ctx, F&& f) {
+  refuse_in_fork();
   note_source(ctx);
   GilSleepHook hook(ctx);
   ScopedSleepHook scope(hook);
@@ -255,6 +257,7 @@ inline constexpr int64_t kCopyOffGilElements = int64_t{1} << 18;
 // included; Ctrl+C and a stop end the wait as in waiting().
 template <class F>
 auto waiting_to_copy(const Context& ctx, F&& f) {
+  refuse_in_fork();
   note_source(ctx);
   GilSleepHook hook(ctx, /*holds_gil=*/false);
   ScopedSleepHook scope(hook);

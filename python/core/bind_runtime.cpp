@@ -165,10 +165,10 @@ cannot.)");
     return path.empty() ? py::object(py::none()) : py::object(py::str(path));
   }, "The socket this process publishes on (serve()), or None.");
   m.def("viewers", &serving_viewers, "How many viewers follow this process's published run now (0 when not publishing).");
-  m.def("_shutdown", [] {
+  m.def("_shutdown", [](const std::string& script) {
     py::gil_scoped_release release;
-    shutdown();
-  });
+    shutdown(script);
+  }, py::arg("script") = "");
 }
 
 }  // namespace asyncscope::python

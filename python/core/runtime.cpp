@@ -1,6 +1,7 @@
 #include "python/core/runtime.h"
 
 #include <Python.h>  // first of the others, as Python asks
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,10 +10,13 @@
 #include <cstdio>
 #include <thread>
 #include <cstdlib>
+#include <iostream>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 
+#include "engine/base/output_file.h"
+#include "engine/base/quote.h"
 #include "engine/demos/run_env.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/live.h"
@@ -130,6 +134,15 @@ HostedContext& hosted_run() {
   return *hosted;
 }
 
+// Set in a child at fork (pthread_atfork), with the pid of the process it was forked from.
+std::atomic<bool> g_forked{false};
+pid_t g_fork_parent = 0;
+void on_fork_child() noexcept {
+  g_fork_parent = ::getppid();
+  g_forked.store(true, std::memory_order_relaxed);
+}
+[[maybe_unused]] const int g_atfork = ::pthread_atfork(nullptr, nullptr, on_fork_child);
+
 // shutdown() began on this thread (set once; the id is written before the flag).
 std::atomic<bool> g_exiting{false};
 std::thread::id g_exit_thread;
@@ -157,8 +170,17 @@ HostedRun::~HostedRun() {
   stop_serving("the script ended", hosted_run().context->engine().recorder().get());
 }
 
+void refuse_in_fork() {
+  if (!g_forked.load(std::memory_order_relaxed)) return;
+  throw std::runtime_error("asyncscope: this process (" + std::to_string(::getpid()) + ") is a fork of process " +
+                           std::to_string(g_fork_parent) + ", whose engine threads did not come along: nothing pushed "
+                           "here could run. Compute in the parent, or start the child fresh (multiprocessing's "
+                           "'spawn' or 'forkserver' start method) and import asyncscope there");
+}
+
 const ContextPtr& context() {
   if (exiting_elsewhere()) park_for_exit();  // a daemon thread at exit starts nothing more
+  refuse_in_fork();
   if (const ContextPtr& current = current_context_or_null()) return current;
   if (hosted_run().active) return hosted_run().context;
   return default_context();
@@ -238,7 +260,8 @@ size_t serving_viewers() {
   return p.server && p.owner == ::getpid() ? p.server->viewers() : 0;
 }
 
-void shutdown() {
+void shutdown(const std::string& script) {
+  if (g_forked.load(std::memory_order_relaxed)) return;  // the run, its trace and its socket are the parent's
   if (!g_exiting.load(std::memory_order_relaxed)) {
     g_exit_thread = std::this_thread::get_id();
     g_exiting.store(true, std::memory_order_release);
@@ -259,7 +282,17 @@ void shutdown() {
     // An op's error nobody waited for: the script has ended; the trace shows it.
   }
   if (const char* path = std::getenv("ASYNCSCOPE_TRACE"); path != nullptr && *path != '\0') {
-    trace::write_chrome_trace(trace::snapshot(*run.hooks.recorder), path);
+    // At exit there is nobody to raise to: what went wrong is one line on stderr.
+    try {
+      OutputSet outputs(std::cout, std::cerr);
+      outputs.add_input("the script", script);
+      outputs.add("ASYNCSCOPE_TRACE", path);
+      const trace::TraceModel model = trace::snapshot(*run.hooks.recorder);
+      outputs.set_content("ASYNCSCOPE_TRACE", [&model](std::ostream& o) { trace::write_chrome_trace(model, o); });
+      outputs.commit();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "asyncscope: %s\n", escape_controls(e.what()).c_str());
+    }
   }
   stop_serving("the program exited");
   run.env->context()->close();

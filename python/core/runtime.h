@@ -61,13 +61,25 @@ bool exiting_elsewhere() noexcept;
 // finalization; the process exits around it.
 [[noreturn]] void park_for_exit() noexcept;
 
+// In a process forked from one that ran asyncscope (os.fork,
+// multiprocessing's fork start method) the engine's worker threads did not
+// come along, so nothing pushed there could ever run: throws
+// std::runtime_error saying so (and what to do) instead of a wait that never
+// ends. A relaxed load of a flag set by a pthread_atfork handler.
+// Threading: any thread.
+void refuse_in_fork();
+
 // At interpreter exit: finish the default run (waiting for its work), and
 // write its trace to $ASYNCSCOPE_TRACE if that is set; then send viewers
 // attached live what is left (for up to two seconds) and stop publishing.
 // From its first call on, other threads that push or return from a wait
 // park (park_for_exit): a daemon thread that pushes in a loop or waits in
-// item() cannot hold the exit up or abort it. Idempotent.
-void shutdown();
+// item() cannot hold the exit up or abort it. In a forked child it does
+// nothing (the run is the parent's). `script`: the program's main file, if
+// any: $ASYNCSCOPE_TRACE naming it (or any file it reads as its script) is
+// refused with one line on stderr, as the CLI refuses an output over an
+// input, and so is a path that cannot be written. Idempotent.
+void shutdown(const std::string& script = "");
 
 // Publishes the calling thread's run live (engine/trace/live.h: viewers of
 // this user attach with the app's File > Attach to process or `asyncscope

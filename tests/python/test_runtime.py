@@ -122,6 +122,24 @@ class Trace(unittest.TestCase):
             self.assertIn("dot", names)
             self.assertIn("item", names)
 
+    def test_asyncscope_trace_never_replaces_the_script_and_a_bad_path_is_one_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            script = os.path.join(d, "s.py")
+            text = "from asyncscope import nd\nprint((nd.ones((2,)) + 1).asnumpy()[0])\n"
+            with open(script, "w") as f:
+                f.write(text)
+            link = os.path.join(d, "link.py")
+            os.symlink(script, link)
+            for target in (script, link, os.path.join(d, "missing", "t.json")):
+                done = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=120,
+                                      env=dict(os.environ, ASYNCSCOPE_TRACE=target))
+                self.assertEqual(done.returncode, 0, done.stderr)
+                self.assertEqual(done.stdout, "2.0\n")
+                self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+                self.assertIn("cannot write ASYNCSCOPE_TRACE", done.stderr)
+                with open(script) as f:
+                    self.assertEqual(f.read(), text)
+
     def test_a_window_of_a_long_run_costs_the_window(self):
         # A notebook cell's picture: only the window's ops are written,
         # however many the run had before (sizes, not timing).
@@ -226,6 +244,31 @@ class Exit(unittest.TestCase):
             self.assertEqual(done.returncode, 0, done.stderr)
             self.assertEqual(done.stdout, "main done\n")
             self.assertEqual(done.stderr, "", "nothing from the daemon thread either")
+
+    def test_a_forked_child_is_told_it_cannot_compute_instead_of_hanging(self):
+        done = run_script("""
+            import os
+            from asyncscope import nd
+            x = nd.ones((4,)) + 1
+            print("parent", x.asnumpy()[0], flush=True)
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    (nd.ones((4,)) * 3).asnumpy()
+                    print("child computed", flush=True)
+                except RuntimeError as e:
+                    print("child:", "is a fork of process" in str(e), "'spawn'" in str(e), flush=True)
+                try:
+                    (x + 1).wait_to_read()  # an array the parent made
+                except RuntimeError as e:
+                    print("child again:", "is a fork of process" in str(e), flush=True)
+                raise SystemExit(0)  # a normal exit: its shutdown leaves the parent's run be
+            _, status = os.waitpid(pid, 0)
+            print("parent done", os.waitstatus_to_exitcode(status), (x * 2).asnumpy()[0], flush=True)
+            """, timeout=60, ASYNCSCOPE_TRACE="")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.splitlines(),
+                         ["parent 2.0", "child: True True", "child again: True", "parent done 0 4.0"])
 
     def test_a_daemon_thread_pushing_in_a_loop_does_not_hold_the_exit(self):
         self.exits_at_once("x = x + 1")
