@@ -2,7 +2,7 @@
 // workers per device, each running the ops pushed to its device, two devices
 // at once; their lanes in the trace; what is refused. The process-wide
 // setting (engine/core/device.h) and the ops on simulated devices are tested
-// from Python (tests/python/test_simulated_gpus.py), in a process of their own.
+// from Python (tests/python/core/test_simulated_gpus.py), in a process of their own.
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import unittest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 CELLS = pathlib.Path(os.environ.get("ASYNCSCOPE_D2L_CELLS", ROOT.parent / "shared" / "d2l"))
 RUNNER = CELLS / "run_cells.py"
 

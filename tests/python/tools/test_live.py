@@ -16,7 +16,7 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "build", "bin", "asyncscope"))
+EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "..", "build", "bin", "asyncscope"))
 
 try:
     import nbformat

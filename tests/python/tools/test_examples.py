@@ -11,8 +11,8 @@ import unittest
 from trace_reader import Trace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPTS = os.path.join(HERE, "..", "..", "assets", "scripts")
-EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "build", "bin", "asyncscope"))
+SCRIPTS = os.path.join(HERE, "..", "..", "..", "assets", "scripts")
+EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "..", "build", "bin", "asyncscope"))
 
 
 def run(script, *args, **env):

@@ -133,7 +133,7 @@ class TrainingAgainstNumpy(unittest.TestCase):
         self.assertAlmostEqual(got, want[-1], delta=0.01 * want[-1])
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "build", "bin", "asyncscope"))
+EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "..", "build", "bin", "asyncscope"))
 
 
 @unittest.skipUnless(os.path.exists(EXE), "no asyncscope executable at " + EXE)

@@ -22,7 +22,7 @@ from asyncscope.torch import nn  # noqa: F401  (the chapter imports it)
 from trace_reader import Trace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "build", "bin", "asyncscope"))
+EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "..", "build", "bin", "asyncscope"))
 HAS_GPU = torch.cuda.is_available()
 NO_GPU = "no usable GPU here (CUDA unavailable or no stream for it)"
 

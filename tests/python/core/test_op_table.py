@@ -24,7 +24,7 @@ except ImportError:  # make test installs python3-torch; a bare environment may 
 NO_TORCH = "the real PyTorch is not installed (apt-get install python3-torch)"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "build", "bin", "asyncscope"))
+EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "..", "build", "bin", "asyncscope"))
 
 TABLE = _core.op_table()
 UNARY = [op for op in TABLE if op["kind"] == "unary"]

@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "build", "bin", "asyncscope"))
+EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "..", "build", "bin", "asyncscope"))
 
 
 class Embedded(unittest.TestCase):
