@@ -598,7 +598,8 @@ TEST(ChromeTrace, TouchingSpansNeverOverlapWhenTsPlusDurIsAddedAsDoubles) {
   m.names = {""};
   m.workers = {WorkerLane{"CPU worker 0", DeviceKind::cpu, 0, 0, SpanKind::execute, {}, {}}};
   std::mt19937_64 rng(13);
-  // The span (ending at 30257421 ns), then chains of touching spans
+  // Spans ending at 30257421 ns (whose ts + dur sum to 30257.421000000002 µs unless
+  // written with care), then chains of touching spans
   // at every magnitude, some zero-length.
   std::vector<int64_t> ends = {30257421 - 4212, 30257421, 30257421 + 857};
   for (int chain = 0; chain < 200; ++chain) {

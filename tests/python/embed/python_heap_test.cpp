@@ -64,7 +64,7 @@ class PythonHeap : public ::testing::Test {
   }
 };
 
-// The case: a list appended to in a loop. The heap grows to the
+// A list appended to in a loop. The heap grows to the
 // budget and no further: the charge comes before the memory.
 TEST_F(PythonHeap, AListGrowingInALoopStopsAtTheBudgetWithItsMessage) {
   // A first failing run imports what reporting needs (traceback, linecache),
