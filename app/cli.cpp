@@ -220,7 +220,7 @@ struct CommandLine {
   const CLI::Option* window_size_option = nullptr;
   CLI::App* list = nullptr;
   CLI::App* ops = nullptr;
-  bool ops_json = false;
+  bool ops_json = false, ops_markdown = false;
   // view
   CLI::App* view = nullptr;
   std::string view_path, view_other;
@@ -280,6 +280,7 @@ CommandLine::CommandLine() {
   list = app.add_subcommand("list", "List the demos and their parameters");
   ops = app.add_subcommand("ops", "List the ops of the Python frontends: names in nd and torch, gradient, devices");
   ops->add_flag("--json", ops_json, "print the table as JSON");
+  ops->add_flag("--markdown", ops_markdown, "print the table as the page docs/ops.md");
   view = app.add_subcommand("view",
                             "Open a trace in the app: our own export, or a profiler's (PyTorch/Kineto, the JSON Array "
                             "format, MXNet, any Chrome trace; .gz read as it is)");
@@ -542,7 +543,11 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     return 0;
   }
   if (cl.ops->parsed()) {
-    print_ops(out, cl.ops_json);
+    if (cl.ops_markdown) {
+      print_ops_markdown(out);
+    } else {
+      print_ops(out, cl.ops_json);
+    }
     return 0;
   }
   if (cl.view->parsed()) return view_command(cl, out, err, launch_gui);

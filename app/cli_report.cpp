@@ -71,6 +71,32 @@ void print_list(std::ostream& out) {
   }
 }
 
+void print_ops_markdown(std::ostream& out) {
+  const auto names = [](std::string_view list) {
+    std::string text;
+    for (const std::string_view name : frontend_names(list)) text.append(text.empty() ? "`" : "`, `").append(name);
+    return text.empty() ? std::string("-") : text + "`";
+  };
+  const auto cell = [](std::string text) {  // a table cell: its pipes escaped
+    for (size_t at = 0; (at = text.find('|', at)) != std::string::npos; at += 2) text.replace(at, 1, "\\|");
+    return text;
+  };
+  out << "# The op table\n\n"
+         "Every op of the engine that the Python editions reach, as the op table\n"
+         "(`engine/tensor/op_table.cpp`) declares it: its names in MXNet's `nd` and in\n"
+         "the PyTorch edition (functions, and the methods and operators of arrays),\n"
+         "whether it has a gradient, where it runs, the dtypes it takes. This page is\n"
+         "written by `build/bin/asyncscope ops --markdown > docs/ops.md`, and a test\n"
+         "(`Cli.TheOpsPageIsTheOpTable`) fails when it differs from the table.\n\n"
+         "| op | kind | nd | torch | operators | grad | devices | dtypes | what it does |\n"
+         "|---|---|---|---|---|---|---|---|---|\n";
+  for (const OpDef& op : op_table()) {
+    out << "| `" << op.name << "` | " << to_string(op.kind) << " | " << names(op.nd) << " | " << names(op.torch) << " | "
+        << cell(names(op.operators)) << " | " << (op.gradient ? "yes" : "no") << " | " << (op.cuda ? "cpu, cuda" : "cpu")
+        << " | " << op.dtypes << " | " << cell(std::string(op.doc)) << " |\n";
+  }
+}
+
 void print_ops(std::ostream& out, bool json) {
   const auto joined = [](std::string_view list) {
     std::string text;

@@ -33,6 +33,8 @@ void print_list(std::ostream& out);
 // `asyncscope ops`: the op table (engine/tensor/op_table.h), as a table or
 // as JSON (one object per op).
 void print_ops(std::ostream& out, bool json);
+// The same as the page docs/ops.md (Markdown), which a test keeps in step.
+void print_ops_markdown(std::ostream& out);
 
 // A run's result table: the program and its values, then its rows and notes.
 void print_results(std::ostream& out, const demos::Program& demo, const demos::ParamValues& values,

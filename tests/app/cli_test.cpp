@@ -484,6 +484,15 @@ TEST(Cli, WindowSizeIsParsedStrictlyAndBounded) {
   EXPECT_EQ(view.windows[0].height, 600);
 }
 
+// docs/ops.md is the op table as `asyncscope ops --markdown` writes it:
+// regenerate it (the page says how) whenever an op changes.
+TEST(Cli, TheOpsPageIsTheOpTable) {
+  const CliResult r = cli({"ops", "--markdown"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read(std::string(ASYNCSCOPE_SOURCE_DIR) + "/docs/ops.md"), r.out)
+      << "docs/ops.md is out of date: build/bin/asyncscope ops --markdown > docs/ops.md";
+}
+
 // diff's table: every column stays apart from the next, however long its
 // values (µs and × are one column each on a terminal, two bytes each).
 TEST(Cli, DiffColumnsNeverRunTogether) {
