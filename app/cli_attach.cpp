@@ -14,7 +14,7 @@
 #include "engine/base/format.h"
 #include "engine/base/output_file.h"
 #include "engine/base/quote.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/live.h"
 #include "engine/trace/model.h"

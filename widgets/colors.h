@@ -29,7 +29,7 @@ inline constexpr ImU32 kTick = IM_COL32(196, 205, 216, 255);
 inline constexpr ImU32 kSync = IM_COL32(232, 110, 120, 255);
 inline constexpr ImU32 kSyncFill = IM_COL32(232, 110, 120, 38);
 inline constexpr ImU32 kSyncHatch = IM_COL32(232, 110, 120, 105);
-// Counter colours are in the trace layer's counter table (engine/trace/counters.h).
+// Counter colours are in the recorder layer's counter table (engine/trace_record/counters.h).
 inline constexpr ImU32 kMarker = IM_COL32(198, 132, 232, 255);
 inline constexpr ImU32 kSelection = IM_COL32(255, 255, 255, 255);
 inline constexpr ImU32 kDependency = IM_COL32(255, 214, 102, 235);

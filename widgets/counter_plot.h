@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/trace/counters.h"
-#include "engine/trace/events.h"
+#include "engine/trace_record/counters.h"
+#include "engine/trace_record/events.h"
 #include "widgets/time_axis.h"
 #include "widgets/canvas.h"
 

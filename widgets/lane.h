@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "widgets/canvas.h"
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 #include "widgets/colors.h"
 #include "widgets/time_axis.h"
 

@@ -7,7 +7,7 @@
 
 #include "app/gui/panel_style.h"
 #include "engine/base/format.h"
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 #include "widgets/colors.h"
 #include "widgets/time_axis.h"
 

@@ -14,7 +14,7 @@
 #include "engine/trace/insight.h"
 #include "engine/trace/profile_model.h"
 #include "engine/trace/model.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 #include "widgets/timeline.h"
 
 namespace asyncscope::app {

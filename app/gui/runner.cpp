@@ -5,8 +5,8 @@
 
 #include "app/gui/output_capture.h"
 #include "engine/core/errors.h"
-#include "engine/trace/counter_sampler.h"
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counter_sampler.h"
+#include "engine/trace_record/counters.h"
 
 namespace asyncscope::app {
 

@@ -25,7 +25,7 @@
 
 #include "engine/demos/program.h"
 #include "engine/demos/run_env.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::app {
 

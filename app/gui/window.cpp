@@ -25,7 +25,7 @@
 #include "app/interrupt.h"
 #include "engine/base/output_file.h"
 #include "engine/base/quote.h"
-#include "engine/trace/counter_sampler.h"
+#include "engine/trace_record/counter_sampler.h"
 
 namespace asyncscope::app {
 namespace {

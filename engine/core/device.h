@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/trace/events.h"
+#include "engine/trace_record/events.h"
 
 namespace asyncscope {
 

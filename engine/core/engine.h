@@ -24,7 +24,7 @@
 #include "engine/core/device_stream.h"
 #include "engine/core/op.h"
 #include "engine/core/var.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope {
 

@@ -4,7 +4,7 @@
 
 #include "engine/core/errors.h"
 #include "engine/core/prefetch.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope {
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope {
 

@@ -9,7 +9,7 @@
 
 #include "engine/core/device.h"
 #include "engine/core/inline_function.h"
-#include "engine/trace/names.h"
+#include "engine/trace_record/names.h"
 
 namespace asyncscope {
 

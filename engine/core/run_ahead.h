@@ -28,7 +28,7 @@
 #include "engine/core/op_record.h"
 #include "engine/core/pusher_state.h"
 #include "engine/core/spin_lock.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope {
 

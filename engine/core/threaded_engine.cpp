@@ -8,7 +8,7 @@
 #include "engine/core/prefetch.h"
 #include "engine/core/starvation_yield.h"
 #include "engine/core/wait_slot.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope {
 

@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "engine/core/spin_lock.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope {
 

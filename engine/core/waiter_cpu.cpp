@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "engine/core/cpu_placement.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope {
 

@@ -13,7 +13,7 @@
 
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/stream.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope::cuda {
 

@@ -12,7 +12,7 @@
 #include "engine/tensor/blas.h"
 #include "engine/tensor/ops.h"
 #include "engine/base/random.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope::demos {
 namespace {

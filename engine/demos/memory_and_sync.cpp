@@ -10,8 +10,8 @@
 #include "engine/demos/registry.h"
 #include "engine/demos/run_env.h"
 #include "engine/nn/nn.h"
-#include "engine/trace/clock.h"
-#include "engine/trace/rss.h"
+#include "engine/trace_record/clock.h"
+#include "engine/trace_record/rss.h"
 
 namespace asyncscope::demos {
 namespace {

@@ -13,7 +13,7 @@
 #include "engine/core/errors.h"
 #include "engine/cuda/cuda.h"
 #include "engine/tensor/ops.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope::demos {
 

@@ -32,14 +32,14 @@
 
 #include "engine/demos/program.h"
 #include "engine/tensor/context.h"
-#include "engine/trace/counter_sampler.h"
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counter_sampler.h"
+#include "engine/trace_record/counters.h"
 #include "engine/trace/model.h"
 
 namespace asyncscope::demos {
 
 // The counter columns every run records, in order (names, units and
-// colours are engine/trace/counters.h's).
+// colours are engine/trace_record/counters.h's).
 using trace::kDeviceLiveCounter;
 using trace::kDevicePooledCounter;
 using trace::kLiveCounter;

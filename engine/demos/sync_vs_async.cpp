@@ -12,7 +12,7 @@
 #include "engine/demos/registry.h"
 #include "engine/demos/run_env.h"
 #include "engine/tensor/ops.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope::demos {
 namespace {

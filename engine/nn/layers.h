@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "engine/nn/parameter.h"
-#include "engine/trace/names.h"
+#include "engine/trace_record/names.h"
 
 namespace asyncscope::nn {
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "engine/tensor/ops.h"
-#include "engine/trace/names.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/names.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::nn {
 

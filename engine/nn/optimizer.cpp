@@ -6,8 +6,8 @@
 
 #include "engine/core/engine.h"
 #include "engine/tensor/context.h"
-#include "engine/trace/names.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/names.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::nn {
 namespace {

@@ -12,8 +12,8 @@
 #include "engine/tensor/autograd_graph.h"
 #include "engine/tensor/context.h"
 #include "engine/tensor/ops.h"
-#include "engine/trace/names.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/names.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::autograd {
 namespace {

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "engine/tensor/ndarray.h"
-#include "engine/trace/names.h"
+#include "engine/trace_record/names.h"
 
 namespace asyncscope::autograd {
 

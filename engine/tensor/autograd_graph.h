@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/tensor/autograd.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::autograd {
 

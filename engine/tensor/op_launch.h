@@ -18,7 +18,7 @@
 #include "engine/cuda/kernels.h"
 #include "engine/tensor/autograd.h"
 #include "engine/tensor/ndarray.h"
-#include "engine/trace/names.h"
+#include "engine/trace_record/names.h"
 
 namespace asyncscope::ops_detail {
 

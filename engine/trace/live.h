@@ -48,7 +48,7 @@
 #include <vector>
 
 #include "engine/trace/live_protocol.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::trace {
 

@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "engine/base/quote.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 #include "engine/trace/live.h"
 #include "engine/trace/live_socket.h"
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/base/quote.h"
-#include "engine/trace/names.h"
+#include "engine/trace_record/names.h"
 
 namespace asyncscope::trace::live {
 namespace {

@@ -11,10 +11,10 @@
 #include <climits>
 #include <cstring>
 
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 #include "engine/trace/live.h"
 #include "engine/trace/live_socket.h"
-#include "engine/trace/names.h"
+#include "engine/trace_record/names.h"
 
 namespace asyncscope::trace {
 namespace {

@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "engine/base/quote.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 #include "engine/trace/live.h"
 
 namespace asyncscope::trace::live {

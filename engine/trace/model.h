@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/trace/events.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/events.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::trace {
 

@@ -8,7 +8,7 @@
 
 #include "engine/base/quote.h"
 #include "engine/trace/chrome_trace.h"
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 #include "engine/trace/model_slice.h"
 #include "engine/trace/trace_file.h"
 

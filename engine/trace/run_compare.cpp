@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "engine/base/format.h"
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 
 namespace asyncscope::trace {
 

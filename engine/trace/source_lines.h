@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/trace/model.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::trace {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/base/format.h"
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 
 namespace asyncscope::trace {
 

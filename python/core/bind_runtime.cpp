@@ -10,11 +10,11 @@
 #include "python/core/source.h"
 #include "engine/base/output_file.h"
 #include "engine/tensor/blas.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 #include "engine/trace/live.h"
 #include "engine/trace/model.h"
 #include "engine/trace/source_lines.h"
-#include "engine/trace/names.h"
+#include "engine/trace_record/names.h"
 
 namespace asyncscope::python {
 

@@ -19,7 +19,7 @@
 
 #include "engine/demos/program.h"
 #include "engine/tensor/context.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::python {
 

@@ -8,8 +8,8 @@
 #include <unordered_map>
 
 #include "engine/core/engine.h"
-#include "engine/trace/names.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/names.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::python {
 namespace {

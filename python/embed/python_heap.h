@@ -31,7 +31,7 @@
 #include <optional>
 
 #include "engine/base/allocator.h"
-#include "engine/trace/memory_account.h"
+#include "engine/trace_record/memory_account.h"
 
 namespace asyncscope::python {
 

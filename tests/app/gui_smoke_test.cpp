@@ -20,7 +20,7 @@
 #include <stb/stb_image.h>
 
 #include "engine/trace/chrome_trace.h"
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 #include "engine/trace/model.h"
 #include "widgets/colors.h"
 

@@ -11,19 +11,25 @@
 
 cmake_minimum_required(VERSION 3.25)
 
-set(folders engine/base engine/trace engine/core engine/cuda engine/tensor engine/nn engine/demos python/core python/embed widgets app)
+set(folders engine/base engine/trace_record engine/trace engine/core engine/cuda engine/tensor engine/nn engine/demos
+    python/core python/embed widgets app)
 
-# What each layer's sources may include (besides their own folder).
+# What each layer's sources may include (besides their own folder). The
+# engine (core, cuda, tensor, nn) sees the recorder (trace_record) only,
+# never what reads a trace (trace).
 set(allowed_asyncscope_base "")
-set(allowed_asyncscope_trace engine/base)
-set(allowed_asyncscope_core engine/trace)
-set(allowed_asyncscope_cuda engine/core engine/trace engine/base)
-set(allowed_asyncscope_tensor engine/core engine/trace engine/base engine/cuda)
-set(allowed_asyncscope_nn engine/tensor engine/core engine/trace engine/base)
-set(allowed_asyncscope_demos engine/nn engine/tensor engine/core engine/trace engine/base engine/cuda)
-set(allowed_asyncscope_widgets engine/trace engine/base)
-set(allowed_asyncscope_python engine/demos engine/nn engine/tensor engine/core engine/trace engine/base engine/cuda)
-set(allowed_asyncscope_python_embed python/core engine/demos engine/nn engine/tensor engine/core engine/trace engine/base)
+set(allowed_asyncscope_trace_record "")
+set(allowed_asyncscope_trace engine/trace_record engine/base)
+set(allowed_asyncscope_core engine/trace_record)
+set(allowed_asyncscope_cuda engine/core engine/trace_record engine/base)
+set(allowed_asyncscope_tensor engine/core engine/trace_record engine/base engine/cuda)
+set(allowed_asyncscope_nn engine/tensor engine/core engine/trace_record engine/base)
+set(allowed_asyncscope_demos engine/nn engine/tensor engine/core engine/trace engine/trace_record engine/base engine/cuda)
+set(allowed_asyncscope_widgets engine/trace engine/trace_record engine/base)
+set(allowed_asyncscope_python engine/demos engine/nn engine/tensor engine/core engine/trace engine/trace_record engine/base
+    engine/cuda)
+set(allowed_asyncscope_python_embed python/core engine/demos engine/nn engine/tensor engine/core engine/trace
+    engine/trace_record engine/base)
 
 set(failures "")
 set(checked 0)

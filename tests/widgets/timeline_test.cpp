@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/core/engine.h"
-#include "engine/trace/counter_sampler.h"
+#include "engine/trace_record/counter_sampler.h"
 #include "support/gpu_trace_model.h"
 #include "support/timeline_fixtures.h"
 #include "support/timeout.h"

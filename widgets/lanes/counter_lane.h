@@ -2,14 +2,14 @@
 // samples reduced to a min/max per pixel column, so a spike survives any
 // zoom, plotted against a round top value; its value at the mouse (or at the
 // view's right edge) in the gutter. Label, unit and colour come from the
-// counter's entry in the trace layer's table (engine/trace/counters.h).
+// counter's entry in the recorder layer's table (engine/trace_record/counters.h).
 // Threading: UI thread only.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 #include "engine/trace/insight.h"
 #include "engine/trace/model.h"
 #include "widgets/counter_plot.h"

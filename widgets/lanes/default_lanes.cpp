@@ -1,6 +1,6 @@
 #include "widgets/lanes/default_lanes.h"
 
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 #include "widgets/lanes/counter_lane.h"
 #include "widgets/lanes/cpu_worker_lane.h"
 #include "widgets/lanes/frontend_lane.h"

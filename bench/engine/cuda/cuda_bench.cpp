@@ -28,7 +28,7 @@
 #include <cuda_runtime.h>
 #endif
 #include "engine/tensor/ops.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 #include "engine/trace/model.h"
 #include "support/median.h"
 

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "engine/demos/registry.h"
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 #include "engine/trace/model.h"
 #include "support/proc_status.h"
 

@@ -15,7 +15,7 @@
 #include "engine/core/errors.h"
 #include "engine/core/help_board.h"
 #include "engine/trace/model.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 #include "support/timeout.h"
 
 namespace asyncscope {

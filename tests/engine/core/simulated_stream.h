@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "engine/core/device_stream.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope::testing {
 

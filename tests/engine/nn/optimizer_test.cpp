@@ -15,7 +15,7 @@
 #include "engine/nn/layers.h"
 #include "engine/nn/loss.h"
 #include "engine/trace/model.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 #include "support/grad_check.h"
 #include "support/timeout.h"
 

@@ -15,8 +15,8 @@
 #include "engine/tensor/autograd_graph.h"
 #include "engine/tensor/ops.h"
 #include "engine/trace/model.h"
-#include "engine/trace/names.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/names.h"
+#include "engine/trace_record/recorder.h"
 #include "support/grad_check.h"
 #include "support/timeout.h"
 

@@ -17,7 +17,7 @@
 
 #include "engine/tensor/ops.h"
 #include "engine/trace/model.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 #include "support/grad_check.h"
 #include "support/timeout.h"
 #include "support/typed_values.h"

@@ -28,7 +28,7 @@
 
 #include "engine/core/engine.h"
 #include "engine/core/errors.h"
-#include "engine/trace/counter_sampler.h"
+#include "engine/trace_record/counter_sampler.h"
 #include "engine/trace/chrome_trace_checks.h"
 #include "engine/trace/model_checks.h"
 #include "support/help_trace_model.h"

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "engine/trace/chrome_trace.h"
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 #include "engine/trace/model.h"
-#include "engine/trace/names.h"
+#include "engine/trace_record/names.h"
 
 namespace asyncscope::trace {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "engine/core/engine.h"
 #include "engine/core/errors.h"
-#include "engine/trace/counter_sampler.h"
+#include "engine/trace_record/counter_sampler.h"
 #include "engine/trace/model.h"
 #include "engine/trace/model_check.h"
 #include "engine/trace/model_checks.h"

@@ -19,8 +19,8 @@
 
 #include "engine/core/engine.h"
 #include "engine/core/errors.h"
-#include "engine/trace/clock.h"
-#include "engine/trace/counter_sampler.h"
+#include "engine/trace_record/clock.h"
+#include "engine/trace_record/counter_sampler.h"
 #include "support/timeout.h"
 #include "engine/trace/model_checks.h"
 

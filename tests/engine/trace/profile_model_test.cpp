@@ -9,7 +9,7 @@
 #include <zlib.h>
 
 #include "engine/trace/chrome_trace.h"
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 #include "engine/trace/insight.h"
 #include "engine/trace/model_check.h"
 #include "engine/trace/real_traces.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 #include "support/insight_models.h"
 
 namespace asyncscope::trace {

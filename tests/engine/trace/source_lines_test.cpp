@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "engine/trace/model.h"
-#include "engine/trace/names.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/names.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::trace {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 #include "support/timeline_fixtures.h"
 #include "widgets/imgui_context.h"
 #include "engine/base/format.h"

@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/trace/chunked_log.h"
-#include "engine/trace/clock.h"
-#include "engine/trace/events.h"
-#include "engine/trace/memory_account.h"
+#include "engine/trace_record/chunked_log.h"
+#include "engine/trace_record/clock.h"
+#include "engine/trace_record/events.h"
+#include "engine/trace_record/memory_account.h"
 
 namespace asyncscope::trace {
 

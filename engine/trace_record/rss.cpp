@@ -1,4 +1,4 @@
-#include "engine/trace/rss.h"
+#include "engine/trace_record/rss.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // RssReader follows the process's resident memory. The region is mapped with
 // mmap/munmap directly, so the drop after freeing does not depend on whether
 // malloc returns memory to the system.
-#include "engine/trace/rss.h"
+#include "engine/trace_record/rss.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

@@ -2,7 +2,7 @@
 // the steady_clock fallback, agreement with steady_clock, and monotonicity
 // within and across threads (through calibration, too). Nothing here asserts
 // how long anything takes: a preempted reader only widens the brackets.
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 #include <gtest/gtest.h>
 

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::trace {
 

@@ -1,4 +1,4 @@
-#include "engine/trace/names.h"
+#include "engine/trace_record/names.h"
 
 #include <deque>
 #include <mutex>

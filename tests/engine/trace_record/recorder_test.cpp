@@ -1,6 +1,6 @@
 // Recorder: per-thread buffers, the thread-local buffer cache, the error table,
 // the enabled switch (as the engine honours it) and the drop accounting.
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 
 #include <gtest/gtest.h>
 

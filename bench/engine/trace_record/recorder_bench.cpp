@@ -1,8 +1,8 @@
 // Cost of recording one trace event on the hot path.
 #include <benchmark/benchmark.h>
 
-#include "engine/trace/names.h"
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/names.h"
+#include "engine/trace_record/recorder.h"
 
 namespace asyncscope::trace {
 namespace {

@@ -1,6 +1,6 @@
 // The process-wide name registry. Other tests intern names too, so every name
 // here carries a prefix no one else uses, and ids are compared, not assumed.
-#include "engine/trace/names.h"
+#include "engine/trace_record/names.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 namespace asyncscope::trace {
 namespace {

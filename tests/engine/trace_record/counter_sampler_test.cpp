@@ -2,7 +2,7 @@
 // rows. No sampling rate is asserted: the machine may be loaded, so tests
 // only wait (with a generous timeout) for "a few samples". And the thread
 // CPU counter (the app's render CPU): a share that follows the thread's load.
-#include "engine/trace/counter_sampler.h"
+#include "engine/trace_record/counter_sampler.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "engine/trace/recorder.h"
+#include "engine/trace_record/recorder.h"
 
 #include <pthread.h>
 #include <unistd.h>

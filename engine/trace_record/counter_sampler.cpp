@@ -1,4 +1,4 @@
-#include "engine/trace/counter_sampler.h"
+#include "engine/trace_record/counter_sampler.h"
 
 #include <time.h>
 
@@ -10,8 +10,8 @@
 #include <system_error>
 #include <utility>
 
-#include "engine/trace/counters.h"
-#include "engine/trace/rss.h"
+#include "engine/trace_record/counters.h"
+#include "engine/trace_record/rss.h"
 
 namespace asyncscope::trace {
 

@@ -1,6 +1,6 @@
 // ChunkedLog: one writer appends, readers on other threads see a consistent,
 // growing prefix; the capacity bound drops (and counts) instead of growing.
-#include "engine/trace/chunked_log.h"
+#include "engine/trace_record/chunked_log.h"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
 // The counter table: one entry per known counter, names unique, lookups by
 // name, and colours packed in ImGui's byte order (checked against ImGui
 // itself in the widget tests).
-#include "engine/trace/counters.h"
+#include "engine/trace_record/counters.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
-#include "engine/trace/counter_sampler.h"
+#include "engine/trace_record/counter_sampler.h"
 
 namespace asyncscope::trace {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/trace/clock.h"
+#include "engine/trace_record/clock.h"
 
 #include <fcntl.h>
 #include <unistd.h>

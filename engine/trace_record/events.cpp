@@ -1,4 +1,4 @@
-#include "engine/trace/events.h"
+#include "engine/trace_record/events.h"
 
 namespace asyncscope::trace {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "engine/trace/names.h"
+#include "engine/trace_record/names.h"
 
 namespace asyncscope::trace {
 
