@@ -1,4 +1,13 @@
-#include "app/cli_attach.h"
+// `asyncscope attach`: follows a program that publishes its trace live
+// (engine/trace/live.h): lists them, opens the app attached to one, or
+// follows one headless for a while and writes or describes what arrived.
+// Exit code: 0; 2 with one line on err for bad input (a PID that is not a
+// number, --seconds not a finite number), a program that does not publish
+// (or cannot be attached to), an output that cannot be written; 128 + the
+// signal after Ctrl+C (what arrived is still written, unless the signal
+// came during the write, which it then abandons).
+#include "app/cli/command.h"
+#include "app/cli/commands.h"
 
 #include <algorithm>
 #include <atomic>
@@ -9,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "app/cli_report.h"
+#include "app/cli/report.h"
 #include "app/interrupt.h"
 #include "engine/base/format.h"
 #include "engine/base/output_file.h"
@@ -21,6 +30,24 @@
 
 namespace asyncscope::app {
 namespace {
+
+// What a headless attach keeps at most unless told otherwise (--max-ops):
+// beyond it, it stops following and says so, so that --seconds S is over
+// within S + 5 s whatever the program's rate (writing and describing what
+// arrived included: a Chrome trace is about 1.5 KB an op).
+constexpr uint64_t kMaxAttachOps = 250'000;
+
+struct AttachRequest {
+  std::string pid;       // as given; "": the only program that publishes
+  bool list = false;     // list the publishers and exit
+  bool headless = false; // follow here (--seconds, --trace, --print, --max-ops) instead of opening the app
+  double seconds = 0;    // headless: at most this long (0: until the program ends, or Ctrl+C)
+  bool from_start = false;  // everything since the program started (else from trace::kDefaultCatchUp before)
+  uint64_t max_ops = 0;  // headless: ops kept at most (0: kMaxAttachOps)
+  std::string trace;     // headless: write what arrived here
+  bool print = false;    // headless: describe what arrived
+  GuiRequest gui;        // the window's options (--screenshot, --quit-after-run, --tab)
+};
 
 std::string started_text(int64_t unix_ms) {
   const std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
@@ -42,10 +69,6 @@ std::string without_prefix(const std::string& message) {
   return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
 }
 
-}  // namespace
-
-namespace {
-
 // "12345" as a pid; 0 for anything else.
 int parse_pid(const std::string& text) {
   if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), ::isdigit)) return 0;
@@ -54,12 +77,11 @@ int parse_pid(const std::string& text) {
 
 // "the run from 12.5 s to 14.5 s (ops 1,024 to 2,047)": what a trace received live holds.
 std::string held(const trace::TraceModel& model, const trace::LiveClient& client) {
-  int64_t first_ns = -1, last_ns = 0;
+  int64_t first_ns = -1;
   uint64_t first_op = 0, last_op = 0;
   for (const trace::OpInfo& op : model.ops) {
     if (!op.known() || op.enqueue == trace::kNoTime) continue;
     if (first_ns < 0) first_ns = op.enqueue, first_op = op.id;
-    last_ns = std::max(last_ns, op.enqueue);
     last_op = op.id;
   }
   const int64_t from = std::max<int64_t>(0, client.from_ns() - client.hello().origin_ns);
@@ -69,9 +91,7 @@ std::string held(const trace::TraceModel& model, const trace::LiveClient& client
   return text;
 }
 
-}  // namespace
-
-int attach_command(AttachRequest request, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
+int attach(AttachRequest request, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
   try {
     int pid = 0;
     if (!request.pid.empty()) {
@@ -184,5 +204,46 @@ int attach_command(AttachRequest request, std::ostream& out, std::ostream& err, 
     return 2;
   }
 }
+
+class AttachCommand final : public Command {
+ public:
+  CLI::App* declare(CLI::App& root) override {
+    attach_ = root.add_subcommand(
+        "attach",
+        "Follow a running program that publishes its trace (started with ASYNCSCOPE_SERVE=1, or calling "
+        "asyncscope.serve()): live in the app, or headless with --seconds, --trace or --print");
+    attach_->add_option("PID", r_.pid, "the program's process id (default: the only one that publishes; see --list)");
+    attach_->add_flag("--list", r_.list, "list this user's programs that publish, and exit");
+    attach_->add_option("--seconds", r_.seconds,
+                        "headless: follow for at most this long (default: until the program ends, or Ctrl+C)");
+    attach_->add_option("--max-ops", r_.max_ops,
+                        "headless: keep at most this many ops, then stop following (default " +
+                            std::to_string(kMaxAttachOps) + ": with it --seconds S is over within S + 5 s)")
+        ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+    attach_->add_flag("--from-start", r_.from_start,
+                      "receive everything the program recorded since it started (default: from " +
+                          std::to_string(trace::kDefaultCatchUp.count()) + " s before attaching on)");
+    attach_->add_option("--trace", r_.trace, "headless: write what arrived as Chrome trace JSON");
+    attach_->add_flag("--print", r_.print, "headless: describe what arrived on the terminal");
+    add_window_options(*attach_, r_.gui);
+    return attach_;
+  }
+  int run(const CommandIo& io) override {
+    AttachRequest request = r_;
+    request.headless = attach_->count("--seconds") > 0 || attach_->count("--trace") > 0 || request.print ||
+                       attach_->count("--max-ops") > 0;
+    request.gui.width = io.globals.window_width;
+    request.gui.height = io.globals.window_height;
+    return attach(request, io.out, io.err, io.launch_gui);
+  }
+
+ private:
+  CLI::App* attach_ = nullptr;
+  AttachRequest r_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> attach_command() { return std::make_unique<AttachCommand>(); }
 
 }  // namespace asyncscope::app

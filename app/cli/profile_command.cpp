@@ -1,4 +1,25 @@
-#include "app/cli_profile.h"
+// `asyncscope profile SCRIPT [ARGS]`: a Python program run by the build's
+// python3 under the real PyTorch's profiler (python/asyncscope/profile_script.py),
+// then its trace opened in the window, described (--print) or answered as
+// JSON (--json), and kept where --trace says.
+//
+// The runner writes into a folder private to this run (mkdtemp, mode 0700,
+// removed at the end), never to a predictable name; --trace gets a copy of
+// the trace once the program ended, committed with --json as one set, so an
+// old file is never described as this run's and the program (or a process
+// it forked) never writes the user's file. The program's exit status is
+// passed through and said; the runner's own outcome (no PyTorch, what ran)
+// travels in a file of the folder, apart from it. SIGINT or SIGTERM to
+// asyncscope is forwarded to the program as Ctrl+C, which writes the trace
+// of what ran; the program and every process it started are gone within 3 s
+// (killed when they linger), what ran is kept, and the exit is 128 + the signal.
+//
+// Exit code: the program's own status (1 when it raised); 2 with one line
+// for bad input (no such script, an output that cannot be written or is
+// the script, no PyTorch); 1 when the program left no trace; 128 + the
+// signal when interrupted.
+#include "app/cli/command.h"
+#include "app/cli/commands.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -20,7 +41,7 @@
 #include <random>
 #include <thread>
 
-#include "app/cli_report.h"
+#include "app/cli/report.h"
 #include "app/interrupt.h"
 #include "engine/base/output_file.h"
 #include "engine/base/quote.h"
@@ -33,6 +54,14 @@ extern char** environ;
 
 namespace asyncscope::app {
 namespace {
+
+struct ProfileRequest {
+  std::vector<std::string> args;       // the program, then its arguments
+  const std::string* trace = nullptr;  // --trace: keep the trace here
+  const std::string* json = nullptr;   // --json: its answers here
+  bool print = false;                  // --print: describe it on the terminal
+  GuiRequest gui;                      // the window, when neither --print nor --json
+};
 
 // After a signal, how long the program gets to write what ran before it
 // and everything it started are killed (all gone within 3 s).
@@ -216,10 +245,7 @@ std::string how_it_ended(int status) {
   return "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
-}  // namespace
-
-int profile_command(const ProfileRequest& request, std::ostream& out, std::ostream& err,
-                    const GuiLauncher& launch_gui) {
+int profile(const ProfileRequest& request, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
 #if ASYNCSCOPE_HAS_PYTHON
   const std::string& script = request.args.front();
   if (const std::string why = readable_file(script); !why.empty()) {
@@ -335,5 +361,47 @@ int profile_command(const ProfileRequest& request, std::ostream& out, std::ostre
   return 2;
 #endif
 }
+
+class ProfileCommand final : public Command {
+ public:
+  CLI::App* declare(CLI::App& root) override {
+    profile_ = root.add_subcommand(
+        "profile",
+        "Run a Python program with the real PyTorch of this build's python3 under its profiler (CPU, and CUDA where "
+        "it has a GPU; memory; stacks), then open its trace");
+    profile_->add_option("--trace", trace_,
+                         "keep the trace here (default: a private temporary folder, removed at the end)");
+    profile_->add_flag("--print", print_, "describe the trace on the terminal instead of opening the window");
+    profile_->add_option("--json", json_, "write what the trace answers as JSON instead of opening the window");
+    add_window_options(*profile_, gui_);
+    profile_->add_option("SCRIPT", args_, "the program and its arguments (options of asyncscope come before it)")
+        ->required();
+    // Everything after the script is the script's own.
+    profile_->prefix_command();
+    return profile_;
+  }
+  int run(const CommandIo& io) override {
+    ProfileRequest request;
+    request.args = args_;
+    request.trace = profile_->count("--trace") > 0 ? &trace_ : nullptr;
+    request.json = profile_->count("--json") > 0 ? &json_ : nullptr;
+    request.print = print_;
+    request.gui = gui_;
+    request.gui.width = io.globals.window_width;
+    request.gui.height = io.globals.window_height;
+    return profile(request, io.out, io.err, io.launch_gui);
+  }
+
+ private:
+  CLI::App* profile_ = nullptr;
+  std::vector<std::string> args_;
+  std::string trace_, json_;
+  bool print_ = false;
+  GuiRequest gui_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> profile_command() { return std::make_unique<ProfileCommand>(); }
 
 }  // namespace asyncscope::app

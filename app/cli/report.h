@@ -67,13 +67,6 @@ std::string results_json(const demos::Program& demo, const demos::ParamValues& v
 // path and lane names escaped).
 void describe_trace(const std::string& path, const trace::TraceModel& model, std::ostream& out);
 
-// `diff A B [--json OUT]`: the comparison of two traces of any kind
-// (trace_diff.h) printed, and written as JSON when asked. Returns the exit
-// code (2 with one line on err for a file it cannot read or an output it
-// cannot write, an output that is one of the traces included).
-int diff_command(const std::string& a, const std::string& b, const trace::AnalysisOptions& options,
-                 const std::string* json, std::ostream& out, std::ostream& err);
-
 // What `view FILE --print / --json OUT / --svg OUT` (and `profile`) asks of a trace.
 struct TraceReport {
   std::string path;
