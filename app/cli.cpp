@@ -62,7 +62,7 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
       "--window-size", window_size,
       "window size WIDTHxHEIGHT, from " + std::to_string(kMinWindowWidth) + "x" + std::to_string(kMinWindowHeight) +
           " to " + std::to_string(kMaxWindowSide) + "x" + std::to_string(kMaxWindowSide) +
-          " (default 1280x800)");
+          " (default: the size it last closed at, fitted to the screen; 1280x800 at first)");
   AppCommand app;
   app.declare(root);
   const std::vector<std::unique_ptr<Command>> commands = all_commands();
@@ -98,6 +98,7 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     }
   }
   GlobalOptions globals;
+  globals.window_size_given = size->count() > 0;
   if (size->count() > 0 && !parse_window_size(window_size, globals.window_width, globals.window_height)) {
     say(err, "--window-size " + quote(window_size) + ": expected WIDTHxHEIGHT in pixels, from " +
                  std::to_string(kMinWindowWidth) + "x" + std::to_string(kMinWindowHeight) + " to " +

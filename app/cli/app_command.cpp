@@ -107,8 +107,7 @@ void AppCommand::declare(CLI::App& root) {
 
 int AppCommand::run(const CommandIo& io, const std::vector<std::string>& extras) {
   GuiRequest request = request_;
-  request.width = io.globals.window_width;
-  request.height = io.globals.window_height;
+  io.globals.size_window(request);
   if (!vary_.empty()) {
     const auto eq = vary_.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == vary_.size()) {

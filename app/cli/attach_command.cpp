@@ -232,8 +232,7 @@ class AttachCommand final : public Command {
     AttachRequest request = r_;
     request.headless = attach_->count("--seconds") > 0 || attach_->count("--trace") > 0 || request.print ||
                        attach_->count("--max-ops") > 0;
-    request.gui.width = io.globals.window_width;
-    request.gui.height = io.globals.window_height;
+    io.globals.size_window(request.gui);
     return attach(request, io.out, io.err, io.launch_gui);
   }
 

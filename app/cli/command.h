@@ -21,6 +21,14 @@ namespace asyncscope::app {
 struct GlobalOptions {
   int window_width = 1280;   // --window-size, for a window the subcommand opens
   int window_height = 800;
+  bool window_size_given = false;  // else the window opens at its last size, fitted to the screen
+
+  // The window's size into a request the subcommand makes.
+  void size_window(GuiRequest& request) const {
+    request.width = window_width;
+    request.height = window_height;
+    request.size_given = window_size_given;
+  }
 };
 
 // Where a subcommand writes and how it opens the window.

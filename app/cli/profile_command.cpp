@@ -387,8 +387,7 @@ class ProfileCommand final : public Command {
     request.json = profile_->count("--json") > 0 ? &json_ : nullptr;
     request.print = print_;
     request.gui = gui_;
-    request.gui.width = io.globals.window_width;
-    request.gui.height = io.globals.window_height;
+    io.globals.size_window(request.gui);
     return profile(request, io.out, io.err, io.launch_gui);
   }
 

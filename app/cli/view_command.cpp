@@ -99,8 +99,7 @@ class ViewCommand final : public Command {
     request.view_file = path_;
     request.view_other = other_;
     request.complete_steps = complete_steps_;
-    request.width = io.globals.window_width;
-    request.height = io.globals.window_height;
+    io.globals.size_window(request);
     if (!request.screenshot.empty()) {
       const std::string why =
           check_outputs({{"--screenshot", request.screenshot}}, {{"the trace", path_}, {"the second trace", other_}});

@@ -32,6 +32,7 @@ struct GuiRequest {
   std::string tab;              // the bottom tab shown first: "results" (default), "insight" or "console"
   int width = 1280;
   int height = 800;
+  bool size_given = false;  // --window-size: exactly this; else the last size, fitted to the screen
 };
 
 // Opens the window and runs until it is closed. Returns the exit code: 0, or

@@ -24,7 +24,9 @@ constexpr std::chrono::milliseconds kRunEndLimit{5000};
 
 int run_gui(const GuiRequest& request, std::ostream& err) {
   try {
-    Window window("asyncscope", request.width, request.height);
+    // A scripted picture is always of the size asked for; a person's window fits their screen.
+    Window window("asyncscope", Window::Size{request.width, request.height,
+                                             request.size_given || !request.screenshot.empty()});
     // Outlives the app, whose end stops and joins a run still going: a signal
     // then ends the frame loop as closing the window does, and an export or a
     // screenshot under way is abandoned with its temporary file removed.

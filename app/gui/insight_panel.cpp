@@ -25,6 +25,30 @@ void swatch(ImU32 color) {
   ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
 }
 
+// A memory holder's first cell: its op, and under it where it was made
+// (scope, file:line; whole on hover), so the column stays as narrow as the
+// op names at any window width.
+void holder_cell(const trace::Holder& h) {
+  swatch(widgets::OpColor(h.op));
+  ImGui::TextUnformatted(h.op.c_str());
+  // Where it was made, under the op and indented, so the column stays as narrow as the op names.
+  if (!h.scope.empty() || !h.line.empty()) {
+    ImGui::Indent();
+    std::string where;
+    if (!h.scope.empty()) where = "in " + std::string(trace::innermost_scope(h.scope));
+    if (!h.line.empty()) {
+      const size_t slash = h.line.rfind('/');
+      where += (where.empty() ? "" : ", ") + (slash == std::string::npos ? h.line : h.line.substr(slash + 1));
+    }
+    ImGui::TextDisabled("%s", where.c_str());
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("%s%s%s", h.scope.empty() ? "" : ("pushed in " + h.scope).c_str(),
+                        !h.scope.empty() && !h.line.empty() ? "\n" : "", h.line.c_str());
+    }
+    ImGui::Unindent();
+  }
+}
+
 // One decimal, so a column of shares lines up.
 std::string percent(double f) {
   char buf[32];
@@ -107,11 +131,11 @@ static void draw_profile_bottleneck(const RunRecord& run, const trace::ProfileFi
   const ImU32 color = widgets::StateColor(f.verdict.bound == trace::Bound::frontend ? trace::LaneState::starved
                                                                                    : trace::LaneState::busy);
   if (f.verdict.bound != trace::Bound::unknown) ImGui::PushStyleColor(ImGuiCol_Text, color);
-  ImGui::TextWrapped("%s", f.verdict.text.c_str());
+  words_wrapped(f.verdict.text);
   if (f.verdict.bound != trace::Bound::unknown) ImGui::PopStyleColor();
   for (const std::string& note : run.notes) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", note.c_str());
+    words_wrapped(note);
     ImGui::PopStyleColor();
   }
   if (!f.streams.empty() && ImGui::BeginTable("streams", 8, kFitTable)) {
@@ -146,16 +170,15 @@ static void draw_profile_bottleneck(const RunRecord& run, const trace::ProfileFi
     ImGui::EndTable();
   }
   if (f.temporal.kernel > 0) {
-    ImGui::TextWrapped("GPU time %s: compute %s, other GPU work %s, idle %s", format_duration(f.temporal.kernel).c_str(),
-                       format_duration(f.temporal.compute).c_str(), format_duration(f.temporal.non_compute).c_str(),
-                       format_duration(f.temporal.idle).c_str());
+    words_wrapped("GPU time " + format_duration(f.temporal.kernel) + ": compute " + format_duration(f.temporal.compute) +
+                  ", other GPU work " + format_duration(f.temporal.non_compute) + ", idle " +
+                  format_duration(f.temporal.idle));
   }
   if (f.launches.launches > 0) {
-    ImGui::TextWrapped("%s launches: delay median %s, p90 %s; %llu over 100 µs",
-                       format_count(f.launches.launches).c_str(),
-                       format_duration(static_cast<int64_t>(f.launches.delay_median_ns)).c_str(),
-                       format_duration(static_cast<int64_t>(f.launches.delay_p90_ns)).c_str(),
-                       static_cast<unsigned long long>(f.launches.delay_outliers));
+    words_wrapped(format_count(f.launches.launches) + " launches: delay median " +
+                  format_duration(static_cast<int64_t>(f.launches.delay_median_ns)) + ", p90 " +
+                  format_duration(static_cast<int64_t>(f.launches.delay_p90_ns)) + "; " +
+                  std::to_string(f.launches.delay_outliers) + " over 100 µs");
   }
   if (!f.ops.empty() && ImGui::BeginTable("ops", 5, kFitTable)) {
     ImGui::TableSetupColumn("top ops by time");
@@ -192,8 +215,7 @@ static void draw_profile_memory(const RunRecord& run) {
     return;
   }
   for (const trace::DeviceMemorySeries& d : f.memory) {
-    ImGui::TextWrapped("%s at its peak: %s, t = %s", d.label.c_str(), format_bytes(d.peak_bytes).c_str(),
-                       format_duration(d.peak_t).c_str());
+    words_wrapped(d.label + " at its peak: " + format_bytes(d.peak_bytes) + ", t = " + format_duration(d.peak_t));
     if (d.peak.rows.empty()) continue;
     if (!ImGui::BeginTable(("holders " + d.label).c_str(), 3, kFitTable)) continue;
     ImGui::TableSetupColumn("allocated in");
@@ -203,17 +225,7 @@ static void draw_profile_memory(const RunRecord& run) {
     for (const trace::Holder& h : d.peak.rows) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      swatch(widgets::OpColor(h.op));
-      ImGui::TextUnformatted(h.op.c_str());
-      if (!h.scope.empty()) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("in %s", std::string(trace::innermost_scope(h.scope)).c_str());
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("pushed in %s", h.scope.c_str());
-      }
-      if (!h.line.empty()) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("%s", h.line.c_str());
-      }
+      holder_cell(h);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(format_bytes(static_cast<int64_t>(h.bytes)).c_str());
       ImGui::TableNextColumn();
@@ -247,7 +259,7 @@ void InsightPanel::draw_bottleneck(const RunRecord& run) {
   const ImU32 color = widgets::StateColor(v.bound == trace::Bound::frontend ? trace::LaneState::starved
                                                                            : trace::LaneState::busy);
   ImGui::PushStyleColor(ImGuiCol_Text, color);
-  ImGui::TextWrapped("%s", v.text().c_str());
+  words_wrapped(v.text());
   ImGui::PopStyleColor();
   const widgets::TimeView& view = run.timeline.view;
   const std::vector<StateRow> rows = state_rows(run.insight, view.begin_ns, view.end_ns);
@@ -288,13 +300,12 @@ void InsightPanel::draw_memory(const RunRecord& run) {
     ImGui::TextDisabled("no array was allocated");
     return;
   }
-  ImGui::TextWrapped("at the peak: %s in %s buffers, t = %s",
-                     format_bytes(static_cast<int64_t>(peak_.live_bytes)).c_str(),
-                     format_count(peak_.buffers).c_str(), format_duration(peak_.t).c_str());
+  words_wrapped("at the peak: " + format_bytes(static_cast<int64_t>(peak_.live_bytes)) + " in " +
+                format_count(peak_.buffers) + " buffers, t = " + format_duration(peak_.t));
   if (peak_rss_ >= 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("pooled then %s (freed, kept for reuse); peak RSS %s",
-                       format_bytes(pooled_at_peak_).c_str(), format_bytes(peak_rss_).c_str());
+    words_wrapped("pooled then " + format_bytes(pooled_at_peak_) + " (freed, kept for reuse); peak RSS " +
+                  format_bytes(peak_rss_));
     ImGui::PopStyleColor();
   }
   if (!ImGui::BeginTable("holders", 3, kFitTable)) return;
@@ -305,17 +316,7 @@ void InsightPanel::draw_memory(const RunRecord& run) {
   for (const trace::Holder& h : peak_.rows) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    swatch(widgets::OpColor(h.op));
-    ImGui::TextUnformatted(h.op.c_str());
-    if (!h.scope.empty()) {
-      ImGui::SameLine();
-      ImGui::TextDisabled("in %s", std::string(trace::innermost_scope(h.scope)).c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("pushed in %s", h.scope.c_str());
-    }
-    if (!h.line.empty()) {
-      ImGui::SameLine();
-      ImGui::TextDisabled("%s", h.line.c_str());
-    }
+    holder_cell(h);
     ImGui::TableNextColumn();
     ImGui::Text("%s  %s", format_bytes(static_cast<int64_t>(h.bytes)).c_str(),
                 percent(frac(static_cast<int64_t>(h.bytes), static_cast<int64_t>(peak_.live_bytes))).c_str());

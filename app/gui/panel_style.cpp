@@ -12,10 +12,36 @@ void section_label(std::string_view text) {
 
 void wrapped_text(std::string_view text, bool is_error) {
   ImGui::PushStyleColor(ImGuiCol_Text, is_error ? kErrorColor : kMutedColor);
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextUnformatted(text.data(), text.data() + text.size());
-  ImGui::PopTextWrapPos();
+  words_wrapped(text);
   ImGui::PopStyleColor();
+}
+
+void words_wrapped(std::string_view text) {
+  const float width = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4);
+  const auto wide = [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; };
+  for (std::string_view rest = text;;) {
+    const size_t newline = rest.find('\n');
+    std::string_view paragraph = rest.substr(0, newline);
+    // Greedy: as many words as fit, broken at a space.
+    while (!paragraph.empty()) {
+      size_t end = paragraph.size();
+      if (wide(paragraph) > width) {
+        size_t fit = 0;
+        for (size_t space = paragraph.find(' '); space != std::string_view::npos; space = paragraph.find(' ', space + 1)) {
+          if (wide(paragraph.substr(0, space)) > width) break;
+          fit = space;
+        }
+        if (fit == 0) fit = paragraph.find(' ');  // one word wider than the line: on its own
+        if (fit != std::string_view::npos) end = fit;
+      }
+      const std::string_view line = paragraph.substr(0, end);
+      ImGui::TextUnformatted(line.data(), line.data() + line.size());
+      paragraph.remove_prefix(std::min(paragraph.size(), end + 1));
+    }
+    if (newline == std::string_view::npos) break;
+    if (paragraph.empty() && rest.substr(0, newline).empty()) ImGui::TextUnformatted("");
+    rest.remove_prefix(newline + 1);
+  }
 }
 
 void hover_help(std::string_view text) {

@@ -42,7 +42,7 @@ std::string margin_text(const trace::LineFigures& f, bool compact = false);
 // (`widest_compact` in the compact form) in a view `view_w` wide: the full
 // form when it fits in kFiguresShare of the view, else the compact form,
 // clipped to that share. Sets `compact` to the form chosen.
-inline constexpr float kFiguresShare = 0.3f;
+inline constexpr float kFiguresShare = 0.2f;
 float figures_width(float widest_full, float widest_compact, float view_w, bool& compact);
 // The margin of a script of `num_lines` lines (1-based line i is entry i-1)
 // from a run's per-line figures: the rows of `path` (or, when none has that

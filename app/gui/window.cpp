@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iterator>
 #include <ostream>
@@ -143,7 +144,35 @@ std::vector<pid_t> process_threads() {
 
 }  // namespace
 
-Window::Window(const char* title, int width, int height) {
+namespace {
+
+// The size last remembered in `path` ("W H"), or `fallback`.
+Window::Size remembered_size(const std::string& path, Window::Size fallback) {
+  std::ifstream in(path);
+  int w = 0, h = 0;
+  if (in >> w >> h && w >= 320 && h >= 240 && w <= 16384 && h <= 16384) {
+    fallback.width = w;
+    fallback.height = h;
+  }
+  return fallback;
+}
+
+// `size` made to fit the primary monitor's work area (the screen less its
+// panels), with room for the window's frame; unchanged without a monitor.
+Window::Size fitted(Window::Size size) {
+  GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+  if (monitor == nullptr) return size;
+  int x = 0, y = 0, w = 0, h = 0;
+  glfwGetMonitorWorkarea(monitor, &x, &y, &w, &h);
+  constexpr int kFrame = 48;  // title bar and borders the window manager adds
+  if (w > kFrame * 2) size.width = std::min(size.width, w - kFrame);
+  if (h > kFrame * 2) size.height = std::min(size.height, h - kFrame);
+  return size;
+}
+
+}  // namespace
+
+Window::Window(const char* title, Size want) {
   const std::vector<pid_t> threads_before = process_threads();
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) {
@@ -153,7 +182,11 @@ Window::Window(const char* title, int width, int height) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-  window_ = glfwCreateWindow(width, height, title, nullptr, nullptr);
+  if (!want.exact) {
+    if (const std::string dir = config_dir(); !dir.empty()) size_path_ = dir + "/window-size";
+    want = fitted(size_path_.empty() ? want : remembered_size(size_path_, want));
+  }
+  window_ = glfwCreateWindow(want.width, want.height, title, nullptr, nullptr);
   if (!window_) {
     const std::string why = glfw_error;
     glfwTerminate();
@@ -221,6 +254,11 @@ Window::Window(const char* title, int width, int height) {
 }
 
 Window::~Window() {
+  if (!size_path_.empty()) {
+    int w = 0, h = 0;
+    glfwGetWindowSize(window_, &w, &h);
+    if (w > 0 && h > 0) std::ofstream(size_path_) << w << ' ' << h << '\n';
+  }
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();

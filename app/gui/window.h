@@ -27,9 +27,18 @@ struct KeyPress {
 
 class Window {
  public:
+  // How big the window opens.
+  struct Size {
+    int width = 1280, height = 800;
+    // Exactly this (--window-size, a scripted screenshot: pictures are
+    // reproducible); else the size the window last closed at (kept beside
+    // the layout in the user's config folder), made to fit the screen's
+    // work area, and remembered again when the window closes.
+    bool exact = false;
+  };
   // Throws std::runtime_error with the reason if no window can be opened
   // (e.g. no display).
-  Window(const char* title, int width, int height);
+  Window(const char* title, Size size);
   ~Window();
   Window(const Window&) = delete;
   Window& operator=(const Window&) = delete;
@@ -88,6 +97,7 @@ class Window {
   float scale_ = 1.0f;
   ImFont* mono_font_ = nullptr;
   std::string ini_path_;
+  std::string size_path_;  // where the window's size is remembered ("": it is not)
   std::vector<KeyPress> key_presses_;
   std::vector<pid_t> driver_threads_;
   std::vector<clockid_t> driver_clocks_;

@@ -268,7 +268,9 @@ TEST(CliProfile, TheProgramsExitStatusIsPassedThroughWithItsTrace) {
     const CliResult r = cli({"profile", "--trace", trace, "--print", script});
     if (!has_torch(r)) GTEST_SKIP() << r.err;
     EXPECT_EQ(r.code, status) << r.err;
-    if (status != 0) EXPECT_NE(r.err.find("the program exited with status " + std::to_string(status)), std::string::npos) << r.err;
+    if (status != 0) {
+      EXPECT_NE(r.err.find("the program exited with status " + std::to_string(status)), std::string::npos) << r.err;
+    }
     EXPECT_EQ(mm_spans(trace), 1u);
     EXPECT_NE(r.out.find(" spans on "), std::string::npos) << "described";
   }

@@ -188,8 +188,11 @@ fs::path app_session(const std::string& name, const std::string& app_args, const
   const std::string script = (dir / (name + ".sh")).string();
   {
     std::ofstream out(script);
+    // A config folder of its own: a person's saved layout and window size
+    // never move what the steps click on.
     out << "cd " << dir << "\n"
-        << env << (env.empty() ? "" : " ") << app_command() << " " << app_args << " &\n"
+        << "XDG_CONFIG_HOME=" << (dir / "config").string() << " " << env << (env.empty() ? "" : " ") << app_command()
+        << " " << app_args << " &\n"
         << "app=$!\n"
         << "wid=$(xdotool search --sync --name asyncscope | head -1)\n"
         << "sleep 1\n";
@@ -200,6 +203,38 @@ fs::path app_session(const std::string& name, const std::string& app_args, const
   std::system((xvfb_run() + "bash " + script + " > " + (dir / (name + ".log")).string() +
                " 2>&1").c_str());
   return dir;
+}
+
+// The window opens at the size it last closed at, fitted to the screen
+// (Xvfb's is 1600x1000 here), and remembers the size it closes at.
+TEST(GuiSmoke, TheWindowFitsTheScreenAndRemembersItsSize) {
+  if (!have_xvfb() || !have_xdotool()) GTEST_SKIP() << "xvfb-run or xdotool is not installed (make test installs them)";
+  const std::string geometry = "xdotool getwindowgeometry $wid | sed -n 's/.*Geometry: //p' > geometry.txt";
+  // A fresh config folder: the first size, then the one it closes at, remembered.
+  const fs::path dir = app_session("size", "--demo queued-vs-finished --size 64",
+                                   {geometry, "xdotool windowsize --sync $wid 1100 700; sleep 1"});
+  std::ifstream in(dir / "geometry.txt");
+  std::string opened;
+  std::getline(in, opened);
+  EXPECT_EQ(opened, "1280x800") << "a first window opens at 1280x800 where it fits";
+  std::ifstream saved(dir / "config" / "asyncscope" / "window-size");
+  int w = 0, h = 0;
+  ASSERT_TRUE(saved >> w >> h) << "no size remembered (see " << dir << "/size.log)";
+  EXPECT_EQ(w, 1100);
+  EXPECT_EQ(h, 700);
+  // Remembered larger than the screen: fitted to its work area, less a frame
+  // (the session's own app is replaced by one started after the size was written).
+  const fs::path again = app_session("size-again", "--demo queued-vs-finished --size 64",
+                                     {"kill $app; wait $app",  // it remembers its own size as it closes
+                                      "mkdir -p config/asyncscope; echo '3000 2000' > config/asyncscope/window-size",
+                                      "XDG_CONFIG_HOME=$PWD/config " + app_command() + " --demo queued-vs-finished &",
+                                      "app=$!",
+                                      "sleep 2; wid=$(xdotool search --sync --pid $app --name asyncscope | head -1)",
+                                      geometry});
+  std::ifstream fitted_in(again / "geometry.txt");
+  std::string fitted;
+  std::getline(fitted_in, fitted);
+  EXPECT_EQ(fitted, "1552x952") << "see " << again << "/size-again.log";
 }
 
 // A person at the keyboard: Space runs the demo, Ctrl+S then Enter exports
