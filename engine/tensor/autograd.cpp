@@ -260,7 +260,13 @@ void propagate(const NDArray& head, const NDArray& head_grad, bool retain_graph,
   std::unordered_map<const Node*, size_t> index;
   for (size_t i = 0; i < order.size(); ++i) index.emplace(order[i].get(), i);
   std::vector<NDArray> grads(order.size());
-  grads[index.at(hg->node.get())] = head_grad.is_null() ? ones(head.context_ptr(), head.shape(), head.device()) : head_grad;
+  // The seed has the head's element type: a float64 graph stays float64.
+  NDArray seed = head_grad;
+  if (seed.is_null()) {
+    seed = head.dtype() == DType::float32 ? ones(head.context_ptr(), head.shape(), head.device())
+                                          : full(head.context_ptr(), head.shape(), 1.0, head.dtype(), head.device());
+  }
+  grads[index.at(hg->node.get())] = seed;
 
   std::vector<std::pair<NDArray, NDArray>> leaf_grads;  // the leaf array, its summed gradient
   std::unordered_map<const asyncscope::detail::Chunk*, size_t> leaf_index;
