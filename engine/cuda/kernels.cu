@@ -321,6 +321,17 @@ void sgemm(void* stream, bool transpose_a, bool transpose_b, int m, int n, int k
         "cublasSgemm");
 }
 
+void dgemm(void* stream, bool transpose_a, bool transpose_b, int m, int n, int k, double alpha, const double* a,
+           int lda, const double* b, int ldb, double beta, double* c, int ldc) {
+  // Row-major through column-major as sgemm above: A and B swapped.
+  const cublasOperation_t op_a = transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  Stream& s = on(stream);
+  (void)s.submit_handle();
+  check(blas_api().dgemm(s.blas(), op_b, op_a, n, m, k, &alpha, b, ldb, a, lda, &beta, c, ldc),
+        "cublasDgemm");
+}
+
 void copy_to_device(void* stream, void* y, const void* host_x, size_t bytes) {
   if (bytes == 0) return;
   check(cudaMemcpyAsync(y, host_x, bytes, cudaMemcpyHostToDevice, on(stream).submit_handle()), "cudaMemcpyAsync (host to device)");

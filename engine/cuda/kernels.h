@@ -55,6 +55,9 @@ void reduce(void* stream, ReduceOp op, float* y, const float* x, Dims4 in, Stret
 // (FP32, no TF32), with lda/ldb/ldc the row lengths as stored.
 void sgemm(void* stream, bool transpose_a, bool transpose_b, int m, int n, int k, float alpha, const float* a,
            int lda, const float* b, int ldb, float beta, float* c, int ldc);
+// The same in double precision (cublasDgemm), for float64 arrays.
+void dgemm(void* stream, bool transpose_a, bool transpose_b, int m, int n, int k, double alpha, const double* a,
+           int lda, const double* b, int ldb, double beta, double* c, int ldc);
 
 // Asynchronous copies; host memory should be page-locked (pinned_allocator())
 // for the device-to-host direction to stay asynchronous.

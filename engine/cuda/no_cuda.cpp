@@ -49,6 +49,9 @@ void reduce(void*, ReduceOp, float*, const float*, Dims4, StretchMask) { refuse(
 void sgemm(void*, bool, bool, int, int, int, float, const float*, int, const float*, int, float, float*, int) {
   refuse();
 }
+void dgemm(void*, bool, bool, int, int, int, double, const double*, int, const double*, int, double, double*, int) {
+  refuse();
+}
 void copy_to_device(void*, void*, const void*, size_t) { refuse(); }
 void copy_to_host(void*, void*, const void*, size_t) { refuse(); }
 void fill_words(void*, void*, int64_t, size_t, uint64_t) { refuse(); }

@@ -65,6 +65,7 @@ LoadedBlas load_blas() {
   symbol(loaded.api.set_stream, "cublasSetStream_v2");
   symbol(loaded.api.set_math_mode, "cublasSetMathMode");
   symbol(loaded.api.sgemm, "cublasSgemm_v2");
+  symbol(loaded.api.dgemm, "cublasDgemm_v2");
   symbol(loaded.api.status_string, "cublasGetStatusString");
   return loaded;  // the library stays loaded for the life of the process
 }

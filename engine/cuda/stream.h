@@ -46,6 +46,7 @@ struct BlasApi {
   decltype(&cublasSetStream_v2) set_stream;
   decltype(&cublasSetMathMode) set_math_mode;
   decltype(&cublasSgemm_v2) sgemm;
+  decltype(&cublasDgemm_v2) dgemm;
   decltype(&cublasGetStatusString) status_string;
 };
 // Throws CudaError saying why cuBLAS cannot be loaded.

@@ -25,6 +25,8 @@ enum CblasOrder : int { kRowMajor = 101 };
 enum CblasTranspose : int { kNoTrans = 111, kTrans = 112 };
 using SgemmFn = void (*)(CblasOrder, CblasTranspose, CblasTranspose, int, int, int, float, const float*, int,
                          const float*, int, float, float*, int);
+using DgemmFn = void (*)(CblasOrder, CblasTranspose, CblasTranspose, int, int, int, double, const double*, int,
+                         const double*, int, double, double*, int);
 using SetThreadsFn = void (*)(int);
 using GetThreadsFn = int (*)();
 using GetStringFn = char* (*)();
@@ -49,6 +51,7 @@ struct Library {
   Info info;
   std::string error;  // non-empty if loading failed; every call rethrows it
   SgemmFn sgemm = nullptr;
+  DgemmFn dgemm = nullptr;  // null if the library lacks it (dgemm() then throws)
   SetThreadsFn set_threads = nullptr;
   GetThreadsFn get_threads = nullptr;
 };
@@ -187,6 +190,7 @@ void load(Library& lib) {
     throw std::runtime_error("the loaded OpenBLAS lacks cblas_sgemm: install libopenblas0-pthread");
   }
   lib.sgemm = as_function<SgemmFn>(sgemm);
+  lib.dgemm = as_function<DgemmFn>(dlsym(handle, "cblas_dgemm"));
   lib.set_threads = as_function<SetThreadsFn>(dlsym(handle, "openblas_set_num_threads"));
   lib.get_threads = as_function<GetThreadsFn>(dlsym(handle, "openblas_get_num_threads"));
   const auto corename = as_function<GetStringFn>(dlsym(handle, "openblas_get_corename"));
@@ -225,8 +229,32 @@ const Library& library() {
   return lib;
 }
 
-void check(bool ok, const char* what) {
-  if (!ok) throw std::invalid_argument(std::string("blas::sgemm: ") + what);
+void check(bool ok, const char* call, const char* what) {
+  if (!ok) throw std::invalid_argument(std::string(call) + ": " + what);
+}
+
+// The checks and the empty products both precisions share; false when
+// there is nothing left for BLAS to do.
+template <class T>
+bool prepare(const char* call, bool trans_a, bool trans_b, int m, int n, int k, T beta, int lda, int ldb, T* c,
+             int ldc) {
+  check(m >= 0 && n >= 0 && k >= 0, call, "m, n and k must not be negative");
+  // An empty product, as NumPy computes it: C has nothing, or C = beta C
+  // (a sum over no terms). BLAS would refuse the leading dimensions of an
+  // operand without rows or columns.
+  if (m == 0 || n == 0) return false;
+  if (k == 0) {
+    for (int i = 0; i < m; ++i) {
+      T* row = c + int64_t{i} * ldc;
+      for (int j = 0; j < n; ++j) row[j] = beta == T{0} ? T{0} : beta * row[j];
+    }
+    return false;
+  }
+  // Row-major: the stride of a stored matrix is at least its row length.
+  check(lda >= std::max(1, trans_a ? m : k), call, "lda is smaller than a row of A as stored");
+  check(ldb >= std::max(1, trans_b ? k : n), call, "ldb is smaller than a row of B as stored");
+  check(ldc >= std::max(1, n), call, "ldc is smaller than n");
+  return true;
 }
 
 }  // namespace
@@ -248,24 +276,18 @@ int threads() {
 
 void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
            int ldb, float beta, float* c, int ldc) {
-  check(m >= 0 && n >= 0 && k >= 0, "m, n and k must not be negative");
-  // An empty product, as NumPy computes it: C has nothing, or C = beta C
-  // (a sum over no terms). BLAS would refuse the leading dimensions of an
-  // operand without rows or columns.
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (int i = 0; i < m; ++i) {
-      float* row = c + int64_t{i} * ldc;
-      for (int j = 0; j < n; ++j) row[j] = beta == 0.0f ? 0.0f : beta * row[j];
-    }
-    return;
-  }
-  // Row-major: the stride of a stored matrix is at least its row length.
-  check(lda >= std::max(1, trans_a ? m : k), "lda is smaller than a row of A as stored");
-  check(ldb >= std::max(1, trans_b ? k : n), "ldb is smaller than a row of B as stored");
-  check(ldc >= std::max(1, n), "ldc is smaller than n");
+  if (!prepare("blas::sgemm", trans_a, trans_b, m, n, k, beta, lda, ldb, c, ldc)) return;
   const Library& lib = library();
   lib.sgemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans, m, n, k, alpha, a, lda, b, ldb, beta,
+            c, ldc);
+}
+
+void dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
+           int ldb, double beta, double* c, int ldc) {
+  if (!prepare("blas::dgemm", trans_a, trans_b, m, n, k, beta, lda, ldb, c, ldc)) return;
+  const Library& lib = library();
+  if (!lib.dgemm) throw std::runtime_error("the loaded OpenBLAS lacks cblas_dgemm: install libopenblas0-pthread");
+  lib.dgemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans, m, n, k, alpha, a, lda, b, ldb, beta,
             c, ldc);
 }
 

@@ -60,4 +60,8 @@ int threads();
 void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
            int ldb, float beta, float* c, int ldc);
 
+// The same in double precision (cblas_dgemm), for float64 arrays.
+void dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
+           int ldb, double beta, double* c, int ldc);
+
 }  // namespace asyncscope::blas

@@ -373,6 +373,11 @@ NDArray relu_grad(const NDArray& x, const NDArray& dy) {
     throw std::invalid_argument("relu_grad: shapes " + x.shape().to_string() + " and " + dy.shape().to_string() +
                                 " differ");
   }
+  if (x.dtype() != DType::float32 || dy.dtype() != DType::float32) {
+    // Other types (a float64 graph): dy where x > 0, else 0, through the typed ops.
+    const NDArray zero = full(x.context_ptr(), Shape{}, 0.0, dy.dtype(), x.device());
+    return where(greater(x, astype(zero, x.dtype())), dy, zero);
+  }
   NDArray out = NDArray::empty(x.context_ptr(), x.shape(), x.device());
   Chunk* o = out.chunk();
   ChunkRef px = ops_detail::storage(x, "relu_grad");

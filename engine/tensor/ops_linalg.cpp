@@ -2,6 +2,7 @@
 // view); each with its gradient for autograd.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "engine/core/help_board.h"
 #include "engine/cuda/kernels.h"
@@ -16,6 +17,7 @@ namespace asyncscope {
 using ops_detail::Chunk;
 using ops_detail::ChunkRef;
 using ops_detail::launch;
+using ops_detail::launch_typed;
 using Grads = std::vector<NDArray>;
 using Need = std::span<const bool>;
 
@@ -34,15 +36,76 @@ constexpr double kMinPartFlops = double(1 << 25);
 // blocking of the BLAS kernels, so no part ends in a ragged edge mid-block.
 constexpr int kPartAlign = 16;
 
-// C = op(A) op(B) (m x n, row stride n) with BLAS. When idle workers of the
+// C = op(A) op(B) (m x n, row stride ldc) for integer types, which BLAS
+// lacks: a row of C at a time, wrapping on overflow as PyTorch's CPU kernel.
+template <class T>
+void integer_gemm(bool ta, bool tb, int m, int n, int k, const T* a, int lda, const T* b, int ldb, T* c, int ldc) {
+  using U = std::make_unsigned_t<T>;
+  for (int i = 0; i < m; ++i) {
+    T* row = c + int64_t{i} * ldc;
+    std::fill(row, row + n, T{0});
+    for (int p = 0; p < k; ++p) {
+      const U aip = static_cast<U>(ta ? a[int64_t{p} * lda + i] : a[int64_t{i} * lda + p]);
+      if (aip == 0) continue;
+      for (int j = 0; j < n; ++j) {
+        const U bpj = static_cast<U>(tb ? b[int64_t{j} * ldb + p] : b[int64_t{p} * ldb + j]);
+        row[j] = static_cast<T>(static_cast<U>(static_cast<U>(row[j]) + static_cast<U>(aip * bpj)));
+      }
+    }
+  }
+}
+
+// One product C = op(A) op(B) of the element type T, on this thread.
+template <class T>
+void gemm(bool ta, bool tb, int m, int n, int k, const T* a, int lda, const T* b, int ldb, T* c, int ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    blas::sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    blas::dgemm(ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+  } else {
+    integer_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+  }
+}
+
+// The same on a GPU's stream: cuBLAS for float32 and float64 (products of
+// other types are refused before they are pushed: gpu_product_type).
+template <class T>
+void gpu_gemm(void* stream, bool ta, bool tb, int m, int n, int k, const T* a, int lda, const T* b, int ldb, T* c,
+              int ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    cuda::sgemm(stream, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cuda::dgemm(stream, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+  }
+}
+
+// The element type both operands of a product have: float32 and float64
+// through BLAS, int32, int64 and uint8 through integer_gemm (on the CPU
+// only, as PyTorch's); std::invalid_argument for two types or bool.
+DType product_type(const NDArray& a, const NDArray& b, const char* op) {
+  const DType t = a.dtype();
+  if (b.dtype() != t) {
+    throw std::invalid_argument(std::string(op) + ": the arrays have different element types (" + name(t) + " and " +
+                                name(b.dtype()) + "); cast one to the other's type");
+  }
+  if (t == DType::boolean) throw std::invalid_argument(std::string(op) + ": not implemented for bool arrays");
+  if (a.device().kind != DeviceKind::cpu && !is_floating(t)) {
+    throw std::invalid_argument(std::string(op) + ": products of " + name(t) + " arrays are not implemented on " +
+                                to_string(a.device()) + " (cuBLAS has float32 and float64)");
+  }
+  return t;
+}
+
+// C = op(A) op(B) (m x n, row stride n). When idle workers of the
 // pool can help (engine/core/help_board.h), a product large enough is split
 // into row blocks of C (column blocks when it is wider than tall), each a
-// single-threaded sgemm: while other ops are ready, the helpers stay with
+// single-threaded GEMM: while other ops are ready, the helpers stay with
 // them and this worker runs every part; while none is, the product uses
 // every worker's core. One part per worker: each part packs all of the other
 // operand again, so more parts than workers add packing and gain nothing.
-void gemm_in_parts(const RunContext& rc, bool ta, bool tb, int m, int n, int k, const float* a, int lda,
-                   const float* b, int ldb, float* c) {
+template <class T>
+void gemm_in_parts(const RunContext& rc, bool ta, bool tb, int m, int n, int k, const T* a, int lda, const T* b,
+                   int ldb, T* c) {
   const int helpers = help_capacity(rc);
   const bool by_rows = m >= n;
   const int dim = by_rows ? m : n;
@@ -51,7 +114,7 @@ void gemm_in_parts(const RunContext& rc, bool ta, bool tb, int m, int n, int k, 
                                  : static_cast<int>(std::min<double>(
                                        {double(helpers + 1), double(dim / (4 * kPartAlign)), flops / kMinPartFlops}));
   if (parts <= 1) {
-    blas::sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n);
+    gemm(ta, tb, m, n, k, a, lda, b, ldb, c, n);
     return;
   }
   const auto boundary = [dim, parts](int part) {
@@ -62,13 +125,26 @@ void gemm_in_parts(const RunContext& rc, bool ta, bool tb, int m, int n, int k, 
     const int size = boundary(part + 1) - begin;
     if (size <= 0) return;
     if (by_rows) {  // rows of op(A): rows of A, or columns of a transposed A
-      const float* a_part = ta ? a + begin : a + int64_t{begin} * lda;
-      blas::sgemm(ta, tb, size, n, k, 1.0f, a_part, lda, b, ldb, 0.0f, c + int64_t{begin} * n, n);
+      const T* a_part = ta ? a + begin : a + int64_t{begin} * lda;
+      gemm(ta, tb, size, n, k, a_part, lda, b, ldb, c + int64_t{begin} * n, n);
     } else {  // columns of op(B): columns of B, or rows of a transposed B
-      const float* b_part = tb ? b + int64_t{begin} * ldb : b + begin;
-      blas::sgemm(ta, tb, m, size, k, 1.0f, a, lda, b_part, ldb, 0.0f, c + begin, n);
+      const T* b_part = tb ? b + int64_t{begin} * ldb : b + begin;
+      gemm(ta, tb, m, size, k, a, lda, b_part, ldb, c + begin, n);
     }
   });
+}
+
+// Calls f(T{}) with T the C++ type of a product's element type.
+template <class F>
+void visit_product_type(DType t, F&& f) {
+  switch (t) {
+    case DType::float32: f(float{}); return;
+    case DType::float64: f(double{}); return;
+    case DType::int32: f(int32_t{}); return;
+    case DType::int64: f(int64_t{}); return;
+    case DType::uint8: f(uint8_t{}); return;
+    default: throw std::logic_error("visit_product_type: no product of this type");
+  }
 }
 
 }  // namespace
@@ -93,7 +169,8 @@ NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose
     throw std::invalid_argument("dot: dimensions beyond " + std::to_string(kIntMax) + " are not supported by BLAS (" +
                                 a.shape().to_string() + " x " + b.shape().to_string() + ")");
   }
-  NDArray out = NDArray::empty(a.context_ptr(), Shape{m, n}, a.device());
+  const DType dtype = product_type(a, b, "dot");
+  NDArray out = NDArray::empty(a.context_ptr(), Shape{m, n}, a.device(), dtype);
   Chunk* o = out.chunk();
   ChunkRef pa = ops_detail::storage(a, "dot");
   ChunkRef pb = ops_detail::storage(b, "dot");
@@ -106,21 +183,25 @@ NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose
   const uint64_t flops = k == 0 || mn <= UINT64_MAX / 2 / static_cast<uint64_t>(k) ? 2 * mn * static_cast<uint64_t>(k)
                                                                                  : UINT64_MAX;
   a.context().count_matmul_flops(flops);
-  launch(
+  launch_typed(
       kName, "dot", {&a, &b}, {&out},
-      [o, pa, pb, transpose_a, transpose_b, im, in, ik, lda, ldb](const RunContext& rc) {
-        gemm_in_parts(rc, transpose_a, transpose_b, im, in, ik, pa->data_for_read(), lda, pb->data_for_read(), ldb,
-                      o->data_for_write());
+      [o, pa, pb, transpose_a, transpose_b, im, in, ik, lda, ldb, dtype](const RunContext& rc) {
+        visit_product_type(dtype, [&]<class T>(T) {
+          gemm_in_parts(rc, transpose_a, transpose_b, im, in, ik, pa->typed_for_read<T>(), lda,
+                        pb->typed_for_read<T>(), ldb, o->typed_for_write<T>());
+        });
       },
-      [o, pa, pb, transpose_a, transpose_b, im, in, ik, lda, ldb](const RunContext& rc) {
-        float* c = o->data_for_write();
+      [o, pa, pb, transpose_a, transpose_b, im, in, ik, lda, ldb, dtype](const RunContext& rc) {
+        void* c = o->raw_for_write();
         if (im == 0 || in == 0) return;
         if (ik == 0) {
-          cuda::fill(rc.stream, c, int64_t{im} * in, 0.0f);
+          cuda::fill_words(rc.stream, c, int64_t{im} * in, item_size(dtype), 0);
           return;
         }
-        cuda::sgemm(rc.stream, transpose_a, transpose_b, im, in, ik, 1.0f, pa->data_for_read(), lda,
-                    pb->data_for_read(), ldb, 0.0f, c, in);
+        visit_product_type(dtype, [&]<class T>(T) {
+          gpu_gemm(rc.stream, transpose_a, transpose_b, im, in, ik, pa->typed_for_read<T>(), lda,
+                   pb->typed_for_read<T>(), ldb, static_cast<T*>(c), in);
+        });
       });
   // C = op(a) op(b): dA and dB are again single GEMMs, with the transposes
   // chosen so that no transposed copy is ever materialised.
@@ -158,7 +239,8 @@ NDArray batch_dot(const NDArray& a, const NDArray& b, bool transpose_a, bool tra
     throw std::invalid_argument("batch_dot: dimensions beyond " + std::to_string(kIntMax) +
                                 " are not supported by BLAS (" + sa.to_string() + " x " + sb.to_string() + ")");
   }
-  NDArray out = NDArray::empty(a.context_ptr(), Shape{batch, m, n}, a.device());
+  const DType dtype = product_type(a, b, "batch_dot");
+  NDArray out = NDArray::empty(a.context_ptr(), Shape{batch, m, n}, a.device(), dtype);
   Chunk* o = out.chunk();
   ChunkRef pa = ops_detail::storage(a, "batch_dot");
   ChunkRef pb = ops_detail::storage(b, "batch_dot");
@@ -168,41 +250,47 @@ NDArray batch_dot(const NDArray& a, const NDArray& b, bool transpose_a, bool tra
   const double flops = 2.0 * static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) *
                        static_cast<double>(k);
   a.context().count_matmul_flops(flops >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(flops));
-  launch(
+  launch_typed(
       kName, "batch_dot", {&a, &b}, {&out},
       [=](const RunContext& rc) {
-        const float* x = pa->data_for_read();
-        const float* y = pb->data_for_read();
-        float* c = o->data_for_write();
-        // The batch split among idle workers (a product each), when there is work for them.
-        const int helpers = help_capacity(rc);
-        const int parts = helpers == 0 ? 1
-                                       : static_cast<int>(std::min<double>(
-                                             {double(helpers + 1), double(batch), flops / kMinPartFlops}));
-        const auto products = [&](int64_t first, int64_t last) {
-          for (int64_t i = first; i < last; ++i) {
-            blas::sgemm(transpose_a, transpose_b, im, in, ik, 1.0f, x + i * step_a, lda, y + i * step_b, ldb, 0.0f,
-                        c + i * step_c, in);
+        visit_product_type(dtype, [&]<class T>(T) {
+          const T* x = pa->typed_for_read<T>();
+          const T* y = pb->typed_for_read<T>();
+          T* c = o->typed_for_write<T>();
+          // The batch split among idle workers (a product each), when there is work for them.
+          const int helpers = help_capacity(rc);
+          const int parts = helpers == 0 ? 1
+                                         : static_cast<int>(std::min<double>(
+                                               {double(helpers + 1), double(batch), flops / kMinPartFlops}));
+          const auto products = [&](int64_t first, int64_t last) {
+            for (int64_t i = first; i < last; ++i) {
+              gemm(transpose_a, transpose_b, im, in, ik, x + i * step_a, lda, y + i * step_b, ldb, c + i * step_c, in);
+            }
+          };
+          if (parts <= 1) {
+            products(0, batch);
+            return;
           }
-        };
-        if (parts <= 1) {
-          products(0, batch);
-          return;
-        }
-        run_parts(rc, parts, [&](int part) { products(batch * part / parts, batch * (part + 1) / parts); });
+          run_parts(rc, parts, [&](int part) { products(batch * part / parts, batch * (part + 1) / parts); });
+        });
       },
       [=](const RunContext& rc) {
-        float* c = o->data_for_write();
+        void* raw = o->raw_for_write();
         if (batch == 0 || im == 0 || in == 0) return;
         if (ik == 0) {
-          cuda::fill(rc.stream, c, batch * step_c, 0.0f);
+          cuda::fill_words(rc.stream, raw, batch * step_c, item_size(dtype), 0);
           return;
         }
         // A product per batch on the op's stream (cuBLAS's strided-batched call is not in the loaded table).
-        for (int64_t i = 0; i < batch; ++i) {
-          cuda::sgemm(rc.stream, transpose_a, transpose_b, im, in, ik, 1.0f, pa->data_for_read() + i * step_a, lda,
-                      pb->data_for_read() + i * step_b, ldb, 0.0f, c + i * step_c, in);
-        }
+        visit_product_type(dtype, [&]<class T>(T) {
+          const T* x = pa->typed_for_read<T>();
+          const T* y = pb->typed_for_read<T>();
+          T* c = static_cast<T*>(raw);
+          for (int64_t i = 0; i < batch; ++i) {
+            gpu_gemm(rc.stream, transpose_a, transpose_b, im, in, ik, x + i * step_a, lda, y + i * step_b, ldb,
+                     c + i * step_c, in);
+          }
+        });
       });
   if (autograd::should_record({&a, &b})) {
     autograd::record(kName, {&a, &b}, out, [a, b, transpose_a, transpose_b](const NDArray& dc, Need need) {

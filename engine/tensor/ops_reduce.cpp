@@ -325,6 +325,8 @@ NDArray mean(const NDArray& a) {
 }
 
 NDArray norm(const NDArray& a) {
+  // float64: the root of the typed sum of squares (the float32 kernel's own gradient is the composition's).
+  if (a.chunk("norm")->dtype == DType::float64) return sqrt(sum(square(a)));
   NDArray out = reduce_all(a, ReduceOp::norm);
   autograd::record(op_name(ReduceOp::norm, false), {&a}, out,
                    [a, out = ops_detail::detached(out)](const NDArray& dy, Need) { return Grads{a * (dy / out)}; });
@@ -338,6 +340,7 @@ NDArray mean(const NDArray& a, std::span<const int> axes, bool keepdims) {
   return reduce_along(a, axes, keepdims, ReduceOp::mean);
 }
 NDArray norm(const NDArray& a, std::span<const int> axes, bool keepdims) {
+  if (a.chunk("norm")->dtype == DType::float64) return sqrt(sum(square(a), axes, keepdims));
   return reduce_along(a, axes, keepdims, ReduceOp::norm);
 }
 NDArray sum(const NDArray& a, int axis, bool keepdims) { return sum(a, std::span<const int>(&axis, 1), keepdims); }

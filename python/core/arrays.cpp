@@ -110,6 +110,11 @@ std::vector<int> axes_from(py::handle obj) {
   return axes;
 }
 
+py::object torch_dims(py::handle dim) {
+  if ((py::isinstance<py::tuple>(dim) || py::isinstance<py::list>(dim)) && py::len(dim) == 0) return py::none();
+  return py::reinterpret_borrow<py::object>(dim);
+}
+
 std::vector<float> values_from(py::handle obj, Shape& shape) {
   const auto arr = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(obj);
   if (!arr) throw py::type_error("cannot make an array of this value (needs numbers, a list of them, or a NumPy array)");

@@ -55,6 +55,9 @@ Shape shape_from(py::handle obj, const char* what);
 py::tuple tuple_of(const Shape& shape);
 // Axes from None (every axis), an int, or a sequence of ints.
 std::vector<int> axes_from(py::handle obj);
+// dim as the PyTorch edition reads it: None stays None, and so does an empty
+// tuple or list (PyTorch 1.13 reduces over every dim for dim=()).
+py::object torch_dims(py::handle dim);
 // Values for from_host from anything numpy.asarray takes, and their shape.
 std::vector<float> values_from(py::handle obj, Shape& shape);
 // A NumPy copy of the values, of the array's dtype; the wait releases the GIL.

@@ -169,7 +169,8 @@ std::string torch_repr(const Tensor& x) {
   return torch_tensor_text(x.a.shape(), values, kind, suffixes);
 }
 
-Tensor reduce(const Tensor& x, py::handle dim, bool keepdim, ReduceKind kind) {
+Tensor reduce(const Tensor& x, py::handle dim_given, bool keepdim, ReduceKind kind) {
+  const py::object dim = torch_dims(dim_given);
   return push_as<Tensor>(x.a, [&] {
     // A 0-d tensor takes dim 0 or -1 (PyTorch's rule): the whole tensor.
     const bool scalar_dim = x.a.shape().ndim() == 0 && !dim.is_none() && PyIndex_Check(dim.ptr()) &&
@@ -200,7 +201,7 @@ Tensor norm_of(const Tensor& x, py::object p, py::object dim, bool keepdim) {
     order = py::cast<double>(p);
   }
   if (order == 2.0) return reduce(x, dim, keepdim, ReduceKind::norm);
-  const std::vector<int> axes = axes_from(dim);
+  const std::vector<int> axes = axes_from(torch_dims(dim));
   return push_as<Tensor>(x.a, [&] { return pnorm_of(x.a, order, axes, keepdim, "norm"); });
 }
 

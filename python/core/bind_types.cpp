@@ -121,7 +121,8 @@ const char* tensor_type_name(DType t) {
 // ---- PyTorch ----------------------------------------------------------------
 
 // A reduction with PyTorch's signature: over everything (0-d) or along dim.
-Tensor torch_reduce(const Tensor& x, Reduction r, py::handle dim, bool keepdim) {
+Tensor torch_reduce(const Tensor& x, Reduction r, py::handle dim_given, bool keepdim) {
+  const py::object dim = torch_dims(dim_given);
   // PyTorch: max() and min() of an empty tensor are RuntimeError (argmax and
   // argmin, like every reduction along an empty dim, IndexError).
   if (dim.is_none() && x.a.size() == 0 && (r == Reduction::max || r == Reduction::min)) {
@@ -409,7 +410,8 @@ void bind_torch_shapes(py::module_& t) {
     return push_as<Tensor>(x.a, [&] { return permute(x.a, order); });
   });
   t.def("permute", [](const Tensor& x, py::object dims) {
-    const std::vector<int> order = axes_from(dims);
+    const py::object given = torch_dims(dims);
+    const std::vector<int> order = given.is_none() ? std::vector<int>{} : axes_from(given);
     return push_as<Tensor>(x.a, [&] { return permute(x.a, order); });
   }, py::arg("input"), py::arg("dims"));
   for (const char* nm : {"transpose", "swapaxes"}) {
@@ -421,6 +423,7 @@ void bind_torch_shapes(py::module_& t) {
     return push_as<Tensor>(x.a, [&] { return x.a.shape().ndim() < 2 ? x.a : swapaxes_of(x.a, 0, 1, "t"); });
   });
   both("flip", [](const Tensor& x, py::object dims) {
+    if (torch_dims(dims).is_none()) return push_as<Tensor>(x.a, [&] { return copy(x.a); });  // flip(()): a copy
     const std::vector<int> axes = axes_from(dims);
     return push_as<Tensor>(x.a, [&] { return flip_of(x.a, axes, "flip"); });
   }, py::arg("dims"));
@@ -449,8 +452,17 @@ void bind_torch_shapes(py::module_& t) {
   }
   for (const auto& [nm, lg] : {std::pair{"softmax", false}, {"log_softmax", true}}) {
     const bool l = lg;
-    both(nm, [l, nm](const Tensor& x, int dim) { return push_as<Tensor>(x.a, [&] { return softmax_of(x.a, dim, l, nm); }); },
-         py::arg("dim"));
+    // dtype= casts the input first; a 0-d tensor (dim 0 or -1) is its own softmax of one element.
+    both(nm, [l, nm](const Tensor& x, int dim, py::object dtype) {
+      const std::optional<DType> to = torch_dtype_from(dtype, nm);
+      return push_as<Tensor>(x.a, [&] {
+        const NDArray in = to && *to != x.a.dtype() ? astype(x.a, *to) : x.a;
+        if (in.shape().ndim() == 0 && (dim == 0 || dim == -1)) {
+          return reshape(softmax_of(reshape(in, Shape{1}), 0, l, nm), Shape{});
+        }
+        return softmax_of(in, dim, l, nm);
+      });
+    }, py::arg("dim"), py::arg("dtype") = py::none());
   }
   both("split", [](const Tensor& x, py::object size, int dim) {
     const int k = axis_in(dim, x.a.shape().ndim(), "split");

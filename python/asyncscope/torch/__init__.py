@@ -24,11 +24,15 @@ all the work pushed so far (that device's and any other's) and, unlike
 PyTorch, also accepts the CPU. Tensors are float32 (the default), float64,
 int32, int64, uint8 or bool, with PyTorch's defaults (torch.arange(3) and
 torch.tensor([1, 2]) are int64, comparisons give bool) and its promotion;
-ops other than creation, casts, arithmetic, comparisons, reductions and
+ops other than creation, casts, arithmetic, comparisons, reductions,
+matrix products (float32, float64 and the integer types, on the CPU) and
 indexing take float32 tensors. Basic indexing gives a view (x[1:3] += 1
 writes x), as in PyTorch. numpy() returns a copy (PyTorch shares the
 memory); torch.randn is seeded per run. More functions, made of these ops,
-are in torch/composed.py (torch.gather, tril, logsumexp, meshgrid, ...).
+are in torch/composed.py (torch.gather, tril, logsumexp, meshgrid, ...),
+torch/pointwise.py (exp2, fmod, atan2, ...) and torch/structural.py
+(movedim, diagonal, tensordot, cummax, ...), each declared once with its
+function, method and in-place forms (asyncscope/_surface.py).
 
 A GPU is used when CUDA works here: device='cuda' ops run on the CUDA
 backend's stream (cuBLAS for mm); without one, naming 'cuda' is a
@@ -311,40 +315,24 @@ _TYPE_NAMES = {"torch.float32": "Float", "torch.float64": "Double", "torch.int32
                "torch.uint8": "Byte", "torch.bool": "Bool"}
 
 
-def _in_place(name):
-    """Tensor.<name>_: <name> of the tensor written back into its own buffer
-    (copy_, one engine write of its var), as PyTorch's in-place variants."""
-    out_of_place = getattr(Tensor, name)
-
-    def method(self, *args, **kwargs):
-        result = out_of_place(self, *args, **kwargs)
-        if result.is_floating_point() and not self.is_floating_point():
-            raise RuntimeError("result type %s can't be cast to the desired output type %s"
-                               % (_TYPE_NAMES[repr(result.dtype)], _TYPE_NAMES[repr(self.dtype)]))
-        return self.copy_(result)
-
-    method.__name__ = method.__qualname__ = name + "_"
-    method.__doc__ = "%s(), in place: the result replaces this tensor's values and the tensor is returned." % name
-    return method
-
-
-for _name in ("abs", "neg", "negative", "exp", "log", "log1p", "sqrt", "square", "sin", "cos", "tanh", "sigmoid",
-              "relu", "floor", "ceil", "round", "sign", "clamp", "clip", "pow", "expm1", "asin", "acos", "atan", "sinh",
-              "cosh", "erf"):
-    setattr(Tensor, _name + "_", _in_place(_name))
-del _name
+def _refuse_float_into_int(self, result):
+    """An in-place op's check, as PyTorch's: a floating result cannot be written into an integer tensor."""
+    if result.is_floating_point() and not self.is_floating_point():
+        raise RuntimeError("result type %s can't be cast to the desired output type %s"
+                           % (_TYPE_NAMES[repr(result.dtype)], _TYPE_NAMES[repr(self.dtype)]))
 
 
 def _rebuild(values):
     """A pickled tensor's values as a tensor again (on the CPU, of their type)."""
     return tensor(values)
 
-from . import composed  # noqa: E402 (made of the names above)
+from . import composed, pointwise, structural  # noqa: E402 (made of the names above)
 
-for _name in composed.FUNCTIONS:
-    globals()[_name] = getattr(composed, _name)
-    __all__.append(_name)
-del _name
-composed.install(Tensor)
+# The in-place forms of the bindings' own methods, then composed.py's declarations.
+composed.surface.in_place_forms("abs", "neg", "negative", "exp", "log", "log1p", "sqrt", "square", "sin", "cos",
+                                "tanh", "sigmoid", "relu", "floor", "ceil", "round", "sign", "clamp", "clip", "pow",
+                                "expm1", "asin", "acos", "atan", "sinh", "cosh", "erf")
+composed.surface.install(globals(), Tensor, _refuse_float_into_int)
+composed._installed(Tensor)
 
 from . import linalg, nn, optim, utils  # noqa: E402 (they use the names above)

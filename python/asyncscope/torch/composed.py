@@ -4,7 +4,7 @@ other comparisons, isnan / isinf / isfinite, isclose / allclose, rsqrt,
 narrow, select, unbind, index_select, gather, masked_fill, diag, trace,
 tril / triu, logsumexp, lerp, dist, roll, addmm / baddbmm, meshgrid,
 logspace, empty, randint_like, bernoulli, median / nanmedian, kthvalue,
-quantile, nonzero / argwhere, count_nonzero, unique, einsum, the logical
+quantile, nonzero / argwhere, count_nonzero, unique / unique_consecutive, einsum, the logical
 functions, clamp_min / clamp_max, addcmul / addcdiv, heaviside, std_mean /
 var_mean, hstack / vstack / column_stack, fliplr / flipud / rot90, diff,
 cross, kron, cdist, searchsorted / bucketize, bincount, tril_indices /
@@ -26,9 +26,12 @@ import builtins as _builtins
 import collections as _collections
 
 from .. import _einsum, _joins, _order
+from .._surface import Surface
 from .. import torch as _torch
 
 _INF = float("inf")
+
+surface = Surface("torch")
 
 
 def _dim(input, dim):
@@ -52,36 +55,43 @@ def _zero(input):
 
 # -- comparisons and tests ----------------------------------------------------
 
+@surface.op(method=True)
 def eq(input, other):
     """input == other, elementwise (a bool tensor)."""
     return input == other
 
 
+@surface.op(method=True)
 def ne(input, other):
     """input != other, elementwise (a bool tensor)."""
     return input != other
 
 
+@surface.op(method=True)
 def gt(input, other):
     """input > other, elementwise (a bool tensor)."""
     return input > other
 
 
+@surface.op(method=True)
 def ge(input, other):
     """input >= other, elementwise (a bool tensor)."""
     return input >= other
 
 
+@surface.op(method=True)
 def lt(input, other):
     """input < other, elementwise (a bool tensor)."""
     return input < other
 
 
+@surface.op(method=True)
 def le(input, other):
     """input <= other, elementwise (a bool tensor)."""
     return input <= other
 
 
+@surface.op(method=True)
 def isnan(input):
     """Where input is NaN (never, for an integer or bool tensor)."""
     if not input.is_floating_point():
@@ -89,6 +99,7 @@ def isnan(input):
     return input != input
 
 
+@surface.op(method=True)
 def isinf(input):
     """Where input is +inf or -inf."""
     if not input.is_floating_point():
@@ -96,6 +107,7 @@ def isinf(input):
     return input.abs() == _INF
 
 
+@surface.op(method=True)
 def isfinite(input):
     """Where input is neither infinite nor NaN (x - x is 0 exactly there)."""
     if not input.is_floating_point():
@@ -103,6 +115,7 @@ def isfinite(input):
     return (input - input) == 0
 
 
+@surface.op(method=True)
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol |other|, elementwise; equal infinities
     are close, NaN only to NaN with equal_nan."""
@@ -115,6 +128,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return close
 
 
+@surface.op(method=True)
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether every element is close (isclose): a Python bool, so a sync point."""
     return _builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
@@ -122,21 +136,25 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 # -- elementwise ----------------------------------------------------------------
 
+@surface.op(method=True)
 def rsqrt(input):
     """1 / sqrt(input), elementwise."""
     return 1 / _torch.sqrt(input)
 
 
+@surface.op(method=True, in_place=True)
 def lerp(input, end, weight):
     """input + weight (end - input)."""
     return input + weight * (end - input)
 
 
+@surface.op(method=True)
 def dist(input, other, p=2):
     """The p-norm of input - other."""
     return _torch.norm(input - other, p)
 
 
+@surface.op(method=True, in_place=True)
 def masked_fill(input, mask, value):
     """input with value where mask is True (value cast to input's type)."""
     if isinstance(value, _torch.Tensor):
@@ -151,6 +169,7 @@ def masked_fill(input, mask, value):
 
 # -- indexing ---------------------------------------------------------------------
 
+@surface.op(method=True)
 def narrow(input, dim, start, length):
     """length elements of input along dim from start (a view)."""
     d = _dim(input, dim)
@@ -162,6 +181,7 @@ def narrow(input, dim, start, length):
     return _along(input, d, slice(start, start + length))
 
 
+@surface.op(method=True)
 def select(input, dim, index):
     """input at index along dim, that dim removed (a view)."""
     d = _dim(input, dim)
@@ -172,12 +192,14 @@ def select(input, dim, index):
     return _along(input, d, index)
 
 
+@surface.op(method=True)
 def unbind(input, dim=0):
     """The slices of input along dim, as a tuple of views (that dim removed)."""
     d = _dim(input, dim)
     return tuple(_along(input, d, i) for i in range(input.shape[d]))
 
 
+@surface.op(method=True)
 def index_select(input, dim, index):
     """input at the entries of index (a 1-D integer tensor) along dim."""
     if index.ndim > 1:
@@ -185,6 +207,7 @@ def index_select(input, dim, index):
     return _along(input, dim, index.reshape(-1))
 
 
+@surface.op(method=True)
 def gather(input, dim, index):
     """out[i][j] = input[i][index[i][j]] for dim=1, and so on: input's values
     at index along dim, and at the same place along the others."""
@@ -205,6 +228,7 @@ def gather(input, dim, index):
     return input[tuple(where)]
 
 
+@surface.op(method=True)
 def diag(input, diagonal=0):
     """Of a vector, the square matrix with it on the diagonal-th diagonal; of
     a matrix, that diagonal as a vector."""
@@ -227,6 +251,7 @@ def diag(input, diagonal=0):
     return input[rows, rows + (first_col - first_row)]
 
 
+@surface.op(method=True)
 def trace(input):
     """The sum of a matrix's diagonal."""
     if input.ndim != 2:
@@ -244,16 +269,19 @@ def _triangle(input, diagonal, lower, name):
     return _torch.where(keep, input, _zero(input))
 
 
+@surface.op(method=True, in_place=True)
 def tril(input, diagonal=0):
     """input with the elements above the diagonal-th diagonal zeroed (the last two dims)."""
     return _triangle(input, diagonal, True, "tril")
 
 
+@surface.op(method=True, in_place=True)
 def triu(input, diagonal=0):
     """input with the elements below the diagonal-th diagonal zeroed (the last two dims)."""
     return _triangle(input, diagonal, False, "triu")
 
 
+@surface.op(method=True)
 def roll(input, shifts, dims=None):
     """input with its elements moved shifts places along dims, those pushed
     off the end coming back at the start (the flattened tensor without dims)."""
@@ -272,10 +300,15 @@ def roll(input, shifts, dims=None):
 
 # -- reductions and products --------------------------------------------------------
 
+@surface.op(method=True)
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) along dim, without overflow (the max taken out first)."""
     x = input if input.is_floating_point() else input.to(_torch.float32)
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    if x.ndim == 0:
+        for d in dims:
+            _dim(x, d)
+        return x.clone()
     top = x.amax(dim=dims, keepdim=True)
     top = _torch.where(isfinite(top), top, _zero(top))  # a row of -inf (or an inf) stays as it is
     out = (x - top).exp().sum(dim=dims, keepdim=True).log() + top
@@ -293,11 +326,13 @@ def _scaled_sum(input, product, beta, alpha):
     return (input if beta == 1 else input * beta) + product
 
 
+@surface.op(method=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta input + alpha (mat1 @ mat2)."""
     return _scaled_sum(input, _torch.mm(mat1, mat2), beta, alpha)
 
 
+@surface.op(method=True)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta input + alpha (batch1 @ batch2), batch by batch."""
     return _scaled_sum(input, _torch.bmm(batch1, batch2), beta, alpha)
@@ -305,6 +340,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 # -- creation -----------------------------------------------------------------------
 
+@surface.op()
 def meshgrid(*tensors, indexing="ij"):
     """Coordinate grids of 1-D tensors: with indexing='ij', the i-th output
     varies along dim i; with 'xy', the first two are swapped (x along columns)."""
@@ -327,6 +363,7 @@ def meshgrid(*tensors, indexing="ij"):
     return tuple(grids)
 
 
+@surface.op()
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     """steps values from base**start to base**end, evenly spaced in the exponent."""
     out = base ** _torch.linspace(start, end, steps, device=device)
@@ -335,16 +372,19 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
+@surface.op()
 def empty(*size, **kwargs):
     """A tensor whose values are not to be relied on (zeros here)."""
     return _torch.zeros(*size, **kwargs)
 
 
+@surface.op()
 def empty_like(input, **kwargs):
     """A tensor like input whose values are not to be relied on (zeros here)."""
     return _torch.zeros_like(input, **kwargs)
 
 
+@surface.op()
 def randint_like(input, low=0, high=None, **kwargs):
     """Random integers in [low, high) (high alone: [0, high)), in input's shape and type."""
     if high is None:
@@ -354,6 +394,7 @@ def randint_like(input, low=0, high=None, **kwargs):
     return _torch.randint(low, high, tuple(input.shape), device=device, **kwargs).to(dtype)
 
 
+@surface.op(method=True)
 def bernoulli(input, p=None):
     """1 with probability input (or p), else 0, elementwise, in input's type."""
     chance = input if p is None else p
@@ -364,62 +405,74 @@ def bernoulli(input, p=None):
 
 # -- more elementwise, joins, differences -------------------------------------------------
 
+@surface.op(method=True, in_place=True)
 def logical_not(input):
     """Where input is zero (a bool tensor)."""
     return input == 0
 
 
+@surface.op(method=True)
 def logical_and(input, other):
     """Where both are non-zero (a bool tensor)."""
     return (input != 0) & (other != 0)
 
 
+@surface.op(method=True)
 def logical_or(input, other):
     """Where either is non-zero (a bool tensor)."""
     return (input != 0) | (other != 0)
 
 
+@surface.op(method=True)
 def logical_xor(input, other):
     """Where exactly one is non-zero (a bool tensor)."""
     return (input != 0) ^ (other != 0)
 
 
+@surface.op(method=True, in_place=True)
 def clamp_min(input, min):
     """input.clamp(min=min)."""
     return input.clamp(min=min)
 
 
+@surface.op(method=True, in_place=True)
 def clamp_max(input, max):
     """input.clamp(max=max)."""
     return input.clamp(max=max)
 
 
+@surface.op(method=True, in_place=True)
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2."""
     return input + tensor1 * tensor2 * value
 
 
+@surface.op(method=True, in_place=True)
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2."""
     return input + tensor1 / tensor2 * value
 
 
+@surface.op(method=True)
 def heaviside(input, values):
     """0 where input < 0, 1 where input > 0, values where input == 0."""
     step = (input > 0).to(input.dtype)
     return _torch.where(input == 0, values.to(input.dtype), step)
 
 
+@surface.op()
 def numel(input):
     """The number of elements."""
     return input.numel()
 
 
+@surface.op()
 def is_tensor(obj):
     """Whether obj is a tensor of this edition."""
     return isinstance(obj, _torch.Tensor)
 
 
+@surface.op()
 def std_mean(input, dim=None, unbiased=True, keepdim=False):
     """(std, mean) of input, or along dim."""
     if dim is None:
@@ -427,6 +480,7 @@ def std_mean(input, dim=None, unbiased=True, keepdim=False):
     return input.std(dim, unbiased=unbiased, keepdim=keepdim), input.mean(dim, keepdim=keepdim)
 
 
+@surface.op()
 def var_mean(input, dim=None, unbiased=True, keepdim=False):
     """(var, mean) of input, or along dim."""
     if dim is None:
@@ -434,32 +488,38 @@ def var_mean(input, dim=None, unbiased=True, keepdim=False):
     return input.var(dim, unbiased=unbiased, keepdim=keepdim), input.mean(dim, keepdim=keepdim)
 
 
+@surface.op()
 def atleast_1d(input):
     """input, a 0-d tensor as one of shape (1,)."""
     return input.reshape(1) if input.ndim == 0 else input
 
 
+@surface.op()
 def atleast_2d(input):
     """input with leading dims of 1 up to 2 dims."""
     return input.reshape((1,) * (2 - input.ndim) + tuple(input.shape)) if input.ndim < 2 else input
 
 
+@surface.op()
 def hstack(tensors):
     """The tensors joined along dim 1 (dim 0 for 1-D ones)."""
     parts = [atleast_1d(t) for t in tensors]
     return _torch.cat(parts, dim=0 if parts[0].ndim == 1 else 1)
 
 
+@surface.op()
 def vstack(tensors):
     """The tensors, each at least 2-D, joined along dim 0."""
     return _torch.cat([atleast_2d(t) for t in tensors], dim=0)
 
 
+@surface.op()
 def column_stack(tensors):
     """The tensors as columns: 0-d and 1-D ones as (n, 1), joined along dim 1."""
     return _torch.cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors], dim=1)
 
 
+@surface.op(method=True)
 def fliplr(input):
     """input reversed along dim 1."""
     if input.ndim < 2:
@@ -467,6 +527,7 @@ def fliplr(input):
     return input.flip(1)
 
 
+@surface.op(method=True)
 def flipud(input):
     """input reversed along dim 0."""
     if input.ndim < 1:
@@ -474,6 +535,7 @@ def flipud(input):
     return input.flip(0)
 
 
+@surface.op(method=True)
 def rot90(input, k=1, dims=(0, 1)):
     """input turned by 90 degrees k times, from the first of dims towards the second."""
     if len(dims) != 2:
@@ -491,6 +553,7 @@ def rot90(input, k=1, dims=(0, 1)):
     return input.clone()
 
 
+@surface.op(method=True)
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th differences along dim (of bools: where neighbours differ),
     after prepend and append are joined on."""
@@ -506,6 +569,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
+@surface.op(method=True)
 def cross(input, other, dim=None):
     """The cross product of 3-vectors along dim (the first of size 3 without dim)."""
     if dim is None:
@@ -521,6 +585,7 @@ def cross(input, other, dim=None):
     return _torch.cat([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dim=d)
 
 
+@surface.op(method=True)
 def kron(input, other):
     """The Kronecker product of two tensors of up to 2 dims: each element of
     input times the whole of other, in input's layout."""
@@ -545,6 +610,7 @@ def _p_norm(x, p, dim, keepdim=False):
     return (x.abs() ** p).sum(dim=dim, keepdim=keepdim) ** (1.0 / p)
 
 
+@surface.op()
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """The p-norm distance of each row of x1 to each row of x2 (batched over
     leading dims): every difference is formed, (..., P, R, M)."""
@@ -571,6 +637,7 @@ def _pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 # -- searching and counting -----------------------------------------------------------------
 
+@surface.op()
 def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None, sorter=None):
     """For each of values, the place in sorted_sequence (its last dim sorted,
     leading dims matching values') where it would go: after the equal ones
@@ -589,6 +656,7 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
     return out.reshape(()) if scalar else out
 
 
+@surface.op()
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each element: i where boundaries[i-1] < x <= boundaries[i]
     (with right=True, boundaries[i-1] <= x < boundaries[i])."""
@@ -597,6 +665,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
+@surface.op(method=True)
 def bincount(input, weights=None, minlength=0):
     """How often each of 0..max(input) occurs in a 1-D int tensor (the sum of
     weights there, with weights). Its length depends on the largest value,
@@ -619,16 +688,19 @@ def _triangle_indices(row, col, offset, lower, dtype, device):
     return _torch.tensor(numpy.stack([r, c]).astype(numpy.int64), device=device).to(dtype)
 
 
+@surface.op()
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The coordinates (2, N) of a row x col matrix's lower triangle, offset diagonals up."""
     return _triangle_indices(row, col, offset, True, dtype or _torch.int64, device)
 
 
+@surface.op()
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The coordinates (2, N) of a row x col matrix's upper triangle, offset diagonals up."""
     return _triangle_indices(row, col, offset, False, dtype or _torch.int64, device)
 
 
+@surface.op(method=True)
 def histc(input, bins=100, min=0, max=0):
     """Counts of input's elements in bins equal bins from min to max (the
     elements' own range when both are 0, read: a sync point); elements
@@ -676,6 +748,7 @@ class _EinsumOps:
         return _torch.arange(n, device=like.device)
 
 
+@surface.op()
 def einsum(equation, *operands):
     """Sums of products over the subscripts the equation names, '...'
     included (_einsum.py: a repeated subscript is a diagonal; the operands
@@ -698,6 +771,7 @@ def _picked(sorted_pair, d, k, keepdim):
     return (values, indices) if keepdim else (values.squeeze(d), indices.squeeze(d))
 
 
+@surface.op(method=True)
 def median(input, dim=None, keepdim=False):
     """The lower of the two middle values (NaN where there is a NaN); with
     dim, (values, indices) along it."""
@@ -727,6 +801,7 @@ def median(input, dim=None, keepdim=False):
     return _median_result(values, indices)
 
 
+@surface.op(method=True)
 def nanmedian(input, dim=None, keepdim=False):
     """median() of the values that are not NaN (NaN where all are); with dim,
     (values, indices) along it."""
@@ -753,6 +828,7 @@ def nanmedian(input, dim=None, keepdim=False):
     return _nanmedian_result(values, indices)
 
 
+@surface.op(method=True)
 def kthvalue(input, k, dim=-1, keepdim=False):
     """(values, indices): the k-th smallest (from 1) along dim."""
     d = _dim(input, dim)
@@ -764,6 +840,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return _kthvalue_result(*_picked(_torch.sort(input, dim=d), d, k - 1, keepdim))
 
 
+@surface.op(method=True)
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The q-th quantiles (q a number or a 1-D tensor in [0, 1]) of input, or
     of its lines along dim; interpolation linear, lower, higher, midpoint or
@@ -796,6 +873,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return outs[0] if scalar else _torch.stack(outs)
 
 
+@surface.op(method=True)
 def nonzero(input, *, as_tuple=False):
     """The coordinates of input's non-zero elements, row-major: an int64
     tensor of (count, ndim), or with as_tuple one tensor per dimension. The
@@ -812,61 +890,134 @@ def nonzero(input, *, as_tuple=False):
     return _torch.stack(coords, dim=1)
 
 
+@surface.op(method=True)
 def argwhere(input):
     """nonzero(input): the coordinates of the non-zero elements, (count, ndim)."""
     return nonzero(input)
 
 
+@surface.op(method=True)
 def count_nonzero(input, dim=None):
     """How many elements are non-zero (along dim)."""
     mask = input != 0
     return mask.sum() if dim is None else mask.sum(dim=dim)
 
 
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    """The distinct values of input, ascending; with return_inverse each
-    element's place among them (input's shape), with return_counts how often
-    each occurs. Each NaN is distinct, as in PyTorch. The count decides the
-    shape, so a mask is read: a sync point, as in PyTorch."""
-    if dim is not None:
-        raise NotImplementedError("unique(dim=...) is not in this edition; unique of the flattened tensor is")
-    flat = input.reshape(-1)
-    n = flat.shape[0]
-    values, order = _torch.sort(flat)
-    if n == 0:
-        starts = _torch.zeros(0, dtype=_torch.bool, device=input.device)
-    else:
-        starts = _torch.cat([_torch.ones(1, dtype=_torch.bool, device=input.device), values[1:] != values[:-1]])
-    out = [values[starts]]
+def _runs(keys, order, starts, n, device, return_inverse, return_counts):
+    """What unique and unique_consecutive return besides the values, from
+    the rows' order (`order`, the i-th of the ordered rows is input row
+    order[i]) and where each run of equal rows starts."""
+    out = []
     if return_inverse:
-        inverse = _torch.zeros(n, dtype=_torch.int64, device=input.device)
-        inverse[order] = starts.long().cumsum(0) - 1
-        out.append(inverse.reshape(tuple(input.shape)))
+        inverse = _torch.zeros(n, dtype=_torch.int64, device=device)
+        if n:
+            inverse[order] = starts.long().cumsum(0) - 1
+        out.append(inverse)
     if return_counts:
-        positions = _torch.arange(n, device=input.device)[starts]
-        ends = _torch.cat([positions[1:], _torch.full((1,), n, dtype=_torch.int64, device=input.device)])
-        out.append(ends - positions)
+        positions = _torch.arange(n, device=device)[starts]
+        ends = _torch.cat([positions[1:], _torch.full((1,), n, dtype=_torch.int64, device=device)])
+        out.append(ends - positions if n else _torch.zeros(0, dtype=_torch.int64, device=device))
+    return out
+
+
+def _run_starts(rows, n):
+    """Where a run of equal rows (or values) starts in `rows`, ordered: the
+    first, and each that differs from the one before (NaN differs from
+    everything, as in PyTorch)."""
+    if n == 0:
+        return _torch.zeros(0, dtype=_torch.bool, device=rows.device)
+    first = _torch.ones(1, dtype=_torch.bool, device=rows.device)
+    differs = rows[1:] != rows[:-1]
+    if differs.ndim > 1:
+        differs = differs.reshape(n - 1, -1).any(1) if differs.numel() else _torch.zeros(n - 1, dtype=_torch.bool,
+                                                                                       device=rows.device)
+    return _torch.cat([first, differs])
+
+
+def _unique_along(input, dim, return_inverse, return_counts, consecutive):
+    """unique / unique_consecutive of the slices of input along dim."""
+    d = _dim(input, dim)
+    n = input.shape[d]
+    if n and any(size == 0 for k, size in enumerate(input.shape) if k != d):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    moved = input.transpose(0, d) if d else input
+    width = 1
+    for size in moved.shape[1:]:
+        width *= size
+    rows = moved.reshape(n, width)
+    order = _torch.arange(n, device=input.device)
+    if not consecutive:
+        # Rows in lexicographic order: stable sorts by each column, the last first.
+        for j in range(rows.shape[1] - 1, -1, -1):
+            _, by = _torch.sort(index_select(rows, 0, order)[:, j], stable=True)
+            order = order[by]
+    ordered = index_select(rows, 0, order)
+    starts = _run_starts(ordered, n)
+    kept = index_select(moved, 0, order[starts]) if n else moved
+    values = kept.transpose(0, d) if d else kept
+    out = [values] + _runs(rows, order, starts, n, input.device, return_inverse, return_counts)
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@surface.op(method=True)
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of input, ascending (also with sorted=False, where
+    PyTorch leaves the order unspecified); with return_inverse each
+    element's place among them (input's shape), with return_counts how often
+    each occurs. Each NaN is distinct, as in PyTorch. With dim, the distinct
+    slices along dim, in lexicographic order. The count decides the shape,
+    so a mask is read: a sync point, as in PyTorch."""
+    if dim is not None:
+        return _unique_along(input, dim, return_inverse, return_counts, False)
+    flat = input.reshape(-1)
+    n = flat.shape[0]
+    values, order = _torch.sort(flat, stable=True)
+    starts = _run_starts(values, n)
+    out = [values[starts]] + _runs(flat, order, starts, n, input.device, return_inverse, return_counts)
+    if return_inverse:
+        out[1] = out[1].reshape(tuple(input.shape))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@surface.op(method=True)
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """The first of each run of equal consecutive values (or, with dim,
+    slices along dim); with return_inverse each element's run, with
+    return_counts each run's length. A sync point, as unique."""
+    if dim is not None:
+        return _unique_along(input, dim, return_inverse, return_counts, True)
+    flat = input.reshape(-1)
+    n = flat.shape[0]
+    starts = _run_starts(flat, n)
+    out = [flat[starts]] + _runs(flat, _torch.arange(n, device=input.device), starts, n, input.device,
+                                 return_inverse, return_counts)
+    if return_inverse:
+        out[1] = out[1].reshape(tuple(input.shape))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@surface.op("new_zeros", function=False, method=True)
 def _new_zeros(self, *size, **kwargs):
     kwargs.setdefault("dtype", self.dtype)
     kwargs.setdefault("device", self.device)
     return _torch.zeros(*size, **kwargs)
 
 
+@surface.op("new_ones", function=False, method=True)
 def _new_ones(self, *size, **kwargs):
     kwargs.setdefault("dtype", self.dtype)
     kwargs.setdefault("device", self.device)
     return _torch.ones(*size, **kwargs)
 
 
+@surface.op("new_full", function=False, method=True)
 def _new_full(self, size, fill_value, **kwargs):
     kwargs.setdefault("dtype", self.dtype)
     kwargs.setdefault("device", self.device)
     return _torch.full(size, fill_value, **kwargs)
 
 
+@surface.op("new_tensor", function=False, method=True)
 def _new_tensor(self, data, **kwargs):
     kwargs.setdefault("dtype", self.dtype)
     kwargs.setdefault("device", self.device)
@@ -875,62 +1026,20 @@ def _new_tensor(self, data, **kwargs):
 
 _ITEM_SIZES = {"float32": 4, "float64": 8, "int32": 4, "int64": 8, "uint8": 1, "bool": 1}
 
-_METHODS = {
-    "eq": eq, "ne": ne, "gt": gt, "ge": ge, "lt": lt, "le": le,
-    "isnan": isnan, "isinf": isinf, "isfinite": isfinite, "isclose": isclose, "allclose": allclose,
-    "rsqrt": rsqrt, "lerp": lerp, "dist": dist, "masked_fill": masked_fill,
-    "narrow": narrow, "select": select, "unbind": unbind, "index_select": index_select, "gather": gather,
-    "diag": diag, "trace": trace, "tril": tril, "triu": triu, "roll": roll, "logsumexp": logsumexp,
-    "addmm": addmm, "baddbmm": baddbmm, "bernoulli": bernoulli,
-    "median": median, "nanmedian": nanmedian, "kthvalue": kthvalue, "quantile": quantile, "nonzero": nonzero,
-    "argwhere": argwhere, "count_nonzero": count_nonzero, "unique": unique,
-    "logical_not": logical_not, "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
-    "clamp_min": clamp_min, "clamp_max": clamp_max, "addcmul": addcmul, "addcdiv": addcdiv,
-    "heaviside": heaviside, "fliplr": fliplr, "flipud": flipud, "rot90": rot90, "diff": diff, "cross": cross,
-    "bincount": bincount, "kron": kron, "histc": histc,
-    "new_zeros": _new_zeros, "new_ones": _new_ones, "new_full": _new_full, "new_tensor": _new_tensor,
-    "where": lambda self, condition, other: _torch.where(condition, self, other),
-    "byte": lambda self: self.to(_torch.uint8),
-    "type_as": lambda self, other: self.to(other.dtype),
-    "view_as": lambda self, other: self.reshape(tuple(other.shape)),
-    "reshape_as": lambda self, other: self.reshape(tuple(other.shape)),
-    "expand_as": lambda self, other: self.expand(*other.shape),
-    "nelement": lambda self: self.numel(),
-    "ndimension": lambda self: self.ndim,
-    "element_size": lambda self: _ITEM_SIZES[self.dtype._asyncscope_dtype],
-}
 
-FUNCTIONS = ["eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite", "isclose", "allclose", "rsqrt", "lerp",
-             "dist", "masked_fill", "narrow", "select", "unbind", "index_select", "gather", "diag", "trace", "tril",
-             "triu", "roll", "logsumexp", "addmm", "baddbmm", "meshgrid", "logspace", "empty", "empty_like",
-             "randint_like", "bernoulli", "median", "nanmedian", "kthvalue", "quantile", "nonzero", "argwhere",
-             "count_nonzero", "unique", "logical_not", "logical_and", "logical_or", "logical_xor", "clamp_min",
-             "clamp_max", "addcmul", "addcdiv", "heaviside", "numel", "is_tensor", "std_mean", "var_mean",
-             "atleast_1d", "atleast_2d", "hstack", "vstack", "column_stack", "fliplr", "flipud", "rot90", "diff",
-             "cross", "kron", "cdist", "searchsorted", "bucketize", "bincount", "einsum", "tril_indices",
-             "triu_indices", "histc"]
+surface.method("where", lambda self, condition, other: _torch.where(condition, self, other))
+surface.method("byte", lambda self: self.to(_torch.uint8))
+surface.method("type_as", lambda self, other: self.to(other.dtype))
+surface.method("view_as", lambda self, other: self.reshape(tuple(other.shape)))
+surface.method("reshape_as", lambda self, other: self.reshape(tuple(other.shape)))
+surface.method("expand_as", lambda self, other: self.expand(*other.shape))
+surface.method("nelement", lambda self: self.numel())
+surface.method("ndimension", lambda self: self.ndim)
+surface.method("element_size", lambda self: _ITEM_SIZES[self.dtype._asyncscope_dtype])
 
 
-def _in_place(name):
-    out_of_place = _METHODS[name]
-
-    def method(self, *args, **kwargs):
-        return self.copy_(out_of_place(self, *args, **kwargs))
-
-    method.__name__ = method.__qualname__ = name + "_"
-    method.__doc__ = "%s(), in place: the result replaces this tensor's values and the tensor is returned." % name
-    return method
-
-
-def install(tensor_class):
-    """Adds the methods to the Tensor class (those it does not have already)."""
-    for name, fn in _METHODS.items():
-        if not hasattr(tensor_class, name):
-            setattr(tensor_class, name, fn)
-    for name in ("masked_fill", "tril", "triu", "lerp", "addcmul", "addcdiv", "clamp_min", "clamp_max",
-                 "logical_not"):
-        if not hasattr(tensor_class, name + "_"):
-            setattr(tensor_class, name + "_", _in_place(name))
+def _installed(tensor_class):
+    """The properties PyTorch's Tensor has that are made of methods."""
     if not hasattr(tensor_class, "mT"):
         tensor_class.mT = property(lambda self: self.transpose(-2, -1),
                                    doc="The transpose of the last two dims (of a batch of matrices).")

@@ -470,17 +470,46 @@ TEST(OpsDType, GradientsMatchFiniteDifferences) {
       {Shape{5}}, {host_random(5, 10)});
 }
 
-TEST(OpsDType, Float32OnlyKernelsRefuseOtherTypes) {
+TEST(OpsDType, ProductsTakeEveryNumericTypeAndRefuseMixes) {
   GradFixture fx;
   const NDArray a = make<int32_t>(fx, Shape{2, 2}, {1, 2, 3, 4});
-  try {
-    (void)dot(a, a);
-    FAIL() << "dot read int32 values as floats";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("int32"), std::string::npos) << e.what();
+  EXPECT_EQ(values<int32_t>(dot(a, a)), (std::vector<int32_t>{7, 10, 15, 22}));
+  EXPECT_EQ(values<int32_t>(dot(a, a, true, false)), (std::vector<int32_t>{10, 14, 14, 20}));  // a^T a
+  const NDArray big = make<int64_t>(fx, Shape{1, 1}, {int64_t{1} << 62});
+  EXPECT_EQ(values<int64_t>(dot(big, make<int64_t>(fx, Shape{1, 1}, {4}))), (std::vector<int64_t>{0}))
+      << "integer products wrap, as PyTorch's";
+  const NDArray d = astype(a, DType::float64);
+  EXPECT_EQ(dot(d, d).dtype(), DType::float64);
+  EXPECT_EQ(values<double>(dot(d, d, false, true)), (std::vector<double>{5, 11, 11, 25}));  // a a^T
+  const NDArray batch = make<uint8_t>(fx, Shape{2, 1, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(values<uint8_t>(batch_dot(batch, batch, false, true)), (std::vector<uint8_t>{5, 25}));
+  for (const NDArray& other : {astype(a, DType::float32), astype(a, DType::int64)}) {
+    try {
+      (void)dot(a, other);
+      FAIL() << "dot multiplied int32 by " << name(other.dtype());
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("different element types"), std::string::npos) << e.what();
+    }
   }
-  EXPECT_EQ(values<float>(dot(astype(a, DType::float32), astype(a, DType::float32))),
-            (std::vector<float>{7, 10, 15, 22}));
+  EXPECT_THROW((void)dot(astype(a, DType::boolean), astype(a, DType::boolean)), std::invalid_argument);
+}
+
+TEST(OpsDType, AFloat64GraphHasFloat64Gradients) {
+  GradFixture fx;
+  NDArray x = astype(from_host(fx.ctx, Shape{2, 2}, {1, -2, 3, 4}), DType::float64);
+  NDArray w = astype(from_host(fx.ctx, Shape{2, 1}, {0.5f, -1}), DType::float64);
+  x.attach_grad();
+  w.attach_grad();
+  NDArray loss;
+  {
+    autograd::Record record;
+    loss = sum(relu(dot(x, w)));  // (2.5, -0.5): only the first row passes relu
+  }
+  loss.backward();
+  EXPECT_EQ(x.grad().dtype(), DType::float64);
+  EXPECT_EQ(w.grad().dtype(), DType::float64);
+  EXPECT_EQ(values<double>(x.grad()), (std::vector<double>{0.5, -1, 0, 0}));
+  EXPECT_EQ(values<double>(w.grad()), (std::vector<double>{1, -2}));
 }
 
 }  // namespace

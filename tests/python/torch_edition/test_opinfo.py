@@ -49,7 +49,9 @@ RANDOM = {"bernoulli", "normal", "multinomial", "uniform", "rand_like", "randn_l
 QUICK = ["add", "sub", "mul", "div", "pow", "neg", "abs", "exp", "log", "sqrt", "sigmoid", "tanh", "sin", "cos",
          "sum", "mean", "max", "min", "argmax", "matmul", "mm", "t", "transpose", "reshape", "view", "cat", "stack",
          "clamp", "where", "nn.functional.relu", "softmax", "log_softmax", "eq", "lt", "maximum", "floor", "ones_like",
-         "zeros_like", "flatten", "squeeze", "unsqueeze", "exp2", "sign", "cumsum"]
+         "zeros_like", "flatten", "squeeze", "unsqueeze", "exp2", "sign", "cumsum", "bmm", "unique",
+         "unique_consecutive", "fmod", "atan2", "movedim", "diagonal", "cummax", "nansum", "nn.functional.glu",
+         "nn.functional.gaussian_nll_loss", "nn.functional.mish"]
 OP_LIMIT_S = 60  # one op (all its samples) in a child: past this it counts as hung
 
 
@@ -166,6 +168,27 @@ def _run_op(real, ours, op, dtypes):
             ok = np.array_equal(vb, va)
         return "" if ok else "values differ"
 
+    def unordered(result):
+        # unique(sorted=False): PyTorch leaves the order of the values
+        # unspecified, so both sides are compared in ascending order, the
+        # inverse and the counts renumbered to match.
+        if result[0] != "seq":
+            result = ("seq", [result])
+        parts = result[1]
+        kind, shape, dtype_name, vals = parts[0]
+        order = np.argsort(vals, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        out = [(kind, shape, dtype_name, vals[order])]
+        rest = list(parts[1:])
+        if s.kwargs.get("return_inverse"):
+            k, sh, dt, v = rest.pop(0)
+            out.append((k, sh, dt, rank[v]))
+        if s.kwargs.get("return_counts"):
+            k, sh, dt, v = rest.pop(0)
+            out.append((k, sh, dt, v[order]))
+        return ("seq", out)
+
     random = op.name in RANDOM
     supported = {str(d).replace("torch.", "") for d in op.supported_dtypes("cpu")}
     for dtype_name in dtypes:
@@ -207,6 +230,8 @@ def _run_op(real, ours, op, dtypes):
                         ours_inputs = inp if isinstance(inp, (list, tuple)) else [inp]
                         got_grads = [x.grad for x in ours_inputs if hasattr(x, "grad")]
                         why = same(values(expected_grads), values(got_grads), random)
+                    elif op.name == "unique" and s.kwargs.get("sorted") is False and s.kwargs.get("dim") is None:
+                        why = same(unordered(values(expected)), unordered(values(got)), random)
                     else:
                         why = same(values(expected), values(got), random)
                     if why:

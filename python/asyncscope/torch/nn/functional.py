@@ -521,3 +521,7 @@ def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
     if beta == 0:
         return _reduce(d, reduction)
     return _reduce(_torch.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+from .activations import *  # noqa: E402,F401,F403 (torch.nn.functional's further activations)
+from .losses import *  # noqa: E402,F401,F403 (and losses)
