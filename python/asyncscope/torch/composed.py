@@ -600,7 +600,10 @@ def kron(input, other):
 # -- distances ------------------------------------------------------------------------------
 
 def _p_norm(x, p, dim, keepdim=False):
-    """The p-norm of x along dim (p = inf: the largest magnitude)."""
+    """The p-norm of x along dim (p = inf: the largest magnitude; p = 0:
+    how many are not zero)."""
+    if p == 0:
+        return (x != 0).to(x.dtype).sum(dim=dim, keepdim=keepdim)
     if p == _INF:
         return x.abs().amax(dim=dim, keepdim=keepdim)
     if p == 2:
@@ -617,7 +620,14 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError("X1 and X2 must have the same number of columns. X1: %d X2: %d"
                            % (x1.shape[-1], x2.shape[-1]))
-    return _p_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)
+    if x1.ndim <= 3 and x2.ndim <= 3:
+        return _p_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)
+    # Batch dims beyond one: broadcast and folded into one, so the differences stay 4-D.
+    batch = _torch.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
+    (rows1, m), rows2 = tuple(x1.shape[-2:]), x2.shape[-2]
+    a = x1.expand(*batch, rows1, m).reshape(-1, rows1, m)
+    b = x2.expand(*batch, rows2, m).reshape(-1, rows2, m)
+    return _p_norm(a.unsqueeze(-2) - b.unsqueeze(-3), p, -1).reshape(*batch, rows1, rows2)
 
 
 def _cosine_similarity(x1, x2, dim=1, eps=1e-8):

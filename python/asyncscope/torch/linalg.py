@@ -1,6 +1,6 @@
 """torch.linalg of the PyTorch edition: norm, vector_norm and matrix_norm
 (Frobenius, 1, -1, inf, -inf), made of the edition's reductions, and
-matmul. Norms that need a singular value decomposition (a matrix's 2, -2
+matmul, vecdot, matrix_power (n >= 0), multi_dot, cross and vander. Norms that need a singular value decomposition (a matrix's 2, -2
 and nuclear norms) and the factorisations (inv, det, solve, svd, eig) are
 not in this edition: they raise NotImplementedError saying so.
 
@@ -85,6 +85,63 @@ def matmul(input, other):
     return _torch.matmul(input, other)
 
 
+def vecdot(x, y, *, dim=-1):
+    """The dot products of x's and y's vectors along dim (broadcasting)."""
+    return (x * y).sum(dim)
+
+
+def matrix_power(A, n):
+    """A (a square matrix, or a batch of them) to the integer power n >= 0,
+    by repeated squaring; a negative n needs an inverse, not in this edition."""
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are %s by %s "
+                           "matrices" % (A.shape[-2] if A.ndim >= 2 else 1, A.shape[-1] if A.ndim else 1))
+    if n < 0:
+        return _missing("matrix_power")(A, n)
+    result = None
+    base = A
+    while True:
+        if n & 1:
+            result = base if result is None else _torch.matmul(result, base)
+        n >>= 1
+        if not n:
+            break
+        base = _torch.matmul(base, base)
+    if result is None:
+        eye = _torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+        return eye.expand(*A.shape) + A * 0
+    return result
+
+
+def multi_dot(tensors):
+    """The product of the matrices in order (the first may be a row vector, the last a column vector)."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError("multi_dot(): expected at least 2 tensors but got %d" % len(tensors))
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = _torch.matmul(out, t)
+    return out
+
+
+def cross(input, other, *, dim=-1):
+    """The cross product of 3-vectors along dim (broadcasting)."""
+    return _torch.cross(input, other, dim=dim)
+
+
+def vander(x, *, N=None):
+    """The Vandermonde matrix of x's last dim: columns x^0, x^1, ..., x^(N-1)."""
+    if x.ndim == 0:
+        x = x.reshape(1)
+    n = x.shape[-1] if N is None else N
+    if n <= 0:
+        raise RuntimeError("N must be greater than 1.")
+    powers = [_torch.ones_like(x)]
+    for _ in range(n - 1):
+        powers.append(powers[-1] * x)
+    return _torch.stack(powers[:n], dim=-1)
+
+
 def _missing(name):
     def refuse(*args, **kwargs):
         raise NotImplementedError("torch.linalg.%s needs a matrix factorisation, which this edition does not have"
@@ -102,5 +159,5 @@ eigh = _missing("eigh")
 qr = _missing("qr")
 cholesky = _missing("cholesky")
 
-__all__ = ["norm", "vector_norm", "matrix_norm", "matmul", "inv", "det", "solve", "svd", "eig", "eigh", "qr",
+__all__ = ["norm", "vector_norm", "matrix_norm", "matmul", "vecdot", "matrix_power", "multi_dot", "cross", "vander", "inv", "det", "solve", "svd", "eig", "eigh", "qr",
            "cholesky"]

@@ -1,10 +1,10 @@
 """PyTorch's functions that rearrange, combine or reduce whole tensors,
-made of the edition's ops: ravel, broadcast_to / broadcast_tensors,
+made of the edition's ops: ravel, broadcast_to / broadcast_shapes / broadcast_tensors,
 movedim / moveaxis, take, diagonal / diag_embed / diagflat, tensor_split /
 hsplit / vsplit / dsplit, atleast_3d, dstack / row_stack, unflatten,
 narrow_copy, sum_to_size, block_diag, vdot, inner, tensordot, addmv /
 addr / addbmm, aminmax, nansum / nanmean, cumprod / cummax / cummin /
-logcumsumexp, trapezoid / trapz / cumulative_trapezoid; each a function
+logcumsumexp, trapezoid / trapz / cumulative_trapezoid, histogram; each a function
 and, where PyTorch has one, a Tensor method (declared once,
 python/asyncscope/_surface.py).
 
@@ -43,6 +43,24 @@ def ravel(input):
 def broadcast_to(input, size):
     """input stretched to `size` (expand)."""
     return input.expand(*size)
+
+
+@surface.op()
+def broadcast_shapes(*shapes):
+    """The shape tensors of these shapes broadcast to (a torch.Size)."""
+    dims = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    n = _builtins.max((len(d) for d in dims), default=0)
+    out = [1] * n
+    for d in dims:
+        for k, size in enumerate(d):
+            at = n - len(d) + k
+            if size < 0:
+                raise RuntimeError("Trying to create tensor with negative dimension %d: %s" % (size, list(d)))
+            if size != 1:
+                if out[at] not in (1, size):
+                    raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape")
+                out[at] = size
+    return _torch.Size(out)
 
 
 @surface.op()
@@ -458,3 +476,349 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal integral of y along dim (one fewer element there)."""
     areas, d = _trapezoids(y, x, dx, dim)
     return y.clone() if areas is None else areas.cumsum(d)
+
+
+_histogram = _collections.namedtuple("histogram", ["hist", "bin_edges"])
+
+
+def _linspace_edges(left, right, bins, dtype_name):
+    """bins + 1 edges from left to right, computed as PyTorch's linspace
+    computes them (from both ends, in the tensor's type), as NumPy values."""
+    import numpy as np
+    t = np.float32 if dtype_name == "float32" else np.float64
+    start, end = t(left), t(right)
+    steps = bins + 1
+    step = (end - start) / t(steps - 1)
+    edges = np.empty(steps, dtype=t)
+    half = steps // 2
+    for i in range(steps):
+        edges[i] = start + step * t(i) if i < half else end - step * t(steps - 1 - i)
+    return edges
+
+
+@surface.op(method=True)
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """(hist, bin_edges): how many elements (or how much weight) fall in each
+    bin; `bins` equal bins over `range` (the elements' own range, read: a
+    sync point, as PyTorch's) or a tensor of edges. Each bin holds its left
+    edge, the last one its right edge too; elements outside are left out."""
+    x = input.reshape(-1)
+    if isinstance(bins, _torch.Tensor):
+        edges = bins.to(input.dtype)
+    else:
+        if range is not None:
+            left, right = float(range[0]), float(range[1])
+        elif x.numel():
+            low, high = x.aminmax()
+            left, right = float(low), float(high)
+        else:
+            left, right = 0.0, 1.0
+        if left > right:
+            raise RuntimeError("torch.histogram(): max must be larger than min")
+        if left == right:
+            left, right = left - 0.5, right + 0.5
+        edges = _torch.tensor(_linspace_edges(left, right, int(bins), input.dtype._asyncscope_dtype),
+                              device=input.device)
+    count = edges.shape[0] - 1
+    first, last = edges[0], edges[-1]
+    where = _torch.searchsorted(edges, x, right=True) - 1
+    where = _torch.where(x == last, _torch.full_like(where, count - 1), where)
+    inside = (x >= first) & (x <= last)
+    amount = weight.reshape(-1).to(input.dtype) if weight is not None else _torch.ones_like(x)
+    amount = _torch.where(inside, amount, _torch.zeros_like(amount))
+    hits = (where.unsqueeze(1) == _torch.arange(count, device=input.device)).to(input.dtype)
+    hist = (hits * amount.unsqueeze(1)).sum(0)
+    if density:
+        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
+    return _histogram(hist, edges)
+
+
+# -- scattering: each written position found by comparing every index with every place along the dim -----------
+
+def _scattered(input, dim, index, src):
+    """What a scatter along dim writes: (the sum of the values sent to each
+    place of input, how many were sent there), both of input's shape, and
+    `pieces`, the values sent and the places hit before they are summed
+    (for the other reductions): (m, n, ...) with m the index's size along
+    dim and n input's. The index may be smaller than input in every dim."""
+    if input.ndim == 0:
+        one = src.reshape(1) if isinstance(src, _torch.Tensor) else src
+        total, count, (values, hits, pad, back) = _scattered(input.reshape(1), 0, index.reshape(1), one)
+        return total.reshape(()), count.reshape(()), (values, hits, pad, lambda x: back(x).reshape(()))
+    d = _dim(input, dim)
+    n = input.shape[d]
+    idx = index.movedim(d, 0) if index.ndim else index.reshape(1)
+    values = src.movedim(d, 0) if isinstance(src, _torch.Tensor) and src.ndim else src
+    if isinstance(values, _torch.Tensor) and tuple(values.shape) != tuple(idx.shape):
+        values = values[tuple(slice(0, k) for k in idx.shape)]
+    if not isinstance(values, _torch.Tensor):
+        values = _torch.full(tuple(idx.shape), values, dtype=input.dtype, device=input.device)
+    values = values.to(input.dtype)
+    places = _torch.arange(n, device=input.device).reshape((1, n) + (1,) * (idx.ndim - 1))
+    hits = idx.unsqueeze(1) == places  # (m, n, r...)
+    total = (values.unsqueeze(1) * hits.to(input.dtype)).sum(0)  # (n, r...)
+    count = hits.to(input.dtype).sum(0)
+    moved = input.movedim(d, 0)
+    pad = []
+    for have, want in zip(reversed(total.shape[1:]), reversed(moved.shape[1:])):
+        pad += [0, want - have]
+    if any(pad):
+        from .nn import functional as _F
+        total, count = _F.pad(total, pad), _F.pad(count, pad)
+
+    def back(x):
+        return x.movedim(0, d)
+    return back(total), back(count), (values, hits, pad, back)
+
+
+def _reduced(input, dim, index, src, reduce, include_self):
+    """input with src's values combined into the places `index` names (scatter_reduce's rule)."""
+    total, count, (values, hits, pad, back) = _scattered(input, dim, index, src)
+    hit = count > 0
+    if reduce == "sum":
+        out = total + (input if include_self else 0)
+    elif reduce == "mean":
+        out = (total + (input if include_self else 0)) / (count + (1 if include_self else 0)).clamp(min=1)
+        if not input.is_floating_point():
+            out = out.floor()
+    elif reduce in ("prod", "amax", "amin"):
+        fill = {"prod": 1.0, "amax": float("-inf"), "amin": float("inf")}[reduce]
+        if not input.is_floating_point() and reduce != "prod":
+            fill = -(2 ** 62) if reduce == "amax" else 2 ** 62
+        spread = _torch.where(hits, values.unsqueeze(1), _torch.full_like(values.unsqueeze(1), fill))
+        part = spread.prod(0) if reduce == "prod" else (spread.amax(0) if reduce == "amax" else spread.amin(0))
+        if any(pad):
+            from .nn import functional as _F
+            part = _F.pad(part, pad, value=fill)
+        part = back(part)
+        if include_self:
+            part = part * input if reduce == "prod" else (
+                _torch.maximum(part, input) if reduce == "amax" else _torch.minimum(part, input))
+        out = part
+    else:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got %s" % reduce)
+    return _torch.where(hit, out.to(input.dtype), input)
+
+
+@surface.op(method=True, in_place=True)
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    """input with src's values (or one value) written at the places index
+    names along dim; reduce='add' or 'multiply' combines them instead.
+    Where two values go to one place, their mean is written (PyTorch leaves
+    which one wins unspecified)."""
+    if src is None:
+        src = value
+    if reduce is not None:
+        return _reduced(input, dim, index, src, {"add": "sum", "multiply": "prod"}[reduce], True)
+    total, count, _ = _scattered(input, dim, index, src)
+    return _torch.where(count > 0, (total / count.clamp(min=1)).to(input.dtype), input)
+
+
+@surface.op(method=True, in_place=True)
+def scatter_add(input, dim, index, src):
+    """input plus src's values added at the places index names along dim."""
+    return _reduced(input, dim, index, src, "sum", True)
+
+
+@surface.op(method=True, in_place=True)
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """input with src's values combined (sum, prod, mean, amax, amin) into the places index names along dim."""
+    return _reduced(input, dim, index, src, reduce, include_self)
+
+
+def _index_spread(input, dim, index, source):
+    """index_add's rule as a scatter: each slice source[..., i, ...] along dim goes to slice index[i]."""
+    d = _dim(input, dim)
+    shape = [1] * _builtins.max(source.ndim, 1)
+    shape[d if source.ndim else 0] = index.numel()
+    full = index.reshape(shape).expand(*source.shape) if source.ndim else index.reshape(())
+    return d, full
+
+
+@surface.op(method=True, in_place=True)
+def index_add(input, dim, index, source, *, alpha=1):
+    """input with alpha * source's slices added at the slices index names along dim."""
+    d, full = _index_spread(input, dim, index, source)
+    return _reduced(input, d, full, source * alpha if alpha != 1 else source, "sum", True)
+
+
+@surface.op(method=True, in_place=True)
+def index_copy(input, dim, index, source):
+    """input with source's slices written at the slices index names along dim."""
+    d, full = _index_spread(input, dim, index, source)
+    return scatter(input, d, full, source)
+
+
+@surface.op(method=True, in_place=True)
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """input with source's slices combined (prod, mean, amax, amin) into the slices index names along dim."""
+    d, full = _index_spread(input, dim, index, source)
+    return _reduced(input, d, full, source, reduce, include_self)
+
+
+@surface.op(method=True, in_place=True)
+def index_fill(input, dim, index, value):
+    """input with the slices index names along dim set to value."""
+    d = _dim(input, dim)
+    places = _torch.arange(input.shape[d] if input.ndim else 1, device=input.device)
+    chosen = (index.reshape(-1, 1) == places).any(0)
+    shape = [1] * input.ndim
+    if input.ndim:
+        shape[d] = input.shape[d]
+    mask = chosen.reshape(shape) if input.ndim else chosen.reshape(())
+    fill = value if isinstance(value, _torch.Tensor) else _torch.full((), value, dtype=input.dtype,
+                                                                         device=input.device)
+    return _torch.where(mask, fill.to(input.dtype), input)
+
+
+@surface.op(method=True, in_place=True)
+def put(input, index, source, accumulate=False):
+    """input with source's values at the flat places index names (added with accumulate)."""
+    flat = input.reshape(-1)
+    index = index.reshape(-1)
+    index = _torch.where(index < 0, index + flat.shape[0], index)
+    out = _reduced(flat, 0, index.reshape(-1), source.reshape(-1), "sum", True) if accumulate else scatter(
+        flat, 0, index.reshape(-1), source.reshape(-1))
+    return out.reshape(tuple(input.shape))
+
+
+@surface.op(function=False, method=True)
+def unfold(self, dimension, size, step):
+    """The slices of length `size` along `dimension`, `step` apart, as a new last dim."""
+    d = _dim(self, dimension)
+    n = self.shape[d] if self.ndim else 1
+    if size > n:
+        raise RuntimeError("maximum size for tensor at dimension %d is %d but size is %d" % (d, n, size))
+    if step <= 0:
+        raise RuntimeError("step is %d but must be > 0" % step)
+    if self.ndim == 0:
+        return self.reshape(1)
+    count = (n - size) // step + 1
+    starts = _torch.arange(count, device=self.device) * step
+    where = (starts.reshape(-1, 1) + _torch.arange(size, device=self.device)).reshape(-1)
+    picked = index_select(self, d, where)  # (..., count * size, ...)
+    shape = tuple(self.shape)
+    picked = picked.reshape(shape[:d] + (count, size) + shape[d + 1:])
+    return picked.movedim(d + 1, -1)
+
+
+# -- statistics and choices ---------------------------------------------------------------
+
+@surface.op(method=True)
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in input's rows (observations
+    in its columns; a 1-D input is one variable, its variance 0-d), with
+    frequency and observation weights and the `correction` of the count."""
+    x = input.reshape(1, -1) if input.ndim < 2 else input
+    if not x.is_floating_point():
+        x = x.to(_torch.float32)
+    observations = x.shape[1]
+    weights = None
+    if fweights is not None:
+        weights = fweights.to(x.dtype)
+    if aweights is not None:
+        weights = aweights.to(x.dtype) if weights is None else weights * aweights
+    if weights is None:
+        total = float(observations)
+        mean = x.mean(1, keepdim=True) if observations else x.sum(1, keepdim=True)
+        norm = total - correction
+    else:
+        total = weights.sum()
+        mean = (x * weights).sum(1, keepdim=True) / total
+        if correction == 0:
+            norm = total
+        elif aweights is None:
+            norm = total - correction
+        else:
+            norm = total - correction * (weights * aweights).sum() / total
+    if isinstance(norm, float):
+        norm = _builtins.max(norm, 0.0)
+    else:
+        norm = norm.clamp(min=0)
+    centred = x - mean
+    scaled = centred if weights is None else centred * weights
+    return ((scaled @ centred.T) / norm).squeeze()
+
+
+@surface.op(method=True)
+def corrcoef(input):
+    """Pearson's correlation coefficients of the variables in input's rows, clipped to [-1, 1]."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = _torch.diagonal(c).sqrt()
+    return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1.0, 1.0)
+
+
+@surface.op(method=True)
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """quantile over the values that are not NaN (NaN for a line of NaNs only)."""
+    if not input.is_floating_point():
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                           "Got %s" % interpolation)
+    if isinstance(q, _torch.Tensor):
+        if q.ndim > 1:
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        qs, scalar = [float(v) for v in q.reshape(-1).tolist()], q.ndim == 0
+    else:
+        qs, scalar = [float(q)], True
+    if any(not 0 <= v <= 1 for v in qs):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _dim(input, dim)
+    if x.ndim == 0:
+        x, d = x.reshape(1), 0
+    if x.shape[d] == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    ordered = _torch.sort(x, dim=d).values  # NaNs last
+    valid = (x == x).to(_torch.int64).sum(d, keepdim=True)
+    top = (valid - 1).clamp(min=0)
+    outs = []
+    for v in qs:
+        pos = top.to(x.dtype) * v
+        low, high = pos.floor(), pos.ceil()
+        if interpolation == "lower":
+            pos = low
+        elif interpolation == "higher":
+            pos = high
+        elif interpolation == "nearest":
+            pos = pos.round()
+        a = _torch.take_along_dim(ordered, low.long() if interpolation in ("linear", "midpoint") else pos.long(), d)
+        if interpolation in ("linear", "midpoint"):
+            b = _torch.take_along_dim(ordered, high.long(), d)
+            frac = (pos - low) if interpolation == "linear" else _torch.full_like(pos, 0.5)
+            a = a + (b - a) * frac
+        a = _torch.where(valid == 0, _torch.full_like(a, float("nan")), a)
+        outs.append(a)
+    if dim is None or input.ndim == 0:
+        outs = [o.reshape((1,) * input.ndim if keepdim else ()) for o in outs]
+    elif not keepdim:
+        outs = [o.squeeze(d) for o in outs]
+    return outs[0] if scalar else _torch.stack(outs)
+
+
+@surface.op()
+def combinations(input, r=2, with_replacement=False):
+    """The r-element combinations of a 1-D tensor's elements, as rows (in order, with replacement if asked)."""
+    import itertools
+    if input.ndim != 1:
+        raise RuntimeError("Expect a 1D vector, but got shape %s" % list(input.shape))
+    if r < 0:
+        raise RuntimeError("Expect a non-negative number, but got %d" % r)
+    if r == 0:
+        return _torch.zeros(0, dtype=input.dtype, device=input.device)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    if not rows:
+        return _torch.zeros(0, r, dtype=input.dtype, device=input.device)
+    where = _torch.tensor([i for row in rows for i in row], device=input.device)
+    return index_select(input, 0, where).reshape(len(rows), r)
+
+
+@surface.op()
+def constant_pad_nd(input, pad, value=0):
+    """input padded by `pad` (pairs from the last dim back) with value (nn.functional.pad)."""
+    from .nn import functional as _F
+    return _F.pad(input, pad, value=value)

@@ -219,7 +219,7 @@ def _run_op(real, ours, op, dtypes):
                     c[1] += 1
                 try:
                     inp = convert(s.input, grad)
-                    first = inp[0] if isinstance(inp, (list, tuple)) else inp
+                    first = inp[0] if isinstance(inp, (list, tuple)) and inp else inp
                     fn = _ours_callable(ours, op, first)
                     if fn is None:
                         row["present"] = False

@@ -76,51 +76,95 @@ def _check_same_shape(input, target, name):
                            % (name, tuple(input.shape), tuple(target.shape)))
 
 
-def mse_loss(input, target, reduction="mean"):
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """The squared differences, averaged (or summed, or kept)."""
     _check_same_shape(input, target, "mse_loss")
     return _reduce((input - target) ** 2, reduction)
 
 
-def l1_loss(input, target, reduction="mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """The absolute differences, averaged (or summed, or kept)."""
     _check_same_shape(input, target, "l1_loss")
     return _reduce((input - target).abs(), reduction)
 
 
-def cross_entropy(input, target, weight=None, reduction="mean", label_smoothing=0.0):
-    """-log softmax(input)[target] per sample, for logits (N, C) and class
-    indices (N,) (int64) or class probabilities (N, C); averaged over the
-    samples (weighted by weight[target] when weight is given)."""
-    if input.dim() == 1:
-        input = input.unsqueeze(0)
-        target = target.unsqueeze(0)
-    if input.dim() != 2:
-        raise RuntimeError("cross_entropy: expected logits of shape (N, C), got %s" % (tuple(input.shape),))
-    classes = input.shape[1]
+def _classes_last(x):
+    """(N, C, d1, ...) as (N d1 ..., C): the class dim last, one row per sample and position."""
+    if x.dim() == 2:
+        return x
+    order = [0] + list(_builtins.range(2, x.dim())) + [1]
+    return x.permute(*order).reshape(-1, x.shape[1])
+
+
+def _class_hits(target, classes, ignore_index):
+    """(M, C): 1 at each row's class, a row of zeros for a target equal to ignore_index."""
+    flat = target.reshape(-1, 1)
+    return (flat == _torch.arange(classes, device=target.device)) & (flat != ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    """-log softmax(input)[target] per sample, for logits (N, C) or (N, C,
+    d1, ...) (or one sample (C,)) and class indices of shape (N, d1, ...)
+    (int64; ignore_index is left out) or class probabilities of input's
+    shape; averaged over the samples (weighted by weight[target] when weight
+    is given), label_smoothing mixing in the uniform distribution."""
+    single = input.dim() == 1
+    if single:
+        input, target = input.unsqueeze(0), target.unsqueeze(0)
     logp = log_softmax(input, 1)
+    classes = input.shape[1]
+    if not target.is_floating_point() and not label_smoothing:
+        loss = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+        return loss.squeeze(0) if single and reduction == "none" else loss
+    rows = _classes_last(logp)
+    w = weight if weight is not None else _torch.ones(classes, dtype=rows.dtype, device=rows.device)
     if target.is_floating_point():  # class probabilities
-        probs = target
+        probs = _classes_last(target)
+        if label_smoothing:
+            probs = probs * (1 - label_smoothing) + label_smoothing / classes
+        loss = -(rows * probs * w).sum(1)
+        count = None
     else:
-        probs = (target.unsqueeze(1) == _torch.arange(classes, device=target.device)).float()
-    if label_smoothing:
-        probs = probs * (1 - label_smoothing) + label_smoothing / classes
-    per_class = -(logp * probs)
-    if weight is not None:
-        per_class = per_class * weight
-    loss = per_class.sum(1)
-    if reduction == "mean" and weight is not None and not target.is_floating_point():
-        return loss.sum() / (probs * weight).sum()
+        hits = _class_hits(target, classes, ignore_index).to(rows.dtype)
+        kept = hits.sum(1)  # 0 for an ignored target
+        picked = -(rows * hits * w).sum(1)
+        smooth = -(rows * w).sum(1) * kept
+        loss = picked * (1 - label_smoothing) + smooth * (label_smoothing / classes)
+        count = (hits * w).sum()
+    shape = tuple(target.shape) if not target.is_floating_point() else (input.shape[0],) + tuple(input.shape[2:])
+    if reduction == "none":
+        loss = loss.reshape(shape)
+        return loss.squeeze(0) if single else loss
+    if reduction == "mean" and count is not None:
+        return loss.sum() / count
     return _reduce(loss, reduction)
 
 
-def nll_loss(input, target, reduction="mean"):
-    """-input[i, target[i]] (input: log-probabilities (N, C))."""
-    picked = input[_builtins.range(input.shape[0]), target]
-    return _reduce(-picked, reduction)
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """-weight[c] input[i, c] for each sample's class c = target[i], for
+    log-probabilities (N, C) or (N, C, d1, ...) (or one sample (C,)); a
+    target equal to ignore_index counts for nothing; the mean divides by
+    the weights of the targets counted."""
+    single = input.dim() == 1
+    if single:
+        input, target = input.unsqueeze(0), target.unsqueeze(0)
+    classes = input.shape[1]
+    rows = _classes_last(input)
+    hits = _class_hits(target, classes, ignore_index).to(rows.dtype)
+    if weight is not None:
+        hits = hits * weight
+    loss = -(rows * hits).sum(1)
+    if reduction == "none":
+        loss = loss.reshape(tuple(target.shape))
+        return loss.squeeze(0) if single else loss
+    if reduction == "mean":
+        return loss.sum() / hits.sum()
+    return _reduce(loss, reduction)
 
 
-def binary_cross_entropy_with_logits(input, target, reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
     """The binary cross-entropy of sigmoid(input) against target, computed
     stably: max(x, 0) - x * y + log(1 + exp(-|x|))."""
     _check_same_shape(input, target, "binary_cross_entropy_with_logits")
@@ -129,6 +173,8 @@ def binary_cross_entropy_with_logits(input, target, reduction="mean", pos_weight
         loss = (1 - target) * input + log_weight * (_torch.log1p(_torch.exp(-input.abs())) + _torch.relu(-input))
     else:
         loss = _torch.relu(input) - input * target + _torch.log1p(_torch.exp(-input.abs()))
+    if weight is not None:
+        loss = loss * weight
     return _reduce(loss, reduction)
 
 
@@ -333,6 +379,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     s = k if stride is None else _single(stride, "stride")
     out = max_pool2d(x, (1, k), (1, s), (0, _single(padding, "padding")), (1, _single(dilation, "dilation")),
                      ceil_mode, return_indices)
+    if return_indices:
+        return _back_to_1d(out[0], unbatched), _back_to_1d(out[1], unbatched)
     return _back_to_1d(out, unbatched)
 
 
@@ -362,6 +410,54 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return _back_to_1d(_torch.stack(cells, dim=-1), unbatched)
 
 
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding windows of input (N, C, H, W) as columns: (N, C kh kw, L),
+    L the windows (zero padding), by the same one gather as conv2d."""
+    x, unbatched = _batched(input, "unfold")
+    kernel = _pair(kernel_size, "kernel_size")
+    ph, pw = _pair(padding, "padding")
+    if ph or pw:
+        x = pad(x, (pw, pw, ph, ph))
+    cols, (ho, wo) = _windows_of(x, kernel, _pair(stride, "stride"), _pair(dilation, "dilation"))
+    out = cols.reshape(x.shape[0], x.shape[1] * kernel[0] * kernel[1], ho * wo)
+    return out.squeeze(0) if unbatched else out
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool2d undone: each value of input (N, C, h, w) put at its index
+    in a plane of zeros of output_size (by default what the pooling read).
+    One comparison of every index with every position of the plane, so its
+    cost grows as (h w) (H W); two windows that took the same element put
+    it there once."""
+    x, unbatched = _batched(input, "max_unpool2d")
+    idx = indices.unsqueeze(0) if unbatched else indices
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = (kh, kw) if stride is None or stride == [] or stride == () else _pair(stride, "stride")
+    ph, pw = _pair(padding, "padding")
+    height, width = (x.shape[2] - 1) * sh - 2 * ph + kh, (x.shape[3] - 1) * sw - 2 * pw + kw
+    if output_size is not None:
+        height, width = tuple(output_size)[-2:]
+    n, c = x.shape[0], x.shape[1]
+    count = x.shape[2] * x.shape[3]
+    plane = height * width
+    hits = (idx.reshape(n, c, count, 1) == _torch.arange(plane, device=x.device)).to(x.dtype)
+    times = hits.sum(2)
+    out = (x.reshape(n, c, count, 1) * hits).sum(2) / _torch.clamp(times, min=1.0)
+    out = out.reshape(n, c, height, width)
+    return out.squeeze(0) if unbatched else out
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool1d undone (max_unpool2d over a height of 1)."""
+    x, unbatched = _one_d(input, "max_unpool1d")
+    idx = indices.unsqueeze(0).unsqueeze(2) if unbatched else indices.unsqueeze(2)
+    k = _single(kernel_size, "kernel_size")
+    s = k if stride is None else _single(stride, "stride")
+    size = None if output_size is None else (1, tuple(output_size)[-1])
+    out = max_unpool2d(x, idx, (1, k), (1, s), (0, _single(padding, "padding")), size)
+    return _back_to_1d(out, unbatched)
+
+
 def _pool_setup(input, kernel_size, stride, padding, dilation, ceil_mode, name):
     x, unbatched = _batched(input, name)
     kernel = _pair(kernel_size, "kernel_size")
@@ -378,16 +474,38 @@ def _pool_setup(input, kernel_size, stride, padding, dilation, ceil_mode, name):
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The largest of each window (padding counts as -inf); the gradient goes
     to the first largest of a window, as PyTorch's."""
-    if return_indices:
-        raise NotImplementedError("max_pool2d: return_indices is not supported")
     x, unbatched, kernel, stride, dilation, (top, bottom, left, right) = _pool_setup(
         input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    h, w = x.shape[2], x.shape[3]
     if top or bottom or left or right:
         x = pad(x, (left, right, top, bottom), value=float("-inf"))
     cols, (ho, wo) = _windows_of(x, kernel, stride, dilation)
     first = cols.argmax(dim=2, keepdim=True)
     out = _torch.take_along_dim(cols, first, dim=2).reshape(x.shape[0], x.shape[1], ho, wo)
-    return out.squeeze(0) if unbatched else out
+    if not return_indices:
+        return out.squeeze(0) if unbatched else out
+    # Where each largest is in the unpadded plane (row * W + col), as PyTorch gives it.
+    table = _pool_index_table(h, w, tuple(x.shape[2:]), kernel, stride, dilation, top, left, x.device)
+    indices = _torch.take_along_dim(table, first, dim=2).reshape(x.shape[0], x.shape[1], ho, wo)
+    if unbatched:
+        return out.squeeze(0), indices.squeeze(0)
+    return out, indices
+
+
+_POOL_INDEX = {}  # (the plane, kernel, stride, dilation, padding, device) -> the index table, made once
+
+
+def _pool_index_table(h, w, padded, kernel, stride, dilation, top, left, device):
+    """(1, 1, K, L) int64: for each window offset and output, the position in
+    the unpadded h x w plane it reads."""
+    key = (h, w, padded, kernel, stride, dilation, top, left, str(device))
+    table = _POOL_INDEX.get(key)
+    if table is None:
+        flat, (ho, wo) = _windows.positions(padded[0], padded[1], kernel, stride, dilation)
+        rows, cols = flat // padded[1] - top, flat % padded[1] - left
+        table = (rows * w + cols).reshape(1, 1, kernel[0] * kernel[1], ho * wo)
+        table = _POOL_INDEX[key] = _torch.tensor(table, device=device)
+    return table
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -498,13 +616,14 @@ def pad(input, pad, mode="constant", value=0.0):
                          lambda parts, dim: _torch.cat(parts, dim=dim))
 
 
-def binary_cross_entropy(input, target, reduction="mean"):
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(t log p + (1 - t) log(1 - p)) of probabilities p, each log clamped at
     -100 (as PyTorch, so p = 0 or 1 gives a finite loss)."""
     _check_same_shape(input, target, "binary_cross_entropy")
     log_p = _torch.clamp(_torch.log(input), min=-100)
     log_q = _torch.clamp(_torch.log(1 - input), min=-100)
-    return _reduce(-(target * log_p + (1 - target) * log_q), reduction)
+    loss = -(target * log_p + (1 - target) * log_q)
+    return _reduce(loss * weight if weight is not None else loss, reduction)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
@@ -514,7 +633,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     return _reduce(_torch.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
 
 
-def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere, d = input - target."""
     _check_same_shape(input, target, "smooth_l1_loss")
     d = (input - target).abs()
