@@ -50,6 +50,7 @@ struct Choice {
 struct Library {
   Info info;
   std::string error;  // non-empty if loading failed; every call rethrows it
+  void* handle = nullptr;  // the loaded library, for symbol()
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;  // null if the library lacks it (dgemm() then throws)
   SetThreadsFn set_threads = nullptr;
@@ -189,6 +190,7 @@ void load(Library& lib) {
   if (!sgemm) {
     throw std::runtime_error("the loaded OpenBLAS lacks cblas_sgemm: install libopenblas0-pthread");
   }
+  lib.handle = handle;
   lib.sgemm = as_function<SgemmFn>(sgemm);
   lib.dgemm = as_function<DgemmFn>(dlsym(handle, "cblas_dgemm"));
   lib.set_threads = as_function<SetThreadsFn>(dlsym(handle, "openblas_set_num_threads"));
@@ -260,6 +262,8 @@ bool prepare(const char* call, bool trans_a, bool trans_b, int m, int n, int k, 
 }  // namespace
 
 const Info& info() { return library().info; }
+
+void* symbol(const char* name) { return dlsym(library().handle, name); }
 
 std::string recommended_core() { return choose_core().core; }
 

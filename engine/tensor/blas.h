@@ -40,6 +40,11 @@ const Info& info();
 // needed (no AVX2, or a non-x86 build). Threading: any thread.
 std::string recommended_core();
 
+// A function of the loaded OpenBLAS by its symbol name (its LAPACK
+// routines, such as "sgesdd_"), or null if the library lacks it. Loads
+// OpenBLAS if needed and throws what info() throws. Threading: any thread.
+void* symbol(const char* name);
+
 // Sets the number of OpenBLAS worker threads (openblas_set_num_threads). This is
 // process-global: it affects every caller of sgemm. Throws std::invalid_argument
 // if n < 1. No-op if the library lacks the call. Loads OpenBLAS if needed and

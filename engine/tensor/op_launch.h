@@ -135,7 +135,7 @@ void launch_typed(trace::NameId name, const char* op, std::initializer_list<cons
   Context& ctx = first.context();
   ctx.check_open(op);
   Var* reads[4];
-  Var* writes[2];
+  Var* writes[4];
   size_t nr = 0, nw = 0;
   const Device where = device ? *device : first.device();
   OpMeta meta(name, where);

@@ -26,6 +26,8 @@ void bind_types(py::module_& m);
 void bind_np(py::module_& m);
 // After bind_np: sort, argsort, topk and take_along_axis in the three editions (bind_sort.cpp).
 void bind_sorting(py::module_& m);
+// After bind_torch: the factorisations behind torch.linalg (bind_linalg.cpp).
+void bind_linalg(py::module_& m);
 
 enum class ReduceKind { sum, mean, norm };
 NDArray reduce_all(const NDArray& a, ReduceKind kind);

@@ -18,6 +18,7 @@ void define_module(py::module_& m) {
   bind_types(m);
   bind_np(m);
   bind_sorting(m);
+  bind_linalg(m);
 }
 
 }  // namespace asyncscope::python

@@ -326,7 +326,7 @@ def _rebuild(values):
     """A pickled tensor's values as a tensor again (on the CPU, of their type)."""
     return tensor(values)
 
-from . import composed, pointwise, structural  # noqa: E402 (made of the names above)
+from . import composed, pointwise, structural, linalg  # noqa: E402 (made of the names above)
 
 # The in-place forms of the bindings' own methods, then composed.py's declarations.
 composed.surface.in_place_forms("abs", "neg", "negative", "exp", "log", "log1p", "sqrt", "square", "sin", "cos",
@@ -335,4 +335,4 @@ composed.surface.in_place_forms("abs", "neg", "negative", "exp", "log", "log1p",
 composed.surface.install(globals(), Tensor, _refuse_float_into_int)
 composed._installed(Tensor)
 
-from . import linalg, nn, optim, utils  # noqa: E402 (they use the names above)
+from . import nn, optim, utils  # noqa: E402 (they use the names above)

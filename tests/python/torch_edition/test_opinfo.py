@@ -51,7 +51,9 @@ QUICK = ["add", "sub", "mul", "div", "pow", "neg", "abs", "exp", "log", "sqrt", 
          "clamp", "where", "nn.functional.relu", "softmax", "log_softmax", "eq", "lt", "maximum", "floor", "ones_like",
          "zeros_like", "flatten", "squeeze", "unsqueeze", "exp2", "sign", "cumsum", "bmm", "unique",
          "unique_consecutive", "fmod", "atan2", "movedim", "diagonal", "cummax", "nansum", "nn.functional.glu",
-         "nn.functional.gaussian_nll_loss", "nn.functional.mish"]
+         "nn.functional.gaussian_nll_loss", "nn.functional.mish", "linalg.svd", "linalg.qr", "linalg.eigh",
+         "linalg.cholesky", "linalg.inv", "linalg.det", "linalg.solve", "linalg.solve_triangular", "scatter_add",
+         "nn.functional.nll_loss"]
 OP_LIMIT_S = 60  # one op (all its samples) in a child: past this it counts as hung
 
 
