@@ -290,7 +290,7 @@ del _name
 __all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "norm", "dot", "mv",
            "zeros_like", "ones_like", "full_like", "full", "rand_like", "randn_like", "device", "Size",
            "dtype", "float32", "float", "float64", "double", "int32", "int", "int64", "long", "uint8", "bool",
-           "autograd", "cuda", "linalg", "nn", "optim", "utils", "no_grad", "enable_grad", "save", "load", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
+           "autograd", "cuda", "linalg", "nn", "optim", "utils", "jit", "onnx", "hub", "backends", "no_grad", "enable_grad", "save", "load", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
            "prod", "all", "any", "amax", "amin", "where", "clamp", "clip", "from_numpy", "as_tensor", "unsqueeze",
            "squeeze", "flatten", "permute", "transpose", "swapaxes", "flip", "std", "var", "softmax", "log_softmax",
            "split", "chunk", "outer", "linspace", "eye", "randint", "normal", "randperm", "tile", "repeat_interleave",
@@ -335,4 +335,4 @@ composed.surface.in_place_forms("abs", "neg", "negative", "exp", "log", "log1p",
 composed.surface.install(globals(), Tensor, _refuse_float_into_int)
 composed._installed(Tensor)
 
-from . import nn, optim, utils  # noqa: E402 (they use the names above)
+from . import backends, hub, jit, nn, onnx, optim, utils  # noqa: E402 (they use the names above)

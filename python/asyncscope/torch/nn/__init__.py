@@ -23,7 +23,7 @@ from ... import _core
 from ... import torch as _torch  # partly imported when this module loads: used at call time only
 from . import functional, init
 
-__all__ = ["Module", "Sequential", "ModuleList", "Parameter", "UninitializedParameter", "Linear", "LazyLinear", "ReLU", "Sigmoid", "Tanh",
+__all__ = ["Module", "Sequential", "ModuleList", "Parameter", "UninitializedParameter", "Linear", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "ReLU", "Sigmoid", "Tanh",
            "Softmax", "LogSoftmax", "Flatten", "Dropout", "Identity", "MSELoss", "L1Loss", "CrossEntropyLoss",
            "BCEWithLogitsLoss", "functional", "init"]
 
@@ -217,7 +217,12 @@ class Module:
 
     def load_state_dict(self, state_dict, strict=True):
         """Copies the values of state_dict into the parameters and buffers of
-        the same names (in place, so optimizers holding them keep working)."""
+        the same names (in place, so optimizers holding them keep working);
+        a lazy module takes its size from the state and becomes its concrete
+        class first."""
+        for prefix, module in list(self.named_modules()):
+            if isinstance(module, _LazyModule):
+                module._load_sizes(state_dict, prefix + "." if prefix else "")
         own = dict(self.named_parameters())
         own.update(dict(self.named_buffers()))
         missing = [k for k in own if k not in state_dict]
@@ -434,28 +439,80 @@ class UninitializedParameter(Parameter):
     __str__ = __repr__
 
 
-class LazyLinear(Linear):
-    """Linear whose in_features is read from the first input it is given."""
+class _LazyModule(Module):
+    """A module whose input size (in_features, in_channels, num_features) is
+    read from its first input, or from the state loaded into it; then it
+    becomes its concrete class (LazyLinear a Linear, as PyTorch's
+    cls_to_become), initialized as that class initializes itself. Its
+    parameters are UninitializedParameters until then: initializations
+    applied to them before (nn.init.normal_(m.weight)) run after the
+    class's own, and an optimizer made before holds the same objects."""
 
-    def __init__(self, out_features, bias=True, device=None, dtype=None):
+    _concrete = None  # the class it becomes
+    _parameter_names = ("weight", "bias")
+
+    def __init__(self, *args, **kwargs):
         Module.__init__(self)
-        self.in_features = 0
-        self.out_features = out_features
-        self.weight = UninitializedParameter()
-        if bias:
-            self.bias = UninitializedParameter()
-        else:
-            self.register_parameter("bias", None)
+        self._lazy_args, self._lazy_kwargs = args, kwargs
+        for name in self._parameter_names:
+            if self._has(name):
+                setattr(self, name, UninitializedParameter())
+            else:
+                self.register_parameter(name, None)
+
+    def _has(self, name):
+        return True
+
+    def _size_of_input(self, input):
+        raise NotImplementedError
+
+    def _size_of_state(self, shapes):
+        """The input size from the loaded shapes ({name: shape}), or None."""
+        raise NotImplementedError
+
+    def _become(self, size, device=None):
+        made = self._concrete(size, *self._lazy_args, **self._lazy_kwargs)
+        if device is not None and str(device) != "cpu":
+            made.to(device)
+        for name in list(self._parameters):
+            mine, theirs = self._parameters[name], made._parameters.get(name)
+            if isinstance(mine, UninitializedParameter) and theirs is not None:
+                with _torch.no_grad():
+                    mine.materialize(tuple(theirs.shape), lambda p, v=theirs: p.copy_(v.detach()), theirs.device)
+        for key, value in made.__dict__.items():
+            if key not in ("_parameters", "_modules"):
+                self.__dict__[key] = value
+        del self.__dict__["_lazy_args"], self.__dict__["_lazy_kwargs"]
+        self.__class__ = self._concrete
+
+    def _load_sizes(self, state_dict, prefix):
+        shapes = {k[len(prefix):]: tuple(v.shape) for k, v in state_dict.items() if k.startswith(prefix)
+                  and "." not in k[len(prefix):]}
+        size = self._size_of_state(shapes)
+        if size is not None:
+            self._become(size)
 
     def forward(self, input):
-        if self.in_features == 0:
-            self.in_features = input.shape[-1]
-            bound = 1 / _math.sqrt(self.in_features)
-            self.weight.materialize((self.out_features, self.in_features), lambda p: init.uniform_(p, -bound, bound),
-                                    input.device)
-            if self.bias is not None:
-                self.bias.materialize((self.out_features,), lambda p: init.uniform_(p, -bound, bound), input.device)
-        return functional.linear(input, self.weight, self.bias)
+        self._become(self._size_of_input(input), input.device)
+        return self(input)
+
+
+class LazyLinear(_LazyModule):
+    """Linear whose in_features is read from the first input it is given."""
+
+    _concrete = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__(out_features, bias)
+
+    def _has(self, name):
+        return name == "weight" or self._lazy_args[1]
+
+    def _size_of_input(self, input):
+        return input.shape[-1]
+
+    def _size_of_state(self, shapes):
+        return shapes["weight"][1] if "weight" in shapes else None
 
 
 class ReLU(Module):
@@ -913,6 +970,69 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     """Batch normalisation of (N, C, H, W) input."""
     _DIMS = (4,)
+
+
+class _LazyConv(_LazyModule):
+    """A convolution whose in_channels is read from its first input (dim 1, or 0 unbatched)."""
+
+    _batched_ndim = 4
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode)
+
+    def _has(self, name):
+        return name == "weight" or self._lazy_args[6]
+
+    def _size_of_input(self, input):
+        return input.shape[1] if input.ndim == self._batched_ndim else input.shape[0]
+
+    def _size_of_state(self, shapes):
+        return shapes["weight"][1] * self._lazy_args[5] if "weight" in shapes else None
+
+
+class LazyConv2d(_LazyConv):
+    """Conv2d whose in_channels is read from the first input."""
+
+    _concrete = Conv2d
+
+
+class LazyConv1d(_LazyConv):
+    """Conv1d whose in_channels is read from the first input."""
+
+    _concrete = Conv1d
+    _batched_ndim = 3
+
+
+class _LazyBatchNorm(_LazyModule):
+    """A batch norm whose num_features is read from its first input (dim 1)."""
+
+    def __init__(self, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+        super().__init__(eps, momentum, affine, track_running_stats)
+
+    def _has(self, name):
+        return self._lazy_args[2]
+
+    def _size_of_input(self, input):
+        return input.shape[1]
+
+    def _size_of_state(self, shapes):
+        for name in ("weight", "running_mean"):
+            if name in shapes:
+                return shapes[name][0]
+        return None
+
+
+class LazyBatchNorm1d(_LazyBatchNorm):
+    """BatchNorm1d whose num_features is read from the first input."""
+
+    _concrete = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyBatchNorm):
+    """BatchNorm2d whose num_features is read from the first input."""
+
+    _concrete = BatchNorm2d
 
 
 class Embedding(Module):
