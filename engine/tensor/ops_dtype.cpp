@@ -659,11 +659,20 @@ void reduce_typed_kernel(R* y, const T* x, const Dims4& in, StretchMask reduced)
         if constexpr (kIndex) where[k] = at;
       }
     } else if constexpr (kR == Reduction::prod) {
-      acc[k] *= static_cast<A>(v);
+      if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
+        // Integer products wrap, as PyTorch's (two's complement; signed overflow is undefined in C++).
+        using U = std::make_unsigned_t<A>;
+        acc[k] = static_cast<A>(static_cast<U>(acc[k]) * static_cast<U>(static_cast<A>(v)));
+      } else {
+        acc[k] *= static_cast<A>(v);
+      }
     } else if constexpr (kR == Reduction::all) {
       acc[k] = acc[k] && v != T{};
     } else if constexpr (kR == Reduction::any) {
       acc[k] = acc[k] || v != T{};
+    } else if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
+      using U = std::make_unsigned_t<A>;  // wrapping, as the product above
+      acc[k] = static_cast<A>(static_cast<U>(acc[k]) + static_cast<U>(static_cast<A>(v)));
     } else {
       acc[k] += static_cast<A>(v);
     }
