@@ -396,13 +396,34 @@ ASYNCSCOPE_HOST_DEVICE inline bool replaces(TypedReduction r, const Partial<T>& 
   return is_larger(r) ? b.value > a.value : b.value < a.value;
 }
 
+// a + b and a * b, wrapping for integers as PyTorch's (in unsigned
+// arithmetic: signed overflow is undefined in C++ and CUDA alike).
+template <class A>
+ASYNCSCOPE_HOST_DEVICE inline A wrapping_add(A a, A b) {
+  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class A>
+ASYNCSCOPE_HOST_DEVICE inline A wrapping_mul(A a, A b) {
+  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+
 // p with element v (reduced index j) added.
 template <class T>
 ASYNCSCOPE_HOST_DEVICE inline void step(TypedReduction r, Partial<T>& p, T v, int64_t j) {
   switch (r) {
     case TypedReduction::sum:
-    case TypedReduction::mean: p.value += static_cast<Acc<T>>(v); return;
-    case TypedReduction::prod: p.value *= static_cast<Acc<T>>(v); return;
+    case TypedReduction::mean: p.value = wrapping_add(p.value, static_cast<Acc<T>>(v)); return;
+    case TypedReduction::prod: p.value = wrapping_mul(p.value, static_cast<Acc<T>>(v)); return;
     case TypedReduction::all: p.value = p.value && v != T{}; return;
     case TypedReduction::any: p.value = p.value || v != T{}; return;
     default: {
@@ -417,8 +438,8 @@ template <class T>
 ASYNCSCOPE_HOST_DEVICE inline void combine(TypedReduction r, Partial<T>& a, const Partial<T>& b) {
   switch (r) {
     case TypedReduction::sum:
-    case TypedReduction::mean: a.value += b.value; return;
-    case TypedReduction::prod: a.value *= b.value; return;
+    case TypedReduction::mean: a.value = wrapping_add(a.value, b.value); return;
+    case TypedReduction::prod: a.value = wrapping_mul(a.value, b.value); return;
     case TypedReduction::all: a.value = a.value && b.value; return;
     case TypedReduction::any: a.value = a.value || b.value; return;
     default:
