@@ -89,6 +89,28 @@ void from_columns(const T* src, int r, int c, T* dst) {
   }
 }
 
+// For each matrix i of a batch: A_i (ar x ac) and B_i (m x n), row-major at
+// a and b, copied column-major; solve(i, a_col, b_col) replaces b_col, which
+// is copied back row-major to out. An empty B_i (or `empty`) is copied as it is.
+template <class T, class Solve>
+void solve_each(int64_t count, int ar, int ac, int m, int n, bool empty, const T* a, const T* b, T* out,
+                Solve&& solve) {
+  std::vector<T> acol(static_cast<size_t>(std::max(1, ar) * std::max(1, ac)));
+  std::vector<T> bcol(static_cast<size_t>(std::max(1, m) * std::max(1, n)));
+  for (int64_t i = 0; i < count; ++i) {
+    const T* bi = b + i * int64_t{m} * n;
+    T* oi = out + i * int64_t{m} * n;
+    if (empty || m == 0 || n == 0) {
+      std::copy(bi, bi + int64_t{m} * n, oi);
+      continue;
+    }
+    to_columns(a + i * int64_t{ar} * ac, ar, ac, acol.data());
+    to_columns(bi, m, n, bcol.data());
+    solve(i, acol.data(), bcol.data());
+    from_columns(bcol.data(), m, n, oi);
+  }
+}
+
 template <class F>
 void visit_float(DType t, F&& f) {
   if (t == DType::float32) {
@@ -301,21 +323,12 @@ NDArray ormqr(const NDArray& a, const NDArray& tau, const NDArray& c, bool left,
       kName, "ormqr", {&a, &tau, &c}, {&out},
       [=](const RunContext&) {
         visit_float(t, [&]<class T>(T) {
-          std::vector<T> acol(static_cast<size_t>(std::max(1, rows_a) * std::max(1, cols_a)));
-          std::vector<T> ccol(static_cast<size_t>(std::max(1, m) * std::max(1, n)));
-          for (int64_t i = 0; i < bc.count; ++i) {
-            const T* ci = xc->typed_for_read<T>() + i * int64_t{m} * n;
-            T* oi = o->typed_for_write<T>() + i * int64_t{m} * n;
-            if (m == 0 || n == 0 || k == 0) {
-              std::copy(ci, ci + int64_t{m} * n, oi);
-              continue;
-            }
-            to_columns(xa->typed_for_read<T>() + i * int64_t{rows_a} * cols_a, rows_a, cols_a, acol.data());
-            to_columns(ci, m, n, ccol.data());
-            lapack::ormqr<T>(left ? 'L' : 'R', transpose ? 'T' : 'N', m, n, k, acol.data(), rows_a,
-                             xt->typed_for_read<T>() + i * k, ccol.data(), m);
-            from_columns(ccol.data(), m, n, oi);
-          }
+          const T* tv = xt->typed_for_read<T>();
+          solve_each<T>(bc.count, rows_a, cols_a, m, n, k == 0, xa->typed_for_read<T>(), xc->typed_for_read<T>(),
+                        o->typed_for_write<T>(), [&](int64_t i, T* acol, T* ccol) {
+                          lapack::ormqr<T>(left ? 'L' : 'R', transpose ? 'T' : 'N', m, n, k, acol, rows_a,
+                                           tv + i * k, ccol, m);
+                        });
         });
       },
       NoFunction{});
@@ -452,21 +465,11 @@ NDArray lu_solve(const NDArray& lu, const NDArray& pivots, const NDArray& b, boo
       kName, "lu_solve", {&lu, &pivots, &b}, {&out},
       [=](const RunContext&) {
         visit_float(t, [&]<class T>(T) {
-          std::vector<T> acol(static_cast<size_t>(std::max(1, n) * std::max(1, n)));
-          std::vector<T> bcol(static_cast<size_t>(std::max(1, n) * std::max(1, k)));
-          for (int64_t i = 0; i < bb.count; ++i) {
-            const T* bi = xb->typed_for_read<T>() + i * int64_t{n} * k;
-            T* oi = o->typed_for_write<T>() + i * int64_t{n} * k;
-            if (n == 0 || k == 0) {
-              std::copy(bi, bi + int64_t{n} * k, oi);
-              continue;
-            }
-            to_columns(xl->typed_for_read<T>() + i * int64_t{n} * n, n, n, acol.data());
-            to_columns(bi, n, k, bcol.data());
-            lapack::getrs<T>(transpose ? 'T' : 'N', n, k, acol.data(), n, xp->typed_for_read<int32_t>() + i * n,
-                             bcol.data(), n);
-            from_columns(bcol.data(), n, k, oi);
-          }
+          const int32_t* piv = xp->typed_for_read<int32_t>();
+          solve_each<T>(bb.count, n, n, n, k, false, xl->typed_for_read<T>(), xb->typed_for_read<T>(),
+                        o->typed_for_write<T>(), [&](int64_t i, T* acol, T* bcol) {
+                          lapack::getrs<T>(transpose ? 'T' : 'N', n, k, acol, n, piv + i * n, bcol, n);
+                        });
         });
       },
       NoFunction{});
@@ -533,26 +536,14 @@ NDArray solve_triangular(const NDArray& a, const NDArray& b, bool upper, bool tr
       kName, "solve_triangular", {&a, &b}, {&out},
       [=](const RunContext&) {
         visit_float(t, [&]<class T>(T) {
-          std::vector<T> acol(static_cast<size_t>(std::max(1, n) * std::max(1, n)));
-          std::vector<T> bcol(static_cast<size_t>(std::max(1, n) * std::max(1, k)));
-          for (int64_t i = 0; i < bb.count; ++i) {
-            const T* bi = xb->typed_for_read<T>() + i * int64_t{n} * k;
-            T* oi = o->typed_for_write<T>() + i * int64_t{n} * k;
-            if (n == 0 || k == 0) {
-              std::copy(bi, bi + int64_t{n} * k, oi);
-              continue;
-            }
-            to_columns(xa->typed_for_read<T>() + i * int64_t{n} * n, n, n, acol.data());
-            to_columns(bi, n, k, bcol.data());
-            // A zero on the diagonal: LAPACK reports it and leaves B; the result then holds infinities, as
-            // PyTorch's does (it does not check).
-            const int info = lapack::trtrs<T>(upper ? 'U' : 'L', transpose ? 'T' : 'N', unit ? 'U' : 'N', n, k,
-                                              acol.data(), n, bcol.data(), n);
-            if (info > 0) {
-              std::fill(bcol.begin(), bcol.end(), std::numeric_limits<T>::infinity());
-            }
-            from_columns(bcol.data(), n, k, oi);
-          }
+          solve_each<T>(bb.count, n, n, n, k, false, xa->typed_for_read<T>(), xb->typed_for_read<T>(),
+                        o->typed_for_write<T>(), [&](int64_t, T* acol, T* bcol) {
+                          // A zero on the diagonal: LAPACK reports it and leaves B; the result then holds
+                          // infinities, as PyTorch's does (it does not check).
+                          const int info = lapack::trtrs<T>(upper ? 'U' : 'L', transpose ? 'T' : 'N',
+                                                            unit ? 'U' : 'N', n, k, acol, n, bcol, n);
+                          if (info > 0) std::fill(bcol, bcol + int64_t{n} * k, std::numeric_limits<T>::infinity());
+                        });
         });
       },
       NoFunction{});

@@ -850,12 +850,10 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return _kthvalue_result(*_picked(_torch.sort(input, dim=d), d, k - 1, keepdim))
 
 
-@surface.op(method=True)
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """The q-th quantiles (q a number or a 1-D tensor in [0, 1]) of input, or
-    of its lines along dim; interpolation linear, lower, higher, midpoint or
-    nearest; NaN where a line has a NaN. A tensor q is read (a sync point),
-    as PyTorch reads it to check its range."""
+def _quantile_lines(input, q, dim, interpolation):
+    """quantile's and nanquantile's arguments checked as PyTorch checks them:
+    the lines (x, their dim d), the quantiles asked (floats) and whether q
+    was one number."""
     if not input.is_floating_point():
         raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if interpolation not in _order.METHODS:
@@ -875,6 +873,16 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
         x, d = x.reshape(1), 0
     if x.shape[d] == 0:
         raise RuntimeError("quantile() input tensor must be non-empty")
+    return x, d, qs, scalar
+
+
+@surface.op(method=True)
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The q-th quantiles (q a number or a 1-D tensor in [0, 1]) of input, or
+    of its lines along dim; interpolation linear, lower, higher, midpoint or
+    nearest; NaN where a line has a NaN. A tensor q is read (a sync point),
+    as PyTorch reads it to check its range."""
+    x, d, qs, scalar = _quantile_lines(input, q, dim, interpolation)
     outs = _order.quantiles(_torch.sort(x, dim=d).values, d, qs, interpolation, _torch.where, isnan)
     if dim is None:
         outs = [v.reshape((1,) * input.ndim if keepdim else ()) for v in outs]

@@ -19,7 +19,7 @@ import builtins as _builtins
 import collections as _collections
 
 from .. import torch as _torch
-from .composed import _dim, index_select, surface
+from .composed import _dim, _quantile_lines, index_select, surface
 
 _aminmax = _collections.namedtuple("aminmax", ["min", "max"])
 _cummax = _collections.namedtuple("cummax", ["values", "indices"])
@@ -753,25 +753,7 @@ def corrcoef(input):
 @surface.op(method=True)
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """quantile over the values that are not NaN (NaN for a line of NaNs only)."""
-    if not input.is_floating_point():
-        raise RuntimeError("quantile() input tensor must be either float or double dtype")
-    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
-        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                           "Got %s" % interpolation)
-    if isinstance(q, _torch.Tensor):
-        if q.ndim > 1:
-            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
-        qs, scalar = [float(v) for v in q.reshape(-1).tolist()], q.ndim == 0
-    else:
-        qs, scalar = [float(q)], True
-    if any(not 0 <= v <= 1 for v in qs):
-        raise RuntimeError("quantile() q values must be in the range [0, 1]")
-    x = input.reshape(-1) if dim is None else input
-    d = 0 if dim is None else _dim(input, dim)
-    if x.ndim == 0:
-        x, d = x.reshape(1), 0
-    if x.shape[d] == 0:
-        raise RuntimeError("quantile() input tensor must be non-empty")
+    x, d, qs, scalar = _quantile_lines(input, q, dim, interpolation)
     ordered = _torch.sort(x, dim=d).values  # NaNs last
     valid = (x == x).to(_torch.int64).sum(d, keepdim=True)
     top = (valid - 1).clamp(min=0)
