@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -28,12 +29,29 @@ using Clock = std::chrono::steady_clock;
 // The executable in `dir` with `args`, stdout to `out_fd` (or a file), stderr
 // to dir/stderr.txt. fork + exec: only async-signal-safe calls in the child.
 // `sigint_ignored`: started as a shell starts a background job (SIGINT ignored).
-pid_t spawn(const std::string& dir, const std::vector<std::string>& args, int out_fd = -1, bool sigint_ignored = false) {
+// `quick_exit_check`: under AddressSanitizer, no leak scan at exit (it walks the
+// whole heap, seconds for a 600 MB one, after the program's own work is done).
+pid_t spawn(const std::string& dir, const std::vector<std::string>& args, int out_fd = -1, bool sigint_ignored = false,
+            bool quick_exit_check = false) {
   std::vector<std::string> all = {ASYNCSCOPE_EXE};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The environment is built before fork: the child may only make async-signal-safe calls.
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    if (quick_exit_check && entry.rfind("ASAN_OPTIONS=", 0) == 0) continue;
+    env_text.push_back(entry);
+  }
+  if (quick_exit_check) {
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    env_text.push_back(std::string("ASAN_OPTIONS=") + (asan != nullptr ? asan : "") + " detect_leaks=0");
+  }
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const std::string out_path = dir + "/stdout.txt", err_path = dir + "/stderr.txt";
   const int out = out_fd >= 0 ? out_fd : ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -41,7 +59,7 @@ pid_t spawn(const std::string& dir, const std::vector<std::string>& args, int ou
   if (pid == 0) {
     if (::chdir(dir.c_str()) != 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(99);
     if (sigint_ignored) ::signal(SIGINT, SIG_IGN);  // kept across exec, as a shell's `cmd &`
-    ::execv(argv[0], argv.data());
+    ::execve(argv[0], argv.data(), envp.data());
     ::_exit(98);
   }
   if (out_fd < 0) ::close(out);
@@ -164,7 +182,7 @@ TEST_P(InterruptLargeWrite, SigintDuringALargeTraceWriteEndsItAtOnce) {
   const std::string dir = folder();
   std::ofstream(dir + "/big.py") << "from asyncscope import nd\nx = nd.ones((1,))\n"
                                     "for i in range(300000):\n    x = x + 1\nnd.waitall()\n";
-  const pid_t pid = spawn(dir, {"script", "big.py", "--trace", "big.json"}, -1, GetParam());
+  const pid_t pid = spawn(dir, {"script", "big.py", "--trace", "big.json"}, -1, GetParam(), /*quick_exit_check=*/true);
   const auto growing = [&dir] {
     for (const auto& entry : fs::directory_iterator(dir)) {
       const std::string name = entry.path().filename().string();

@@ -27,12 +27,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh folder per test.
+// A fresh folder per test, removed when the test's process exits.
+struct MadeFolders {
+  std::vector<fs::path> paths;
+  ~MadeFolders() {
+    for (const auto& path : paths) {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  }
+};
+
 std::string folder() {
+  static MadeFolders made;
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const fs::path dir = fs::temp_directory_path() / ("asyncscope_output_file_" + std::to_string(::getpid()) + "_" + info->name());
   fs::remove_all(dir);
   fs::create_directories(dir);
+  made.paths.push_back(dir);
   return dir.string();
 }
 

@@ -154,12 +154,12 @@ class Trace(unittest.TestCase):
             start = asyncscope.mark("cell")
             y = nd.ones((2,)) * 2
             y.wait_to_read()
-            d = tempfile.mkdtemp()
-            _core._export_window(os.path.join(d, "w.json"), start, -1.0)
-            _core.export_trace(os.path.join(d, "all.json"))
-            with open(os.path.join(d, "w.json")) as f:
-                ops = [e for e in json.load(f)["traceEvents"] if e.get("args", {}).get("event") == "enqueue"]
-            print(len(ops), os.path.getsize(os.path.join(d, "w.json")), os.path.getsize(os.path.join(d, "all.json")))
+            with tempfile.TemporaryDirectory() as d:
+                _core._export_window(os.path.join(d, "w.json"), start, -1.0)
+                _core.export_trace(os.path.join(d, "all.json"))
+                with open(os.path.join(d, "w.json")) as f:
+                    ops = [e for e in json.load(f)["traceEvents"] if e.get("args", {}).get("event") == "enqueue"]
+                print(len(ops), os.path.getsize(os.path.join(d, "w.json")), os.path.getsize(os.path.join(d, "all.json")))
             """, ASYNCSCOPE_TRACE="")
         self.assertEqual(done.returncode, 0, done.stderr)
         ops, window, whole = map(int, done.stdout.split())

@@ -239,10 +239,11 @@ class LeNet(unittest.TestCase):
                 trainer.step(16)
                 losses.append(float(loss.mean()))
             self.assertLess(losses[-1], 0.85 * losses[0], losses)
-            path = os.path.join(tempfile.mkdtemp(), "lenet.params")
-            net.save_parameters(path)
-            again = lenet()
-            again.load_parameters(path)
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "lenet.params")
+                net.save_parameters(path)
+                again = lenet()
+                again.load_parameters(path)
             onp.testing.assert_allclose(again(images).asnumpy(), net(images).asnumpy(), rtol=1e-5, atol=1e-6)
         finally:
             npx.reset_np()
