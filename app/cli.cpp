@@ -5,6 +5,8 @@
 #include "app/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -45,6 +47,21 @@ bool parse_window_size(const std::string& text, int& width, int& height) {
   return true;
 }
 
+// Where the subcommand's name is among the words after the program's
+// name: the first word that is neither one of the root's options nor its
+// value (tokens.size() if none, or after `--`).
+size_t subcommand_at(const CLI::App& root, const std::vector<std::string>& tokens) {
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& word = tokens[i];
+    if (word == "--") return tokens.size();
+    if (word.size() < 2 || word[0] != '-') return i;
+    const size_t equals = word.find('=');
+    const CLI::Option* option = root.get_option_no_throw(word.substr(0, equals));
+    if (option != nullptr && option->get_items_expected_max() > 0 && equals == std::string::npos) ++i;  // its value
+  }
+  return tokens.size();
+}
+
 int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const GuiLauncher& launch_gui) {
   CLI::App root{"asyncscope: watch asynchronous execution happen.\n"
                 "Runs the built-in demos of a real dependency engine and records what the frontend enqueued, "
@@ -77,8 +94,22 @@ int dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     say(err, "unknown demo " + quote(argv[2]) + "; run 'asyncscope list' to see the demos");
     return 2;
   }
+  // The words after the subcommand's name that belong to a program it runs
+  // are taken out first; CLI11 parses the rest (in reverse order, as its
+  // vector form wants them).
+  std::vector<std::string> tokens(argv + (argc > 0 ? 1 : 0), argv + std::max(argc, 1));
+  if (const size_t at = subcommand_at(root, tokens); at < tokens.size()) {
+    for (size_t i = 0; i < commands.size(); ++i) {
+      if (subcommands[i]->get_name() != tokens[at]) continue;
+      std::vector<std::string> after(tokens.begin() + static_cast<std::ptrdiff_t>(at) + 1, tokens.end());
+      commands[i]->take_program_arguments(after);
+      tokens.resize(at + 1);
+      tokens.insert(tokens.end(), after.begin(), after.end());
+    }
+  }
+  std::reverse(tokens.begin(), tokens.end());
   try {
-    root.parse(argc, argv);
+    root.parse(tokens);
   } catch (const CLI::CallForHelp& e) {
     return root.exit(e, out, err);
   } catch (const CLI::CallForVersion& e) {

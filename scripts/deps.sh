@@ -3,7 +3,9 @@
 # Used by `make run` / `make test`; safe to run again. Uses sudo when not root.
 # With arguments, installs those packages instead. PyTorch (python3-torch)
 # is a test dependency: the tests compare the PyTorch edition with the real
-# thing, and the side-by-side benchmark's check (python.PeersQuick) runs it.
+# thing, and the side-by-side benchmark's check (python.PeersQuick) runs it;
+# torchvision (python3-torchvision) is the real package a reader's program
+# may import next to the edition (the tests check it stays on the real torch).
 # Chromium (headless) checks that the SVG pictures of timelines render; the
 # Jupyter packages run a notebook with the %%asyncscope magic in the tests.
 set -euo pipefail
@@ -16,7 +18,7 @@ packages=(
   libimgui-dev libglfw3-dev libgl-dev
   xvfb xauth xdotool fonts-dejavu-core
   python3-dev pybind11-dev python3-numpy procps
-  python3-torch
+  python3-torch python3-torchvision
   clang libclang-rt-dev
   chromium
   python3-ipykernel jupyter-nbconvert python3-nbformat python3-nbclient

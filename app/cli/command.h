@@ -10,6 +10,7 @@
 
 #include <iosfwd>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "app/cli.h"
@@ -48,6 +49,10 @@ class Command {
   // Runs it, the command line parsed. Returns the exit code (2 with one
   // line on err for bad input).
   virtual int run(const CommandIo& io) = 0;
+  // A subcommand that runs a program with arguments of its own (`script`)
+  // takes them out of `tokens`, the words after its name, before they are
+  // parsed: what it leaves is parsed as its options. Others leave them all.
+  virtual void take_program_arguments(std::vector<std::string>& tokens) { (void)tokens; }
 };
 
 // Every subcommand, in the order `asyncscope --help` lists them.

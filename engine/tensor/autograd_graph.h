@@ -46,6 +46,9 @@ struct Node {
 
   const uint64_t seq;  // creation order, a topological order of the graph
   trace::NameId name = 0;
+  // The name a framework edition gives this op's backward where it is not
+  // the op's own (a composed function's: BinaryCrossEntropyWithLogitsBackward0); 0: none.
+  trace::NameId display_name = 0;
   // The trace scopes the op was pushed in (a layer's forward): its gradient
   // ops are pushed in them too. Null when in none or not traced.
   trace::ScopePath scope;

@@ -85,10 +85,11 @@ def _main_file():
 
 
 _main_at_import = _main_file()  # at exit __main__ may no longer say
+_program_file = ""  # the program `python3 -m asyncscope FILE` runs (its __main__ is not FILE's)
 
 
 def _shutdown():
-    _core._shutdown(_main_file() or _main_at_import)
+    _core._shutdown(_program_file or _main_file() or _main_at_import)
 
 
 _atexit.register(_shutdown)

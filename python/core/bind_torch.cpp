@@ -9,8 +9,12 @@
 // engine's CPU workers and return at once, as ops on a GPU stream do.
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 
 #include "engine/tensor/autograd_graph.h"
@@ -94,14 +98,12 @@ std::string device_suffix(Device d) {
   return d.kind == DeviceKind::cpu ? "" : "device='" + to_string(d) + "'";
 }
 
-// The name PyTorch gives the backward function of the op that computed x
-// (MulBackward0), or nothing for a leaf, a tensor outside any graph, or a
-// graph already released. Ops PyTorch names otherwise get their engine name
-// in PyTorch's pattern (take: TakeBackward0).
-std::optional<std::string> grad_fn_name(const NDArray& x) {
-  const detail::Chunk* c = x.chunk();
-  if (!c->grad || c->grad->leaf || !c->grad->node || c->grad->node->used) return std::nullopt;
-  const std::string op = trace::name_of(c->grad->node->name);
+// The name PyTorch gives the backward function of a recorded op
+// (MulBackward0): the name an edition gave it, PyTorch's name for the
+// engine's op, or the engine's name in PyTorch's pattern (take: TakeBackward0).
+std::string node_name(const autograd::Node& node) {
+  if (node.display_name != 0) return std::string(trace::name_of(node.display_name));
+  const std::string op = trace::name_of(node.name);
   static const std::pair<const char*, const char*> kNames[] = {
       {"add", "AddBackward0"},       {"add_scalar", "AddBackward0"},   {"sub", "SubBackward0"},
       {"sub_scalar", "SubBackward0"}, {"rsub_scalar", "RsubBackward1"}, {"mul", "MulBackward0"},
@@ -134,6 +136,24 @@ std::optional<std::string> grad_fn_name(const NDArray& x) {
   return out + "Backward0";
 }
 
+// The recorded op that computed x, or null for a leaf, a tensor outside any
+// graph, or a graph already released.
+std::shared_ptr<autograd::Node> grad_node(const NDArray& x) {
+  const detail::Chunk* c = x.chunk();
+  if (!c->grad || c->grad->leaf || !c->grad->node || c->grad->node->used) return nullptr;
+  return c->grad->node;
+}
+
+// grad_fn: a recorded op's backward, as PyTorch shows it: its name(), and
+// next_functions, the backward of each input, (None, 0) for a constant and
+// (AccumulateGrad, 0) for a leaf that requires grad (its .variable).
+struct GradFn {
+  std::shared_ptr<autograd::Node> node;
+};
+struct AccumulateGrad {
+  NDArray leaf;
+};
+
 std::string torch_repr(const Tensor& x) {
   const DType t = x.a.dtype();
   std::vector<double> values;
@@ -160,8 +180,8 @@ std::string torch_repr(const Tensor& x) {
   }
   if (x.a.grad_req() == autograd::GradReq::accumulate) {
     suffixes.push_back("requires_grad=True");
-  } else if (const std::optional<std::string> fn = grad_fn_name(x.a)) {
-    suffixes.push_back("grad_fn=<" + *fn + ">");
+  } else if (const std::shared_ptr<autograd::Node> node = grad_node(x.a)) {
+    suffixes.push_back("grad_fn=<" + node_name(*node) + ">");
   }
   const TensorValues kind = is_floating(t)     ? TensorValues::floating
                             : t == DType::boolean ? TensorValues::boolean
@@ -242,7 +262,48 @@ py::object tensor_item(const Tensor& x) {
 
 py::object size_of(const Tensor& x) { return torch_attr("Size")(tuple_of(x.a.shape())); }
 
+std::string address_text(const void* p) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%p", p);
+  return text;
+}
+
+void bind_grad_fn(py::module_& t) {
+  py::class_<AccumulateGrad>(t, "_AccumulateGrad", "The backward step that adds a leaf's gradient into its .grad.")
+      .def("name", [](const AccumulateGrad&) { return "torch::autograd::AccumulateGrad"; })
+      .def_property_readonly("variable", [](const AccumulateGrad& a) { return Tensor{a.leaf}; })
+      .def_property_readonly("next_functions", [](const AccumulateGrad&) { return py::tuple(); })
+      .def("__repr__", [](py::handle self) {
+        return "<AccumulateGrad object at " + address_text(self.ptr()) + ">";
+      });
+  py::class_<GradFn>(t, "_GradFn", "A tensor's grad_fn: the backward of the op that computed it.")
+      .def("name", [](const GradFn& f) { return node_name(*f.node); })
+      .def_property_readonly("next_functions", [](const GradFn& f) {
+        if (f.node->used) {
+          throw std::runtime_error("Trying to backward through the graph a second time (or directly access saved "
+                                   "tensors after they have already been freed)");
+        }
+        py::list next;
+        for (const autograd::Edge& e : f.node->inputs) {
+          if (e.node && !e.node->used) {
+            next.append(py::make_tuple(py::cast(GradFn{e.node}), 0));
+          } else if (!e.leaf.is_null()) {
+            next.append(py::make_tuple(py::cast(AccumulateGrad{e.leaf}), 0));
+          } else {
+            next.append(py::make_tuple(py::none(), 0));
+          }
+        }
+        return py::tuple(next);
+      }, "The backward of each input: (grad_fn, 0), (AccumulateGrad, 0) for a leaf, (None, 0) for a constant.")
+      .def("__eq__", [](const GradFn& a, const GradFn& b) { return a.node == b.node; })
+      .def("__hash__", [](const GradFn& f) { return std::hash<const void*>()(f.node.get()); })
+      .def("__repr__", [](py::handle self) {
+        return "<" + node_name(*self.cast<const GradFn&>().node) + " object at " + address_text(self.ptr()) + ">";
+      });
+}
+
 void bind_tensor(py::module_& t) {
+  bind_grad_fn(t);
   py::class_<Tensor> c(t, "Tensor", R"(A tensor (float32 unless made with another dtype) whose every operation is
 pushed to the asyncscope engine and returns at once, on the GPU's stream
 (device='cuda') or, unlike PyTorch, on the engine's CPU workers. item(),
@@ -375,10 +436,14 @@ numpy(), printing and torch.cuda.synchronize() wait for the work they need.)");
         return self;
       }, py::arg("requires_grad") = true, "Sets requires_grad in place and returns this tensor.")
       .def_property_readonly("grad_fn", [](const Tensor& x) -> py::object {
-        const std::optional<std::string> fn = grad_fn_name(x.a);
-        if (!fn) return py::none();
-        return torch_attr("_GradFn")(*fn);
+        std::shared_ptr<autograd::Node> node = grad_node(x.a);
+        if (!node) return py::none();
+        return py::cast(GradFn{std::move(node)});
       }, "The backward function of the op that computed this tensor (None for a leaf).")
+      .def("_name_grad_fn", [](const Tensor& x, const std::string& name) {
+        if (const std::shared_ptr<autograd::Node> node = grad_node(x.a)) node->display_name = trace::intern(name);
+      }, py::arg("name"), "Names the backward of the op that computed this tensor as PyTorch does (a composed "
+                          "function's: BinaryCrossEntropyWithLogitsBackward0); nothing for a leaf.")
       .def_property_readonly("is_leaf", [](const Tensor& x) {
         return x.a.grad_req() != autograd::GradReq::null || !x.a.requires_grad();
       })
@@ -654,6 +719,37 @@ void bind_cuda(py::module_& t) {
 }
 
 }  // namespace
+
+void name_basic_index(const NDArray& made, py::handle key, const Shape& shape) {
+  const std::shared_ptr<autograd::Node> node = grad_node(made);
+  if (!node) return;
+  const py::tuple parts = py::isinstance<py::tuple>(key) ? py::reinterpret_borrow<py::tuple>(key) : py::make_tuple(key);
+  int consuming = 0;  // the parts that take a dimension each
+  for (const py::handle part : parts) {
+    if (py::isinstance<py::slice>(part) || (py::isinstance<py::int_>(part) && !py::isinstance<py::bool_>(part))) {
+      ++consuming;
+    }
+  }
+  const char* last = "AliasBackward0";
+  int dim = 0;
+  for (const py::handle part : parts) {
+    if (part.ptr() == Py_Ellipsis) {
+      dim += std::max(0, shape.ndim() - consuming);
+    } else if (part.is_none() || py::isinstance<py::bool_>(part)) {
+      last = "UnsqueezeBackward0";
+    } else if (py::isinstance<py::int_>(part)) {
+      last = "SelectBackward0";
+      ++dim;
+    } else if (py::isinstance<py::slice>(part)) {
+      const int64_t length = dim < shape.ndim() ? shape[dim] : 0;
+      Py_ssize_t start = 0, stop = 0, step = 0, count = 0;
+      if (PySlice_GetIndicesEx(part.ptr(), length, &start, &stop, &step, &count) != 0) throw py::error_already_set();
+      if (!(start == 0 && count == length && step == 1)) last = "SliceBackward0";
+      ++dim;
+    }
+  }
+  node->display_name = trace::intern(last);
+}
 
 void bind_torch(py::module_& m) {
   py::module_ t = m.def_submodule("torch", "the PyTorch edition's tensors and functions (asyncscope.torch re-exports them)");

@@ -144,6 +144,11 @@ std::optional<std::vector<NDArray>> index_arrays(const NDArray& x, py::handle ke
   return out;
 }
 
+// Names the backward of a basic index of a torch tensor as PyTorch does:
+// after its last step that is not a whole dimension (x[0]: SelectBackward0,
+// x[:2]: SliceBackward0, x[None]: UnsqueezeBackward0; x[:]: AliasBackward0).
+void name_basic_index(const NDArray& made, py::handle key, const Shape& shape);
+
 template <class T>
 py::object getitem(const T& x, py::handle key) {
   std::optional<std::vector<NDArray>> idx;
@@ -153,7 +158,7 @@ py::object getitem(const T& x, py::handle key) {
   }
   if (idx) return wrap(push_as<T>(x.a, [&] { return gather(x.a, *idx); }));
   const Selection sel = selection_from(key, x.a.shape());
-  return wrap(push_as<T>(x.a, [&] {
+  T made = push_as<T>(x.a, [&] {
     // A view (writes through it reach x), as PyTorch gives for every basic
     // index; MXNet's arrays have no strides, so it gives views of contiguous
     // parts only and copies the rest. A copy while recording a gradient of x.
@@ -168,7 +173,9 @@ py::object getitem(const T& x, py::handle key) {
       if (out.shape().ndim() == 0) out = reshape(out, Shape{1});
     }
     return out;
-  }));
+  });
+  if constexpr (kTorch<T>) name_basic_index(made.a, key, x.a.shape());
+  return wrap(std::move(made));
 }
 
 template <class T>

@@ -260,7 +260,27 @@ void ScriptProgram::run(const demos::ParamValues&, demos::RunEnv& env) const {
   sys.attr("modules")["__main__"] = main;
   py::list argv;
   argv.append(path_);
+  for (const std::string& arg : args_) {  // bytes as python3 decodes its argv (surrogateescape)
+    PyObject* text = PyUnicode_DecodeFSDefault(arg.c_str());
+    if (text == nullptr) throw py::error_already_set();
+    argv.append(py::reinterpret_steal<py::str>(text));
+  }
   sys.attr("argv") = argv;
+  // The editions in place of torch, mxnet and d2l while the script runs.
+  const py::module_ redirect = py::module_::import("asyncscope._redirect");
+  if (redirect_) redirect.attr("install")();
+  struct Uninstall {
+    const py::module_& redirect;
+    bool active;
+    ~Uninstall() {
+      if (!active) return;
+      try {
+        redirect.attr("uninstall")();
+      } catch (py::error_already_set& e) {
+        e.discard_as_unraisable("asyncscope: restoring the real torch, mxnet and d2l");
+      }
+    }
+  } const uninstall{redirect, redirect_};
   // The script's folder first on the import path, links resolved, as python3 puts it.
   std::error_code ec;
   const std::string folder =

@@ -1,9 +1,12 @@
 // A user's Python script as a Program: `asyncscope script FILE.py` and the
 // app's scripts run it like a demo, and as python3 would run it: its file is
 // read once and compiled from its bytes (its coding line or BOM decides the
-// encoding), in a fresh __main__ module, with sys.argv = [FILE] and its
-// folder first on sys.path; its arrays use the run's context, and so do the
-// threads it starts, so every op and wait lands in the run's trace.
+// encoding), in a fresh __main__ module, with sys.argv = [FILE, ARGS...]
+// and its folder first on sys.path; its arrays use the run's context, and
+// so do the threads it starts, so every op and wait lands in the run's trace.
+// Unless told otherwise, `import torch`, `import mxnet` and `import d2l`
+// give asyncscope's editions for the run (asyncscope/_redirect.py), so a
+// reader's program runs unmodified.
 // sys.stdout and sys.stderr are text streams to the run's console
 // (asyncscope/_host.py); tracebacks go to the error console.
 //
@@ -30,6 +33,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/demos/program.h"
 
@@ -59,6 +63,12 @@ class ScriptProgram final : public demos::Program {
   bool writes_process_output() const override { return true; }
 
   const std::string& path() const noexcept { return path_; }
+  // The program's own arguments: sys.argv[1:].
+  void set_args(std::vector<std::string> args) { args_ = std::move(args); }
+  const std::vector<std::string>& args() const noexcept { return args_; }
+  // false: `import torch` and the others are python3's own packages (untraced).
+  void set_redirect(bool redirect) noexcept { redirect_ = redirect; }
+  bool redirect() const noexcept { return redirect_; }
   // The text it runs, when it was given one (else its file is read at each run).
   const std::optional<std::string>& source() const noexcept { return source_; }
 
@@ -69,6 +79,8 @@ class ScriptProgram final : public demos::Program {
  private:
   std::string path_;
   std::optional<std::string> source_;
+  std::vector<std::string> args_;
+  bool redirect_ = true;
 };
 
 }  // namespace asyncscope::python

@@ -22,6 +22,7 @@
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace_record/counters.h"
 #include "engine/trace/model.h"
+#include "support/timeout.h"
 #include "widgets/colors.h"
 
 namespace asyncscope::app {
@@ -526,7 +527,7 @@ TEST(GuiSmoke, SigtermOrQuitDuringARunEndsTheAppPromptly) {
     const bool term = how.rfind("kill", 0) == 0;
     EXPECT_EQ(code, term ? 143 : 0) << how << "; see " << dir;
     EXPECT_GE(ms, 0) << how;
-    EXPECT_LT(ms, 5000) << how << ": the app took " << ms << " ms to end";
+    EXPECT_LT(ms, 5000 * asyncscope::testing::time_scale()) << how << ": the app took " << ms << " ms to end";
     const std::string said = text_of((dir / "app.err").string());
     if (term) {
       EXPECT_EQ(said, "asyncscope: interrupted by SIGTERM: the app was closed and its run stopped\n") << said;
@@ -580,10 +581,10 @@ TEST(GuiSmoke, SigtermWhileAScriptBlocksEndsTheApp) {
     EXPECT_NE(said.find("interrupted by SIGTERM: the app was closed and its run stopped"), std::string::npos)
         << name << ": " << said;
     if (name == "raw.py") {
-      EXPECT_LT(ms, 9000) << name << ": the app took " << ms << " ms to end";
+      EXPECT_LT(ms, 9000 * asyncscope::testing::time_scale()) << name << ": the app took " << ms << " ms to end";
       EXPECT_NE(said.find("did not end within 5 s"), std::string::npos) << said;
     } else {
-      EXPECT_LT(ms, 3000) << name << ": the app took " << ms << " ms to end";
+      EXPECT_LT(ms, 3000 * asyncscope::testing::time_scale()) << name << ": the app took " << ms << " ms to end";
       EXPECT_EQ(said.find("did not end"), std::string::npos) << said;
     }
   }

@@ -14,6 +14,21 @@ namespace asyncscope::testing {
 
 inline constexpr auto kDeadlockTimeout = std::chrono::seconds(60);
 
+// How much slower than a plain build this one runs: $ASYNCSCOPE_TEST_TIME_SCALE
+// (the sanitizer presets set 2: their checks, not the program's work, take
+// the rest), 1 otherwise. A bound on how promptly something happens is
+// multiplied by it; the ordering and counts a test checks never are.
+inline double time_scale() {
+  const char* text = std::getenv("ASYNCSCOPE_TEST_TIME_SCALE");
+  const double scale = text != nullptr ? std::atof(text) : 1.0;
+  return scale >= 1.0 ? scale : 1.0;
+}
+template <class Rep, class Period>
+std::chrono::milliseconds scaled(std::chrono::duration<Rep, Period> bound) {
+  return std::chrono::milliseconds(static_cast<int64_t>(
+      std::chrono::duration<double, std::milli>(bound).count() * time_scale()));
+}
+
 // Runs body on its own thread. If it has not returned within `limit`, reports
 // the test as failed and exits the process (a deadlocked thread cannot be
 // stopped). Exceptions from body propagate to the caller.

@@ -41,6 +41,7 @@ RuntimeError saying why, and d2l.try_gpu() gives the CPU.
 
 import builtins as _builtins
 import collections as _collections
+import sys as _sys
 
 from .. import _core
 from . import autograd, cuda
@@ -118,25 +119,27 @@ class dtype:
         return hash(self._asyncscope_dtype)
 
 
+class layout:
+    """A tensor's memory layout: torch.strided, the only one in this edition."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "torch." + self._name
+
+    def __reduce__(self):
+        return (layout, (self._name,))
+
+
+strided = layout("strided")
+
 float32 = float = dtype("float32")
 float64 = double = dtype("float64")
 int32 = int = dtype("int32")
 int64 = long = dtype("int64")
 uint8 = dtype("uint8")
 globals()["bool"] = dtype("bool")
-
-class _GradFn:
-    """A tensor's grad_fn: the name of the backward function of the op that computed it."""
-
-    def __init__(self, name):
-        self._name = name
-
-    def name(self):
-        return self._name
-
-    def __repr__(self):
-        return "<%s object>" % self._name
-
 
 _max_result = _collections.namedtuple("max", ["values", "indices"])
 _min_result = _collections.namedtuple("min", ["values", "indices"])
@@ -289,7 +292,7 @@ del _name
 
 __all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "norm", "dot", "mv",
            "zeros_like", "ones_like", "full_like", "full", "rand_like", "randn_like", "device", "Size",
-           "dtype", "float32", "float", "float64", "double", "int32", "int", "int64", "long", "uint8", "bool",
+           "dtype", "layout", "strided", "float32", "float", "float64", "double", "int32", "int", "int64", "long", "uint8", "bool",
            "autograd", "cuda", "linalg", "nn", "optim", "utils", "jit", "onnx", "hub", "backends", "no_grad", "enable_grad", "save", "load", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
            "prod", "all", "any", "amax", "amin", "where", "clamp", "clip", "from_numpy", "as_tensor", "unsqueeze",
            "squeeze", "flatten", "permute", "transpose", "swapaxes", "flip", "std", "var", "softmax", "log_softmax",
@@ -336,3 +339,10 @@ composed.surface.install(globals(), Tensor, _refuse_float_into_int)
 composed._installed(Tensor)
 
 from . import backends, hub, jit, nn, onnx, optim, utils  # noqa: E402 (they use the names above)
+
+# out= on every function, and the factories' requires_grad= (torch/_variants.py).
+from . import _variants  # noqa: E402
+_variants.install(globals(), __all__, _sys.modules[__name__])
+_variants.install(vars(linalg), linalg.__all__, _sys.modules[__name__])
+_variants.name_backwards(vars(nn.functional), _variants.BACKWARD_NAMES, Tensor)
+_variants.name_backwards(None, _variants.BACKWARD_NAMES, Tensor, method=True)
