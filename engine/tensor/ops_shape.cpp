@@ -52,24 +52,25 @@ void copy_block(void* dst_, int64_t dst_stride, const void* src_, int64_t src_st
 // slice_axis's gradient.
 NDArray slice_backward(const NDArray& dy, const Shape& shape, int axis, int64_t begin) {
   static const trace::NameId kName = trace::intern("slice_backward");
-  NDArray out = NDArray::empty(dy.context_ptr(), shape, dy.device());
+  NDArray out = NDArray::empty(dy.context_ptr(), shape, dy.device(), dy.dtype());
   Chunk* o = out.chunk();
   ChunkRef g = ops_detail::storage(dy, "slice_backward");
+  const size_t item = item_size(dy.dtype());
   const int64_t rows = span_size(shape, 0, axis), inner = span_size(shape, axis + 1, shape.ndim());
   const int64_t full = shape[axis] * inner, part = dy.shape()[axis] * inner;
   const NDArray in[] = {dy};
   ops_detail::launch_many(
       kName, "slice_backward", in, out,
-      [o, g, rows, inner, full, part, begin](const RunContext&) {
-        float* y = o->data_for_write();
-        std::fill(y, y + rows * full, 0.0f);
-        copy_block(y + begin * inner, full, g->data_for_read(), part, rows, part, sizeof(float));
+      [o, g, rows, inner, full, part, begin, item](const RunContext&) {
+        auto* y = static_cast<std::byte*>(o->raw_for_write());
+        std::fill(y, y + static_cast<size_t>(rows * full) * item, std::byte{0});  // 0.0 in every floating type
+        copy_block(y + static_cast<size_t>(begin * inner) * item, full, g->raw_for_read(), part, rows, part, item);
       },
-      [o, g, rows, inner, full, part, begin](const RunContext& rc) {
-        float* y = o->data_for_write();
-        cuda::zero(rc.stream, y, static_cast<size_t>(rows * full) * sizeof(float));
-        cuda::copy_rows(rc.stream, y + begin * inner, static_cast<size_t>(full) * sizeof(float), g->data_for_read(),
-                        static_cast<size_t>(part) * sizeof(float), static_cast<size_t>(part) * sizeof(float), rows);
+      [o, g, rows, inner, full, part, begin, item](const RunContext& rc) {
+        auto* y = static_cast<std::byte*>(o->raw_for_write());
+        cuda::zero(rc.stream, y, static_cast<size_t>(rows * full) * item);
+        cuda::copy_rows(rc.stream, y + static_cast<size_t>(begin * inner) * item, static_cast<size_t>(full) * item,
+                        g->raw_for_read(), static_cast<size_t>(part) * item, static_cast<size_t>(part) * item, rows);
       });
   return out;
 }
@@ -189,7 +190,7 @@ NDArray slice_axis(const NDArray& a, int axis, int64_t begin, int64_t end) {
                         static_cast<const std::byte*>(x->raw_for_read()) + static_cast<size_t>(from) * item,
                         static_cast<size_t>(full) * item, static_cast<size_t>(part) * item, rows);
       });
-  if (a.dtype() == DType::float32 && autograd::should_record({&a})) {
+  if (is_floating(a.dtype()) && autograd::should_record({&a})) {
     autograd::record(kName, {&a}, out, [shape = s, axis, begin](const NDArray& dy, Need) {
       return Grads{slice_backward(dy, shape, axis, begin)};
     });

@@ -283,6 +283,17 @@ def _method_of(fn):
     return method
 
 
+def _format(self, spec):
+    """format(t, spec): a 0-d tensor formats as its value ('{:+.2f}'.format(t)); others only as str(t)."""
+    if self.dim() == 0:
+        return self.item().__format__(spec)
+    if spec:
+        raise TypeError("unsupported format string passed to Tensor.__format__")
+    return str(self)
+
+
+Tensor.__format__ = _format
+
 # The products as methods too (x.mm(y), as PyTorch has them).
 for _name in ("mm", "mv", "matmul", "dot", "outer", "bmm"):
     if not hasattr(Tensor, _name):

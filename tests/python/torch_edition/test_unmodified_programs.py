@@ -220,6 +220,74 @@ class KeywordForms(unittest.TestCase):
         self.assertEqual(inp.grad[0].tolist(), [8.0, 4.0, 4.0, 4.0, 4.0])
 
 
+LBFGS_RUN = """
+import numpy as np
+import torch
+rng = np.random.RandomState(0)
+X, W1, b1, W2 = rng.randn(40, 3), rng.randn(8, 3) * 0.5, rng.randn(8) * 0.1, rng.randn(1, 8) * 0.5
+x, y = torch.tensor(X), torch.tensor(np.sin(X.sum(1, keepdims=True)))
+for search in (None, "strong_wolfe"):
+    w1, c1, w2 = (torch.tensor(v, requires_grad=True) for v in (W1, b1, W2))
+    opt = torch.optim.LBFGS([w1, c1, w2], lr=0.8, line_search_fn=search)
+    losses = []
+    def closure():
+        opt.zero_grad()
+        loss = ((torch.tanh(x @ w1.T + c1) @ w2.T - y) ** 2).mean()
+        losses.append(loss.item())
+        loss.backward()
+        return loss
+    for i in range(2):
+        opt.step(closure)
+    print(search, len(losses), " ".join("%.5f" % v for v in losses))
+"""
+
+
+class ProgramsCalls(unittest.TestCase):
+    """What pytorch/examples' programs call, in process."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, PACKAGE)
+        from asyncscope import torch
+        cls.torch = torch
+
+    def test_a_module_casts_to_float64_keeping_its_parameter_objects(self):
+        torch = self.torch
+        cell = torch.nn.LSTMCell(1, 4)
+        params = list(cell.parameters())
+        opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+        self.assertIs(cell.double(), cell)
+        self.assertEqual([p.dtype for p in cell.parameters()], [torch.float64] * 4)
+        self.assertTrue(all(a is b and a.requires_grad for a, b in zip(cell.parameters(), params)))
+        h, c = cell(torch.ones(2, 1, dtype=torch.double), (torch.zeros(2, 4, dtype=torch.double),) * 2)
+        (h.sum() + c.sum()).backward()
+        opt.step()
+        self.assertEqual(params[0].grad.dtype, torch.float64)
+        self.assertEqual(cell.to(torch.float32).weight_ih.dtype, torch.float32)
+        with self.assertRaisesRegex(TypeError, "only accepts floating point dtypes"):
+            cell.to(torch.int64)
+
+    def test_a_0d_tensor_formats_as_its_value(self):
+        torch = self.torch
+        self.assertEqual("{:+.2f} {}".format(torch.tensor(3.14159), torch.tensor(2)), "+3.14 2")
+        self.assertEqual("{}".format(torch.ones(2)), str(torch.ones(2)))
+        with self.assertRaisesRegex(TypeError, "unsupported format string"):
+            "{:.2f}".format(torch.ones(2))
+
+    @unittest.skipUnless(HAS_TORCH, "python3-torch is not installed")
+    def test_lbfgs_takes_pytorchs_steps(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "lbfgs.py")
+            with open(path, "w") as f:
+                f.write(LBFGS_RUN)
+            real = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=300)
+            ours = subprocess.run([sys.executable, "-m", "asyncscope", path], capture_output=True, text=True,
+                                  timeout=300, env=dict(os.environ, PYTHONPATH=PACKAGE))
+        self.assertEqual(real.returncode, 0, real.stderr)
+        self.assertEqual(ours.returncode, 0, ours.stderr)
+        self.assertEqual(ours.stdout.splitlines(), real.stdout.splitlines())
+
+
 GRAD_FNS = """
 import torch
 import torch.nn.functional as F

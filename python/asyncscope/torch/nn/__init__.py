@@ -241,25 +241,66 @@ class Module:
                 target.copy_(value)
         return _collections.namedtuple("IncompatibleKeys", "missing_keys unexpected_keys")(missing, unexpected)
 
-    def to(self, *args, **kwargs):
-        """Moves the parameters and buffers to a device (their gradients go)."""
-        device = kwargs.get("device", args[0] if args else None)
-        if device is None or isinstance(device, _torch.dtype):
-            raise TypeError("Module.to: give a device ('cpu', 'cuda', torch.device)")
+    def _apply(self, fn):
+        """Applies fn to each parameter's values (the Parameter objects stay,
+        so an optimizer made before holds them still), gradient and buffer."""
         for m in self.modules():
-            for name, p in list(m._parameters.items()):
-                if p is not None:
-                    m._parameters[name] = Parameter(p.detach().to(device), p.requires_grad)
+            for p in m._parameters.values():
+                if p is None:
+                    continue
+                made = fn(p.detach())
+                if made is p:
+                    continue
+                requires_grad, grad = p.requires_grad, p.grad
+                p._rebind(made)
+                p.requires_grad_(requires_grad)
+                if grad is not None:
+                    p.grad = fn(grad)
             for name, b in list(m._buffers.items()):
                 if b is not None:
-                    m._buffers[name] = b.to(device)
+                    m._buffers[name] = fn(b)
         return self
+
+    def to(self, *args, **kwargs):
+        """to(device), to(dtype), to(device, dtype), to(tensor), to(device=, dtype=):
+        moves the parameters and buffers, and casts the floating ones to dtype."""
+        device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError("to() got an unexpected keyword argument '%s'" % next(iter(kwargs)))
+        for a in args:
+            if isinstance(a, _torch.dtype):
+                dtype = a
+            elif isinstance(a, _torch.Tensor):
+                device, dtype = a.device, a.dtype
+            elif isinstance(a, (str, _torch.device)):
+                device = a
+            elif a is not None and not isinstance(a, bool):
+                raise TypeError("to() received an invalid combination of arguments: %r" % (a,))
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError("nn.Module.to only accepts floating point dtypes, but got desired dtype=%r" % dtype)
+
+        def move(t):
+            if device is not None:
+                t = t.to(device)
+            if dtype is not None and t.is_floating_point() and t.dtype != dtype:
+                t = t.to(dtype)
+            return t
+        return self._apply(move)
 
     def cpu(self):
         return self.to("cpu")
 
     def cuda(self, device=None):
         return self.to("cuda" if device is None else "cuda:%d" % device)
+
+    def double(self):
+        """Casts the floating-point parameters and buffers to float64."""
+        return self.to(_torch.float64)
+
+    def float(self):
+        """Casts the floating-point parameters and buffers to float32."""
+        return self.to(_torch.float32)
 
     # -- printing ----------------------------------------------------------------
     def extra_repr(self):

@@ -1,5 +1,5 @@
 """torch.optim of the PyTorch edition: SGD (momentum, dampening, Nesterov,
-weight decay), Adam, AdamW, RMSprop and Adagrad, with param_groups,
+weight decay), Adam, AdamW, RMSprop, Adagrad and LBFGS (optim/lbfgs.py), with param_groups,
 zero_grad and step, and torch.optim.lr_scheduler. A step is a
 few in-place ops per parameter, pushed under no_grad like every other op:
 it returns at once and shows on the timeline."""
@@ -9,7 +9,7 @@ import functools as _functools
 from ... import _core
 from ... import torch as _torch
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "LBFGS", "lr_scheduler"]
 
 
 def _in_scope(step, label):
@@ -236,3 +236,4 @@ class Adagrad(Optimizer):
 
 
 from . import lr_scheduler  # noqa: E402 (it uses Optimizer)
+from .lbfgs import LBFGS  # noqa: E402
