@@ -15,7 +15,17 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "..", "build", "bin", "asyncscope"))
-PACKAGE = os.path.join(HERE, "..", "..", "..", "build", "python")
+
+def _package_folder():
+    """The folder the asyncscope package is imported from: the build's, as
+    ctest puts it first on PYTHONPATH (build/python when run by hand)."""
+    for folder in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if folder and os.path.isdir(os.path.join(folder, "asyncscope")):
+            return folder
+    return os.path.join(HERE, "..", "..", "..", "build", "python")
+
+
+PACKAGE = _package_folder()
 
 
 def _importable(name):
