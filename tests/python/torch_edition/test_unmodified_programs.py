@@ -276,6 +276,11 @@ class ProgramsCalls(unittest.TestCase):
         self.assertEqual(cell.to(torch.float32).weight_ih.dtype, torch.float32)
         with self.assertRaisesRegex(TypeError, "only accepts floating point dtypes"):
             cell.to(torch.int64)
+        lstm = torch.nn.LSTM(2, 3)
+        self.assertIsNone(lstm.flatten_parameters())  # cuDNN's packing: nothing to do here
+        lstm(torch.ones(4, 1, 2))[0].sum().backward()
+        torch.nn.utils.clip_grad_value_(lstm.parameters(), 0.01)
+        self.assertLessEqual(max(float(p.grad.abs().max()) for p in lstm.parameters()), 0.01)
 
     def test_a_0d_tensor_formats_as_its_value(self):
         torch = self.torch

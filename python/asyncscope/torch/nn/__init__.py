@@ -1204,3 +1204,10 @@ __all__ += ["LeakyReLU", "ELU", "SiLU", "Softplus", "GELU", "LayerNorm", "Embedd
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: E402 (made of Module and Parameter above)
 
 __all__ += ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+
+from . import utils  # noqa: E402
+from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: E402
+                          TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
+
+__all__ += ["utils", "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerEncoderLayer",
+            "TransformerDecoder", "TransformerDecoderLayer"]

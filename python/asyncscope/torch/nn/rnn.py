@@ -136,6 +136,10 @@ class _RNNBase(Module):
             c_n = c_n.squeeze(1) if lstm else None
         return output, ((h_n, c_n) if lstm else h_n)
 
+    def flatten_parameters(self):
+        """Nothing to do: PyTorch packs the weights into one block for cuDNN;
+        here each layer's weights are used as they are, on any device."""
+
     def extra_repr(self):
         text = "%d, %d" % (self.input_size, self.hidden_size)
         if self.num_layers != 1:
