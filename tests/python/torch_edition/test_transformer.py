@@ -3,24 +3,9 @@ against the real PyTorch: the same parameter names and shapes, and, loaded
 with the same weights, the same outputs, attention weights, gradients and
 clipped norm."""
 
-import os
-import subprocess
-import sys
-import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _package_folder():
-    for folder in os.environ.get("PYTHONPATH", "").split(os.pathsep):
-        if folder and os.path.isdir(os.path.join(folder, "asyncscope")):
-            return folder
-    return os.path.join(HERE, "..", "..", "..", "build", "python")
-
-
-PACKAGE = _package_folder()
-HAS_TORCH = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
+from against_pytorch import HAS_TORCH, assert_prints_the_same
 
 # Runs under the real torch and, through `python3 -m asyncscope`, under the edition.
 PROGRAM = """
@@ -75,17 +60,7 @@ print(tuple(o.shape), tuple(w.shape), show(w))
 @unittest.skipUnless(HAS_TORCH, "python3-torch is not installed")
 class AgainstPyTorch(unittest.TestCase):
     def test_the_same_weights_give_pytorchs_outputs_and_gradients(self):
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "transformer.py")
-            with open(path, "w") as f:
-                f.write(PROGRAM)
-            real = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=300)
-            ours = subprocess.run([sys.executable, "-m", "asyncscope", path], capture_output=True, text=True,
-                                  timeout=300, env=dict(os.environ, PYTHONPATH=PACKAGE))
-        self.assertEqual(real.returncode, 0, real.stderr)
-        self.assertEqual(ours.returncode, 0, ours.stderr)
-        self.assertEqual(ours.stdout.splitlines(), real.stdout.splitlines())
-
+        assert_prints_the_same(self, PROGRAM)
 
 if __name__ == "__main__":
     unittest.main()

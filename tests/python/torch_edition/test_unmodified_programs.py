@@ -13,26 +13,18 @@ import tempfile
 import textwrap
 import unittest
 
+from against_pytorch import HAS_TORCH, assert_prints_the_same, package_folder
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXE = os.environ.get("ASYNCSCOPE_EXE", os.path.join(HERE, "..", "..", "..", "build", "bin", "asyncscope"))
 
-def _package_folder():
-    """The folder the asyncscope package is imported from: the build's, as
-    ctest puts it first on PYTHONPATH (build/python when run by hand)."""
-    for folder in os.environ.get("PYTHONPATH", "").split(os.pathsep):
-        if folder and os.path.isdir(os.path.join(folder, "asyncscope")):
-            return folder
-    return os.path.join(HERE, "..", "..", "..", "build", "python")
-
-
-PACKAGE = _package_folder()
+PACKAGE = package_folder()
 
 
 def _importable(name):
     return subprocess.run([sys.executable, "-c", "import " + name], capture_output=True).returncode == 0
 
 
-HAS_TORCH = _importable("torch")
 HAS_TORCHVISION = HAS_TORCH and _importable("torchvision")
 
 
@@ -291,17 +283,7 @@ class ProgramsCalls(unittest.TestCase):
 
     @unittest.skipUnless(HAS_TORCH, "python3-torch is not installed")
     def test_lbfgs_takes_pytorchs_steps(self):
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "lbfgs.py")
-            with open(path, "w") as f:
-                f.write(LBFGS_RUN)
-            real = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=300)
-            ours = subprocess.run([sys.executable, "-m", "asyncscope", path], capture_output=True, text=True,
-                                  timeout=300, env=dict(os.environ, PYTHONPATH=PACKAGE))
-        self.assertEqual(real.returncode, 0, real.stderr)
-        self.assertEqual(ours.returncode, 0, ours.stderr)
-        self.assertEqual(ours.stdout.splitlines(), real.stdout.splitlines())
-
+        assert_prints_the_same(self, LBFGS_RUN)
 
 GRAD_FNS = """
 import torch
@@ -332,18 +314,7 @@ print("variable", leaf.name(), leaf.variable.shape, leaf.variable.requires_grad,
 class GradFns(unittest.TestCase):
     @unittest.skipUnless(HAS_TORCH, "python3-torch is not installed")
     def test_grad_fn_names_and_next_functions_are_pytorchs(self):
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "grad_fns.py")
-            with open(path, "w") as f:
-                f.write(GRAD_FNS)
-            env = dict(os.environ, PYTHONPATH=PACKAGE)
-            real = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=300)
-            ours = subprocess.run([sys.executable, "-m", "asyncscope", path], capture_output=True, text=True,
-                                  timeout=300, env=env)
-        self.assertEqual(real.returncode, 0, real.stderr)
-        self.assertEqual(ours.returncode, 0, ours.stderr)
-        self.assertEqual(ours.stdout.splitlines(), real.stdout.splitlines())
-
+        assert_prints_the_same(self, GRAD_FNS)
 
 if __name__ == "__main__":
     unittest.main()

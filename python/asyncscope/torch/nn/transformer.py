@@ -142,29 +142,44 @@ def _activation(name_or_fn):
     raise RuntimeError("activation should be relu/gelu, not %s" % name_or_fn)
 
 
-class TransformerEncoderLayer(Module):
+class _Layer(Module):
+    """What both layers are made of, registered in PyTorch's order (so
+    their state_dicts match): the attentions, the feed-forward block
+    (linear1, dropout, linear2), then one norm and one dropout per block."""
+
+    def _build(self, attentions, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+               norm_first):
+        for name in attentions:
+            setattr(self, name, MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first))
+        self.linear1 = Linear(d_model, dim_feedforward)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model)
+        self.norm_first = norm_first
+        blocks = len(attentions) + 1
+        for i in range(1, blocks + 1):
+            setattr(self, "norm%d" % i, LayerNorm(d_model, eps=layer_norm_eps))
+        for i in range(1, blocks + 1):
+            setattr(self, "dropout%d" % i, Dropout(dropout))
+        self.activation = _activation(activation)
+        self._last_dropout = "dropout%d" % blocks
+
+    def _sa_block(self, x, mask, padding):
+        return self.dropout1(self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding, need_weights=False)[0])
+
+    def _ff_block(self, x):
+        last = getattr(self, self._last_dropout)
+        return last(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoderLayer(_Layer):
     """Self-attention then a feed-forward block, each with dropout, a
     residual connection and a layer norm (after it, or before with norm_first)."""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, device=None, dtype=None):
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first)
-        self.linear1 = Linear(d_model, dim_feedforward)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.activation = _activation(activation)
-
-    def _sa_block(self, x, mask, padding):
-        return self.dropout1(self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding, need_weights=False)[0])
-
-    def _ff_block(self, x):
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        self._build(("self_attn",), d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                    norm_first)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None):
         x = src
@@ -175,36 +190,19 @@ class TransformerEncoderLayer(Module):
         return self.norm2(x + self._ff_block(x))
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_Layer):
     """Self-attention, attention over the encoder's memory, then a
     feed-forward block; each with dropout, a residual and a layer norm."""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, device=None, dtype=None):
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first)
-        self.linear1 = Linear(d_model, dim_feedforward)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation(activation)
-
-    def _sa_block(self, x, mask, padding):
-        return self.dropout1(self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=padding, need_weights=False)[0])
+        self._build(("self_attn", "multihead_attn"), d_model, nhead, dim_feedforward, dropout, activation,
+                    layer_norm_eps, batch_first, norm_first)
 
     def _mha_block(self, x, memory, mask, padding):
         return self.dropout2(self.multihead_attn(x, memory, memory, attn_mask=mask, key_padding_mask=padding,
                                                  need_weights=False)[0])
-
-    def _ff_block(self, x):
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None):

@@ -1,0 +1,35 @@
+"""Runs one program under the real PyTorch and, through `python3 -m
+asyncscope`, under the PyTorch edition, for tests that compare what the
+two print. The package is the build's, as ctest puts it on PYTHONPATH."""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def package_folder():
+    """The folder the asyncscope package is imported from (build/python when run by hand)."""
+    for folder in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if folder and os.path.isdir(os.path.join(folder, "asyncscope")):
+            return folder
+    return os.path.join(HERE, "..", "..", "..", "build", "python")
+
+
+HAS_TORCH = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
+
+
+def assert_prints_the_same(test, program, timeout=300):
+    """Fails `test` unless `program` (Python text) exits 0 under both and prints the same lines."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "program.py")
+        with open(path, "w") as f:
+            f.write(program)
+        real = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=timeout)
+        ours = subprocess.run([sys.executable, "-m", "asyncscope", path], capture_output=True, text=True,
+                              timeout=timeout, env=dict(os.environ, PYTHONPATH=package_folder()))
+    test.assertEqual(real.returncode, 0, real.stderr)
+    test.assertEqual(ours.returncode, 0, ours.stderr)
+    test.assertEqual(ours.stdout.splitlines(), real.stdout.splitlines())
