@@ -41,9 +41,16 @@ thread_local SleepHook* tls_sleep_hook = nullptr;
 
 }  // namespace
 
-void WaitSlot::abandon() noexcept {
+bool WaitSlot::abandon() noexcept {
+  WaitSlot* fresh = take_slot();
+  uint32_t sleeping = kSleeping;
+  if (!state.compare_exchange_strong(sleeping, kAbandoned, std::memory_order_acq_rel)) {
+    give_slot(fresh);
+    return false;
+  }
   // This slot now belongs to its signaller, who recycles it.
-  tls_slot.slot = take_slot();
+  tls_slot.slot = fresh;
+  return true;
 }
 
 void WaitSlot::recycle() noexcept {

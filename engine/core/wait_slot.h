@@ -86,8 +86,10 @@ struct alignas(64) WaitSlot {  // own cache line: the signaller writes it while 
   bool unseen() const noexcept { return state.load(std::memory_order_relaxed) == kSignalled; }
 
  private:
-  // The owner gives the slot up: its thread takes a fresh one.
-  void abandon() noexcept;
+  // The owner gives its sleeping wait up: false if the signal came first.
+  // Otherwise the thread's slot is a fresh one, taken before the signaller
+  // can see the abandonment (so never this slot, recycled meanwhile).
+  bool abandon() noexcept;
   // Back to the pool, by the signaller of an abandoned slot.
   void recycle() noexcept;
 };

@@ -57,14 +57,9 @@ bool WaitSlot::wait(int64_t spin_ns, Stalled stalled) noexcept {
           state, [](uint32_t s) { return s == kSleeping; },
           [this] {
             // Only a thread's own slot can be left behind (it has a pool slot to take instead).
-            if (this != &this_thread_wait_slot()) return false;
-            uint32_t sleeping = kSleeping;
-            return state.compare_exchange_strong(sleeping, kAbandoned, std::memory_order_acq_rel);
+            return this == &this_thread_wait_slot() && abandon();
           });
-      if (!ended) {
-        abandon();
-        return false;
-      }
+      if (!ended) return false;
     }
   }
   // Tells a signaller that may be spinning on this core that it can stop
