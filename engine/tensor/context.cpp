@@ -8,6 +8,7 @@
 #include "engine/cuda/cuda.h"
 #include "engine/tensor/blas.h"
 #include "engine/base/random.h"
+#include "engine/tensor/torch_random.h"
 
 namespace asyncscope {
 
@@ -56,7 +57,8 @@ Context::Context(const Options& options)
     : allocator_(options.allocator ? options.allocator : unowned(host_allocator())),
       device_(options.device),
       engine_(make_engine(engine_options(options))),
-      seed_(options.seed) {
+      seed_(options.seed),
+      torch_generator_(std::make_unique<TorchGenerator>(options.seed)) {
   const EngineOptions& engine = options.engine;
   const Device gpu = options.device.kind != DeviceKind::cpu ? options.device : engine.gpu_device;
   if (const int simulated = simulated_gpus(); simulated > 0) {
@@ -103,6 +105,12 @@ std::vector<PooledAllocator*> Context::simulated_allocators() const {
   std::vector<PooledAllocator*> out;
   for (const auto& a : simulated_allocators_) out.push_back(a.get());
   return out;
+}
+
+void Context::reseed(uint64_t seed) noexcept {
+  seed_ = seed;
+  random_ops_ = 0;
+  torch_generator_->manual_seed(seed);
 }
 
 uint64_t Context::next_random_key() noexcept { return random::mix64(seed_ ^ random::mix64(++random_ops_)); }

@@ -43,6 +43,8 @@
 
 namespace asyncscope {
 
+class TorchGenerator;
+
 class Context {
  public:
   struct Options {
@@ -81,10 +83,11 @@ class Context {
   // Starts the random stream again from `seed` (torch.manual_seed,
   // np.random.seed): the random ops pushed after it give what a run made
   // with that seed gives for its first ones. Frontend thread.
-  void reseed(uint64_t seed) noexcept {
-    seed_ = seed;
-    random_ops_ = 0;
-  }
+  // The torch edition's CPU stream starts again from it too.
+  void reseed(uint64_t seed) noexcept;
+  // PyTorch's default CPU generator (engine/tensor/torch_random.h), seeded
+  // with the context's seed. Frontend thread.
+  TorchGenerator& torch_generator() noexcept { return *torch_generator_; }
 
   // Floating-point operations of the matrix products pushed through this
   // context so far (2mnk each, counted by dot at push): the demos divide the
@@ -137,6 +140,7 @@ class Context {
   std::shared_ptr<Engine> engine_;
   uint64_t seed_;
   uint64_t random_ops_ = 0;
+  std::unique_ptr<TorchGenerator> torch_generator_;
   uint32_t iteration_ = 0;
   int blas_threads_ = 1;
   std::atomic<State> state_{State::open};

@@ -22,64 +22,13 @@
 #include "python/core/bindings.h"
 #include "python/core/runtime.h"
 #include "python/core/shape_ops.h"
+#include "python/core/torch_creation.h"
 #include "python/core/torch_devices.h"
 #include "python/core/torch_repr.h"
 #include "python/core/typed_methods.h"
 
 namespace asyncscope::python {
 namespace {
-
-// The size a creation function is given: ones(2, 3), ones((2, 3)),
-// ones([2, 3]) or ones(size=(2, 3)).
-Shape size_from(const py::args& args, const py::kwargs& kwargs, const char* op) {
-  if (kwargs.contains("size")) {
-    if (!args.empty()) throw py::type_error(std::string(op) + "(): size given both by position and as size=");
-    return shape_from(kwargs["size"], op);
-  }
-  if (args.empty()) throw py::type_error(std::string(op) + "(): missing the size (e.g. " + op + "(2, 3))");
-  if (args.size() == 1 && !py::isinstance<py::int_>(args[0])) return shape_from(args[0], op);
-  return shape_from(args, op);
-}
-
-// The keyword arguments a creation function takes besides size: device=,
-// dtype= (read by dtype_of_kwargs) and requires_grad= (read by requires_grad_of).
-Device creation_device(const py::kwargs& kwargs, const Context& context, const char* op) {
-  py::object device = py::none();
-  for (auto [key, value] : kwargs) {
-    const std::string k = py::str(key);
-    if (k == "device") {
-      device = py::reinterpret_borrow<py::object>(value);
-    } else if (k != "size" && k != "requires_grad" && k != "dtype") {
-      throw py::type_error(std::string(op) + "() got an unexpected keyword argument '" + k + "'");
-    }
-  }
-  return torch_device(device, context, op);
-}
-
-std::optional<DType> dtype_of_kwargs(const py::kwargs& kwargs, const char* op) {
-  return kwargs.contains("dtype") ? torch_dtype_from(kwargs["dtype"], op) : std::nullopt;
-}
-
-// a in `dtype` when one is given and differs (a float32 creation cast).
-NDArray in_dtype(NDArray a, std::optional<DType> dtype) {
-  return dtype && *dtype != a.dtype() ? astype(a, *dtype) : a;
-}
-
-// A leaf that PyTorch's autograd tracks: its gradient is None until a
-// backward, then accumulates (GradReq::accumulate).
-void make_leaf(NDArray& a) {
-  PushGuard guard(a.context());
-  a.attach_grad(autograd::GradReq::accumulate);
-}
-
-Tensor with_requires_grad(Tensor t, bool requires_grad) {
-  if (requires_grad) make_leaf(t.a);
-  return t;
-}
-
-bool requires_grad_of(const py::kwargs& kwargs) {
-  return kwargs.contains("requires_grad") && py::cast<bool>(kwargs["requires_grad"]);
-}
 
 void set_requires_grad(Tensor& x, bool requires_grad) {
   const bool leaf = x.a.grad_req() != autograd::GradReq::null || !x.a.requires_grad();
@@ -536,24 +485,6 @@ void bind_functions(py::module_& t) {
   };
   creation("ones", &ones, "ones(*size, device=None): a tensor of ones (pushed; returns at once).");
   creation("zeros", &zeros, "zeros(*size, device=None): a tensor of zeros (pushed; returns at once).");
-  t.def("randn", [](const py::args& args, const py::kwargs& kwargs) {
-    const ContextPtr& context = python::context();
-    const Shape shape = size_from(args, kwargs, "randn");
-    const Device device = creation_device(kwargs, *context, "randn");
-    const std::optional<DType> dtype = dtype_of_kwargs(kwargs, "randn");
-    return with_requires_grad(
-        push_as<Tensor>(*context, [&] { return in_dtype(normal(context, shape, 0.0f, 1.0f, device), dtype); }),
-        requires_grad_of(kwargs));
-  }, "randn(*size, device=None): standard normal samples (pushed; returns at once; seeded per run).");
-  t.def("rand", [](const py::args& args, const py::kwargs& kwargs) {
-    const ContextPtr& context = python::context();
-    const Shape shape = size_from(args, kwargs, "rand");
-    const Device device = creation_device(kwargs, *context, "rand");
-    const std::optional<DType> dtype = dtype_of_kwargs(kwargs, "rand");
-    return with_requires_grad(
-        push_as<Tensor>(*context, [&] { return in_dtype(uniform(context, shape, 0.0f, 1.0f, device), dtype); }),
-        requires_grad_of(kwargs));
-  }, "rand(*size, device=None): uniform samples in [0, 1) (pushed; returns at once; seeded per run).");
   t.def("tensor", [](py::object data, py::object device, py::object dtype, bool requires_grad) {
     const ContextPtr& context = python::context();
     const Device d = torch_device(device, *context, "tensor");
@@ -582,24 +513,6 @@ void bind_functions(py::module_& t) {
                                                        : ones(context, like.a.shape(), device))
                                        : full(context, like.a.shape(), value, dtype, device);
       }), requires_grad_of(kwargs));
-    }, py::arg("input"));
-  }
-  // Random values need a floating-point type (PyTorch: "not implemented for 'Long'").
-  using Random = NDArray (*)(const ContextPtr&, const Shape&, float, float, Device);
-  for (const auto& [name, draw, low, high] :
-       {std::tuple<const char*, Random, float, float>{"rand_like", &uniform, 0.0f, 1.0f},
-        {"randn_like", &normal, 0.0f, 1.0f}}) {
-    t.def(name, [=](const Tensor& like, const py::kwargs& kwargs) {
-      const ContextPtr& context = like.a.context_ptr();
-      const DType dtype = like_dtype(like, kwargs, name);
-      if (!is_floating(dtype)) {
-        throw std::runtime_error(std::string(name) + ": random values need a floating-point dtype, not torch." +
-                                 std::string(::asyncscope::name(dtype)));
-      }
-      const Device device = like_device(like, kwargs);
-      return with_requires_grad(
-          push_as<Tensor>(like.a, [&] { return in_dtype(draw(context, like.a.shape(), low, high, device), dtype); }),
-          requires_grad_of(kwargs));
     }, py::arg("input"));
   }
   t.def("full_like", [=](const Tensor& like, double value, const py::kwargs& kwargs) {

@@ -496,40 +496,6 @@ void bind_torch_shapes(py::module_& t) {
       return eye_of(context, n, m.is_none() ? n : py::cast<int64_t>(m), dtype.value_or(DType::float32), d);
     });
   }, py::arg("n"), py::arg("m") = py::none());
-  t.def("randint", [](const py::args& args, const py::kwargs& kwargs) {
-    // randint(high, size) or randint(low, high, size)
-    if (args.size() < 2 || args.size() > 3) throw py::type_error("randint(low=0, high, size): give high and size");
-    const int64_t low = args.size() == 3 ? py::cast<int64_t>(args[0]) : 0;
-    const int64_t high = py::cast<int64_t>(args[args.size() - 2]);
-    const Shape shape = shape_from(args[args.size() - 1], "randint");
-    const ContextPtr& context = python::context();
-    const Device d = torch_device(kwargs.contains("device") ? py::object(kwargs["device"]) : py::none(), *context, "randint");
-    const std::optional<DType> dtype = kwargs.contains("dtype") ? torch_dtype_from(kwargs["dtype"], "randint") : std::nullopt;
-    return push_as<Tensor>(*context, [&] {
-      NDArray out = randint_of(context, low, high, shape, d);
-      return dtype && *dtype != DType::int64 ? astype(out, *dtype) : out;
-    });
-  });
-  t.def("normal", [](double mean, double std_dev, py::object size, const py::kwargs& kwargs) {
-    const ContextPtr& context = python::context();
-    const Device d = torch_device(kwargs.contains("device") ? py::object(kwargs["device"]) : py::none(), *context, "normal");
-    const std::optional<DType> dtype = kwargs.contains("dtype") ? torch_dtype_from(kwargs["dtype"], "normal") : std::nullopt;
-    Tensor out = push_as<Tensor>(*context, [&] {
-      NDArray v = normal(context, shape_from(size, "normal"), static_cast<float>(mean), static_cast<float>(std_dev), d);
-      return dtype && *dtype != DType::float32 ? astype(v, *dtype) : v;
-    });
-    if (kwargs.contains("requires_grad") && py::cast<bool>(kwargs["requires_grad"])) {
-      PushGuard guard(out.a.context());
-      out.a.attach_grad(autograd::GradReq::accumulate);
-    }
-    return out;
-  }, py::arg("mean"), py::arg("std"), py::arg("size"),
-     "normal(mean, std, size): samples of N(mean, std^2) (numbers for mean and std; seeded per run).");
-  t.def("randperm", [](int64_t n, const py::kwargs& kwargs) {
-    const ContextPtr& context = python::context();
-    const Device d = torch_device(kwargs.contains("device") ? py::object(kwargs["device"]) : py::none(), *context, "randperm");
-    return push_as<Tensor>(*context, [&] { return randperm(context, n, d); });
-  }, py::arg("n"), "A random permutation of 0..n-1 (int64; seeded per run).");
   const auto draw = [](const Tensor& input, int64_t num_samples, bool replacement, py::object generator) {
     if (!generator.is_none()) throw std::runtime_error("multinomial: generator= is not supported (seed with manual_seed)");
     return push_as<Tensor>(input.a, [&] { return multinomial(input.a, num_samples, replacement); });

@@ -28,6 +28,8 @@ void bind_np(py::module_& m);
 void bind_sorting(py::module_& m);
 // After bind_torch: the factorisations behind torch.linalg (bind_linalg.cpp).
 void bind_linalg(py::module_& m);
+// After bind_types: the torch edition's random functions on PyTorch's CPU streams (bind_torch_random.cpp).
+void bind_torch_random(py::module_& m);
 
 enum class ReduceKind { sum, mean, norm };
 NDArray reduce_all(const NDArray& a, ReduceKind kind);

@@ -19,6 +19,7 @@ void define_module(py::module_& m) {
   bind_np(m);
   bind_sorting(m);
   bind_linalg(m);
+  bind_torch_random(m);
 }
 
 }  // namespace asyncscope::python

@@ -28,7 +28,8 @@ ops other than creation, casts, arithmetic, comparisons, reductions,
 matrix products (float32, float64 and the integer types, on the CPU) and
 indexing take float32 tensors. Basic indexing gives a view (x[1:3] += 1
 writes x), as in PyTorch. numpy() returns a copy (PyTorch shares the
-memory); torch.randn is seeded per run. More functions, made of these ops,
+memory). The random functions give PyTorch's numbers for its seed
+(torch/random.py). More functions, made of these ops,
 are in torch/composed.py (torch.gather, tril, logsumexp, meshgrid, ...),
 torch/pointwise.py (exp2, fmod, atan2, ...) and torch/structural.py
 (movedim, diagonal, tensordot, cummax, ...), each declared once with its
@@ -261,18 +262,51 @@ def load(f, map_location=None, weights_only=False):
     return obj
 
 
-def _normal_(self, mean=0.0, std=1.0):
-    """Fills the tensor in place with samples of N(mean, std^2) (seeded per run)."""
-    return self.copy_(randn(tuple(self.shape)) * std + mean)
+def _normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fills the tensor in place with samples of N(mean, std^2) (PyTorch's numbers for its seed)."""
+    return self.copy_(_t._normal_like(self, mean, std, generator))
 
 
-def _uniform_(self, a=0.0, b=1.0):
-    """Fills the tensor in place with samples of U(a, b) (seeded per run)."""
-    return self.copy_(rand(tuple(self.shape)) * (b - a) + a)
+def _uniform_(self, a=0.0, b=1.0, *, generator=None):
+    """Fills the tensor in place with samples uniform in [a, b) (PyTorch's numbers for its seed)."""
+    return self.copy_(_t._uniform_like(self, a, b, generator))
+
+
+def _random_(self, *bounds, generator=None, **named):
+    """random_(from, to), random_(to) or random_(): fills the tensor in place
+    with integers uniform in [from, to), [0, to), or over what its type holds."""
+    if "to" in named:
+        bounds = bounds + (named.pop("to"),)
+    if "from" in named:
+        bounds = (named.pop("from"),) + bounds
+    if named:
+        raise TypeError("random_() got an unexpected keyword argument '%s'" % next(iter(named)))
+    if len(bounds) > 2:
+        raise TypeError("random_() takes at most 2 bounds (from, to)")
+    low, high = (bounds + (None, None))[:2]
+    return self.copy_(_t._random_like(self, low, high, generator))
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    """Fills the tensor in place with 1 with probability p (a number or a tensor), else 0."""
+    if isinstance(p, Tensor):
+        drawn = _t._bernoulli(p.to(self.device).expand(self.shape).contiguous(), self.dtype, generator)
+    else:
+        drawn = _t._bernoulli_like(self, _builtins.float(p), generator)
+    return self.copy_(drawn)
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    """Fills the tensor in place with samples of the exponential distribution of rate lambd."""
+    u = rand(tuple(self.shape), dtype=float64, generator=generator)
+    return self.copy_((-1.0 / lambd) * (1.0 - u).log())
 
 
 Tensor.normal_ = _normal_
 Tensor.uniform_ = _uniform_
+Tensor.random_ = _random_
+Tensor.bernoulli_ = _bernoulli_
+Tensor.exponential_ = _exponential_
 
 
 def _method_of(fn):
@@ -318,11 +352,10 @@ for _name in _t.__table_ops__:
 del _name
 
 
-def manual_seed(seed):
-    """Starts the run's random stream again from seed (an int): the random
-    ops after it (rand, randn, randint, randperm, multinomial, dropout, ...)
-    draw the same numbers each time (not PyTorch's numbers)."""
-    _core.seed(_builtins.int(seed))
+from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,  # noqa: E402
+                     seed, set_rng_state)
+from . import random  # noqa: E402
+__all__ += ["Generator", "default_generator", "get_rng_state", "initial_seed", "seed", "set_rng_state", "random"]
 
 
 _TYPE_NAMES = {"torch.float32": "Float", "torch.float64": "Double", "torch.int32": "Int", "torch.int64": "Long",

@@ -395,10 +395,11 @@ def randint_like(input, low=0, high=None, **kwargs):
 
 
 @surface.op(method=True)
-def bernoulli(input, p=None):
-    """1 with probability input (or p), else 0, elementwise, in input's type."""
-    chance = input if p is None else p
-    return (_torch.rand_like(input, dtype=_torch.float32) < chance).to(input.dtype)
+def bernoulli(input, p=None, *, generator=None):
+    """1 with probability input (or the number p), else 0, elementwise, in input's type."""
+    if p is None:
+        return _torch._t._bernoulli(input, None, generator)
+    return _torch._t._bernoulli_like(input, float(p), generator)
 
 
 # -- Tensor's own ---------------------------------------------------------------------

@@ -21,8 +21,9 @@ def package_folder():
 HAS_TORCH = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
 
 
-def assert_prints_the_same(test, program, timeout=300):
-    """Fails `test` unless `program` (Python text) exits 0 under both and prints the same lines."""
+def outputs_of_both(test, program, timeout=300):
+    """What `program` (Python text) prints under the real PyTorch and under
+    the edition, in that order; fails `test` unless both exit 0."""
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "program.py")
         with open(path, "w") as f:
@@ -32,4 +33,10 @@ def assert_prints_the_same(test, program, timeout=300):
                               timeout=timeout, env=dict(os.environ, PYTHONPATH=package_folder()))
     test.assertEqual(real.returncode, 0, real.stderr)
     test.assertEqual(ours.returncode, 0, ours.stderr)
-    test.assertEqual(ours.stdout.splitlines(), real.stdout.splitlines())
+    return real.stdout, ours.stdout
+
+
+def assert_prints_the_same(test, program, timeout=300):
+    """Fails `test` unless `program` (Python text) exits 0 under both and prints the same lines."""
+    real, ours = outputs_of_both(test, program, timeout)
+    test.assertEqual(ours.splitlines(), real.splitlines())

@@ -28,6 +28,7 @@ stand-in is written to a temporary folder for the children.
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -243,6 +244,8 @@ def _run_op(real, ours, op, dtypes):
                 except Exception as e:
                     if not row["first_error"]:
                         text = f"{type(e).__name__}: {e}".splitlines()[0] if str(e) else type(e).__name__
+                        # Without what changes from run to run: the op's number and where it was pushed.
+                        text = re.sub(r" \(pushed at [^)]*\)| \(#\d+\)", "", text)
                         row["first_error"] = f"{dtype_name}{' grad' if grad else ''}: {text}"[:300]
     return row
 

@@ -419,9 +419,10 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        bound = 1 / _math.sqrt(self.in_features) if self.in_features > 0 else 0
-        init.uniform_(self.weight, -bound, bound)
+        # PyTorch's: He-uniform with slope sqrt(5) (bound 1 / sqrt(fan_in), as PyTorch rounds it).
+        init.kaiming_uniform_(self.weight, a=_math.sqrt(5))
         if self.bias is not None:
+            bound = 1 / _math.sqrt(self.in_features) if self.in_features > 0 else 0
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
@@ -805,10 +806,10 @@ class Conv2d(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        fan_in = self.in_channels // self.groups * self.kernel_size[0] * self.kernel_size[1]
-        bound = 1 / _math.sqrt(fan_in) if fan_in > 0 else 0
-        init.uniform_(self.weight, -bound, bound)
+        init.kaiming_uniform_(self.weight, a=_math.sqrt(5))
         if self.bias is not None:
+            fan_in = self.in_channels // self.groups * self.kernel_size[0] * self.kernel_size[1]
+            bound = 1 / _math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):

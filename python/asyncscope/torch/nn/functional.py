@@ -55,9 +55,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     if p == 1:
         return input * 0
-    mask = (_torch.rand_like(input) >= p).float()
-    out = input * mask / (1 - p)
-    return input.copy_(out) if inplace else out
+    # PyTorch's order: a Bernoulli(1 - p) mask of input's type, scaled, then the product.
+    noise = _torch._t._bernoulli_like(input, 1.0 - p, None) / (1 - p)
+    return input.mul_(noise) if inplace else input * noise
 
 
 def _reduce(loss, reduction):

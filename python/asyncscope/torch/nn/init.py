@@ -1,15 +1,9 @@
 """torch.nn.init of the PyTorch edition: fill a tensor in place (under
-no_grad, as PyTorch does) from the run's seeded random stream."""
+no_grad, as PyTorch does) from PyTorch's random stream (torch/random.py)."""
 
 import math as _math
 
 from ... import torch as _torch
-
-
-def _fill(tensor, values):
-    with _torch.no_grad():
-        tensor.copy_(values)
-    return tensor
 
 
 def _fans(tensor):
@@ -23,12 +17,14 @@ def _fans(tensor):
 
 def uniform_(tensor, a=0.0, b=1.0):
     """Values uniform in [a, b)."""
-    return _fill(tensor, _torch.rand(tuple(tensor.shape)) * (b - a) + a)
+    with _torch.no_grad():
+        return tensor.uniform_(a, b)
 
 
 def normal_(tensor, mean=0.0, std=1.0):
     """Values from N(mean, std^2)."""
-    return _fill(tensor, _torch.randn(tuple(tensor.shape)) * std + mean)
+    with _torch.no_grad():
+        return tensor.normal_(mean, std)
 
 
 def constant_(tensor, val):
@@ -51,7 +47,7 @@ def ones_(tensor):
 def xavier_uniform_(tensor, gain=1.0):
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot)."""
     fan_in, fan_out = _fans(tensor)
-    a = gain * _math.sqrt(6.0 / (fan_in + fan_out))
+    a = _math.sqrt(3.0) * (gain * _math.sqrt(2.0 / float(fan_in + fan_out)))  # PyTorch's rounding
     return uniform_(tensor, -a, a)
 
 
@@ -61,10 +57,41 @@ def xavier_normal_(tensor, gain=1.0):
     return normal_(tensor, 0.0, gain * _math.sqrt(2.0 / (fan_in + fan_out)))
 
 
+def calculate_gain(nonlinearity, param=None):
+    """The gain PyTorch recommends for a nonlinearity (leaky_relu's slope: param, 0.01 by default)."""
+    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                        "conv_transpose3d", "sigmoid"):
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return _math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, (int, float)):
+            slope = param
+        else:
+            raise ValueError("negative_slope {} not a valid number".format(param))
+        return _math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError("Unsupported nonlinearity {}".format(nonlinearity))
+
+
+def _kaiming_std(tensor, a, mode, nonlinearity):
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError("Mode {} not supported, please use one of fan_in, fan_out".format(mode))
+    fan_in, fan_out = _fans(tensor)
+    return calculate_gain(nonlinearity, a) / _math.sqrt(fan_in if mode == "fan_in" else fan_out)
+
+
 def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
     """U(-b, b) with b = gain * sqrt(3 / fan), gain for leaky_relu with slope a (He)."""
-    fan_in, fan_out = _fans(tensor)
-    fan = fan_in if mode == "fan_in" else fan_out
-    gain = _math.sqrt(2.0 / (1 + a * a)) if nonlinearity == "leaky_relu" else _math.sqrt(2.0)
-    bound = gain * _math.sqrt(3.0 / fan)
+    bound = _math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    """N(0, std^2) with std = gain / sqrt(fan), gain for leaky_relu with slope a (He)."""
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))

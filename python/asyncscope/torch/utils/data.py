@@ -93,16 +93,29 @@ class DataLoader:
         self.drop_last = drop_last
         self.num_workers = num_workers  # accepted: batches are made on the frontend and pushed
         self.collate_fn = collate_fn
+        self.generator = generator
 
     def __len__(self):
         n = len(self.dataset)
         return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
 
+    def _order(self, n):
+        """The epoch's order (None: in order), drawn as PyTorch's DataLoader
+        draws it: the workers' base seed, then (shuffling) the sampler's seed
+        for a fresh generator's randperm, or loader.generator's randperm."""
+        _torch._t._random_seed(self.generator)
+        if not self.shuffle:
+            return None
+        generator = self.generator
+        if generator is None:
+            generator = _torch.Generator().manual_seed(_torch._t._random_seed(None))
+        return _torch.randperm(n, generator=generator)
+
     def __iter__(self):
         n = len(self.dataset)
         tensors = getattr(self.dataset, "tensors", None) if type(self.dataset) is TensorDataset else None
+        order = self._order(n)
         if tensors is not None and self.collate_fn is None:
-            order = _torch.randperm(n) if self.shuffle else None
             for start in _builtins.range(0, n, self.batch_size):
                 stop = min(start + self.batch_size, n)
                 if self.drop_last and stop - start < self.batch_size:
@@ -113,7 +126,7 @@ class DataLoader:
                     idx = order[start:stop]
                     yield tuple(t[idx] for t in tensors)
             return
-        order = _torch.randperm(n).tolist() if self.shuffle else list(_builtins.range(n))
+        order = order.tolist() if order is not None else list(_builtins.range(n))
         collate = self.collate_fn or _collate
         for start in _builtins.range(0, n, self.batch_size):
             batch = order[start:start + self.batch_size]
