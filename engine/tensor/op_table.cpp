@@ -33,8 +33,8 @@ constexpr OpDef kOps[] = {
      "through gather", false,
      false},
     {"multinomial", OpKind::creation, "random.multinomial", "multinomial", "",
-     "category indices drawn by weight, with or without replacement (seeded; on the host, then copied to a GPU); "
-     "np.random.choice",
+     "category indices drawn by weight, with or without replacement (PyTorch's stream or the run's; on the host, "
+     "then copied to a GPU); np.random.choice",
      false, false, nullptr, nullptr, "floats"},
     {"randint", OpKind::creation, "random.randint", "randint random_", "",
      "integers uniform in [low, high) (PyTorch's stream; MXNet's composed of uniform, floor, astype)", false, true},

@@ -1,5 +1,6 @@
 #include "engine/tensor/torch_random.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <numbers>
@@ -273,6 +274,81 @@ NDArray torch_bernoulli(TorchGenerator& gen, const NDArray& probabilities, DType
       },
       NoFunction{});
   gen.state().engine.discard(static_cast<uint64_t>(p.shape().size()) * draws_per_unit(pt));
+  return out;
+}
+
+NDArray torch_multinomial(TorchGenerator& gen, const NDArray& weights, int64_t samples, bool replacement) {
+  static const trace::NameId kName = trace::intern("multinomial");
+  const Shape& s = weights.chunk("multinomial")->shape;
+  if (s.ndim() != 1 && s.ndim() != 2) throw std::invalid_argument("prob_dist must be 1 or 2 dim");
+  const DType wt = weights.dtype();
+  if (!is_floating(wt)) throw std::invalid_argument("multinomial only supports floating-point dtypes for input");
+  const int64_t categories = s[s.ndim() - 1];
+  if (samples <= 0) throw std::invalid_argument("cannot sample n_sample <= 0 samples");
+  if (!replacement && samples > categories) {
+    throw std::invalid_argument("cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  }
+  const int64_t rows = s.ndim() == 2 ? s[0] : 1;
+  const NDArray w = weights.device() == Device::cpu() ? weights : to(weights, Device::cpu());
+  NDArray out = NDArray::empty(w.context_ptr(), s.ndim() == 2 ? Shape{rows, samples} : Shape{samples}, Device::cpu(),
+                               DType::int64);
+  Chunk* o = out.chunk();
+  ChunkRef x = ops_detail::storage(w, "multinomial");
+  auto start = std::make_shared<std::mt19937>(gen.state().engine);
+  const bool by_exponentials = !replacement || samples == 1;
+  launch_typed(
+      kName, "multinomial", {&w}, {&out},
+      [o, x, start, wt, rows, categories, samples, by_exponentials](const RunContext&) {
+        visit_dtype(wt, [&](auto zero) {
+          using T = decltype(zero);
+          if constexpr (std::is_floating_point_v<T>) {
+            const T* p = x->typed_for_read<T>();
+            int64_t* y = o->typed_for_write<int64_t>();
+            std::mt19937& e = *start;
+            for (int64_t r = 0; r < rows; ++r) {
+              const T* row = p + r * categories;
+              T total = 0;
+              for (int64_t c = 0; c < categories; ++c) {
+                if (!(row[c] >= 0) || std::isinf(row[c])) {
+                  throw std::invalid_argument("probability tensor contains either `inf`, `nan` or element < 0");
+                }
+                total += row[c];
+              }
+              if (!(total > 0)) throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
+              int64_t* out_row = y + r * samples;
+              if (by_exponentials) {
+                // weight / Exp(1), in the weights' type; the largest ones, largest first.
+                std::vector<std::pair<T, int64_t>> q(static_cast<size_t>(categories));
+                for (int64_t c = 0; c < categories; ++c) {
+                  const auto exponential = static_cast<T>(-std::log(1.0 - unit_double(e)));
+                  q[static_cast<size_t>(c)] = {row[c] / exponential, c};
+                }
+                std::partial_sort(q.begin(), q.begin() + samples, q.end(), [](const auto& a, const auto& b) {
+                  return a.first > b.first || (a.first == b.first && a.second < b.second);
+                });
+                for (int64_t k = 0; k < samples; ++k) out_row[k] = q[static_cast<size_t>(k)].second;
+              } else {
+                std::vector<T> cumulative(static_cast<size_t>(categories));
+                T sum = 0;
+                for (int64_t c = 0; c < categories; ++c) cumulative[static_cast<size_t>(c)] = sum += row[c];
+                for (T& v : cumulative) v /= sum;
+                for (int64_t k = 0; k < samples; ++k) {
+                  const double u = unit_double(e);
+                  int64_t left = 0;
+                  int64_t right = categories;
+                  while (right > left) {
+                    const int64_t mid = left + (right - left) / 2;
+                    if (cumulative[static_cast<size_t>(mid)] < u) left = mid + 1; else right = mid;
+                  }
+                  out_row[k] = left;
+                }
+              }
+            }
+          }
+        });
+      },
+      NoFunction{});
+  gen.state().engine.discard(static_cast<uint64_t>(rows) * static_cast<uint64_t>(by_exponentials ? categories : samples) * 2);
   return out;
 }
 

@@ -80,4 +80,12 @@ NDArray torch_bernoulli(const ContextPtr& ctx, TorchGenerator& gen, const Shape&
 // 1 with each element's probability, else 0, of dtype (torch.bernoulli(probabilities)).
 NDArray torch_bernoulli(TorchGenerator& gen, const NDArray& probabilities, DType dtype);
 
+// `samples` category indices per row of weights (1-d or 2-d, floats; int64),
+// drawn as PyTorch draws them: without replacement, or one sample, the
+// largest weight / Exp(1) (one exponential sample per category); with
+// replacement, a binary search of the normalised cumulative weights for
+// one uniform sample each. Bad weights (negative, infinite, NaN, all zero)
+// are the op's error at the sync point, as PyTorch's CPU kernel finds them.
+NDArray torch_multinomial(TorchGenerator& gen, const NDArray& weights, int64_t samples, bool replacement);
+
 }  // namespace asyncscope

@@ -226,6 +226,23 @@ void bind_torch_random(py::module_& m) {
      "normal(mean, std, size, generator=None): samples of N(mean, std^2) (numbers for mean and std), PyTorch's "
      "numbers for its seed.");
 
+  py::object c = t.attr("Tensor");
+  const auto draw = [](const Tensor& input, int64_t num_samples, bool replacement, py::object generator) {
+    // PyTorch's stream on the CPU (generator= too); a GPU tensor draws the run's own.
+    if (input.a.device() != Device::cpu() && generator.is_none()) {
+      return push_as<Tensor>(input.a, [&] { return multinomial(input.a, num_samples, replacement); });
+    }
+    TorchGenerator& gen = generator_of(generator, input.a.context());
+    return push_as<Tensor>(input.a, [&] {
+      const NDArray drawn = torch_multinomial(gen, input.a, num_samples, replacement);
+      return input.a.device() == Device::cpu() ? drawn : to(drawn, input.a.device());
+    });
+  };
+  t.def("multinomial", draw, py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
+        py::arg("generator") = py::none(),
+        "num_samples indices drawn from each row of input's weights (int64), PyTorch's for its seed.");
+  c.attr("multinomial") = py::cpp_function(draw, py::is_method(c), py::arg("num_samples"),
+                                           py::arg("replacement") = false, py::kw_only(), py::arg("generator") = py::none());
   // The fills behind the in-place methods: a fresh tensor of like's shape,
   // dtype and device, drawn as the method would (python/asyncscope/torch
   // copies it in).

@@ -496,15 +496,6 @@ void bind_torch_shapes(py::module_& t) {
       return eye_of(context, n, m.is_none() ? n : py::cast<int64_t>(m), dtype.value_or(DType::float32), d);
     });
   }, py::arg("n"), py::arg("m") = py::none());
-  const auto draw = [](const Tensor& input, int64_t num_samples, bool replacement, py::object generator) {
-    if (!generator.is_none()) throw std::runtime_error("multinomial: generator= is not supported (seed with manual_seed)");
-    return push_as<Tensor>(input.a, [&] { return multinomial(input.a, num_samples, replacement); });
-  };
-  t.def("multinomial", draw, py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
-        py::arg("generator") = py::none(),
-        "num_samples indices drawn from each row of input's weights (int64; seeded per run).");
-  c.attr("multinomial") = py::cpp_function(draw, py::is_method(c), py::arg("num_samples"),
-                                           py::arg("replacement") = false, py::kw_only(), py::arg("generator") = py::none());
   c.attr("repeat") = py::cpp_function([](const Tensor& x, const py::args& args) {
     const py::object spec = args.size() == 1 && !PyIndex_Check(args[0].ptr()) ? py::object(args[0]) : py::object(args);
     const std::vector<int64_t> reps = dims_from(spec, "repeat");

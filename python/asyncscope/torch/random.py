@@ -4,7 +4,7 @@ The random functions draw from PyTorch's CPU stream (an mt19937 seeded as
 PyTorch 1.13 seeds it, drawn as its CPU kernels draw): after
 torch.manual_seed(s), rand, randn, randint, randperm, normal, the in-place
 fills (uniform_, normal_, random_, bernoulli_, exponential_), bernoulli,
-dropout, the layers' initial parameters and a shuffling DataLoader give the
+multinomial, dropout, the layers' initial parameters and a shuffling DataLoader give the
 real PyTorch's numbers for s (normal samples to a few float32 ulps, as
 PyTorch's vectorised log, sin and cos round their own way). A run that sets
 no seed starts from the run's seed (asyncscope.configure's, 0 by default), not
@@ -90,7 +90,7 @@ default_generator = _DefaultGenerator()
 def manual_seed(seed):
     """Starts the run's random streams again from seed (an int): PyTorch's
     CPU stream, whose numbers after it are the real PyTorch's for that seed,
-    and asyncscope's own (GPU tensors, multinomial). Returns
+    and asyncscope's own (GPU tensors, the other editions). Returns
     torch.default_generator."""
     _core.seed(int(seed))
     return default_generator

@@ -79,6 +79,9 @@ TEST(TorchRandom, TheNumbersDependOnPushOrderOnlyNotOnTheWorkers) {
       out.push_back(torch_randperm(fx.ctx, gen, 100, DType::int64));
       out.push_back(torch_bernoulli(fx.ctx, gen, Shape{64}, DType::uint8, 0.25));
       out.push_back(torch_random_full(fx.ctx, gen, Shape{9}, DType::int32));
+      const NDArray weights = torch_uniform(fx.ctx, gen, Shape{4, 6}, DType::float32, 0.0, 1.0);
+      out.push_back(torch_multinomial(gen, weights, 3, false));
+      out.push_back(torch_multinomial(gen, weights, 10, true));
     }
     std::vector<std::vector<double>> numbers;
     for (const NDArray& a : out) numbers.push_back(values<double>(astype(a, DType::float64)));
@@ -88,7 +91,7 @@ TEST(TorchRandom, TheNumbersDependOnPushOrderOnlyNotOnTheWorkers) {
   EXPECT_EQ(draw_all(4), one);
   // And each op's numbers are its own: no two outputs of one kind are the same.
   EXPECT_NE(one[0], one[7]);
-  EXPECT_NE(one[4], one[11]);
+  EXPECT_NE(one[4], one[14]);
 }
 
 TEST(TorchRandom, EachKindOfDrawLeavesTheGeneratorWhereTheNextOpStarts) {

@@ -558,10 +558,10 @@ class Sampling(unittest.TestCase):
     def test_refusals(self):
         with self.assertRaisesRegex(RuntimeError, "without replacement"):
             atorch.multinomial(atorch.ones(3), 4)
-        with self.assertRaisesRegex(RuntimeError, "floats"):
+        with self.assertRaisesRegex(RuntimeError, "floating-point dtypes"):
             atorch.multinomial(atorch.ones(3, dtype=atorch.int64), 1)
         from asyncscope import OpError
-        with self.assertRaisesRegex(OpError, "non-negative"):
+        with self.assertRaisesRegex(OpError, "element < 0"):
             atorch.multinomial(atorch.tensor([1.0, -1.0]), 1).numpy()
         try:
             nd.waitall()  # the run's first error since the last waitall: forget it here

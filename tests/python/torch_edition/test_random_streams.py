@@ -2,8 +2,8 @@
 numbers: one program run under both (the real one and, through
 `python3 -m asyncscope`, the edition), every draw compared: exactly for
 uniform, integer, permutation and Bernoulli draws and whatever is made of
-them (dropout, the layers' initial parameters, a shuffling DataLoader's
-order), to a few float32 ulps for normal samples. Also a seeded training
+them (multinomial, dropout, the layers' initial parameters, a shuffling
+DataLoader's order), to a few float32 ulps for normal samples. Also a seeded training
 run prints the same losses, and the refusals match."""
 
 import json
@@ -52,9 +52,15 @@ keep("random_from_to", torch.empty(6, dtype=torch.int32).random_(-5, 5))
 keep("exponential_", torch.empty(8).exponential_(2.0))
 keep("rand_like", torch.rand_like(torch.zeros(3, 3, dtype=torch.float64)))
 keep("normal_like", torch.randn_like(torch.zeros(20)))
+weights = torch.rand(3, 7)
+keep("multinomial_one", torch.multinomial(weights, 1))
+keep("multinomial", torch.multinomial(weights, 4))
+keep("multinomial_replacement", torch.multinomial(weights.double(), 9, replacement=True))
+keep("multinomial_method", torch.tensor([0.1, 0.0, 0.5, 0.4]).multinomial(20, True))
 g = torch.Generator().manual_seed(123)
 keep("generator_randperm", torch.randperm(10, generator=g))
 keep("generator_rand", torch.rand(4, generator=g))
+keep("generator_multinomial", torch.multinomial(weights, 2, generator=g))
 keep("default_untouched_by_generator", torch.rand(3))
 keep("seeds", torch.tensor([torch.Generator().initial_seed(), torch.initial_seed()]))
 keep("linear_weight", torch.nn.Linear(4, 3).weight.detach())
@@ -117,6 +123,9 @@ for name, call in [
         ("empty randint range", lambda: torch.randint(5, 5, (3,))),
         ("bernoulli_ p", lambda: torch.empty(3).bernoulli_(1.5)),
         ("generator of another kind", lambda: torch.rand(3, generator=object())),
+        ("negative weight", lambda: torch.multinomial(torch.tensor([-1.0, 2.0]), 1).tolist()),
+        ("zero weights", lambda: torch.multinomial(torch.zeros(3), 1).tolist()),
+        ("more samples than categories", lambda: torch.multinomial(torch.ones(3), 4)),
 ]:
     try:
         call()
