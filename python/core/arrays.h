@@ -424,10 +424,20 @@ py::object binary_op(const T& x, py::handle y) {
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
 
-// y OP x for a number y (or, in the PyTorch edition, a NumPy array).
+// y OP x for a number y, an array (a subclass's reflected method is asked
+// first), or, in the PyTorch edition, a NumPy array.
 template <class T, class Op>
 py::object reflected_op(const T& x, py::handle y) {
   check_torch_operands<T, Op>(x.a, y);
+  // y is an array too: Python asks a subclass's reflected method first (a
+  // Tensor + a Parameter), and a one-element y must not be read as a number.
+  if (const T* other = array_of<T>(y)) {
+    return wrap(push_as<T>(x.a, [&] {
+      NDArray a = other->a, b = x.a;
+      align_zero_d<T>(a, b, std::is_same_v<Op, std::divides<>>);
+      return Op{}(a, b);
+    }));
+  }
   if (x.a.dtype() != DType::float32) [[unlikely]] {
     if (std::optional<PyNumber> n = python_number(y)) {
       if constexpr (std::is_same_v<Op, std::divides<>>) n->is_float = true;  // as in binary_op
@@ -576,6 +586,13 @@ void bind_array_common(py::class_<T>& c) {
         return py::reinterpret_borrow<py::object>(Py_NotImplemented);
       }, py::is_operator())
       .def("__rpow__", [](const T& x, py::handle base) -> py::object {
+        if (const T* other = array_of<T>(base)) {  // an array's subclass asked first (Tensor ** Parameter)
+          return wrap(push_as<T>(x.a, [&] {
+            NDArray a = other->a, b = x.a;
+            align_zero_d<T>(a, b, false);
+            return pow(a, b);
+          }));
+        }
         if (x.a.dtype() != DType::float32) {
           if (const std::optional<PyNumber> n = python_number(base)) {
             return wrap(push_as<T>(x.a, [&] { return pow(scalar_of(x.a, *n), x.a); }));

@@ -229,37 +229,8 @@ class enable_grad(no_grad):
     _mode = True
 
 
-def save(obj, f):
-    """Pickles obj (a tensor, a state_dict, any picklable object holding
-    tensors) to the file f (a path or a binary file); a sync point for the
-    tensors' values."""
-    import pickle
-    if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__"):
-        with open(f, "wb") as out:
-            pickle.dump(obj, out)
-    else:
-        pickle.dump(obj, f)
-
-
-def load(f, map_location=None, weights_only=False):
-    """What save() wrote (tensors come back on the CPU, or on map_location)."""
-    import pickle
-    if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__"):
-        with open(f, "rb") as source:
-            obj = pickle.load(source)
-    else:
-        obj = pickle.load(f)
-    if map_location is not None:
-        def move(x):
-            if isinstance(x, Tensor):
-                return x.to(map_location)
-            if isinstance(x, dict):
-                return type(x)((k, move(v)) for k, v in x.items())
-            if isinstance(x, (list, tuple)):
-                return type(x)(move(v) for v in x)
-            return x
-        obj = move(obj)
-    return obj
+from .serialization import load, save  # noqa: E402 (PyTorch's file format)
+from . import serialization  # noqa: E402
 
 
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
