@@ -47,15 +47,24 @@ void require_floating(DType dtype, const char* op) {
   }
 }
 
+// The state an op's `draws` start from; the generator moves past them
+// before the op is pushed (a push may let another Python thread run, whose
+// ops must not start from the same state).
+std::shared_ptr<std::mt19937> take_draws(TorchGenerator& gen, uint64_t draws) {
+  auto start = std::make_shared<std::mt19937>(gen.state().engine);
+  gen.state().engine.discard(draws);
+  return start;
+}
+
 // The op writing a fresh CPU array of `shape` and `dtype`: fill(engine, T*
-// out, n) runs on a worker from a copy of the generator's state now, and
-// the generator skips the `draws` the fill makes.
+// out, n) runs on a worker from a copy of the generator's state now, which
+// skips the `draws` the fill makes.
 template <class Fill>
 NDArray random_op(const ContextPtr& ctx, TorchGenerator& gen, const Shape& shape, DType dtype, uint64_t draws,
                   const char* op, Fill fill) {
   NDArray out = NDArray::empty(checked(ctx, op), shape, Device::cpu(), dtype);
   Chunk* o = out.chunk();
-  auto start = std::make_shared<std::mt19937>(gen.state().engine);
+  auto start = take_draws(gen, draws);
   launch_typed(
       trace::intern(op), op, {}, {&out},
       [o, start, fill, dtype](const RunContext&) {
@@ -65,7 +74,6 @@ NDArray random_op(const ContextPtr& ctx, TorchGenerator& gen, const Shape& shape
         });
       },
       NoFunction{});
-  gen.state().engine.discard(draws);
   return out;
 }
 
@@ -255,7 +263,7 @@ NDArray torch_bernoulli(TorchGenerator& gen, const NDArray& probabilities, DType
   NDArray out = NDArray::empty(p.context_ptr(), p.shape(), Device::cpu(), dtype);
   Chunk* o = out.chunk();
   ChunkRef x = ops_detail::storage(p, "bernoulli");
-  auto start = std::make_shared<std::mt19937>(gen.state().engine);
+  auto start = take_draws(gen, static_cast<uint64_t>(p.shape().size()) * draws_per_unit(pt));
   launch_typed(
       kName, "bernoulli", {&p}, {&out},
       [o, x, start, pt, dtype](const RunContext&) {
@@ -273,7 +281,6 @@ NDArray torch_bernoulli(TorchGenerator& gen, const NDArray& probabilities, DType
         });
       },
       NoFunction{});
-  gen.state().engine.discard(static_cast<uint64_t>(p.shape().size()) * draws_per_unit(pt));
   return out;
 }
 
@@ -294,8 +301,8 @@ NDArray torch_multinomial(TorchGenerator& gen, const NDArray& weights, int64_t s
                                DType::int64);
   Chunk* o = out.chunk();
   ChunkRef x = ops_detail::storage(w, "multinomial");
-  auto start = std::make_shared<std::mt19937>(gen.state().engine);
   const bool by_exponentials = !replacement || samples == 1;
+  auto start = take_draws(gen, static_cast<uint64_t>(rows) * static_cast<uint64_t>(by_exponentials ? categories : samples) * 2);
   launch_typed(
       kName, "multinomial", {&w}, {&out},
       [o, x, start, wt, rows, categories, samples, by_exponentials](const RunContext&) {
@@ -348,7 +355,6 @@ NDArray torch_multinomial(TorchGenerator& gen, const NDArray& weights, int64_t s
         });
       },
       NoFunction{});
-  gen.state().engine.discard(static_cast<uint64_t>(rows) * static_cast<uint64_t>(by_exponentials ? categories : samples) * 2);
   return out;
 }
 

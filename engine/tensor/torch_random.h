@@ -13,9 +13,10 @@
 // other editions and of GPU arrays (PyTorch's CUDA streams are not its CPU
 // ones either): those need no order between ops.
 //
-// Threading: a TorchGenerator is used by the frontend thread that pushes the
-// ops drawing from it. Each op takes a copy of the state it starts from, and
-// the generator moves past that op's draws when it is pushed, so the numbers
+// Threading: a TorchGenerator is used by one thread at a time (the frontend
+// thread that pushes the ops drawing from it, or Python threads taking turns
+// under the GIL). Each op takes a copy of the state it starts from, and the
+// generator moves past that op's draws before it is pushed, so the numbers
 // depend on the push order only, never on when or on which worker an op runs.
 #pragma once
 

@@ -84,6 +84,10 @@ data = torch.utils.data.TensorDataset(torch.arange(10))
 keep("loader_shuffled", torch.cat([b[0] for b in torch.utils.data.DataLoader(data, batch_size=4, shuffle=True)]))
 keep("loader_in_order", torch.cat([b[0] for b in torch.utils.data.DataLoader(data, batch_size=4)]))
 keep("after_loaders", torch.rand(2))
+split = torch.utils.data.random_split(range(10), [3, 7])
+keep("random_split", torch.tensor([i for part in split for i in part.indices]))
+split = torch.utils.data.random_split(range(11), [0.3, 0.3, 0.4], generator=torch.Generator().manual_seed(42))
+keep("random_split_fractions", torch.tensor([len(part) for part in split] + [i for part in split for i in part.indices]))
 print(json.dumps(out))
 '''
 

@@ -7,6 +7,7 @@ batch is pushed and returned at once, so batching never waits for the
 engine. Other datasets are read sample by sample and stacked."""
 
 import builtins as _builtins
+import math as _math
 
 from ... import torch as _torch
 
@@ -55,11 +56,24 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-def random_split(dataset, lengths):
-    """Splits dataset into non-overlapping random subsets of the given lengths."""
+def random_split(dataset, lengths, generator=None):
+    """Splits dataset into non-overlapping random subsets of the given
+    lengths, or of fractions of its length (summing to 1: each
+    floor(fraction * len), the remainder one by one from the first), in the
+    order of a randperm from generator (the run's default without it)."""
+    lengths = list(lengths)
+    if _math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        counts = []
+        for i, fraction in enumerate(lengths):
+            if fraction < 0 or fraction > 1:
+                raise ValueError("Fraction at index %d is not between 0 and 1" % i)
+            counts.append(int(_math.floor(len(dataset) * fraction)))
+        for i in _builtins.range(len(dataset) - sum(counts)):
+            counts[i % len(counts)] += 1
+        lengths = counts
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    order = _torch.randperm(len(dataset)).tolist()
+    order = _torch.randperm(sum(lengths), generator=generator).tolist()
     out, start = [], 0
     for n in lengths:
         out.append(Subset(dataset, order[start:start + n]))
