@@ -64,7 +64,7 @@ class ChunkRef {
 // For a strided view: pushes the op that gathers its elements from the
 // storage into its own buffer (a write of the var, so it runs after every
 // op already pushed on the array and before the op about to be pushed), or
-// the op that scatters its buffer back after an op wrote it (ops_dtype.cpp).
+// the op that scatters its buffer back after an op wrote it (ops_select.cpp).
 void strided_read(const NDArray& view);
 void strided_write(const NDArray& view);
 

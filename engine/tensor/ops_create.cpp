@@ -1,6 +1,10 @@
-// Creation ops (fills, seeded random arrays, host values), copies between
+// Creation ops (fills, seeded random arrays, the run's random permutations
+// and multinomial draws, host values), copies between
 // devices, and wait_all.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "engine/base/random.h"
 #include "engine/cuda/cuda.h"
@@ -240,6 +244,112 @@ NDArray to(const NDArray& a, Device device) {
                      [from](const NDArray& dy, std::span<const bool>) { return std::vector<NDArray>{to(dy, from)}; });
   }
   return out;
+}
+
+}  // namespace asyncscope
+
+// ---- random permutations ------------------------------------------------------
+
+namespace asyncscope {
+
+using ops_detail::launch_typed;
+using ops_detail::NoFunction;
+
+NDArray randperm(const ContextPtr& ctx, int64_t n, Device device) {
+  static const trace::NameId kName = trace::intern("randperm");
+  if (!ctx) throw std::invalid_argument("randperm: null context");
+  if (n < 0) throw std::invalid_argument("randperm: n must be non-negative, got " + std::to_string(n));
+  // On the host (a sequential shuffle), then copied to the device.
+  NDArray out = NDArray::empty(ctx, Shape{n}, Device::cpu(), DType::int64);
+  Chunk* o = out.chunk();
+  const uint64_t key = ctx->next_random_key();
+  launch_typed(
+      kName, "randperm", {}, {&out},
+      [o, key, n](const RunContext&) {
+        // Fisher-Yates, with the seeded counter-based stream: the same seed
+        // and push order give the same permutation, whatever the workers.
+        int64_t* y = o->typed_for_write<int64_t>();
+        for (int64_t i = 0; i < n; ++i) y[i] = i;
+        for (int64_t i = n - 1; i > 0; --i) {
+          const uint64_t r = random::bits(key, static_cast<uint64_t>(i));
+          const auto j = static_cast<int64_t>(r % static_cast<uint64_t>(i + 1));
+          std::swap(y[i], y[j]);
+        }
+      },
+      NoFunction{});
+  return device == Device::cpu() ? out : to(out, device);
+}
+
+NDArray multinomial(const NDArray& weights, int64_t samples, bool replacement) {
+  static const trace::NameId kName = trace::intern("multinomial");
+  const Shape& s = weights.chunk("multinomial")->shape;
+  if (s.ndim() != 1 && s.ndim() != 2) {
+    throw std::invalid_argument("multinomial: the weights must be 1-d or 2-d, got " + s.to_string());
+  }
+  if (!is_floating(weights.dtype())) {
+    throw std::invalid_argument(std::string("multinomial: the weights must be floats, got ") + name(weights.dtype()));
+  }
+  const int64_t categories = s[s.ndim() - 1];
+  if (categories == 0) throw std::invalid_argument("multinomial: no categories to sample from");
+  if (samples < 0) throw std::invalid_argument("multinomial: cannot sample " + std::to_string(samples) + " times");
+  if (!replacement && samples > categories) {
+    throw std::invalid_argument("multinomial: cannot sample " + std::to_string(samples) + " of " +
+                                std::to_string(categories) + " categories without replacement");
+  }
+  const int64_t rows = s.ndim() == 2 ? s[0] : 1;
+  const Shape out_shape = s.ndim() == 2 ? Shape{rows, samples} : Shape{samples};
+  const NDArray w = weights.device() == Device::cpu() ? astype(weights, DType::float64) : to(astype(weights, DType::float64), Device::cpu());
+  NDArray out = NDArray::empty(weights.context_ptr(), out_shape, Device::cpu(), DType::int64);
+  Chunk* o = out.chunk();
+  ChunkRef x = ops_detail::storage(w, "multinomial");
+  const uint64_t key = weights.context().next_random_key();
+  launch_typed(
+      kName, "multinomial", {&w}, {&out},
+      [o, x, key, rows, categories, samples, replacement](const RunContext&) {
+        const double* p = x->typed_for_read<double>();
+        int64_t* y = o->typed_for_write<int64_t>();
+        std::vector<double> cumulative(static_cast<size_t>(categories));
+        std::vector<std::pair<double, int64_t>> keys(static_cast<size_t>(categories));
+        uint64_t counter = 0;
+        for (int64_t r = 0; r < rows; ++r) {
+          const double* row = p + r * categories;
+          double total = 0;
+          int64_t positive = 0;
+          for (int64_t c = 0; c < categories; ++c) {
+            if (!(row[c] >= 0) || std::isinf(row[c])) {
+              throw std::invalid_argument("multinomial: the weights must be finite and non-negative");
+            }
+            total += row[c];
+            positive += row[c] > 0;
+            cumulative[static_cast<size_t>(c)] = total;
+          }
+          if (total <= 0) throw std::invalid_argument("multinomial: the weights of a row sum to 0");
+          if (!replacement && positive < samples) {
+            throw std::invalid_argument("multinomial: fewer categories with a non-zero weight than samples "
+                                        "without replacement");
+          }
+          int64_t* out_row = y + r * samples;
+          if (replacement) {
+            for (int64_t k = 0; k < samples; ++k) {
+              const double u = static_cast<double>(random::bits(key, counter++) >> 11) * 0x1.0p-53 * total;
+              const auto at = std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin();
+              out_row[k] = std::min<int64_t>(at, categories - 1);
+            }
+          } else {
+            // Efraimidis-Spirakis: the `samples` largest of log(u) / w are a
+            // weighted draw without replacement, in draw order.
+            for (int64_t c = 0; c < categories; ++c) {
+              const double u = (static_cast<double>(random::bits(key, counter++) >> 11) + 0.5) * 0x1.0p-53;
+              keys[static_cast<size_t>(c)] = {row[c] > 0 ? std::log(u) / row[c] : -HUGE_VAL, c};
+            }
+            std::partial_sort(keys.begin(), keys.begin() + samples, keys.end(),
+                              [](const auto& a, const auto& b) { return a.first > b.first; });
+            for (int64_t k = 0; k < samples; ++k) out_row[k] = keys[static_cast<size_t>(k)].second;
+          }
+        }
+      },
+      NoFunction{});
+  return weights.device() == Device::cpu() ? out : to(out, weights.device());
 }
 
 }  // namespace asyncscope

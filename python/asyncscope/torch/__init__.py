@@ -344,7 +344,8 @@ def _rebuild(values):
     """A pickled tensor's values as a tensor again (on the CPU, of their type)."""
     return tensor(values)
 
-from . import composed, pointwise, structural, linalg  # noqa: E402 (made of the names above)
+# Made of the names above:
+from . import composed, joins, order_statistics, pointwise, searching, structural, scatter, linalg  # noqa: E402
 
 # The in-place forms of the bindings' own methods, then composed.py's declarations.
 composed.surface.in_place_forms("abs", "neg", "negative", "exp", "log", "log1p", "sqrt", "square", "sin", "cos",
