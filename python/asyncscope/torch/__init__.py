@@ -299,6 +299,17 @@ def _format(self, spec):
 
 Tensor.__format__ = _format
 
+
+def _index(self):
+    """operator.index(t): a one-element integer tensor as a Python int
+    (a list index, range(t)); a sync point, as item() is."""
+    if self.numel() != 1 or self.is_floating_point():
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return _builtins.int(self.item())
+
+
+Tensor.__index__ = _index
+
 # The products as methods too (x.mm(y), as PyTorch has them).
 for _name in ("mm", "mv", "matmul", "dot", "outer", "bmm"):
     if not hasattr(Tensor, _name):

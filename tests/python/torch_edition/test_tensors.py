@@ -380,5 +380,23 @@ class Chapter(unittest.TestCase):
         self.check_trace(t)
 
 
+class AsAnIndex(unittest.TestCase):
+    # A sampled word's id indexes a Python list (word_language_model's generate.py).
+    def test_a_one_element_integer_tensor_is_a_python_index(self):
+        words = ["a", "b", "c"]
+        self.assertEqual(words[torch.tensor(2)], "c")
+        self.assertEqual(words[torch.multinomial(torch.tensor([0.0, 1.0, 0.0]), 1)[0]], "b")
+        self.assertEqual(list(range(torch.tensor([3]))), [0, 1, 2])
+        self.assertEqual(words[torch.tensor(True)], "b")
+        x = torch.arange(5.0)
+        x[torch.tensor(1)] = 9
+        self.assertEqual(x.tolist(), [0.0, 9.0, 2.0, 3.0, 4.0])
+
+    def test_a_float_or_longer_tensor_is_refused(self):
+        for t in (torch.tensor(1.0), torch.tensor([1, 2])):
+            with self.assertRaisesRegex(TypeError, "only integer tensors of a single element"):
+                [0, 1, 2][t]
+
+
 if __name__ == "__main__":
     unittest.main()
