@@ -56,17 +56,32 @@ class LazyModules(unittest.TestCase):
         self.assertEqual(len(touched), 2)
         self.assertEqual(float(net[0].weight.abs().sum()), 0.0)
 
-    def test_a_state_loads_into_a_lazy_model_before_any_input(self):
-        net = ann.Sequential(ann.LazyLinear(8), ann.ReLU(), ann.LazyLinear(1))
-        x = atorch.tensor(np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32))
-        want = net(x)
-        clone = ann.Sequential(ann.LazyLinear(8), ann.ReLU(), ann.LazyLinear(1))
-        clone.load_state_dict(net.state_dict())
-        self.assertIs(type(clone[0]), ann.Linear)
-        np.testing.assert_array_equal(clone(x).numpy(), want.numpy())
-        conv = ann.LazyConv2d(4, 3, groups=2)
-        conv.load_state_dict({"weight": atorch.zeros(4, 3, 3, 3), "bias": atorch.zeros(4)})
-        self.assertEqual(conv.in_channels, 6, "in_channels = the weight's dim 1 times groups")
+    def test_a_state_loads_into_a_lazy_model_and_it_stays_lazy_until_its_first_call(self):
+        # As PyTorch 1.13's: the state gives the tensors at once, the module
+        # prints as lazy (size 0) until its first call, which draws nothing
+        # and becomes the concrete class with the size setting still 0.
+        cases = self.CASES + [("LazyConv2d", (4, 3, 1, 1, 1, 2), (2, 6, 5, 5), "Conv2d"),
+                              ("LazyBatchNorm1d", (1e-5, 0.1, False), (4, 3), "BatchNorm1d")]
+        for lazy, args, shape, concrete in cases:
+            with self.subTest(lazy=lazy, args=args):
+                source = getattr(rnn, lazy)(*args)
+                x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+                source(real_torch.tensor(x))
+                state = source.state_dict()
+                seen = []
+                for nn_, torch_ in ((ann, atorch), (rnn, real_torch)):
+                    m = getattr(nn_, lazy)(*args)
+                    before = repr(m)
+                    m.load_state_dict({k: torch_.tensor(v.numpy()) for k, v in state.items()})
+                    loaded = (repr(m), type(m).__name__, sorted(m.state_dict()))
+                    torch_.manual_seed(5)
+                    y = m.eval()(torch_.tensor(x)).detach().numpy()
+                    seen.append((before, loaded, type(m).__name__, repr(m), torch_.rand(3).numpy(), y))
+                ours, theirs = seen
+                self.assertEqual(ours[:4], theirs[:4])
+                self.assertEqual(ours[2], concrete)
+                np.testing.assert_array_equal(ours[4], theirs[4], "the first call drew nothing")
+                np.testing.assert_allclose(ours[5], theirs[5], rtol=1e-5, atol=1e-6)
 
     def test_a_lazy_linear_without_bias_has_none(self):
         m = ann.LazyLinear(3, bias=False)

@@ -5,7 +5,6 @@ edition: Conv1d / Conv2d, MaxPool1d / 2d, AvgPool1d / 2d, AdaptiveAvgPool1d
 Threading: the frontend thread, as every op of the edition.
 """
 
-import math as _math
 
 from ... import torch as _torch  # partly imported when this module loads: used at call time only
 from . import convolution, functional, init
@@ -21,27 +20,29 @@ class Conv2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):
         super().__init__()
-        if padding_mode != "zeros":
-            raise NotImplementedError("Conv2d: padding_mode %r is not supported (zeros only)" % (padding_mode,))
-        if in_channels % groups or out_channels % groups:
-            raise ValueError("in_channels and out_channels must be divisible by groups")
-        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size = convolution._pair(kernel_size, "kernel_size")
-        self.stride, self.dilation = convolution._pair(stride, "stride"), convolution._pair(dilation, "dilation")
-        self.padding = padding if isinstance(padding, str) else convolution._pair(padding, "padding")
-        self.weight = Parameter(_torch.zeros(out_channels, in_channels // groups, *self.kernel_size))
+        self._configure(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode)
+        self.weight = Parameter(_torch.zeros(self.out_channels, self.in_channels // groups, *self.kernel_size))
         if bias:
             self.bias = Parameter(_torch.zeros(out_channels))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
 
+    def _configure(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                   padding_mode="zeros", device=None, dtype=None):
+        """The settings that are not tensors, checked (a LazyConv2d sets them too, with in_channels 0)."""
+        if padding_mode != "zeros":
+            raise NotImplementedError("%s: padding_mode %r is not supported (zeros only)"
+                                      % (type(self).__name__, padding_mode))
+        if in_channels % groups or out_channels % groups:
+            raise ValueError("in_channels and out_channels must be divisible by groups")
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size = convolution._pair(kernel_size, "kernel_size")
+        self.stride, self.dilation = convolution._pair(stride, "stride"), convolution._pair(dilation, "dilation")
+        self.padding = padding if isinstance(padding, str) else convolution._pair(padding, "padding")
+
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=_math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.in_channels // self.groups * self.kernel_size[0] * self.kernel_size[1]
-            bound = 1 / _math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._reset_layer(self.weight, self.bias)
 
     def forward(self, input):
         return functional.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
@@ -66,13 +67,18 @@ class Conv1d(Conv2d):
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):
-        one = convolution._single
-        super().__init__(in_channels, out_channels, (1, one(kernel_size, "kernel_size")), (1, one(stride, "stride")),
-                         padding if isinstance(padding, str) else (0, one(padding, "padding")),
-                         (1, one(dilation, "dilation")), groups, bias, padding_mode)
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode)
         with _torch.no_grad():
             self.weight = Parameter(self.weight.detach().reshape(out_channels, in_channels // groups,
                                                                  self.kernel_size[1]))
+
+    def _configure(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                   padding_mode="zeros", device=None, dtype=None):
+        """Conv2d's settings over a height of 1 (explicitly Conv2d's: a LazyConv1d is no Conv2d)."""
+        one = convolution._single
+        Conv2d._configure(self, in_channels, out_channels, (1, one(kernel_size, "kernel_size")),
+                          (1, one(stride, "stride")), padding if isinstance(padding, str) else (0, one(padding, "padding")),
+                          (1, one(dilation, "dilation")), groups, bias, padding_mode)
 
     def forward(self, input):
         return functional.conv1d(input, self.weight, self.bias, self.stride[1],
@@ -203,8 +209,7 @@ class _BatchNorm(Module):
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None):
         super().__init__()
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
+        self._configure(num_features, eps, momentum, affine, track_running_stats)
         if affine:
             self.weight = Parameter(_torch.ones(num_features))
             self.bias = Parameter(_torch.zeros(num_features))
@@ -218,12 +223,20 @@ class _BatchNorm(Module):
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
+    def _configure(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                   dtype=None):
+        """The settings that are not tensors (a lazy batch norm sets them too, with num_features 0)."""
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+
     def forward(self, input):
         if input.ndim not in self._DIMS:
             raise ValueError("expected %s input (got %dD input)"
                              % (" or ".join("%dD" % d for d in self._DIMS), input.ndim))
-        if input.shape[1] != self.num_features:
-            raise RuntimeError("running_mean should contain %d elements not %d" % (input.shape[1], self.num_features))
+        # The channels the state holds (num_features stays 0 in a lazy batch norm made from a loaded state, as PyTorch's).
+        held = next((t.shape[0] for t in (self.running_mean, self.weight) if t is not None), input.shape[1])
+        if input.shape[1] != held:
+            raise RuntimeError("running_mean should contain %d elements not %d" % (input.shape[1], held))
         use_batch = self.training or not self.track_running_stats
         if self.training and self.track_running_stats:
             self.num_batches_tracked.add_(1)

@@ -95,3 +95,14 @@ def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
 def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
     """N(0, std^2) with std = gain / sqrt(fan), gain for leaky_relu with slope a (He)."""
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
+
+
+def _reset_layer(weight, bias):
+    """A Linear's or a convolution's first values, as PyTorch's
+    reset_parameters makes them: the weight He-uniform with slope sqrt(5)
+    (bound 1 / sqrt(fan_in)), the bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))
+    with fan_in read from the weight (bound 0 when it is 0)."""
+    kaiming_uniform_(weight, a=_math.sqrt(5))
+    if bias is not None:
+        fan_in = _fans(weight)[0]
+        uniform_(bias, *((-1 / _math.sqrt(fan_in), 1 / _math.sqrt(fan_in)) if fan_in > 0 else (0, 0)))

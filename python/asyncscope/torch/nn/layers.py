@@ -7,8 +7,6 @@ initialises it.
 Threading: the frontend thread, as every op of the edition.
 """
 
-import math as _math
-
 from ... import torch as _torch  # partly imported when this module loads: used at call time only
 from . import functional, init
 from .module import Module, Parameter
@@ -31,8 +29,7 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        self.in_features = in_features
-        self.out_features = out_features
+        self._configure(in_features, out_features)
         self.weight = Parameter(_torch.zeros(out_features, in_features))
         if bias:
             self.bias = Parameter(_torch.zeros(out_features))
@@ -40,12 +37,12 @@ class Linear(Module):
             self.register_parameter("bias", None)
         self.reset_parameters()
 
+    def _configure(self, in_features, out_features, bias=True, device=None, dtype=None):
+        """The settings that are not tensors (a LazyLinear sets them too, with in_features 0)."""
+        self.in_features, self.out_features = in_features, out_features
+
     def reset_parameters(self):
-        # PyTorch's: He-uniform with slope sqrt(5) (bound 1 / sqrt(fan_in), as PyTorch rounds it).
-        init.kaiming_uniform_(self.weight, a=_math.sqrt(5))
-        if self.bias is not None:
-            bound = 1 / _math.sqrt(self.in_features) if self.in_features > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._reset_layer(self.weight, self.bias)
 
     def forward(self, input):
         return functional.linear(input, self.weight, self.bias)

@@ -1,7 +1,7 @@
 """torch.nn's lazy layers in the PyTorch edition: LazyLinear, LazyConv1d /
-2d and LazyBatchNorm1d / 2d take their input size from their first input,
-then become their concrete class (a LazyLinear is a Linear after its first
-call, as in PyTorch).
+2d and LazyBatchNorm1d / 2d take their input size from their first input
+(or their tensors from a loaded state), then become their concrete class (a
+LazyLinear is a Linear after its first call, as in PyTorch).
 
 Threading: the frontend thread, as every op of the edition.
 """
@@ -15,19 +15,26 @@ from .module import Module, UninitializedParameter
 
 class _LazyModule(Module):
     """A module whose input size (in_features, in_channels, num_features) is
-    read from its first input, or from the state loaded into it; then it
-    becomes its concrete class (LazyLinear a Linear, as PyTorch's
-    cls_to_become), initialized as that class initializes itself. Its
-    parameters are UninitializedParameters until then: initializations
-    applied to them before (nn.init.normal_(m.weight)) run after the
-    class's own, and an optimizer made before holds the same objects."""
+    read from its first input, or whose tensors come from a state loaded into
+    it; at its first call it becomes its concrete class (LazyLinear a Linear,
+    as PyTorch's cls_to_become). Until then it has the concrete class's
+    settings with the size 0 (as PyTorch prints it), and its parameters are
+    UninitializedParameters: initializations applied to them before
+    (nn.init.normal_(m.weight)) run after the class's own, and an optimizer
+    made before holds the same objects.
+
+    As PyTorch 1.13's: a state loaded into it gives it its tensors at once
+    (their shapes from the state) and it stays lazy until its first call,
+    which then draws nothing and keeps the size setting at 0."""
 
     _concrete = None  # the class it becomes
     _parameter_names = ("weight", "bias")
+    _buffer_names = ()  # the concrete class's buffers, which a loaded state gives
 
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
-        self._lazy_args, self._lazy_kwargs = args, kwargs
+        self._lazy_args, self._lazy_kwargs, self._lazy_loaded = args, kwargs, False
+        self._concrete._configure(self, 0, *args, **kwargs)
         for name in self._parameter_names:
             if self._has(name):
                 setattr(self, name, UninitializedParameter())
@@ -44,7 +51,16 @@ class _LazyModule(Module):
         """The input size from the loaded shapes ({name: shape}), or None."""
         raise NotImplementedError
 
+    def has_uninitialized_params(self):
+        """Whether a parameter still waits for its shape (PyTorch's LazyModuleMixin)."""
+        return any(isinstance(p, UninitializedParameter) for p in self._parameters.values())
+
+    def extra_repr(self):
+        return self._concrete.extra_repr(self)
+
     def _become(self, size, device=None):
+        """Makes the concrete class at `size` (its initialization, its draws)
+        and takes its tensors and settings."""
         made = self._concrete(size, *self._lazy_args, **self._lazy_kwargs)
         if device is not None and str(device) != "cpu":
             made.to(device)
@@ -54,20 +70,40 @@ class _LazyModule(Module):
                 with _torch.no_grad():
                     mine.materialize(tuple(theirs.shape), lambda p, v=theirs: p.copy_(v.detach()), theirs.device)
         for key, value in made.__dict__.items():
-            if key not in ("_parameters", "_modules"):
+            if key not in ("_parameters", "_modules", "training"):
                 self.__dict__[key] = value
-        del self.__dict__["_lazy_args"], self.__dict__["_lazy_kwargs"]
+        self._settle()
+
+    def _settle(self):
+        for key in ("_lazy_args", "_lazy_kwargs", "_lazy_loaded"):
+            del self.__dict__[key]
+        for name in self._buffer_names:
+            if name not in self._buffers:
+                object.__setattr__(self, name, None)  # as the concrete class without running statistics
         self.__class__ = self._concrete
 
     def _load_sizes(self, state_dict, prefix):
-        shapes = {k[len(prefix):]: tuple(v.shape) for k, v in state_dict.items() if k.startswith(prefix)
-                  and "." not in k[len(prefix):]}
-        size = self._size_of_state(shapes)
-        if size is not None:
-            self._become(size)
+        """Before a state is copied in: the parameters and buffers made in
+        the state's shapes (the copy then fills them)."""
+        state = {k[len(prefix):]: v for k, v in state_dict.items() if k.startswith(prefix)
+                 and "." not in k[len(prefix):]}
+        if self._size_of_state({k: tuple(v.shape) for k, v in state.items()}) is None:
+            return
+        with _torch.no_grad():
+            for name in self._parameter_names:
+                mine = self._parameters.get(name)
+                if isinstance(mine, UninitializedParameter) and name in state:
+                    mine.materialize(tuple(state[name].shape), lambda p: None)
+            for name in self._buffer_names:
+                if name in state and name not in self._buffers:
+                    self.register_buffer(name, _torch.zeros(tuple(state[name].shape), dtype=state[name].dtype))
+        self._lazy_loaded = True
 
     def forward(self, input):
-        self._become(self._size_of_input(input), input.device)
+        if self._lazy_loaded and not self.has_uninitialized_params():
+            self._settle()
+        else:
+            self._become(self._size_of_input(input), input.device)
         return self(input)
 
 
@@ -123,6 +159,8 @@ class LazyConv1d(_LazyConv):
 
 class _LazyBatchNorm(_LazyModule):
     """A batch norm whose num_features is read from its first input (dim 1)."""
+
+    _buffer_names = ("running_mean", "running_var", "num_batches_tracked")
 
     def __init__(self, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
         super().__init__(eps, momentum, affine, track_running_stats)
