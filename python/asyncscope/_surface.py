@@ -17,10 +17,15 @@ of that name), a method and an in-place form where the class has none (the C++
 bindings' own methods win, being faster), and appends the module's names
 to its __all__. The in-place form writes the result back with copy_ (one
 engine write of the tensor's var), refusing, as PyTorch does, a floating
-result for an integer tensor.
+result for an integer tensor. In the torch edition, a function taking
+`dim` / `keepdim` takes `axis` / `keepdims` too, as PyTorch's argument
+parser does (the C++ bindings get the same from python/core/numpy_names.cpp).
 
 Threading: declarations and install run at import, on the importing thread.
 """
+
+import functools as _functools
+import inspect as _inspect
 
 
 class Surface:
@@ -59,16 +64,37 @@ class Surface:
         """Adds the declared functions to `namespace` (a module's globals,
         with its __all__) and the methods to `array_class`."""
         exported = namespace.setdefault("__all__", [])
+        spell = _numpy_names if self.edition == "torch" else (lambda fn: fn)
         for name, fn in self.functions.items():
-            namespace[name] = fn
+            namespace[name] = spell(fn)
             if name not in exported:
                 exported.append(name)
         for name, fn in self.methods.items():
             if not hasattr(array_class, name):
-                setattr(array_class, name, fn)
+                setattr(array_class, name, spell(fn))
         for name in self.in_place:
             if not hasattr(array_class, name + "_"):
                 setattr(array_class, name + "_", _in_place(getattr(array_class, name), name, refuse_float_into_int))
+
+
+def _numpy_names(fn):
+    """fn, taking axis / keepdims for its dim / keepdim (fn itself when it
+    has neither, or an axis of its own)."""
+    try:
+        params = _inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    if "axis" in params or not {"dim", "keepdim"} & set(params):
+        return fn
+
+    @_functools.wraps(fn)
+    def spelled(*args, **kwargs):
+        if "axis" in kwargs and "dim" not in kwargs:
+            kwargs["dim"] = kwargs.pop("axis")
+        if "keepdims" in kwargs and "keepdim" not in kwargs:
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+    return spelled
 
 
 def _in_place(out_of_place, name, refuse):

@@ -30,6 +30,9 @@ void bind_sorting(py::module_& m);
 void bind_linalg(py::module_& m);
 // After bind_types: the torch edition's random functions on PyTorch's CPU streams (bind_torch_random.cpp).
 void bind_torch_random(py::module_& m);
+// Last: `axis` / `keepdims` accepted wherever a torch binding takes `dim` /
+// `keepdim`, as PyTorch's argument parser accepts them (numpy_names.cpp).
+void add_numpy_argument_names(py::module_& torch);
 
 enum class ReduceKind { sum, mean, norm };
 NDArray reduce_all(const NDArray& a, ReduceKind kind);

@@ -20,6 +20,8 @@ void define_module(py::module_& m) {
   bind_sorting(m);
   bind_linalg(m);
   bind_torch_random(m);
+  py::module_ torch = m.attr("torch");
+  add_numpy_argument_names(torch);
 }
 
 }  // namespace asyncscope::python

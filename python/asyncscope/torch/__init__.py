@@ -41,7 +41,6 @@ RuntimeError saying why, and d2l.try_gpu() gives the CPU.
 """
 
 import builtins as _builtins
-import collections as _collections
 import sys as _sys
 
 from .. import _core
@@ -142,10 +141,9 @@ int64 = long = dtype("int64")
 uint8 = dtype("uint8")
 globals()["bool"] = dtype("bool")
 
-_max_result = _collections.namedtuple("max", ["values", "indices"])
-_min_result = _collections.namedtuple("min", ["values", "indices"])
-_sort_result = _collections.namedtuple("sort", ["values", "indices"])
-_topk_result = _collections.namedtuple("topk", ["values", "indices"])
+from . import return_types
+_max_result, _min_result, _sort_result, _topk_result = (return_types.max, return_types.min, return_types.sort,
+                                                        return_types.topk)
 
 
 class device:

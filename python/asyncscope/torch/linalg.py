@@ -13,9 +13,9 @@ Threading: the frontend thread, as every op of the edition.
 """
 
 import builtins as _builtins
-import collections as _collections
 
 from .. import torch as _torch
+from . import return_types
 
 _INF = float("inf")
 
@@ -164,13 +164,9 @@ def _missing(name):
 # -- factorisations, through LAPACK (engine/tensor/factor.h): one op each on the timeline -------------
 
 _core = _torch._t
-_svd_result = _collections.namedtuple("linalg_svd", ["U", "S", "Vh"])
-_qr_result = _collections.namedtuple("linalg_qr", ["Q", "R"])
-_eigh_result = _collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
-_slogdet_result = _collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
-_lu_factor_result = _collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])
-_lu_result = _collections.namedtuple("linalg_lu", ["P", "L", "U"])
-_ex_result = _collections.namedtuple("linalg_ex", ["result", "info"])
+_svd_result, _qr_result, _eigh_result = return_types.linalg_svd, return_types.linalg_qr, return_types.linalg_eigh
+_slogdet_result, _lu_factor_result, _lu_result = (return_types.linalg_slogdet, return_types.linalg_lu_factor,
+                                                  return_types.linalg_lu)
 _EPS = {"float32": 1.1920928955078125e-07, "float64": 2.220446049250313e-16}
 
 
@@ -237,7 +233,7 @@ def cholesky(A, *, upper=False):
 def cholesky_ex(A, *, upper=False, check_errors=False):
     """(cholesky(A), info): info 0 (a matrix that is not positive-definite fails the op instead)."""
     L = cholesky(A, upper=upper)
-    return _ex_result(L, _torch.zeros(tuple(A.shape[:-2]), dtype=_torch.int32, device=A.device))
+    return return_types.linalg_cholesky_ex(L, _torch.zeros(tuple(A.shape[:-2]), dtype=_torch.int32, device=A.device))
 
 
 def inv(A):
@@ -247,7 +243,7 @@ def inv(A):
 
 def inv_ex(A, *, check_errors=False):
     """(inv(A), info): info 0 (a singular matrix fails the op instead)."""
-    return _ex_result(inv(A), _torch.zeros(tuple(A.shape[:-2]), dtype=_torch.int32, device=A.device))
+    return return_types.linalg_inv_ex(inv(A), _torch.zeros(tuple(A.shape[:-2]), dtype=_torch.int32, device=A.device))
 
 
 def _with_gradient(value, A, gradient):
@@ -278,7 +274,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
         diag, diag.shape[-1] + 1, dtype=_torch.int64)).amin(-1) if diag.shape[-1] else _torch.zeros(
         tuple(A.shape[:-2]), dtype=_torch.int64, device=A.device)
     info = _torch.where(first > diag.shape[-1], _torch.zeros_like(first), first).to(_torch.int32)
-    return _collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])(LU, pivots, info)
+    return return_types.linalg_lu_factor_ex(LU, pivots, info)
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
@@ -363,7 +359,7 @@ def solve(A, B, *, left=True):
 
 def solve_ex(A, B, *, left=True, check_errors=False):
     """(solve(A, B), info): info 0 (a singular A fails the op instead)."""
-    return _ex_result(solve(A, B, left=left), _torch.zeros(tuple(A.shape[:-2]), dtype=_torch.int32,
+    return return_types.linalg_solve_ex(solve(A, B, left=left), _torch.zeros(tuple(A.shape[:-2]), dtype=_torch.int32,
                                                             device=A.device))
 
 
@@ -446,13 +442,9 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "matmul", "vecdot", "matrix_pow
 
 from .composed import surface  # noqa: E402 (declared with the edition's other functions)
 
-_torch_svd_result = _collections.namedtuple("svd", ["U", "S", "V"])
-_torch_qr_result = _collections.namedtuple("qr", ["Q", "R"])
-_geqrf_result = _collections.namedtuple("geqrf", ["a", "tau"])
-_triangular_result = _collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
-_symeig_result = _collections.namedtuple("symeig", ["eigenvalues", "eigenvectors"])
-_torch_slogdet_result = _collections.namedtuple("slogdet", ["sign", "logabsdet"])
-_lu_unpack_result = _collections.namedtuple("lu_unpack", ["P", "L", "U"])
+_torch_svd_result, _torch_qr_result, _geqrf_result = return_types.svd, return_types.qr, return_types.geqrf
+_triangular_result, _symeig_result = return_types.triangular_solve, return_types.symeig
+_torch_slogdet_result, _lu_unpack_result = return_types.slogdet, return_types.lu_unpack
 
 
 @surface.op("svd", method=True)

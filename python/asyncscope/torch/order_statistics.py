@@ -9,16 +9,15 @@ Threading: the frontend thread, as every op of the edition.
 """
 
 import builtins as _builtins
-import collections as _collections
 
 from .. import _order
 from .. import torch as _torch
+from . import return_types
 from .composed import _dim, index_select, isnan, narrow, surface
 
 
-_median_result = _collections.namedtuple("median", ["values", "indices"])
-_nanmedian_result = _collections.namedtuple("nanmedian", ["values", "indices"])
-_kthvalue_result = _collections.namedtuple("kthvalue", ["values", "indices"])
+_median_result, _nanmedian_result, _kthvalue_result = (return_types.median, return_types.nanmedian,
+                                                       return_types.kthvalue)
 
 
 def _picked(sorted_pair, d, k, keepdim):

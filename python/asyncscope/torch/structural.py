@@ -16,14 +16,12 @@ Threading: the frontend thread, as every op of the edition.
 """
 
 import builtins as _builtins
-import collections as _collections
 
 from .. import torch as _torch
+from . import return_types
 from .composed import _dim, index_select, surface
 
-_aminmax = _collections.namedtuple("aminmax", ["min", "max"])
-_cummax = _collections.namedtuple("cummax", ["values", "indices"])
-_cummin = _collections.namedtuple("cummin", ["values", "indices"])
+_aminmax, _cummax, _cummin = return_types.aminmax, return_types.cummax, return_types.cummin
 
 
 def _sizes(args):
@@ -478,7 +476,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     return y.clone() if areas is None else areas.cumsum(d)
 
 
-_histogram = _collections.namedtuple("histogram", ["hist", "bin_edges"])
+_histogram = return_types.histogram
 
 
 def _linspace_edges(left, right, bins, dtype_name):
