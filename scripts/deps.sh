@@ -8,6 +8,9 @@
 # may import next to the edition (the tests check it stays on the real torch).
 # Chromium (headless) checks that the SVG pictures of timelines render; the
 # Jupyter packages run a notebook with the %%asyncscope magic in the tests.
+# matplotlib draws the d2l library's figures (plot, Animator); pandas, SciPy
+# and matplotlib-inline are what the real d2l library imports, which the
+# tests run beside the edition's.
 set -euo pipefail
 
 packages=(
@@ -22,6 +25,7 @@ packages=(
   clang libclang-rt-dev
   chromium
   python3-ipykernel jupyter-nbconvert python3-nbformat python3-nbclient
+  python3-matplotlib python3-matplotlib-inline python3-pandas python3-scipy
 )
 
 # Node.js and npm run the trace-consumer test (Chrome DevTools' trace engine

@@ -1,12 +1,21 @@
-"""The d2l helpers of the chapter's PyTorch edition: Benchmark, Timer,
-try_gpu, try_all_gpus, num_gpus, cpu, gpu. The timings they print are wall-clock time on the
-frontend: with asynchronous ops, that is the time to enqueue the work unless
-a sync point (item(), printing, torch.cuda.synchronize()) waited for it."""
+"""The d2l library on the PyTorch edition (what `from d2l import torch as
+d2l` gives the book's PyTorch tab): Benchmark, Timer, the devices, the
+object-oriented design's Module / DataModule / Trainer, the regression and
+classification models, the utilities of the chapters (Accumulator,
+Animator, accuracy, load_array, ...) and the framework aliases
+(d2l.tensor, d2l.reshape, ...). The timings they print are wall-clock time
+on the frontend: with asynchronous ops, that is the time to enqueue the
+work unless a sync point (item(), printing, torch.cuda.synchronize())
+waited for it.
+
+Threading: the frontend thread, as the edition's ops."""
 
 from .. import torch
 from ..torch import nn
-from ._common import (Benchmark, HyperParameters, ProgressBoard, Timer, add_to_class, plot, set_axes, set_figsize,
-                      use_svg_display)
+from ._common import (Accumulator, Animator, Benchmark, HyperParameters, ProgressBoard, Timer, _pyplot,
+                      _show_trace_2d, add_to_class, check_len, check_shape, plot, set_axes, set_figsize,
+                      show_heatmaps, show_images, train_2d, use_svg_display)
+from ..torch.nn import functional as F
 
 
 def try_gpu(i=0):
@@ -245,7 +254,187 @@ class LinearRegression(Module):
         return (self.net.weight.data, self.net.bias.data)
 
 
+class Classifier(Module):
+    """The base of classification models: cross-entropy loss over the last
+    axis, accuracy (the share of argmax predictions that are right), and a
+    validation step that plots both."""
+
+    def validation_step(self, batch):
+        Y_hat = self(*batch[:-1])
+        self.plot("loss", self.loss(Y_hat, batch[-1]), train=False)
+        self.plot("acc", self.accuracy(Y_hat, batch[-1]), train=False)
+
+    def accuracy(self, Y_hat, Y, averaged=True):
+        """The mean of right predictions (averaged), or each one as 0/1."""
+        preds = Y_hat.reshape((-1, Y_hat.shape[-1])).argmax(dim=1).type(Y.dtype)
+        right = (preds == Y.reshape(-1)).type(torch.float32)
+        return right.mean() if averaged else right
+
+    def loss(self, Y_hat, Y, averaged=True):
+        return F.cross_entropy(Y_hat.reshape((-1, Y_hat.shape[-1])), Y.reshape((-1,)),
+                               reduction="mean" if averaged else "none")
+
+    def layer_summary(self, X_shape):
+        """Prints each layer's output shape for a random input of X_shape."""
+        X = torch.randn(*X_shape)
+        for layer in self.net:
+            X = layer(X)
+            print(layer.__class__.__name__, "output shape:\t", X.shape)
+
+
+class SoftmaxRegression(Classifier):
+    """Softmax regression: Flatten, then a LazyLinear(num_outputs)."""
+
+    def __init__(self, num_outputs, lr):
+        super().__init__()
+        self.save_hyperparameters()
+        self.net = nn.Sequential(nn.Flatten(), nn.LazyLinear(num_outputs))
+
+    def forward(self, X):
+        return self.net(X)
+
+
+def init_cnn(module):
+    """Xavier-uniform weights for a Linear or Conv2d (for net.apply)."""
+    if type(module) in (nn.Linear, nn.Conv2d):
+        nn.init.xavier_uniform_(module.weight)
+
+
+def corr2d(X, K):
+    """The 2-D cross-correlation of X with the kernel K, element by element."""
+    h, w = K.shape
+    Y = torch.zeros((X.shape[0] - h + 1, X.shape[1] - w + 1))
+    for i in range(Y.shape[0]):
+        for j in range(Y.shape[1]):
+            Y[i, j] = (X[i:i + h, j:j + w] * K).sum()
+    return Y
+
+
+def accuracy(y_hat, y):
+    """The number of right predictions (argmax over the classes when y_hat has them), as a float."""
+    if len(y_hat.shape) > 1 and y_hat.shape[1] > 1:
+        y_hat = y_hat.argmax(dim=1)
+    return float((y_hat.type(y.dtype) == y).type(y.dtype).sum())
+
+
+def evaluate_accuracy_gpu(net, data_iter, device=None):
+    """The share of right predictions of net over data_iter, on net's device (or `device`)."""
+    if isinstance(net, nn.Module):
+        net.eval()
+        if not device:
+            device = next(iter(net.parameters())).device
+    metric = Accumulator(2)
+    with torch.no_grad():
+        for X, y in data_iter:
+            X = [x.to(device) for x in X] if isinstance(X, list) else X.to(device)
+            y = y.to(device)
+            metric.add(accuracy(net(X), y), y.numel())
+    return metric[0] / metric[1]
+
+
+def evaluate_loss(net, data_iter, loss):
+    """The mean of loss(net(X), y) over data_iter's examples."""
+    metric = Accumulator(2)
+    for X, y in data_iter:
+        out = net(X)
+        l = loss(out, y.reshape(out.shape))
+        metric.add(l.sum(), l.numel())
+    return metric[0] / metric[1]
+
+
+def load_array(data_arrays, batch_size, is_train=True):
+    """A DataLoader over the tensors data_arrays (shuffled when is_train)."""
+    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(*data_arrays), batch_size, shuffle=is_train)
+
+
+def get_dataloader_workers():
+    """The number of loader processes d2l asks for (4)."""
+    return 4
+
+
+def synthetic_data(w, b, num_examples):
+    """X ~ N(0, 1) of shape (num_examples, len(w)) and y = Xw + b + N(0, 0.01^2), y as a column."""
+    X = torch.normal(0, 1, (num_examples, len(w)))
+    y = torch.matmul(X, w) + b
+    y += torch.normal(0, 0.01, y.shape)
+    return X, y.reshape((-1, 1))
+
+
+def linreg(X, w, b):
+    """The linear regression model Xw + b."""
+    return torch.matmul(X, w) + b
+
+
+def squared_loss(y_hat, y):
+    """(y_hat - y)^2 / 2, y reshaped to y_hat's shape."""
+    return (y_hat - y.reshape(y_hat.shape)) ** 2 / 2
+
+
+def sgd(params, lr, batch_size):
+    """One minibatch SGD step on params (param -= lr * grad / batch_size), gradients zeroed after."""
+    with torch.no_grad():
+        for param in params:
+            param -= lr * param.grad / batch_size
+            param.grad.zero_()
+
+
+def get_fashion_mnist_labels(labels):
+    """Fashion-MNIST's class names for numeric labels."""
+    names = ["t-shirt", "trouser", "pullover", "dress", "coat", "sandal", "shirt", "sneaker", "bag", "ankle boot"]
+    return [names[int(i)] for i in labels]
+
+
+def show_trace_2d(f, results):
+    """Draws train_2d's points over the contours of f on [-5.5, 1) x [-3, 1)."""
+    x1, x2 = torch.meshgrid(torch.arange(-5.5, 1.0, 0.1), torch.arange(-3.0, 1.0, 0.1), indexing="ij")
+    _show_trace_2d(f, results, x1, x2)
+
+
+# -- the framework aliases the book's cells use (d2l.tensor, d2l.reshape, ...) --
+ones_like, ones, zeros_like, zeros = torch.ones_like, torch.ones, torch.zeros_like, torch.zeros
+tensor, arange, meshgrid, linspace, eye = torch.tensor, torch.arange, torch.meshgrid, torch.linspace, torch.eye
+sin, sinh, cos, cosh, tanh = torch.sin, torch.sinh, torch.cos, torch.cosh, torch.tanh
+exp, log, abs, sigmoid = torch.exp, torch.log, torch.abs, torch.sigmoid
+normal, rand, randn = torch.normal, torch.rand, torch.randn
+matmul, batch_matmul, concat, stack = torch.matmul, torch.bmm, torch.cat, torch.stack
+int32, int64, float32 = torch.int32, torch.int64, torch.float32
+
+
+def numpy(x, *args, **kwargs):
+    return x.detach().numpy(*args, **kwargs)
+
+
+def _method(name, alias):
+    """d2l.ALIAS(x, ...): x.NAME(...)."""
+    def call(x, *args, **kwargs):
+        return getattr(x, name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = alias
+    return call
+
+
+size, reshape, to, reduce_sum, reduce_mean = (_method(n, a) for n, a in (
+    ("numel", "size"), ("reshape", "reshape"), ("to", "to"), ("sum", "reduce_sum"), ("mean", "reduce_mean")))
+argmax, astype, transpose, expand_dims, swapaxes, repeat = (_method(n, a) for n, a in (
+    ("argmax", "argmax"), ("type", "astype"), ("t", "transpose"), ("unsqueeze", "expand_dims"),
+    ("swapaxes", "swapaxes"), ("repeat", "repeat")))
+
+
+def __getattr__(name):
+    if name == "plt":  # matplotlib.pyplot, imported when a cell first asks for it
+        plt = _pyplot()
+        if plt is not None:
+            return plt
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
 __all__ = ["Timer", "Benchmark", "try_gpu", "try_all_gpus", "num_gpus", "cpu", "gpu", "HyperParameters",
            "ProgressBoard", "Module", "DataModule", "Trainer", "SyntheticRegressionData", "SGD",
            "LinearRegressionScratch", "LinearRegression", "add_to_class", "plot", "set_figsize", "set_axes",
-           "use_svg_display"]
+           "use_svg_display", "Accumulator", "Animator", "check_len", "check_shape", "show_images", "show_heatmaps",
+           "train_2d", "show_trace_2d", "Classifier", "SoftmaxRegression", "init_cnn", "corr2d", "accuracy",
+           "evaluate_accuracy_gpu", "evaluate_loss", "load_array", "get_dataloader_workers", "synthetic_data",
+           "linreg", "squared_loss", "sgd", "get_fashion_mnist_labels", "ones_like", "ones", "zeros_like", "zeros",
+           "tensor", "arange", "meshgrid", "linspace", "eye", "sin", "sinh", "cos", "cosh", "tanh", "exp", "log",
+           "abs", "sigmoid", "normal", "rand", "randn", "matmul", "batch_matmul", "concat", "stack", "int32",
+           "int64", "float32", "numpy", "size", "reshape", "to", "reduce_sum", "reduce_mean", "argmax", "astype",
+           "transpose", "expand_dims", "swapaxes", "repeat"]
