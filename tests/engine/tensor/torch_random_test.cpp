@@ -144,7 +144,9 @@ TEST(TorchRandom, DrawsHaveTheirDistributionsShapes) {
   const std::vector<float> chances = values<float>(p);
   const std::vector<float> drawn = values<float>(torch_bernoulli(gen, p, DType::float32));
   for (size_t i = 0; i < chances.size(); ++i) {
-    if (chances[i] == 0.0f) EXPECT_EQ(drawn[i], 0.0f);
+    if (chances[i] == 0.0f) {
+      EXPECT_EQ(drawn[i], 0.0f);
+    }
     EXPECT_TRUE(drawn[i] == 0.0f || drawn[i] == 1.0f);
   }
 }
