@@ -85,11 +85,12 @@ std::string node_name(const autograd::Node& node) {
   return out + "Backward0";
 }
 
-// The recorded op that computed x, or null for a leaf, a tensor outside any
-// graph, or a graph already released.
+// The recorded op that computed x (also once a backward released it), or
+// null for a leaf or a tensor outside any graph.
 std::shared_ptr<autograd::Node> grad_node(const NDArray& x) {
   const detail::Chunk* c = x.chunk();
-  if (!c->grad || c->grad->leaf || !c->grad->node || c->grad->node->used) return nullptr;
+  // A node a backward has used stays the tensor's grad_fn, as PyTorch keeps it (its saved values are gone).
+  if (!c->grad || c->grad->leaf || !c->grad->node) return nullptr;
   return c->grad->node;
 }
 

@@ -398,6 +398,7 @@ exp, log, abs, sigmoid = torch.exp, torch.log, torch.abs, torch.sigmoid
 normal, rand, randn = torch.normal, torch.rand, torch.randn
 matmul, batch_matmul, concat, stack = torch.matmul, torch.bmm, torch.cat, torch.stack
 int32, int64, float32 = torch.int32, torch.int64, torch.float32
+nn_Module = nn.Module
 
 
 def numpy(x, *args, **kwargs):
@@ -437,4 +438,4 @@ __all__ = ["Timer", "Benchmark", "try_gpu", "try_all_gpus", "num_gpus", "cpu", "
            "tensor", "arange", "meshgrid", "linspace", "eye", "sin", "sinh", "cos", "cosh", "tanh", "exp", "log",
            "abs", "sigmoid", "normal", "rand", "randn", "matmul", "batch_matmul", "concat", "stack", "int32",
            "int64", "float32", "numpy", "size", "reshape", "to", "reduce_sum", "reduce_mean", "argmax", "astype",
-           "transpose", "expand_dims", "swapaxes", "repeat"]
+           "transpose", "expand_dims", "swapaxes", "repeat", "nn_Module"]

@@ -371,3 +371,7 @@ _variants.install(globals(), __all__, _sys.modules[__name__])
 _variants.install(vars(linalg), linalg.__all__, _sys.modules[__name__])
 _variants.name_backwards(vars(nn.functional), _variants.BACKWARD_NAMES, Tensor)
 _variants.name_backwards(None, _variants.BACKWARD_NAMES, Tensor, method=True)
+
+# Last, over every in-place method: updates while recording as PyTorch records them (torch/in_place.py).
+from . import in_place as _in_place  # noqa: E402
+_in_place.install(Tensor)

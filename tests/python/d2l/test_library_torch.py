@@ -51,7 +51,7 @@ print(d2l.sigmoid(d2l.zeros(1)), d2l.sin(d2l.zeros(1)), d2l.cos(d2l.zeros(1)), d
 print(d2l.sinh(d2l.zeros(1)), d2l.cosh(d2l.zeros(1)), d2l.log(d2l.ones(1)), d2l.int64)
 print(d2l.rand(2), d2l.randn(2, 3), d2l.normal(0, 1, (2,)))
 a, b = d2l.meshgrid(d2l.arange(2), d2l.arange(3), indexing='ij')
-print(a, b)
+print(a, b, d2l.nn_Module is nn.Module)
 """)
 
     def test_accumulator_and_the_checks(self):
