@@ -142,6 +142,7 @@ uint8 = dtype("uint8")
 globals()["bool"] = dtype("bool")
 
 from . import return_types
+from .type_info import finfo, iinfo
 _max_result, _min_result, _sort_result, _topk_result = (return_types.max, return_types.min, return_types.sort,
                                                         return_types.topk)
 
@@ -318,7 +319,7 @@ del _name
 __all__ = ["Tensor", "cat", "concat", "stack", "ones", "zeros", "randn", "rand", "tensor", "mm", "matmul", "sum", "mean", "norm", "dot", "mv",
            "zeros_like", "ones_like", "full_like", "full", "rand_like", "randn_like", "device", "Size",
            "dtype", "layout", "strided", "float32", "float", "float64", "double", "int32", "int", "int64", "long", "uint8", "bool",
-           "autograd", "cuda", "linalg", "nn", "optim", "utils", "jit", "onnx", "hub", "backends", "no_grad", "enable_grad", "save", "load", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
+           "autograd", "cuda", "distributions", "finfo", "iinfo", "linalg", "nn", "optim", "utils", "jit", "onnx", "hub", "backends", "no_grad", "enable_grad", "save", "load", "is_grad_enabled", "arange", "cumsum", "max", "min", "argmax", "argmin",
            "prod", "all", "any", "amax", "amin", "where", "clamp", "clip", "from_numpy", "as_tensor", "unsqueeze",
            "squeeze", "flatten", "permute", "transpose", "swapaxes", "flip", "std", "var", "softmax", "log_softmax",
            "split", "chunk", "outer", "linspace", "eye", "randint", "normal", "randperm", "tile", "repeat_interleave",
@@ -363,7 +364,7 @@ composed.surface.in_place_forms("abs", "neg", "negative", "exp", "log", "log1p",
 composed.surface.install(globals(), Tensor, _refuse_float_into_int)
 composed._installed(Tensor)
 
-from . import backends, hub, jit, nn, onnx, optim, utils  # noqa: E402 (they use the names above)
+from . import backends, distributions, hub, jit, nn, onnx, optim, utils  # noqa: E402 (they use the names above)
 
 # out= on every function, and the factories' requires_grad= (torch/_variants.py).
 from . import _variants  # noqa: E402
