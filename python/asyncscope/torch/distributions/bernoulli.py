@@ -15,15 +15,23 @@ class Bernoulli(Distribution):
     def __init__(self, probs=None, logits=None, validate_args=None):
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        # The form given is kept; the other is made when first read (as PyTorch's lazy_property).
         if probs is not None:
             self.probs = _torch.tensor(float(probs)) if isinstance(probs, _numbers.Number) else probs
+        else:
+            self.logits = _torch.tensor(float(logits)) if isinstance(logits, _numbers.Number) else logits
+        super().__init__(tuple((self.probs if probs is not None else self.logits).shape), (), validate_args)
+
+    def __getattr__(self, name):  # only for what __init__ did not set
+        if name == "logits" and "probs" in self.__dict__:
             eps = _torch.finfo(self.probs.dtype).eps
             clamped = self.probs.clamp(min=eps, max=1 - eps)
             self.logits = _torch.log(clamped) - _torch.log1p(-clamped)
-        else:
-            self.logits = _torch.tensor(float(logits)) if isinstance(logits, _numbers.Number) else logits
+            return self.logits
+        if name == "probs" and "logits" in self.__dict__:
             self.probs = _torch.sigmoid(self.logits)
-        super().__init__(tuple(self.probs.shape), (), validate_args)
+            return self.probs
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
 
     @property
     def mean(self):

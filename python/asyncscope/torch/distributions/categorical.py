@@ -24,14 +24,22 @@ class Categorical(Distribution):
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         param = _probs_or_logits(probs, logits)
+        # The form given is normalised now; the other is made when first read (as PyTorch's lazy_property).
         if probs is not None:
             self.probs = probs / probs.sum(-1, keepdim=True)
-            self.logits = _torch.log(self.probs.clamp(min=_torch.finfo(self.probs.dtype).tiny))
         else:
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
-            self.probs = self.logits.exp()
         self._num_events = param.shape[-1]
         super().__init__(tuple(param.shape[:-1]), (), validate_args)
+
+    def __getattr__(self, name):  # only for what __init__ did not set
+        if name == "logits" and "probs" in self.__dict__:
+            self.logits = _torch.log(self.probs.clamp(min=_torch.finfo(self.probs.dtype).tiny))
+            return self.logits
+        if name == "probs" and "logits" in self.__dict__:
+            self.probs = self.logits.exp()
+            return self.probs
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
 
     @property
     def param_shape(self):
