@@ -1,7 +1,7 @@
-// Import half of chrome_trace.h. The JSON is read by json_reader.h, whose
-// tokens make one trace event at a time, handed over and then dropped, so
-// reading a large export holds the model and one event, not the whole
-// document. Events are
+// Import half of chrome_trace.h. The document is read by trace_events.h,
+// which hands over one trace event at a time (a JsonValue reused from one
+// to the next), so reading a large export holds the model and one event,
+// not the whole document. Events are
 // first staged as read (metadata may come before or after them), then
 // checked against each other and assembled into the model, which must then
 // keep the rules of model_check.h.
@@ -13,28 +13,19 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "engine/base/quote.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/json_reader.h"
+#include "engine/trace/trace_events.h"
 #include "engine/trace/model_check.h"
 
 namespace asyncscope::trace {
 namespace {
 
-using nlohmann::json;
-
 constexpr int64_t kMaxTimeNs = int64_t{1} << 50;  // as in the export
 constexpr uint64_t kMaxLaneTid = uint64_t{1} << 31;
 constexpr const char* kForeign = "not an asyncscope trace (no asyncscope metadata); it can be opened in Perfetto "
                                  "or chrome://tracing but not here";
-
-// "an object", "a string": for messages about JSON types.
-std::string a_json(const json& v) {
-  const std::string type = v.type_name();
-  return (type[0] == 'o' || type[0] == 'a' ? "an " : "a ") + type;
-}
 
 struct StagedLane {
   size_t event = 0;
@@ -91,95 +82,58 @@ struct StagedCounter {
   int64_t t = 0, value = 0;
 };
 
-class Importer;
-
-// The document's tokens (json_reader.h) made into what the importer reads:
-// the otherData value and each trace event as a JSON value of its own, handed
-// over as soon as it is complete and then dropped, so reading a large export
-// holds the model and one event. Numbers become what a JSON library's parse
-// gives (a non-negative integer unsigned, a negative one signed, a fraction
-// or exponent a double).
-class DocumentSink final : public JsonSink {
- public:
-  explicit DocumentSink(Importer& importer) : importer_(importer) {}
-
-  void null() override { put(nullptr); }
-  void boolean(bool v) override { put(v); }
-  void integer(int64_t v) override {
-    if (v >= 0) put(static_cast<uint64_t>(v)); else put(v);
-  }
-  void unsigned_integer(uint64_t v) override { put(v); }
-  void real(double v, std::string_view) override { put(v); }
-  void string(std::string& text) override { put(std::move(text)); }
-  void key(std::string& text) override;
-  void begin_object() override { open(json::object()); }
-  void end_object() override { close(); }
-  void begin_array() override { open(json::array()); }
-  void end_array() override { close(); }
-
-  bool saw_object() const noexcept { return top_object_; }
-
- private:
-  // Depth 0: the document; 1: its members; 2: a trace event. Values are built at depth >= 1.
-  void put(json v);
-  void open(json v);
-  void close();
-  void done(json& value, int depth);  // a value of depth 1 (a member) or 2 (an event) is complete
-
-  Importer& importer_;
-  int depth_ = 0;
-  bool top_object_ = false;
-  std::string top_key_;
-  bool in_events_ = false;
-  std::vector<json*> stack_;  // open containers being built
-  std::vector<std::string> keys_;  // per open object: the key of its next member
-  json building_;
-};
-
-class Importer {
+class Importer final : public TraceEventSink {
  public:
   explicit Importer(std::string_view source) : source_(escape_controls(source)) {}
 
   TraceModel run(std::string_view text) {
-    return run_parsed([&](DocumentSink& sink) { read_json(text, sink); });
+    return run_parsed([&] { read_trace_events(text, *this); });
   }
   // Read as the reader asks for it: the file's text is never held whole.
   TraceModel run(std::istream& in) {
-    return run_parsed([&](DocumentSink& sink) { read_json(in, sink); });
+    return run_parsed([&] { read_trace_events(in, *this); });
   }
 
-  // What DocumentSink finds at the document's top.
-  void top_key(const std::string& key) {
+  // --- the document's parts (trace_events.h) ----------------------------------
+
+  void document(bool bare_array) override {
+    if (bare_array) not_an_object("a bare array of trace events");
+  }
+  void scalar_document(const JsonValue& value) override { not_an_object("the file is " + value.a_type()); }
+  void top_key(const std::string& key) override {
     if (key == "traceEvents" && std::exchange(events_seen_, true)) fail_plain("traceEvents appears twice");
     if (key == "otherData" && std::exchange(other_seen_, true)) fail_plain("otherData appears twice");
   }
-  void top_member(const std::string& key, json& value) {
+  int member_depth(const std::string& key) override {
+    return key == "otherData" || key == "traceEvents" ? JsonBuilder::kAll : -1;
+  }
+  void top_member(const std::string& key, JsonValue& value) override {
     if (key == "otherData") {
       read_metadata(value);
       // Events that came before the metadata were kept: read them now.
-      for (json& e : early_events_) stage_event(e);
+      for (JsonValue& e : early_events_) stage_event(e);
       early_events_.clear();
       early_events_.shrink_to_fit();
-    } else if (key == "traceEvents" && !value.is_array()) {
-      fail_plain("traceEvents is " + a_json(value) + ", not an array");
+    } else if (key == "traceEvents") {
+      fail_plain("traceEvents is " + value.a_type() + ", not an array");
     }
   }
-  void trace_event(json& event) {
+  void event(JsonValue& event) override {
     if (meta_seen_) {
       stage_event(event);
     } else {
       early_events_.push_back(std::move(event));
     }
   }
+
+ private:
   // The document is not an object: `what` it is instead, for the message.
   [[noreturn]] void not_an_object(const std::string& what) const { fail_plain(std::string(kForeign) + " (" + what + ")"); }
 
- private:
   template <class Read>
   TraceModel run_parsed(const Read& read) {
-    DocumentSink sink(*this);
     try {
-      read(sink);
+      read();
     } catch (const JsonSyntaxError& e) {
       fail_plain("not valid JSON (" + std::string(e.what()) + ")");
     }
@@ -198,89 +152,83 @@ class Importer {
   [[noreturn]] void fail(const std::string& what) const {
     fail_plain(where_.empty() ? what : where_ + ": " + what);
   }
-  static std::string without_prefix(std::string message) {
-    if (message.rfind("[json.exception.", 0) == 0) {
-      if (const size_t end = message.find("] "); end != std::string::npos) message.erase(0, end + 2);
-    }
-    return message;
-  }
 
   // --- typed field access -----------------------------------------------------
 
-  const json& field(const json& obj, const char* key) const {
-    if (!obj.is_object()) fail("expected an object, found " + a_json(obj));
-    const auto it = obj.find(key);
-    if (it == obj.end()) fail(std::string("missing field \"") + key + "\"");
-    return *it;
+  const JsonValue& field(const JsonValue& obj, const char* key) const {
+    if (!obj.is_object()) fail("expected an object, found " + obj.a_type());
+    const JsonValue* v = obj.find(key);
+    if (v == nullptr) fail(std::string("missing field \"") + key + "\"");
+    return *v;
   }
-  [[noreturn]] void wrong_type(const char* key, const char* wanted, const json& v) const {
-    fail(std::string("field \"") + key + "\" must be " + wanted + ", not " + a_json(v));
+  [[noreturn]] void wrong_type(const char* key, const char* wanted, const JsonValue& v) const {
+    fail(std::string("field \"") + key + "\" must be " + wanted + ", not " + v.a_type());
   }
-  uint64_t get_uint(const json& obj, const char* key, uint64_t max = std::numeric_limits<uint64_t>::max()) const {
-    const json& v = field(obj, key);
-    if (!v.is_number_integer()) wrong_type(key, "an integer", v);
-    if (!v.is_number_unsigned() || v.get<uint64_t>() > max) {
+  uint64_t get_uint(const JsonValue& obj, const char* key, uint64_t max = std::numeric_limits<uint64_t>::max()) const {
+    const JsonValue& v = field(obj, key);
+    if (!v.is_integer()) wrong_type(key, "an integer", v);
+    if (!v.is_unsigned() || v.as_uint64() > max) {
       fail(std::string("field \"") + key + "\" is " + v.dump() + ", outside [0, " + std::to_string(max) + "]");
     }
-    return v.get<uint64_t>();
+    return v.as_uint64();
   }
-  int64_t get_int(const json& obj, const char* key, int64_t min = std::numeric_limits<int64_t>::min(),
+  int64_t get_int(const JsonValue& obj, const char* key, int64_t min = std::numeric_limits<int64_t>::min(),
                   int64_t max = std::numeric_limits<int64_t>::max()) const {
-    const json& v = field(obj, key);
-    if (!v.is_number_integer()) wrong_type(key, "an integer", v);
-    const bool in_range = v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(max)
-                                                 : v.get<int64_t>() >= min && v.get<int64_t>() <= max;
+    const JsonValue& v = field(obj, key);
+    if (!v.is_integer()) wrong_type(key, "an integer", v);
+    const bool in_range = v.is_unsigned() ? v.as_uint64() <= static_cast<uint64_t>(max)
+                                                 : v.as_int64() >= min && v.as_int64() <= max;
     if (!in_range) {
       fail(std::string("field \"") + key + "\" is " + v.dump() + ", outside [" + std::to_string(min) + ", " +
            std::to_string(max) + "]");
     }
-    return v.get<int64_t>();
+    return v.as_int64();
   }
-  int64_t get_time(const json& obj, const char* key) const { return get_int(obj, key, 0, kMaxTimeNs - 1); }
+  int64_t get_time(const JsonValue& obj, const char* key) const { return get_int(obj, key, 0, kMaxTimeNs - 1); }
   // A span's end, ns_ts + ns_dur: like every time, below 2^50 ns, or it could not be written again.
-  int64_t get_end(const json& args, int64_t start) const {
+  int64_t get_end(const JsonValue& args, int64_t start) const {
     const int64_t end = start + get_time(args, "ns_dur");
     if (end >= kMaxTimeNs) {
       fail("the span ends at " + std::to_string(end) + " ns, past the last time a trace can hold (2^50 ns)");
     }
     return end;
   }
-  const std::string& get_string(const json& obj, const char* key) const {
-    const json& v = field(obj, key);
+  const std::string& get_string(const JsonValue& obj, const char* key) const {
+    const JsonValue& v = field(obj, key);
     if (!v.is_string()) wrong_type(key, "a string", v);
-    return v.get_ref<const std::string&>();
+    return v.text();
   }
-  bool get_bool(const json& obj, const char* key) const {
-    const json& v = field(obj, key);
+  bool get_bool(const JsonValue& obj, const char* key) const {
+    const JsonValue& v = field(obj, key);
     if (!v.is_boolean()) wrong_type(key, "true or false", v);
-    return v.get<bool>();
+    return v.boolean();
   }
-  std::vector<std::string> get_strings(const json& obj, const char* key, size_t max) const {
-    const json& v = field(obj, key);
+  std::vector<std::string> get_strings(const JsonValue& obj, const char* key, size_t max) const {
+    const JsonValue& v = field(obj, key);
     if (!v.is_array()) wrong_type(key, "an array of strings", v);
     if (v.size() > max) fail(std::string("field \"") + key + "\" has more than " + std::to_string(max) + " entries");
     std::vector<std::string> out;
-    for (const json& s : v) {
+    for (const JsonValue& s : v) {
       if (!s.is_string()) wrong_type(key, "an array of strings", v);
-      out.push_back(s.get<std::string>());
+      out.push_back(s.text());
     }
     return out;
   }
-  void append_ids(const json& obj, const char* key, std::vector<uint64_t>& out, uint16_t& count) const {
-    const json& v = field(obj, key);
+  void append_ids(const JsonValue& obj, const char* key, std::vector<uint64_t>& out, uint16_t& count) const {
+    const JsonValue& v = field(obj, key);
     if (!v.is_array()) wrong_type(key, "an array of var ids", v);
     if (v.size() > std::numeric_limits<uint16_t>::max()) fail(std::string("field \"") + key + "\" has too many var ids");
-    for (const json& id : v) {
-      if (!id.is_number_unsigned()) wrong_type(key, "an array of var ids (unsigned integers)", v);
-      out.push_back(id.get<uint64_t>());
+    for (const JsonValue& id : v) {
+      if (!id.is_unsigned()) wrong_type(key, "an array of var ids (unsigned integers)", v);
+      out.push_back(id.as_uint64());
     }
     count = static_cast<uint16_t>(v.size());
   }
-  std::optional<std::string> get_error(const json& args) const {
+  std::optional<std::string> get_error(const JsonValue& args) const {
     if (!args.contains("error")) return std::nullopt;
     return get_string(args, "error");
   }
-  DeviceKind get_device(const json& obj) const {
+  DeviceKind get_device(const JsonValue& obj) const {
     const std::string& d = get_string(obj, "device");
     if (d == "cpu") return DeviceKind::cpu;
     if (d == "cuda") return DeviceKind::cuda;
@@ -289,7 +237,7 @@ class Importer {
 
   // --- streaming ---------------------------------------------------------------
 
-  void read_metadata(const json& meta) {
+  void read_metadata(const JsonValue& meta) {
     where_ = "otherData";
     if (!meta.is_object() || !meta.contains("asyncscope_version")) fail_plain(kForeign);
     const int64_t version = get_int(meta, "asyncscope_version");
@@ -319,32 +267,32 @@ class Importer {
     }
     // Version 7: what made the run.
     if (meta.contains("run")) read_origin(field(meta, "run"));
-    const json& orphans = field(meta, "errors_without_events");
+    const JsonValue& orphans = field(meta, "errors_without_events");
     if (!orphans.is_array()) wrong_type("errors_without_events", "an array", orphans);
-    for (const json& e : orphans) orphan_errors_.emplace_back(get_uint(e, "op"), get_string(e, "error"));
+    for (const JsonValue& e : orphans) orphan_errors_.emplace_back(get_uint(e, "op"), get_string(e, "error"));
     meta_seen_ = true;
     where_.clear();
   }
 
-  void read_origin(const json& run) {
+  void read_origin(const JsonValue& run) {
     where_ = "otherData.run";
     RunOrigin& o = model_.origin;
     o.program = get_string(run, "program");
     if (o.program.empty()) fail("field \"program\" is empty");
-    const json& params = field(run, "params");
+    const JsonValue& params = field(run, "params");
     if (!params.is_array()) wrong_type("params", "an array of [name, value] pairs", params);
-    for (const json& p : params) {
+    for (const JsonValue& p : params) {
       if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_string()) {
         wrong_type("params", "an array of [name, value] pairs", p);
       }
-      o.params.emplace_back(p[0].get<std::string>(), p[1].get<std::string>());
+      o.params.emplace_back(p[0].text(), p[1].text());
     }
-    const json& results = field(run, "results");
+    const JsonValue& results = field(run, "results");
     if (!results.is_array()) wrong_type("results", "an array", results);
-    for (const json& r : results) {
-      const json& value = field(r, "value");
+    for (const JsonValue& r : results) {
+      const JsonValue& value = field(r, "value");
       if (!value.is_number() && !value.is_null()) wrong_type("value", "a number or null", value);
-      const double v = value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>();
+      const double v = value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.number();
       o.results.push_back(RunOrigin::Row{get_string(r, "key"), get_string(r, "label"), v, get_string(r, "unit")});
     }
     o.notes = get_strings(run, "notes", std::numeric_limits<uint32_t>::max());
@@ -352,34 +300,34 @@ class Importer {
   }
 
   // The lines and their executions; figures in source_lines are derived, not read.
-  void stage_source_lines(const json& meta) {
-    const json& lines = field(meta, "source_lines");
+  void stage_source_lines(const JsonValue& meta) {
+    const JsonValue& lines = field(meta, "source_lines");
     if (!lines.is_array()) wrong_type("source_lines", "an array", lines);
-    for (const json& line : lines) {
+    for (const JsonValue& line : lines) {
       const auto file = static_cast<NameId>(get_uint(line, "file_id", UINT32_MAX));
       check_name(file);
       model_.source_lines.push_back(SourceLine{file, static_cast<uint32_t>(get_uint(line, "line", UINT32_MAX))});
     }
-    const json& points = field(meta, "source_points");
+    const JsonValue& points = field(meta, "source_points");
     if (!points.is_array()) wrong_type("source_points", "an array", points);
     model_.source_points.reserve(points.size());
-    for (const json& p : points) {
-      if (!p.is_array() || p.size() != 3 || !p[0].is_number_integer() || !p[1].is_number_unsigned() ||
-          !p[2].is_number_unsigned()) {
+    for (const JsonValue& p : points) {
+      if (!p.is_array() || p.size() != 3 || !p[0].is_integer() || !p[1].is_unsigned() ||
+          !p[2].is_unsigned()) {
         wrong_type("source_points", "[ns, line, frontend] triples", p);
       }
-      const auto t = p[0].get<int64_t>();
-      const auto line = p[1].get<uint64_t>();
+      const auto t = p[0].as_int64();
+      const auto line = p[1].as_uint64();
       if (t < 0 || t >= kMaxTimeNs) fail_plain("a source point's time " + std::to_string(t) + " is out of range");
       if (line >= model_.source_lines.size()) fail_plain("a source point names line " + std::to_string(line) + " of " +
                                                          std::to_string(model_.source_lines.size()));
       model_.source_points.push_back(SourcePoint{t, static_cast<uint32_t>(line),
-                                                 static_cast<uint32_t>(std::min<uint64_t>(p[2].get<uint64_t>(), UINT32_MAX))});
+                                                 static_cast<uint32_t>(std::min<uint64_t>(p[2].as_uint64(), UINT32_MAX))});
     }
   }
 
   // An op's or wait's source: 1 + its source point, 0 without one.
-  uint32_t get_source(const json& args) const {
+  uint32_t get_source(const JsonValue& args) const {
     if (!args.contains("source_point")) return 0;
     const uint64_t point = get_uint(args, "source_point", UINT32_MAX);
     if (point >= model_.source_points.size()) {
@@ -388,16 +336,16 @@ class Importer {
     return static_cast<uint32_t>(point + 1);
   }
 
-  void stage_event(const json& e) {
+  void stage_event(const JsonValue& e) {
     const size_t index = num_events_++;
     where_ = "event #" + std::to_string(index);
-    if (!e.is_object()) fail("expected an object, found " + a_json(e));
+    if (!e.is_object()) fail("expected an object, found " + e.a_type());
     const std::string& ph = get_string(e, "ph");
     where_ += " (ph " + quote(ph, '"') + ")";
     if (ph == "M") {
       if (get_string(e, "name") == "thread_name") stage_lane(e, index);
     } else if (ph == "X") {
-      const json& args = args_of(e);
+      const JsonValue& args = args_of(e);
       // Since format 4 every slice has category "asyncscope" and says what it is in args.event.
       const std::string& cat = get_string(e, "cat") == "asyncscope" ? get_string(args, "event") : get_string(e, "cat");
       const int64_t tid = get_int(e, "tid");
@@ -417,7 +365,7 @@ class Importer {
         fail("unexpected X event category " + quote(cat, '"'));
       }
     } else if (ph == "i") {
-      const json& args = args_of(e);
+      const JsonValue& args = args_of(e);
       markers_.push_back(StagedMarker{index, get_int(e, "tid"),
                                       Marker{get_time(args, "ns_ts"), get_int(args, "value"),
                                              static_cast<NameId>(get_uint(args, "name_id", UINT32_MAX)), 0}});
@@ -429,13 +377,13 @@ class Importer {
     where_.clear();
   }
 
-  const json& args_of(const json& e) const {
-    const json& args = field(e, "args");
+  const JsonValue& args_of(const JsonValue& e) const {
+    const JsonValue& args = field(e, "args");
     if (!args.is_object()) wrong_type("args", "an object", args);
     return args;
   }
 
-  OpStatus get_status(const json& args) const {
+  OpStatus get_status(const JsonValue& args) const {
     const std::string& s = get_string(args, "status");
     for (OpStatus status : {OpStatus::ok, OpStatus::failed, OpStatus::skipped, OpStatus::cancelled}) {
       if (s == to_string(status)) return status;
@@ -443,8 +391,8 @@ class Importer {
     fail("unknown op status " + quote(s, '"'));
   }
 
-  void stage_lane(const json& e, size_t index) {
-    const json& args = args_of(e);
+  void stage_lane(const JsonValue& e, size_t index) {
+    const JsonValue& args = args_of(e);
     StagedLane lane;
     lane.event = index;
     lane.tid = get_int(e, "tid", 1, static_cast<int64_t>(kMaxLaneTid));
@@ -472,7 +420,7 @@ class Importer {
     lanes_.push_back(std::move(lane));
   }
 
-  void stage_enqueue(const json& args, int64_t tid, size_t index) {
+  void stage_enqueue(const JsonValue& args, int64_t tid, size_t index) {
     StagedEnqueue s{index, tid, {}, {}, get_error(args)};
     OpInfo& op = s.op;
     op.id = get_uint(args, "id");
@@ -492,7 +440,7 @@ class Importer {
     enqueues_.push_back(std::move(s));
   }
 
-  void stage_sync(const json& args, int64_t tid, size_t index) {
+  void stage_sync(const JsonValue& args, int64_t tid, size_t index) {
     SyncSpan s;
     const std::string& kind = get_string(args, "kind");
     bool known = false;
@@ -699,7 +647,7 @@ class Importer {
   bool meta_seen_ = false;
   bool other_seen_ = false;
   bool events_seen_ = false;
-  std::vector<json> early_events_;  // events before otherData: read once it is
+  std::vector<JsonValue> early_events_;  // events before otherData: read once it is
   size_t num_events_ = 0;
   uint64_t num_ops_ = 0;
   TraceModel model_;
@@ -712,88 +660,6 @@ class Importer {
   std::vector<StagedCounter> counters_;
   std::vector<std::pair<uint64_t, std::string>> orphan_errors_;
 };
-
-void DocumentSink::key(std::string& text) {
-  if (depth_ == 1 && stack_.empty()) {
-    top_key_ = text;
-    in_events_ = false;
-    importer_.top_key(top_key_);
-    return;
-  }
-  keys_.back() = std::move(text);
-}
-
-void DocumentSink::put(json v) {
-  if (depth_ == 0) importer_.not_an_object("the file is " + a_json(v));
-  if (stack_.empty()) {
-    // A whole member (depth 1) or a whole event (depth 2) that is not a container.
-    done(v, in_events_ ? 2 : 1);
-    return;
-  }
-  json& top = *stack_.back();
-  if (top.is_array()) {
-    top.push_back(std::move(v));
-  } else {
-    top[keys_.back()] = std::move(v);
-  }
-}
-
-void DocumentSink::open(json v) {
-  if (depth_ == 0) {
-    if (!v.is_object()) importer_.not_an_object("a bare array of trace events");
-    top_object_ = true;
-    depth_ = 1;
-    return;
-  }
-  // traceEvents' own array: its elements are the events, each built on its own.
-  if (depth_ == 1 && stack_.empty() && top_key_ == "traceEvents" && v.is_array()) {
-    in_events_ = true;
-    depth_ = 2;
-    return;
-  }
-  if (stack_.empty()) {
-    building_ = std::move(v);
-    stack_.push_back(&building_);
-  } else {
-    json& top = *stack_.back();
-    if (top.is_array()) {
-      top.push_back(std::move(v));
-      stack_.push_back(&top.back());
-    } else {
-      json& slot = top[keys_.back()];
-      slot = std::move(v);
-      stack_.push_back(&slot);
-    }
-  }
-  keys_.emplace_back();
-}
-
-void DocumentSink::close() {
-  if (stack_.empty()) {
-    // The end of traceEvents' array, or of the document.
-    if (depth_ == 2) {
-      depth_ = 1;
-      in_events_ = false;
-      json marker = json::array();  // traceEvents was an array
-      importer_.top_member(top_key_, marker);
-    } else {
-      depth_ = 0;
-    }
-    return;
-  }
-  stack_.pop_back();
-  keys_.pop_back();
-  if (stack_.empty()) done(building_, in_events_ ? 2 : 1);
-}
-
-void DocumentSink::done(json& value, int depth) {
-  if (depth == 2) {
-    importer_.trace_event(value);
-  } else {
-    importer_.top_member(top_key_, value);
-  }
-  value = json();
-}
 
 }  // namespace
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "engine/base/quote.h"
+#include "engine/trace/json_value.h"
+#include "engine/trace/json_writer.h"
 #include "engine/trace_record/names.h"
 
 namespace asyncscope::trace::live {
@@ -201,48 +203,69 @@ void encode(std::string& out, const CounterSample& e) {
 }
 
 std::string hello_json(const LiveHello& h) {
-  const nlohmann::json j = {
-      {"protocol", kProtocol},       {"pid", h.pid},
-      {"uid", h.uid},                {"title", h.title},
-      {"command", h.command},        {"cwd", h.cwd},
-      {"started_unix_ms", h.started_unix_ms}, {"origin_ns", h.origin_ns},
-      {"first_op_id", h.first_op_id}, {"counters", h.counters},
-  };
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::ostringstream text;
+  {
+    JsonWriter w(text);
+    w.begin_object();
+    w.member("command", h.command);
+    w.key("counters").begin_array();
+    for (const std::string& c : h.counters) w.value(c);
+    w.end_array();
+    w.member("cwd", h.cwd).member("first_op_id", h.first_op_id).member("origin_ns", h.origin_ns);
+    w.member("pid", h.pid).member("protocol", kProtocol).member("started_unix_ms", h.started_unix_ms);
+    w.member("title", h.title).member("uid", h.uid);
+    w.end_object();
+  }
+  return text.str();
 }
 
 LiveHello parse_hello(std::string_view payload, const Limits& limits) {
   if (payload.size() > limits.max_hello) throw ProtocolError("a hello of " + std::to_string(payload.size()) + " bytes");
-  nlohmann::json j;
+  JsonValue j;
   try {
-    j = nlohmann::json::parse(payload);
+    j = parse_json_value(payload);
   } catch (const std::exception&) {
     throw ProtocolError("a hello that is not JSON");
   }
-  const auto field = [&](const char* name) -> const nlohmann::json& {
-    if (!j.is_object() || !j.contains(name)) throw ProtocolError(std::string("a hello without \"") + name + "\"");
-    return j.at(name);
+  const auto field = [&](const char* name) -> const JsonValue& {
+    const JsonValue* v = j.is_object() ? j.find(name) : nullptr;
+    if (v == nullptr) throw ProtocolError(std::string("a hello without \"") + name + "\"");
+    return *v;
   };
-  const nlohmann::json& protocol = field("protocol");
-  if (!protocol.is_number_integer() || protocol.get<int64_t>() != kProtocol) {
+  const JsonValue& protocol = field("protocol");
+  if (!protocol.is_integer() || protocol.as_int64() != kProtocol) {
     throw ProtocolError("it speaks live protocol " + protocol.dump() + ", this viewer protocol " +
                         std::to_string(kProtocol) + ": attach with the asyncscope it was built with");
   }
+  const auto wrong_type = [] { return ProtocolError("a hello with a field of the wrong type"); };
+  const auto integer = [&](const char* name, int64_t min, int64_t max) {
+    const JsonValue& v = field(name);
+    if (!v.is_integer() || (v.is_unsigned() && v.as_uint64() > static_cast<uint64_t>(max)) || v.as_int64() < min) {
+      throw wrong_type();
+    }
+    return v.as_int64();
+  };
+  const auto text = [&](const char* name) {
+    const JsonValue& v = field(name);
+    if (!v.is_string()) throw wrong_type();
+    return v.text();
+  };
   LiveHello h;
-  try {
-    h.pid = field("pid").get<int>();
-    h.uid = field("uid").get<uint32_t>();
-    h.title = field("title").get<std::string>();
-    h.command = field("command").get<std::string>();
-    h.cwd = field("cwd").get<std::string>();
-    h.started_unix_ms = field("started_unix_ms").get<int64_t>();
-    h.origin_ns = field("origin_ns").get<int64_t>();
-    h.first_op_id = field("first_op_id").get<uint64_t>();
-    h.counters = field("counters").get<std::vector<std::string>>();
-  } catch (const ProtocolError&) {
-    throw;
-  } catch (const std::exception&) {
-    throw ProtocolError("a hello with a field of the wrong type");
+  h.pid = static_cast<int>(integer("pid", INT32_MIN, INT32_MAX));
+  h.uid = static_cast<uint32_t>(integer("uid", 0, UINT32_MAX));
+  h.title = text("title");
+  h.command = text("command");
+  h.cwd = text("cwd");
+  h.started_unix_ms = integer("started_unix_ms", INT64_MIN, INT64_MAX);
+  h.origin_ns = integer("origin_ns", INT64_MIN, INT64_MAX);
+  const JsonValue& first = field("first_op_id");
+  if (!first.is_unsigned()) throw wrong_type();
+  h.first_op_id = first.as_uint64();
+  const JsonValue& counters = field("counters");
+  if (!counters.is_array()) throw wrong_type();
+  for (const JsonValue& c : counters) {
+    if (!c.is_string()) throw wrong_type();
+    h.counters.push_back(c.text());
   }
   if (h.pid <= 0) throw ProtocolError("a hello with pid " + std::to_string(h.pid));
   for (const std::string* text : {&h.title, &h.command, &h.cwd}) {
