@@ -1,7 +1,7 @@
-// Import half of profile.h. The JSON is read with a SAX handler that fills
-// one event's fields at a time (no JSON tree, not even per event), stages
-// the few numbers each event needs, and assembles lanes, spans, links,
-// memory and counters at the end.
+// Import half of profile.h. The document is read by trace_events.h, one
+// event at a time (its own fields and its args' scalars, nothing deeper);
+// the importer stages the few numbers each event needs and assembles
+// lanes, spans, links, memory and counters at the end.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -16,6 +16,7 @@
 
 #include "engine/base/quote.h"
 #include "engine/trace/json_reader.h"
+#include "engine/trace/trace_events.h"
 #include "engine/trace/profile.h"
 #include "engine/trace/trace_file.h"
 
@@ -73,6 +74,8 @@ uint64_t ProfileTrace::skipped_count() const noexcept {
 }
 
 namespace {
+
+using namespace std::string_view_literals;
 
 constexpr int64_t kMaxUs = std::numeric_limits<int64_t>::max() / 1000 - 1;
 
@@ -230,265 +233,174 @@ struct StagedLaneInfo {
   bool has_gpu_kind = false;
 };
 
-class Importer {
+class Importer final : public TraceEventSink {
  public:
   explicit Importer(std::string_view source) { trace_.source = std::string(source); }
 
   ProfileTrace run(std::istream& in) {
-    Sink sink{this};
-    try {
-      read_json(in, sink);
-    } catch (const JsonSyntaxError& e) {
-      fail(std::string("not valid JSON (") + e.what() + ")");
-    }
-    return finish();
+    return run_parsed([&] { read_trace_events(in, *this); });
   }
   ProfileTrace run(std::string_view text) {
-    Sink sink{this};
+    return run_parsed([&] { read_trace_events(text, *this); });
+  }
+
+  // --- the document's parts (trace_events.h) ----------------------------------
+
+  void document(bool bare_array) override { bare_array_ = bare_array; }
+  // Not a trace: finish() says so.
+  void scalar_document(const JsonValue&) override {}
+  void events_begin() override {
+    if (!bare_array_ && std::exchange(events_seen_, true)) fail("traceEvents appears twice");
+  }
+  void top_key(const std::string& key) override {
+    if (key == "schemaVersion" || key == "baseTimeNanoseconds" || key == "deviceProperties") kineto_keys_ = true;
+  }
+  int member_depth(const std::string& key) override {
+    // otherData: only its keys (an asyncscope export is told by one).
+    return key == "traceEvents" || key == "baseTimeNanoseconds" || key == "otherData" ? 0 : -1;
+  }
+  void top_member(const std::string& key, JsonValue& value) override {
+    if (key == "traceEvents") {
+      if (!value.is_object()) fail("traceEvents is not an array");  // an object is read past, as any other key
+    } else if (key == "baseTimeNanoseconds") {
+      int64_t base = 0;
+      if (value.integer_value(base)) base_ns_ = base;
+    } else if (key == "otherData" && value.is_object() && value.contains("asyncscope_version")) {
+      throw AsyncscopeExport(trace_.source + ": an asyncscope export");
+    }
+  }
+  // Each event's own fields and its args' scalars; what is nested deeper
+  // (Input Dims, stacks) is read past.
+  int event_depth() override { return 1; }
+  void event(JsonValue& e) override {
+    if (!e.is_object()) {
+      skip("an event that is not an object", "");
+      ++event_index_;
+      return;
+    }
+    event_.clear();
+    JsonValue* args = nullptr;
+    for (size_t i = 0; i < e.size(); ++i) {
+      const std::string& k = e.key(i);
+      JsonValue& v = e[i];
+      if (k.size() == 4 && k == "args"sv) {
+        if (v.is_object()) args = &v;
+      } else if (v.is_array() || v.is_object()) {
+        // An object or array where one of our fields should be is a wrong
+        // type; other keys (id2, stack, sf) are not read.
+        if (is_event_field(k)) wrong_field_ = k;
+      } else {
+        event_value(k, v);
+      }
+    }
+    if (args != nullptr) {
+      event_.args_seen = true;
+      // Counters' values: only a C event needs them.
+      const bool counter = event_.ph.type != Scalar::text || event_.ph.s == "C";
+      for (size_t i = 0; i < args->size(); ++i) {
+        JsonValue& v = (*args)[i];
+        if (!v.is_array() && !v.is_object()) arg_value(args->key(i), v, counter);
+      }
+    }
+    stage_event();
+    ++event_index_;
+  }
+
+ private:
+  template <class Read>
+  ProfileTrace run_parsed(const Read& read) {
     try {
-      read_json(text, sink);
+      read();
     } catch (const JsonSyntaxError& e) {
       fail(std::string("not valid JSON (") + e.what() + ")");
     }
     return finish();
   }
 
- private:
   [[noreturn]] void fail(const std::string& what) const {
     throw std::runtime_error(escape_controls(trace_.source + ": " + what));
   }
 
-  // --- SAX: where in the document we are --------------------------------------
-
-  enum class Where : uint8_t {
-    top,          // the document's top object
-    skip,         // inside something not read (skip_depth_ tells where it ends)
-    events,       // the traceEvents array (or the bare array)
-    event,        // one event object
-    args,         // its args
-    other_data,   // a top-level otherData object
-  };
-
-  // The reader's tokens, handed to the importer.
-  struct Sink final : JsonSink {
-    explicit Sink(Importer* importer) : self(importer) {}
-    Importer* self;
-
-    void null() override {
-      Scalar v;
-      self->value(std::move(v));
-    }
-    void boolean(bool) override {
-      Scalar v;
-      v.type = Scalar::other;
-      self->value(std::move(v));
-    }
-    void integer(int64_t x) override {
-      Scalar v;
-      v.type = Scalar::integer;
-      v.i = x;
-      self->value(std::move(v));
-    }
-    void unsigned_integer(uint64_t x) override {
-      Scalar v;
-      v.type = Scalar::unsigned_integer;
-      v.u = x;
-      self->value(std::move(v));
-    }
-    void real(double x, std::string_view text) override {
-      Scalar v;
-      v.type = Scalar::real;
-      v.d = x;
-      v.s.assign(text);
-      self->value(std::move(v));
-    }
-    void string(std::string& text) override {
-      Scalar v;
-      v.type = Scalar::text;
-      v.s.swap(text);
-      self->value(std::move(v));
-    }
-    void key(std::string& text) override { self->key(text); }
-    void begin_object() override { self->open(true); }
-    void end_object() override { self->close(); }
-    void begin_array() override { self->open(false); }
-    void end_array() override { self->close(); }
-  };
-
-  bool open(bool object) {
-    ++depth_;
-    if (depth_ == 1) {
-      if (!object) {
-        bare_array_ = true;
-        where_ = Where::events;
-      } else {
-        where_ = Where::top;
-      }
-      return true;
-    }
-    switch (where_) {
-      case Where::top:
-        if (key_ == "traceEvents" && !object) {
-          if (events_seen_) fail("traceEvents appears twice");
-          events_seen_ = true;
-          where_ = Where::events;
-        } else if (key_ == "otherData" && object) {
-          where_ = Where::other_data;
-          other_depth_ = depth_;
+  // A scalar as the staging reads it.
+  static void scalar_of(JsonValue& v, Scalar& out) {
+    switch (v.type()) {
+      case JsonValue::Type::null: out.type = Scalar::none; return;
+      case JsonValue::Type::boolean: out.type = Scalar::other; return;
+      case JsonValue::Type::negative:
+        out.type = Scalar::integer;
+        out.i = v.as_int64();
+        return;
+      case JsonValue::Type::unsigned_integer:
+        if (v.as_uint64() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+          out.type = Scalar::integer;
+          out.i = static_cast<int64_t>(v.as_uint64());
         } else {
-          skip_from(Where::top);
+          out.type = Scalar::unsigned_integer;
+          out.u = v.as_uint64();
         }
-        return true;
-      case Where::events:
-        if (object) {
-          where_ = Where::event;
-          event_.clear();
-        } else {
-          skip_from(Where::events);  // an array where an event should be
-          bad_event_shape_ = true;
-        }
-        return true;
-      case Where::event:
-        if (key_ == "args" && object) {
-          where_ = Where::args;
-          event_.args_seen = true;
-        } else {
-          // An object or array where one of our fields should be is a wrong
-          // type; other keys (id2, stack, sf) are not read.
-          if (is_event_field(key_)) mark_wrong_type();
-          skip_from(Where::event);
-        }
-        return true;
-      case Where::args:
-      case Where::other_data:
-      case Where::skip: skip_from(where_); return true;
-    }
-    return true;
-  }
-
-  void skip_from(Where back) {
-    if (where_ != Where::skip) {
-      skip_back_ = back;
-      skip_depth_ = depth_;
-      where_ = Where::skip;
+        return;
+      case JsonValue::Type::real:
+        out.type = Scalar::real;
+        out.d = v.number();
+        out.s.swap(v.text());
+        return;
+      case JsonValue::Type::string:
+        out.type = Scalar::text;
+        out.s.swap(v.text());  // the event is read once: its text is taken
+        return;
+      default: out.type = Scalar::other; return;
     }
   }
 
-  bool close() {
-    const int closing = depth_--;
-    switch (where_) {
-      case Where::skip:
-        if (closing == skip_depth_) {
-          where_ = skip_back_;
-          if (where_ == Where::events && bad_event_shape_) {
-            bad_event_shape_ = false;
-            skip("an event that is not an object", "");
-            ++event_index_;
-          }
-        }
-        return true;
-      case Where::args: where_ = Where::event; return true;
-      case Where::event:
-        stage_event();
-        ++event_index_;
-        where_ = Where::events;
-        return true;
-      case Where::events: where_ = bare_array_ ? Where::top : Where::top; return true;
-      case Where::other_data: where_ = Where::top; return true;
-      case Where::top: return true;
-    }
-    return true;
+  static bool is_event_field(std::string_view k) {
+    return k == "name"sv || k == "cat"sv || k == "ph"sv || k == "pid"sv || k == "tid"sv || k == "ts"sv || k == "dur"sv ||
+           k == "id"sv || k == "bp"sv || k == "s"sv;
   }
 
-  bool key(std::string& k) {
-    if (where_ == Where::other_data && depth_ == other_depth_ && k == "asyncscope_version") {
-      throw AsyncscopeExport(trace_.source + ": an asyncscope export");
-    }
-    key_.swap(k);
-    return true;
-  }
-
-  bool value(Scalar&& v) {
-    switch (where_) {
-      case Where::top:
-        if (depth_ == 1) top_value(v);
-        return true;
-      case Where::events:
-        skip("an event that is not an object", "");
-        ++event_index_;
-        return true;
-      case Where::event: event_value(std::move(v)); return true;
-      case Where::args: arg_value(std::move(v)); return true;
-      default: return true;
-    }
-  }
-
-  void top_value(const Scalar& v) {
-    if (key_ == "traceEvents") {
-      fail("traceEvents is not an array");
-    }
-    if (key_ == "baseTimeNanoseconds") {
-      int64_t base = 0;
-      if (v.as_int(base)) base_ns_ = base;
-    }
-    if (key_ == "schemaVersion" || key_ == "baseTimeNanoseconds" || key_ == "deviceProperties") kineto_keys_ = true;
-  }
-
-  void mark_wrong_type() { wrong_field_ = key_; }
-  static bool is_event_field(const std::string& k) {
-    return k == "name" || k == "cat" || k == "ph" || k == "pid" || k == "tid" || k == "ts" || k == "dur" ||
-           k == "id" || k == "bp" || k == "s";
-  }
-
-  void event_value(Scalar&& v) {
+  void event_value(std::string_view k, JsonValue& v) {
     Scalar* slot = nullptr;
-    const std::string& k = key_;
     switch (k.size()) {
       case 2:
-        if (k == "ph") slot = &event_.ph;
-        else if (k == "ts") slot = &event_.ts;
-        else if (k == "id") slot = &event_.id;
-        else if (k == "bp") slot = &event_.bp;
+        if (k == "ph"sv) slot = &event_.ph;
+        else if (k == "ts"sv) slot = &event_.ts;
+        else if (k == "id"sv) slot = &event_.id;
+        else if (k == "bp"sv) slot = &event_.bp;
         break;
       case 3:
-        if (k == "pid") slot = &event_.pid;
-        else if (k == "tid") slot = &event_.tid;
-        else if (k == "cat") slot = &event_.cat;
-        else if (k == "dur") slot = &event_.dur;
+        if (k == "pid"sv) slot = &event_.pid;
+        else if (k == "tid"sv) slot = &event_.tid;
+        else if (k == "cat"sv) slot = &event_.cat;
+        else if (k == "dur"sv) slot = &event_.dur;
         break;
       case 4:
-        if (k == "name") slot = &event_.name;
+        if (k == "name"sv) slot = &event_.name;
         break;
       case 1:
-        if (k == "s") slot = &event_.scope;
+        if (k == "s"sv) slot = &event_.scope;
         break;
       default: break;
     }
-    if (slot != nullptr) *slot = std::move(v);
+    if (slot != nullptr) scalar_of(v, *slot);
   }
 
-  void arg_value(Scalar&& v) {
-    const std::string& k = key_;
+  void arg_value(const std::string& k_text, JsonValue& v, bool counter) {
+    const std::string_view k = k_text;
     Scalar* slot = nullptr;
-    if (k == "correlation") slot = &event_.correlation;
-    else if (k == "External id") slot = &event_.external_id;
-    else if (k == "Device Type") slot = &event_.device_type;
-    else if (k == "Device Id") slot = &event_.device_id;
-    else if (k == "Addr") slot = &event_.addr;
-    else if (k == "Bytes") slot = &event_.bytes;
-    else if (k == "Total Allocated") slot = &event_.total_allocated;
-    else if (k == "Total Reserved") slot = &event_.total_reserved;
-    else if (k == "stream") slot = &event_.stream;
-    else if (k == "device") slot = &event_.device;
-    else if (k == "name") slot = &event_.arg_name;
-    else if (k == "labels") slot = &event_.labels;
-    else if (k == "sort_index") slot = &event_.sort_index;
-    // Counters' values: only a C event needs them (its ph comes before its args in every writer seen;
-    // an event whose ph comes later keeps them too).
-    const bool counter = event_.ph.type != Scalar::text || event_.ph.s == "C";
-    double d = 0;
-    if (counter && v.as_number(d) && event_.numeric_args.size() < 64) event_.numeric_args.emplace_back(k, d);
-    if (slot != nullptr) *slot = std::move(v);
+    if (k == "correlation"sv) slot = &event_.correlation;
+    else if (k == "External id"sv) slot = &event_.external_id;
+    else if (k == "Device Type"sv) slot = &event_.device_type;
+    else if (k == "Device Id"sv) slot = &event_.device_id;
+    else if (k == "Addr"sv) slot = &event_.addr;
+    else if (k == "Bytes"sv) slot = &event_.bytes;
+    else if (k == "Total Allocated"sv) slot = &event_.total_allocated;
+    else if (k == "Total Reserved"sv) slot = &event_.total_reserved;
+    else if (k == "stream"sv) slot = &event_.stream;
+    else if (k == "device"sv) slot = &event_.device;
+    else if (k == "name"sv) slot = &event_.arg_name;
+    else if (k == "labels"sv) slot = &event_.labels;
+    else if (k == "sort_index"sv) slot = &event_.sort_index;
+    if (counter && v.is_number() && event_.numeric_args.size() < 64) event_.numeric_args.emplace_back(k_text, v.number());
+    if (slot != nullptr) scalar_of(v, *slot);
   }
 
   // --- staging -----------------------------------------------------------------
@@ -1005,10 +917,8 @@ class Importer {
 
   ProfileTrace trace_;
   RawEvent event_;
-  int depth_ = 0, skip_depth_ = 0, other_depth_ = 0;
-  Where where_ = Where::top, skip_back_ = Where::top;
-  std::string key_, wrong_field_;
-  bool bare_array_ = false, events_seen_ = false, bad_event_shape_ = false, kineto_keys_ = false;
+  std::string wrong_field_;
+  bool bare_array_ = false, events_seen_ = false, kineto_keys_ = false;
   uint64_t event_index_ = 0;
   uint64_t kineto_cats_ = 0, legacy_cats_ = 0, mxnet_cats_ = 0;
   int64_t base_ns_ = 0, origin_ = 0;

@@ -115,11 +115,13 @@ class Walker final : public JsonSink {
         state_ = object ? State::top : State::events;
         events_back_ = State::events;
         bare_ = !object;
+        if (bare_) sink_.events_begin();
         return;
       case State::top:
         if (key_ == "traceEvents" && !object) {
           state_ = State::events;
           events_back_ = State::events;
+          sink_.events_begin();
           return;
         }
         start_member();

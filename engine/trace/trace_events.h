@@ -37,6 +37,8 @@ class TraceEventSink {
   // -1 to read past it. Not asked for traceEvents when it is an array.
   virtual int member_depth(const std::string& key) = 0;
   virtual void top_member(const std::string& key, JsonValue& value) = 0;
+  // The events array begins (traceEvents', or the bare array's).
+  virtual void events_begin() {}
   // How deep to build each event (JsonBuilder's depth).
   virtual int event_depth() { return JsonBuilder::kAll; }
   // One element of the events array; the sink may move from it.
