@@ -14,6 +14,7 @@
 
 #include "engine/trace/chrome_trace.h"
 #include "engine/trace/profile_model.h"
+#include "support/process_memory.h"
 #include "support/synthetic_ops.h"
 
 namespace asyncscope::trace {
@@ -23,15 +24,6 @@ namespace fs = std::filesystem;
 
 constexpr uint32_t kOps = 200'000;
 constexpr uint16_t kWorkers = 4;
-
-int64_t status_kb(const char* field) {
-  std::ifstream f("/proc/self/status");
-  const std::string key = std::string(field) + ":";
-  for (std::string line; std::getline(f, line);) {
-    if (line.rfind(key, 0) == 0) return std::stoll(line.substr(key.size()));
-  }
-  return -1;
-}
 
 TraceModel finished_run() {
   TraceModel m;
@@ -91,9 +83,9 @@ void BM_OpenOwnExport200k(benchmark::State& state) {
   double peak = 0;
   size_t ops = 0;
   for (auto _ : state) {
-    std::ofstream("/proc/self/clear_refs") << "5";
+    bench::reset_peak_rss();
     OpenedTrace t = open_trace(path);
-    peak = std::max(peak, static_cast<double>(status_kb("VmHWM")) / 1024.0);
+    peak = std::max(peak, static_cast<double>(bench::status_kb("VmHWM")) / 1024.0);
     ops = t.model.ops.size();
     benchmark::DoNotOptimize(t);
   }

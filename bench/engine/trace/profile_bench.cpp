@@ -24,27 +24,13 @@
 #include <string>
 
 #include "engine/trace/profile_model.h"
+#include "support/process_memory.h"
 #include "support/kineto_trace.h"
 
 namespace asyncscope::trace {
 namespace {
 
 namespace fs = std::filesystem;
-
-int64_t status_kb(const char* field) {
-  std::ifstream f("/proc/self/status");
-  const std::string key = std::string(field) + ":";
-  for (std::string line; std::getline(f, line);) {
-    if (line.rfind(key, 0) == 0) return std::stoll(line.substr(key.size()));
-  }
-  return -1;
-}
-
-// Resets the kernel's peak-RSS mark (VmHWM) to the current RSS.
-void reset_peak_rss() {
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
-}
 
 std::string generated(const std::string& name, const bench::KinetoShape& shape, bool gz) {
   const std::string path = (fs::temp_directory_path() / ("asyncscope_bench_" + name)).string();
@@ -73,13 +59,13 @@ void open_and_report(benchmark::State& state, const std::string& path) {
     state.SkipWithError(("no trace at '" + path + "'").c_str());
     return;
   }
-  const double rss_before = static_cast<double>(status_kb("VmRSS")) / 1024.0;
+  const double rss_before = static_cast<double>(bench::status_kb("VmRSS")) / 1024.0;
   double peak = 0;
   size_t spans = 0, memory = 0;
   for (auto _ : state) {
-    reset_peak_rss();
+    bench::reset_peak_rss();
     OpenedTrace t = open_trace(path);
-    peak = std::max(peak, static_cast<double>(status_kb("VmHWM")) / 1024.0);
+    peak = std::max(peak, static_cast<double>(bench::status_kb("VmHWM")) / 1024.0);
     spans = t.profile->spans.size();
     memory = t.profile->memory.size();
     benchmark::DoNotOptimize(t);
